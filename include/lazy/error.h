@@ -1,0 +1,47 @@
+// Exceptions thrown by lazyfuse. Errors found while recording an op are thrown at the call,
+// carry the caller's source location, and leave the thread's trace as it was.
+#pragma once
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace lazy {
+
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& message, std::source_location where);
+  // Where the user called the op that failed.
+  const std::source_location& where() const { return where_; }
+
+ private:
+  std::source_location where_;
+};
+
+// Shapes that do not broadcast, a reshape that does not keep the element count, item() on
+// a tensor that is not a single element, ...
+class ShapeError : public Error {
+  using Error::Error;
+};
+
+// An axis out of range, a repeated axis, a permutation that is not one.
+class AxisError : public Error {
+  using Error::Error;
+};
+
+// A dtype the op does not accept.
+class DTypeError : public Error {
+  using Error::Error;
+};
+
+// A bad argument value: a zero step, a scalar that does not fit the dtype, an undefined tensor.
+class ValueError : public Error {
+  using Error::Error;
+};
+
+// The library cannot go on: a thread rule broken, a backend that failed.
+class RuntimeError : public Error {
+  using Error::Error;
+};
+
+}  // namespace lazy

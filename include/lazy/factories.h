@@ -1,0 +1,56 @@
+// Ways to make a tensor. Factories record ops like any other call (the data of from_data is
+// copied at the call), so filling and random generation fuse with their consumers later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <span>
+#include <vector>
+
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+// Copies host data. The element count must match the shape. Without a dtype the tensor takes
+// the data's type (double data gives f32, as PyTorch's default float type); with one, values are
+// converted (rounded to nearest even for f16 and bf16).
+// Bool data as one byte per element (non-zero is true), since std::vector<bool> has no data().
+Tensor from_bool_bytes(std::span<const std::uint8_t> data, const Shape& shape,
+                       std::optional<DType> dtype = {},
+                       std::source_location loc = std::source_location::current());
+template <HostElement T>
+Tensor from_data(std::span<const T> data, const Shape& shape, std::optional<DType> dtype = {},
+                 std::source_location loc = std::source_location::current());
+template <HostElement T>
+Tensor from_data(const std::vector<T>& data, const Shape& shape, std::optional<DType> dtype = {},
+                 std::source_location loc = std::source_location::current()) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<std::uint8_t> bytes(data.begin(), data.end());
+    return from_bool_bytes(bytes, shape, dtype, loc);
+  } else {
+    return from_data(std::span<const T>(data), shape, dtype, loc);
+  }
+}
+
+Tensor zeros(const Shape& shape, DType dtype = DType::f32,
+             std::source_location loc = std::source_location::current());
+Tensor ones(const Shape& shape, DType dtype = DType::f32,
+            std::source_location loc = std::source_location::current());
+// Without a dtype: f32 for a float value, i64 for an integer, bool for a bool (as torch.full).
+Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype = {},
+            std::source_location loc = std::source_location::current());
+
+// [start, stop) in steps of step. Without a dtype: i64 when all three are integers, else f32.
+Tensor arange(Scalar start, Scalar stop, Scalar step = 1, std::optional<DType> dtype = {},
+              std::source_location loc = std::source_location::current());
+Tensor arange(Scalar stop, std::source_location loc = std::source_location::current());
+
+// Uniform on [0, 1) and standard normal, from Philox-4x32-10 keyed by seed: the same seed and
+// shape give the same values on every backend. Floating dtypes only.
+Tensor rand(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
+            std::source_location loc = std::source_location::current());
+Tensor randn(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
+             std::source_location loc = std::source_location::current());
+
+}  // namespace lazy

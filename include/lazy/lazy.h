@@ -1,0 +1,11 @@
+// lazyfuse: eager-looking tensor code, recorded and run fused.
+#pragma once
+
+#include "lazy/dtype.h"
+#include "lazy/error.h"
+#include "lazy/factories.h"
+#include "lazy/ops.h"
+#include "lazy/scalar.h"
+#include "lazy/shape.h"
+#include "lazy/sync.h"
+#include "lazy/tensor.h"

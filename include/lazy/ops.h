@@ -1,0 +1,131 @@
+// Pointwise ops on tensors. Each call checks shapes and dtypes, throws at the call on a
+// mismatch, and records the op; nothing is computed until a sync point.
+//
+// Broadcasting follows NumPy; type promotion follows PyTorch (docs/semantics.md).
+#pragma once
+
+#include <source_location>
+
+#include "lazy/scalar.h"
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+// A tensor or a number, where either is accepted. It remembers where it was written, which is
+// how operators (that cannot take a default argument) learn the caller's file:line.
+class Operand {
+ public:
+  Operand(const Tensor& tensor,  // NOLINT(google-explicit-constructor)
+          std::source_location loc = std::source_location::current())
+      : tensor_(&tensor), scalar_(0), loc_(loc) {}
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Operand(T value,  // NOLINT(google-explicit-constructor)
+          std::source_location loc = std::source_location::current())
+      : tensor_(nullptr), scalar_(value), loc_(loc) {}
+
+  bool is_tensor() const { return tensor_ != nullptr; }
+  const Tensor& tensor() const { return *tensor_; }
+  const Scalar& scalar() const { return scalar_; }
+  const std::source_location& loc() const { return loc_; }
+
+ private:
+  const Tensor* tensor_;
+  Scalar scalar_;
+  std::source_location loc_;
+};
+
+#define LAZY_DECLARE_BINARY(name) \
+  Tensor name(const Operand& a, const Operand& b, \
+              std::source_location loc = std::source_location::current());
+#define LAZY_DECLARE_UNARY(name) \
+  Tensor name(const Tensor& x, std::source_location loc = std::source_location::current());
+
+// Arithmetic. div is true division: integer inputs give a floating result.
+LAZY_DECLARE_BINARY(add)
+LAZY_DECLARE_BINARY(sub)
+LAZY_DECLARE_BINARY(mul)
+LAZY_DECLARE_BINARY(div)
+LAZY_DECLARE_BINARY(pow)
+// NaN in either input gives NaN, as in PyTorch.
+LAZY_DECLARE_BINARY(maximum)
+LAZY_DECLARE_BINARY(minimum)
+
+// Comparisons give bool.
+LAZY_DECLARE_BINARY(eq)
+LAZY_DECLARE_BINARY(ne)
+LAZY_DECLARE_BINARY(lt)
+LAZY_DECLARE_BINARY(le)
+LAZY_DECLARE_BINARY(gt)
+LAZY_DECLARE_BINARY(ge)
+
+// Logical ops take any dtype (non-zero is true) and give bool.
+LAZY_DECLARE_BINARY(logical_and)
+LAZY_DECLARE_BINARY(logical_or)
+LAZY_DECLARE_UNARY(logical_not)
+
+LAZY_DECLARE_UNARY(neg)
+LAZY_DECLARE_UNARY(abs)
+LAZY_DECLARE_UNARY(sign)
+LAZY_DECLARE_UNARY(square)
+LAZY_DECLARE_UNARY(relu)
+// Rounding keeps integer tensors as they are; round() rounds half to even.
+LAZY_DECLARE_UNARY(floor)
+LAZY_DECLARE_UNARY(ceil)
+LAZY_DECLARE_UNARY(round)
+
+// Floating functions: integer and bool inputs give f32.
+LAZY_DECLARE_UNARY(exp)
+LAZY_DECLARE_UNARY(exp2)
+LAZY_DECLARE_UNARY(log)
+LAZY_DECLARE_UNARY(log2)
+LAZY_DECLARE_UNARY(log1p)
+LAZY_DECLARE_UNARY(expm1)
+LAZY_DECLARE_UNARY(sqrt)
+LAZY_DECLARE_UNARY(rsqrt)
+LAZY_DECLARE_UNARY(sin)
+LAZY_DECLARE_UNARY(cos)
+LAZY_DECLARE_UNARY(tanh)
+LAZY_DECLARE_UNARY(erf)
+LAZY_DECLARE_UNARY(sigmoid)
+LAZY_DECLARE_UNARY(reciprocal)
+
+// Composites, recorded as the primitives they are made of so that fusion sees through them.
+// gelu: x * Phi(x) with the exact erf; gelu_tanh: PyTorch's approximate="tanh" form.
+LAZY_DECLARE_UNARY(gelu)
+LAZY_DECLARE_UNARY(gelu_tanh)
+LAZY_DECLARE_UNARY(silu)
+// log(1 + exp(x)), and x itself above 20 where that would only lose precision (as PyTorch).
+LAZY_DECLARE_UNARY(softplus)
+// Either bound may be a tensor or a number; min(max(x, lo), hi).
+Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi,
+             std::source_location loc = std::source_location::current());
+
+// Classification: bool results; integer inputs are never NaN or infinite.
+LAZY_DECLARE_UNARY(isnan)
+LAZY_DECLARE_UNARY(isinf)
+
+// Elements of a where cond is true, else of b. cond must be bool.
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b,
+             std::source_location loc = std::source_location::current());
+
+// Conversion to another dtype (the same as x.to(dtype)).
+Tensor cast(const Tensor& x, DType dtype,
+            std::source_location loc = std::source_location::current());
+
+#undef LAZY_DECLARE_BINARY
+#undef LAZY_DECLARE_UNARY
+
+inline Tensor operator+(const Operand& a, const Operand& b) { return add(a, b, a.loc()); }
+inline Tensor operator-(const Operand& a, const Operand& b) { return sub(a, b, a.loc()); }
+inline Tensor operator*(const Operand& a, const Operand& b) { return mul(a, b, a.loc()); }
+inline Tensor operator/(const Operand& a, const Operand& b) { return div(a, b, a.loc()); }
+inline Tensor operator-(const Operand& x) { return neg(x.tensor(), x.loc()); }
+inline Tensor operator==(const Operand& a, const Operand& b) { return eq(a, b, a.loc()); }
+inline Tensor operator!=(const Operand& a, const Operand& b) { return ne(a, b, a.loc()); }
+inline Tensor operator<(const Operand& a, const Operand& b) { return lt(a, b, a.loc()); }
+inline Tensor operator<=(const Operand& a, const Operand& b) { return le(a, b, a.loc()); }
+inline Tensor operator>(const Operand& a, const Operand& b) { return gt(a, b, a.loc()); }
+inline Tensor operator>=(const Operand& a, const Operand& b) { return ge(a, b, a.loc()); }
+
+}  // namespace lazy

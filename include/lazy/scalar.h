@@ -1,0 +1,45 @@
+// A number given where a tensor could be: `x * 1.2f`, `maximum(x, 0)`. Scalars become inputs of
+// the recorded graph, not constants in it, so changing one never changes the graph's key.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace lazy {
+
+class Scalar {
+ public:
+  // The category decides type promotion as in PyTorch: a float scalar does not widen a bf16
+  // tensor, an int scalar does not widen an i32 tensor.
+  enum class Kind : std::uint8_t { boolean, integer, floating };
+
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Scalar(T value) {  // NOLINT(google-explicit-constructor): numbers stand in for tensors
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = Kind::boolean;
+      int_ = value ? 1 : 0;
+      float_ = int_;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind_ = Kind::integer;
+      int_ = static_cast<std::int64_t>(value);
+      float_ = static_cast<double>(value);
+    } else {
+      kind_ = Kind::floating;
+      float_ = static_cast<double>(value);
+      int_ = 0;
+    }
+  }
+
+  Kind kind() const { return kind_; }
+  double to_double() const { return float_; }
+  // Exact for boolean and integer scalars.
+  std::int64_t to_int() const { return int_; }
+
+ private:
+  Kind kind_;
+  double float_;
+  std::int64_t int_;
+};
+
+}  // namespace lazy

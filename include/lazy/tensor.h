@@ -1,0 +1,129 @@
+// lazy::Tensor: a cheap value handle to a recorded op or to data already computed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "lazy/dtype.h"
+#include "lazy/scalar.h"
+#include "lazy/shape.h"
+
+namespace lazy {
+
+namespace ir {
+struct Node;
+}
+
+// Element types a tensor can be read into on the host.
+template <class T>
+concept HostElement = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                      std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+                      std::is_same_v<T, bool>;
+
+// Tensors are immutable values. Copying a handle is cheap and shares the node. Ops on tensors
+// record work; reading values (item, to_vector) is a sync point that computes everything the
+// thread has recorded and still holds.
+class Tensor {
+ public:
+  // An undefined handle; any op on it throws lazy::ValueError.
+  Tensor() = default;
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other) noexcept = default;
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor();
+
+  bool defined() const { return node_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  int rank() const { return shape().rank(); }
+  std::int64_t numel() const { return shape().numel(); }
+  // Size of one axis; negative axes count from the end.
+  std::int64_t size(int axis, std::source_location loc = std::source_location::current()) const;
+  // True once a sync has computed this tensor's values.
+  bool is_evaluated() const;
+
+  // Sync points. item() needs a tensor of one element.
+  template <HostElement T>
+  T item(std::source_location loc = std::source_location::current()) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(item_as_double(loc));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return item_as_int(loc) != 0;
+    } else {
+      return static_cast<T>(item_as_int(loc));
+    }
+  }
+  // All elements in row-major order, converted to T as a cast would.
+  template <HostElement T>
+  std::vector<T> to_vector(std::source_location loc = std::source_location::current()) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(numel()));
+      copy_to_host(HostType::boolean, bytes.data(), loc);
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> values(static_cast<std::size_t>(numel()));
+      copy_to_host(host_type<T>(), values.data(), loc);
+      return values;
+    }
+  }
+
+  // Views: they change how elements are indexed and never copy.
+  // reshape accepts one -1, inferred from the element count.
+  Tensor reshape(const Shape& shape,
+                 std::source_location loc = std::source_location::current()) const;
+  Tensor permute(std::span<const int> axes,
+                 std::source_location loc = std::source_location::current()) const;
+  Tensor permute(std::initializer_list<int> axes,
+                 std::source_location loc = std::source_location::current()) const;
+  Tensor transpose(int axis0, int axis1,
+                   std::source_location loc = std::source_location::current()) const;
+  // NumPy broadcasting to `shape`; a -1 keeps the existing size of that axis.
+  Tensor expand(const Shape& shape,
+                std::source_location loc = std::source_location::current()) const;
+  Tensor broadcast_to(const Shape& shape,
+                      std::source_location loc = std::source_location::current()) const;
+  // NumPy's x[start:stop:step] along one axis: negative indices count from the end, bounds are
+  // clamped, an absent start or stop takes the default for the step's sign, step is not 0.
+  Tensor slice(int axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+               std::int64_t step = 1,
+               std::source_location loc = std::source_location::current()) const;
+  // Removes every axis of size 1, or just `axis`, which must have size 1.
+  Tensor squeeze(std::source_location loc = std::source_location::current()) const;
+  Tensor squeeze(int axis, std::source_location loc = std::source_location::current()) const;
+  Tensor unsqueeze(int axis, std::source_location loc = std::source_location::current()) const;
+  // Merges axes start_axis..end_axis (inclusive) into one.
+  Tensor flatten(int start_axis = 0, int end_axis = -1,
+                 std::source_location loc = std::source_location::current()) const;
+
+  // A copy laid out densely in row-major order.
+  Tensor contiguous(std::source_location loc = std::source_location::current()) const;
+  // Conversion to another dtype, as static_cast would (floats to integers truncate).
+  Tensor to(DType dtype, std::source_location loc = std::source_location::current()) const;
+
+  // For the library's own modules.
+  explicit Tensor(std::shared_ptr<ir::Node> node);
+  const std::shared_ptr<ir::Node>& node() const { return node_; }
+
+ private:
+  enum class HostType { f32, f64, i32, i64, boolean };
+  template <class T>
+  static constexpr HostType host_type() {
+    if constexpr (std::is_same_v<T, float>) return HostType::f32;
+    if constexpr (std::is_same_v<T, double>) return HostType::f64;
+    if constexpr (std::is_same_v<T, std::int32_t>) return HostType::i32;
+    return HostType::i64;
+  }
+  double item_as_double(std::source_location loc) const;
+  std::int64_t item_as_int(std::source_location loc) const;
+  void copy_to_host(HostType as, void* dst, std::source_location loc) const;
+
+  std::shared_ptr<ir::Node> node_;
+};
+
+}  // namespace lazy

@@ -1,0 +1,266 @@
+// Pointwise ops: dtype rules, broadcasting, and the composites built from them.
+#include <cmath>
+#include <numbers>
+
+#include "api/broadcast.h"
+#include "api/recording.h"
+#include "ir/type_promotion.h"
+#include "lazy/ops.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::Op;
+
+ir::PromotionOperand promotion_operand(const Operand& x) {
+  if (!x.is_tensor()) return ir::promotion_operand_of_scalar(x.scalar());
+  auto tier = x.tensor().rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
+                                     : ir::PromotionOperand::Tier::dimensioned;
+  return {tier, x.tensor().dtype()};
+}
+
+// Records a pointwise node over the operands: numbers become Scalar leaves of `scalar_dtype`,
+// tensors are broadcast to the common shape.
+Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Operand*> operands,
+                 DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc) {
+  std::array<Shape, 3> shapes;
+  int n_shapes = 0;
+  for (const Operand* x : operands) {
+    if (x->is_tensor()) {
+      shapes[n_shapes++] = api::node_of(x->tensor(), name, loc)->shape;
+    } else {
+      api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc);
+    }
+  }
+  Shape shape = api::broadcast_shapes({shapes.data(), std::size_t(n_shapes)}, name, loc);
+
+  ir::NodePtr node = api::new_node(op, dtype, shape, loc);
+  node->compute_dtype = compute_dtype;
+  for (const Operand* x : operands) {
+    if (x->is_tensor()) {
+      node->inputs.push_back(api::broadcast_node(x->tensor().node(), shape, loc));
+    } else {
+      node->inputs.push_back(api::scalar_node(x->scalar(), scalar_dtype, loc));
+    }
+  }
+  return api::record(node);
+}
+
+void require_a_tensor(const Operand& a, const Operand& b, std::string_view name,
+                      std::source_location loc) {
+  if (!a.is_tensor() && !b.is_tensor()) {
+    api::fail<ValueError>(loc, name, "needs at least one tensor operand, got two numbers");
+  }
+}
+
+enum class BinaryRule {
+  arithmetic,  // result in the promoted type
+  true_div,    // like arithmetic, but integers give f32
+  compare,     // bool result, computed in the promoted type
+  logical,     // bool result from the operands' truth values
+};
+
+Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, BinaryRule rule,
+              std::source_location loc) {
+  api::sync_if_trace_full();
+  require_a_tensor(a, b, name, loc);
+  std::array operands = {promotion_operand(a), promotion_operand(b)};
+  DType promoted = ir::result_type(operands);
+  DType dtype = promoted;
+  if (rule == BinaryRule::true_div && !is_floating(promoted)) dtype = DType::f32;
+  if (rule == BinaryRule::compare || rule == BinaryRule::logical) dtype = DType::bool_;
+  DType compute = rule == BinaryRule::true_div ? dtype : promoted;
+  if (op == Op::Sub && promoted == DType::bool_) {
+    api::fail<DTypeError>(loc, name, "subtracting bool tensors is not supported; use logical_xor "
+                                     "or cast to an integer dtype first");
+  }
+  if (op == Op::Pow && promoted == DType::bool_) {
+    api::fail<DTypeError>(loc, name, "pow of bool operands is not supported; cast them first");
+  }
+  return pointwise(op, name, {&a, &b}, dtype, compute, ir::compute_type_of(compute), loc);
+}
+
+enum class UnaryRule {
+  same,            // result in the input's dtype
+  floating,        // integer and bool inputs give f32
+  to_bool,         // bool result
+};
+
+Tensor unary(Op op, std::string_view name, const Tensor& x, UnaryRule rule,
+             std::source_location loc) {
+  api::sync_if_trace_full();
+  DType in = api::node_of(x, name, loc)->dtype;
+  DType dtype = in;
+  if (rule == UnaryRule::floating && !is_floating(in)) dtype = DType::f32;
+  if (rule == UnaryRule::to_bool) dtype = DType::bool_;
+  DType compute = rule == UnaryRule::to_bool ? in : dtype;
+  Operand operand(x, loc);
+  return pointwise(op, name, {&operand}, dtype, compute, dtype, loc);
+}
+
+void reject_bool(const Tensor& x, std::string_view name, std::source_location loc) {
+  if (api::node_of(x, name, loc)->dtype == DType::bool_) {
+    api::fail<DTypeError>(loc, name, "is not defined for bool tensors; cast to a numeric dtype first");
+  }
+}
+
+void require_floating(const Tensor& x, std::string_view name, std::source_location loc) {
+  DType dtype = api::node_of(x, name, loc)->dtype;
+  if (!is_floating(dtype)) {
+    api::fail<DTypeError>(loc, name, "needs a floating tensor (f32, f16 or bf16), got ",
+                          dtype_name(dtype), "; cast it with .to(lazy::f32) first");
+  }
+}
+
+// Composites compute f16 and bf16 in f32 and round once at the end, as PyTorch's kernels do.
+template <class Body>
+Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {
+  DType dtype = x.dtype();
+  if (dtype == DType::f32) return body(x);
+  return cast(body(cast(x, DType::f32, loc)), dtype, loc);
+}
+
+}  // namespace
+
+#define LAZY_DEFINE_BINARY(name, op, rule)                                      \
+  Tensor name(const Operand& a, const Operand& b, std::source_location loc) {   \
+    return binary(Op::op, #name, a, b, BinaryRule::rule, loc);                  \
+  }
+LAZY_DEFINE_BINARY(add, Add, arithmetic)
+LAZY_DEFINE_BINARY(sub, Sub, arithmetic)
+LAZY_DEFINE_BINARY(mul, Mul, arithmetic)
+LAZY_DEFINE_BINARY(div, Div, true_div)
+LAZY_DEFINE_BINARY(pow, Pow, arithmetic)
+LAZY_DEFINE_BINARY(maximum, Maximum, arithmetic)
+LAZY_DEFINE_BINARY(minimum, Minimum, arithmetic)
+LAZY_DEFINE_BINARY(eq, Eq, compare)
+LAZY_DEFINE_BINARY(ne, Ne, compare)
+LAZY_DEFINE_BINARY(lt, Lt, compare)
+LAZY_DEFINE_BINARY(le, Le, compare)
+LAZY_DEFINE_BINARY(gt, Gt, compare)
+LAZY_DEFINE_BINARY(ge, Ge, compare)
+LAZY_DEFINE_BINARY(logical_and, LogicalAnd, logical)
+LAZY_DEFINE_BINARY(logical_or, LogicalOr, logical)
+#undef LAZY_DEFINE_BINARY
+
+#define LAZY_DEFINE_UNARY(name, op, rule)                          \
+  Tensor name(const Tensor& x, std::source_location loc) {         \
+    return unary(Op::op, #name, x, UnaryRule::rule, loc);          \
+  }
+LAZY_DEFINE_UNARY(sign, Sign, same)
+LAZY_DEFINE_UNARY(exp, Exp, floating)
+LAZY_DEFINE_UNARY(exp2, Exp2, floating)
+LAZY_DEFINE_UNARY(log, Log, floating)
+LAZY_DEFINE_UNARY(log2, Log2, floating)
+LAZY_DEFINE_UNARY(log1p, Log1p, floating)
+LAZY_DEFINE_UNARY(expm1, Expm1, floating)
+LAZY_DEFINE_UNARY(sqrt, Sqrt, floating)
+LAZY_DEFINE_UNARY(rsqrt, Rsqrt, floating)
+LAZY_DEFINE_UNARY(sin, Sin, floating)
+LAZY_DEFINE_UNARY(cos, Cos, floating)
+LAZY_DEFINE_UNARY(tanh, Tanh, floating)
+LAZY_DEFINE_UNARY(erf, Erf, floating)
+LAZY_DEFINE_UNARY(sigmoid, Sigmoid, floating)
+LAZY_DEFINE_UNARY(reciprocal, Reciprocal, floating)
+LAZY_DEFINE_UNARY(logical_not, LogicalNot, to_bool)
+LAZY_DEFINE_UNARY(isnan, IsNan, to_bool)
+LAZY_DEFINE_UNARY(isinf, IsInf, to_bool)
+#undef LAZY_DEFINE_UNARY
+
+Tensor neg(const Tensor& x, std::source_location loc) {
+  reject_bool(x, "neg", loc);
+  return unary(Op::Neg, "neg", x, UnaryRule::same, loc);
+}
+
+Tensor abs(const Tensor& x, std::source_location loc) {
+  reject_bool(x, "abs", loc);
+  return unary(Op::Abs, "abs", x, UnaryRule::same, loc);
+}
+
+Tensor relu(const Tensor& x, std::source_location loc) {
+  reject_bool(x, "relu", loc);
+  return unary(Op::Relu, "relu", x, UnaryRule::same, loc);
+}
+
+// bool squares to i64, as x ** 2 with an integer exponent does in PyTorch.
+Tensor square(const Tensor& x, std::source_location loc) {
+  if (api::node_of(x, "square", loc)->dtype == DType::bool_) {
+    return unary(Op::Square, "square", cast(x, DType::i64, loc), UnaryRule::same, loc);
+  }
+  return unary(Op::Square, "square", x, UnaryRule::same, loc);
+}
+
+// Rounding an integer is the identity: the same tensor comes back, nothing is recorded.
+#define LAZY_DEFINE_ROUNDING(name, op)                        \
+  Tensor name(const Tensor& x, std::source_location loc) {    \
+    reject_bool(x, #name, loc);                               \
+    if (is_integer(x.dtype())) return x;                      \
+    return unary(Op::op, #name, x, UnaryRule::same, loc);     \
+  }
+LAZY_DEFINE_ROUNDING(floor, Floor)
+LAZY_DEFINE_ROUNDING(ceil, Ceil)
+LAZY_DEFINE_ROUNDING(round, Round)
+#undef LAZY_DEFINE_ROUNDING
+
+Tensor cast(const Tensor& x, DType dtype, std::source_location loc) {
+  api::sync_if_trace_full();
+  if (api::node_of(x, "cast", loc)->dtype == dtype) return x;
+  Operand operand(x, loc);
+  return pointwise(Op::Cast, "cast", {&operand}, dtype, dtype, dtype, loc);
+}
+
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b, std::source_location loc) {
+  api::sync_if_trace_full();
+  DType cond_dtype = api::node_of(cond, "where", loc)->dtype;
+  if (cond_dtype != DType::bool_) {
+    api::fail<DTypeError>(loc, "where", "needs a bool condition, got ", dtype_name(cond_dtype),
+                          "; compare it (x != 0) first");
+  }
+  std::array operands = {promotion_operand(a), promotion_operand(b)};
+  DType dtype = ir::result_type(operands);
+  Operand c(cond, loc);
+  return pointwise(Op::Where, "where", {&c, &a, &b}, dtype, dtype, ir::compute_type_of(dtype), loc);
+}
+
+Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_location loc) {
+  return minimum(maximum(x, lo, loc), hi, loc);
+}
+
+Tensor gelu(const Tensor& x, std::source_location loc) {
+  require_floating(x, "gelu", loc);
+  return in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor phi = add(mul(erf(mul(v, std::numbers::sqrt2 / 2, loc), loc), 0.5, loc), 0.5, loc);
+    return mul(v, phi, loc);
+  });
+}
+
+Tensor gelu_tanh(const Tensor& x, std::source_location loc) {
+  require_floating(x, "gelu_tanh", loc);
+  constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
+  constexpr double kCubicCoeff = 0.044715;
+  return in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor cube = mul(mul(v, v, loc), v, loc);
+    Tensor inner = mul(add(v, mul(cube, kCubicCoeff, loc), loc), kSqrt2OverPi, loc);
+    return mul(mul(v, 0.5, loc), add(tanh(inner, loc), 1.0, loc), loc);
+  });
+}
+
+Tensor silu(const Tensor& x, std::source_location loc) {
+  require_floating(x, "silu", loc);
+  return in_compute_type(x, loc, [&](const Tensor& v) { return mul(v, sigmoid(v, loc), loc); });
+}
+
+Tensor softplus(const Tensor& x, std::source_location loc) {
+  require_floating(x, "softplus", loc);
+  constexpr double kLinearAbove = 20.0;  // PyTorch's default threshold
+  return in_compute_type(x, loc, [&](const Tensor& v) {
+    return where(gt(v, kLinearAbove, loc), v, log1p(exp(v, loc), loc), loc);
+  });
+}
+
+}  // namespace lazy
+
+namespace lazy {
+Tensor Tensor::to(DType dtype, std::source_location loc) const { return cast(*this, dtype, loc); }
+}  // namespace lazy

@@ -1,0 +1,70 @@
+#include "api/recording.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ir/dtype_codec.h"
+#include "lazy/sync.h"
+
+namespace lazy::api {
+
+void sync_if_trace_full() {
+  if (std::int64_t(ir::Trace::current().size()) >= ir::max_pending_ops()) sync();
+}
+
+const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
+  const ir::NodePtr& node = t.node();
+  if (node == nullptr) fail<ValueError>(loc, op, "the tensor is undefined (default-constructed)");
+  if (node->trace != nullptr && node->trace != &ir::Trace::current()) {
+    fail<RuntimeError>(loc, op,
+                       "the tensor was recorded on another thread and is not computed yet; "
+                       "call lazy::sync() or lazy::eval() on that thread first");
+  }
+  return node;
+}
+
+ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc) {
+  auto node = std::make_shared<ir::Node>();
+  node->op = op;
+  node->dtype = dtype;
+  node->compute_dtype = dtype;
+  node->shape = shape;
+  node->loc = loc;
+  return node;
+}
+
+Tensor record(const ir::NodePtr& node) {
+  ir::Trace::current().append(node);
+  return Tensor(node);
+}
+
+void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
+                       std::source_location loc) {
+  if (is_integer(dtype) && value.kind() != Scalar::Kind::floating) {
+    std::int64_t v = value.to_int();
+    if (dtype == DType::i32 && (v < std::numeric_limits<std::int32_t>::min() ||
+                                v > std::numeric_limits<std::int32_t>::max())) {
+      fail<ValueError>(loc, op, "the scalar ", v, " does not fit in i32");
+    }
+  }
+  if (is_floating(dtype) && std::isfinite(value.to_double()) &&
+      std::isinf(ir::round_to_dtype(value.to_double(), dtype))) {
+    fail<ValueError>(loc, op, "the scalar ", value.to_double(), " overflows ", dtype_name(dtype));
+  }
+}
+
+ir::NodePtr scalar_node(const Scalar& value, DType dtype, std::source_location loc) {
+  ir::NodePtr node = new_node(ir::Op::Scalar, dtype, Shape{}, loc);
+  node->scalar = value;
+  ir::Trace::current().append(node);
+  return node;
+}
+
+int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc) {
+  if (axis < -rank || axis >= rank) {
+    fail<AxisError>(loc, op, "axis ", axis, " is out of range for a tensor of rank ", rank);
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace lazy::api

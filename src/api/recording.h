@@ -1,0 +1,49 @@
+// What every op does on the way into the graph: check its operands, build a node, append it to
+// the calling thread's trace. Errors are thrown before anything is appended.
+#pragma once
+
+#include <source_location>
+#include <string_view>
+
+#include <sstream>
+
+#include "ir/node.h"
+#include "ir/trace.h"
+#include "lazy/error.h"
+#include "lazy/tensor.h"
+
+namespace lazy::api {
+
+// "lazy::<op>: <message parts>"; the error adds the caller's file:line.
+template <class E, class... Parts>
+[[noreturn]] void fail(std::source_location loc, std::string_view op, const Parts&... parts) {
+  std::ostringstream message;
+  message << "lazy::" << op << ": ";
+  (message << ... << parts);
+  throw E(message.str(), loc);
+}
+
+// Syncs the thread's trace when it has grown past ir::max_pending_ops(). Called once at the
+// start of every public op, before it creates nodes, so no half-built op is cut in two.
+void sync_if_trace_full();
+
+// The node behind a handle, checked usable by this thread: defined, and not pending in another
+// thread's trace.
+const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc);
+
+// A node with the given result, to be filled with inputs and attrs, then recorded.
+ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc);
+
+// Appends to the thread's trace and hands back a tensor holding it.
+Tensor record(const ir::NodePtr& node);
+
+// Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32).
+void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
+                       std::source_location loc);
+// Records a Scalar leaf of `dtype`; the value must have passed check_scalar_fits.
+ir::NodePtr scalar_node(const Scalar& value, DType dtype, std::source_location loc);
+
+// Normalizes a possibly negative axis of a tensor of `rank`, or throws AxisError.
+int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc);
+
+}  // namespace lazy::api

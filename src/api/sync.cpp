@@ -1,0 +1,43 @@
+#include "lazy/sync.h"
+
+#include "api/recording.h"
+#include "ref/evaluator.h"
+
+namespace lazy {
+
+namespace {
+
+// Computes the pending graph of `trace` and hands each held node its data. The trace is left
+// intact if evaluation throws, so nothing the user recorded is lost.
+void sync_trace(ir::Trace& trace) {
+  if (trace.empty()) return;
+  std::span<const ir::NodePtr> pending = trace.pending();
+  std::vector<bool> live(pending.size());
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    live[i] = pending[i]->handles.load(std::memory_order_relaxed) > 0;
+
+  std::vector<std::optional<ir::TensorData>> results = ref::evaluate(pending, live);
+
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (!live[i]) continue;
+    ir::Node& node = *pending[i];
+    node.data = std::move(results[i]);
+    node.inputs.clear();
+  }
+  trace.clear();
+}
+
+}  // namespace
+
+void sync() { sync_trace(ir::Trace::current()); }
+
+void eval(std::span<const Tensor> tensors, std::source_location loc) {
+  for (const Tensor& t : tensors) api::node_of(t, "eval", loc);
+  sync();
+}
+
+void eval(std::initializer_list<Tensor> tensors, std::source_location loc) {
+  eval(std::span<const Tensor>(tensors.begin(), tensors.size()), loc);
+}
+
+}  // namespace lazy

@@ -1,0 +1,131 @@
+#include "lazy/tensor.h"
+
+#include "api/recording.h"
+#include "ir/dtype_codec.h"
+#include "lazy/sync.h"
+
+namespace lazy {
+
+namespace {
+
+void add_handle(const std::shared_ptr<ir::Node>& node) {
+  if (node) node->handles.fetch_add(1, std::memory_order_relaxed);
+}
+void drop_handle(const std::shared_ptr<ir::Node>& node) {
+  if (node) node->handles.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// The computed values of a tensor, syncing its thread's trace first if needed.
+const ir::TensorData& computed_data(const Tensor& t, std::string_view op, std::source_location loc) {
+  const ir::NodePtr& node = api::node_of(t, op, loc);
+  if (!node->data) sync();
+  return *node->data;
+}
+
+// Calls fn(storage_index) for each element in row-major order of the layout.
+template <class Fn>
+void for_each_element(const ir::Layout& layout, Fn fn) {
+  std::int64_t n = layout.shape.numel();
+  if (n == 0) return;
+  int rank = layout.shape.rank();
+  std::array<std::int64_t, kMaxRank> index{};
+  std::int64_t offset = layout.offset;
+  for (std::int64_t i = 0; i < n; ++i) {
+    fn(offset);
+    for (int axis = rank - 1; axis >= 0; --axis) {
+      if (++index[axis] < layout.shape[axis]) {
+        offset += layout.strides[axis];
+        break;
+      }
+      offset -= layout.strides[axis] * (layout.shape[axis] - 1);
+      index[axis] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) { add_handle(node_); }
+Tensor::Tensor(const Tensor& other) : node_(other.node_) { add_handle(node_); }
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) {
+    add_handle(other.node_);
+    drop_handle(node_);
+    node_ = other.node_;
+  }
+  return *this;
+}
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this != &other) {
+    drop_handle(node_);
+    node_ = std::move(other.node_);
+  }
+  return *this;
+}
+Tensor::~Tensor() { drop_handle(node_); }
+
+DType Tensor::dtype() const {
+  api::node_of(*this, "dtype", std::source_location::current());
+  return node_->dtype;
+}
+
+const Shape& Tensor::shape() const {
+  static const Shape kEmpty;
+  return node_ ? node_->shape : kEmpty;
+}
+
+std::int64_t Tensor::size(int axis, std::source_location loc) const {
+  const ir::NodePtr& node = api::node_of(*this, "size", loc);
+  return node->shape[api::normalize_axis(axis, node->shape.rank(), "size", loc)];
+}
+
+bool Tensor::is_evaluated() const { return node_ && node_->data.has_value(); }
+
+double Tensor::item_as_double(std::source_location loc) const {
+  if (node_ && node_->shape.numel() != 1) {
+    api::fail<ShapeError>(loc, "item", "needs a tensor of one element, not shape ",
+                          node_->shape.to_string());
+  }
+  const ir::TensorData& data = computed_data(*this, "item", loc);
+  return ir::load_as_double(data.storage->host.data(), data.storage->dtype, data.layout.offset);
+}
+
+std::int64_t Tensor::item_as_int(std::source_location loc) const {
+  if (node_ && node_->shape.numel() != 1) {
+    api::fail<ShapeError>(loc, "item", "needs a tensor of one element, not shape ",
+                          node_->shape.to_string());
+  }
+  const ir::TensorData& data = computed_data(*this, "item", loc);
+  return ir::load_as_int(data.storage->host.data(), data.storage->dtype, data.layout.offset);
+}
+
+void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) const {
+  const ir::TensorData& data = computed_data(*this, "to_vector", loc);
+  const void* src = data.storage->host.data();
+  DType dtype = data.storage->dtype;
+  std::int64_t i = 0;
+  for_each_element(data.layout, [&](std::int64_t offset) {
+    switch (as) {
+      case HostType::f32:
+        static_cast<float*>(dst)[i] = float(ir::load_as_double(src, dtype, offset));
+        break;
+      case HostType::f64: static_cast<double*>(dst)[i] = ir::load_as_double(src, dtype, offset); break;
+      case HostType::i32:
+        if (is_floating(dtype)) {
+          ir::store_double(dst, DType::i32, i, ir::load_as_double(src, dtype, offset));
+        } else {
+          ir::store_int(dst, DType::i32, i, ir::load_as_int(src, dtype, offset));
+        }
+        break;
+      case HostType::i64:
+        static_cast<std::int64_t*>(dst)[i] = ir::load_as_int(src, dtype, offset);
+        break;
+      case HostType::boolean:
+        static_cast<std::uint8_t*>(dst)[i] = ir::load_as_double(src, dtype, offset) != 0;
+        break;
+    }
+    ++i;
+  });
+}
+
+}  // namespace lazy

@@ -1,0 +1,216 @@
+// Views: index maps over one input, recorded as nodes and never copied.
+#include <absl/strings/str_join.h>
+
+#include "api/recording.h"
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::Op;
+
+Tensor view(Op op, const ir::NodePtr& input, const Shape& shape, const ir::Attrs& attrs,
+            std::source_location loc) {
+  ir::NodePtr node = api::new_node(op, input->dtype, shape, loc);
+  node->attrs = attrs;
+  node->inputs.push_back(input);
+  return api::record(node);
+}
+
+}  // namespace
+
+Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(*this, "reshape", loc);
+  Shape target = shape;
+  int inferred_axis = -1;
+  std::int64_t known = 1;
+  for (int axis = 0; axis < target.rank(); ++axis) {
+    if (target[axis] == -1 && inferred_axis == -1) {
+      inferred_axis = axis;
+    } else if (target[axis] < 0) {
+      api::fail<ShapeError>(loc, "reshape", "bad target shape ", shape.to_string(),
+                            ": sizes must be non-negative, with at most one -1");
+    } else {
+      known *= target[axis];
+    }
+  }
+  std::int64_t numel = in->shape.numel();
+  if (inferred_axis >= 0) {
+    if (known == 0 || numel % known != 0) {
+      api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (",
+                            numel, " elements) to ", shape.to_string());
+    }
+    target[inferred_axis] = numel / known;
+  }
+  if (target.numel() != numel) {
+    api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
+                          " elements) to ", shape.to_string(), " (", target.numel(),
+                          " elements)");
+  }
+  if (target == in->shape) return *this;
+  return view(Op::Reshape, in, target, {}, loc);
+}
+
+Tensor Tensor::permute(std::span<const int> axes, std::source_location loc) const {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(*this, "permute", loc);
+  int rank = in->shape.rank();
+  if (int(axes.size()) != rank) {
+    api::fail<AxisError>(loc, "permute", "got ", axes.size(), " axes (",
+                         absl::StrJoin(axes, ", "), ") for a tensor of rank ", rank);
+  }
+  ir::Attrs attrs;
+  Shape shape;
+  std::array<bool, kMaxRank> seen{};
+  bool identity = true;
+  for (int i = 0; i < rank; ++i) {
+    int axis = api::normalize_axis(axes[i], rank, "permute", loc);
+    if (seen[axis]) {
+      api::fail<AxisError>(loc, "permute", "axes (", absl::StrJoin(axes, ", "),
+                           ") repeat axis ", axis);
+    }
+    seen[axis] = true;
+    identity = identity && axis == i;
+    attrs.push(axis);
+    shape.push_back(in->shape[axis]);
+  }
+  if (identity) return *this;
+  return view(Op::Permute, in, shape, attrs, loc);
+}
+
+Tensor Tensor::permute(std::initializer_list<int> axes, std::source_location loc) const {
+  return permute(std::span(axes.begin(), axes.size()), loc);
+}
+
+Tensor Tensor::transpose(int axis0, int axis1, std::source_location loc) const {
+  int rank = api::node_of(*this, "transpose", loc)->shape.rank();
+  axis0 = api::normalize_axis(axis0, rank, "transpose", loc);
+  axis1 = api::normalize_axis(axis1, rank, "transpose", loc);
+  std::array<int, kMaxRank> axes;
+  for (int i = 0; i < rank; ++i) axes[i] = i;
+  std::swap(axes[axis0], axes[axis1]);
+  return permute(std::span<const int>(axes.data(), rank), loc);
+}
+
+Tensor Tensor::expand(const Shape& shape, std::source_location loc) const {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(*this, "expand", loc);
+  int lead = shape.rank() - in->shape.rank();
+  Shape target = shape;
+  bool ok = lead >= 0;
+  for (int axis = 0; ok && axis < shape.rank(); ++axis) {
+    int in_axis = axis - lead;
+    if (in_axis < 0) {
+      ok = shape[axis] >= 0;
+      continue;
+    }
+    if (target[axis] == -1) target[axis] = in->shape[in_axis];
+    ok = target[axis] >= 0 && (in->shape[in_axis] == target[axis] || in->shape[in_axis] == 1);
+  }
+  if (!ok) {
+    api::fail<ShapeError>(loc, "expand", "cannot broadcast ", in->shape.to_string(), " to ",
+                          shape.to_string());
+  }
+  if (target == in->shape) return *this;
+  return view(Op::Expand, in, target, {}, loc);
+}
+
+Tensor Tensor::broadcast_to(const Shape& shape, std::source_location loc) const {
+  return expand(shape, loc);
+}
+
+// Python's slice.indices(): defaults and clamping depend on the step's sign.
+Tensor Tensor::slice(int axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                     std::int64_t step, std::source_location loc) const {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(*this, "slice", loc);
+  axis = api::normalize_axis(axis, in->shape.rank(), "slice", loc);
+  if (step == 0) api::fail<ValueError>(loc, "slice", "step must not be 0");
+  std::int64_t n = in->shape[axis];
+  auto clamp_index = [&](std::int64_t i) {
+    if (i < 0) i += n;
+    if (step > 0) return std::clamp<std::int64_t>(i, 0, n);
+    return std::clamp<std::int64_t>(i, -1, n - 1);
+  };
+  std::int64_t first = start ? clamp_index(*start) : (step > 0 ? 0 : n - 1);
+  std::int64_t last = stop ? clamp_index(*stop) : (step > 0 ? n : -1);
+  std::int64_t length = 0;
+  if (step > 0 && last > first) length = (last - first + step - 1) / step;
+  if (step < 0 && first > last) length = (first - last - step - 1) / -step;
+  if (length == 0) first = 0;
+  if (length == n && step == 1) return *this;
+  Shape shape = in->shape;
+  shape[axis] = length;
+  ir::Attrs attrs;
+  attrs.push(axis);
+  attrs.push(first);
+  attrs.push(step);
+  return view(Op::Slice, in, shape, attrs, loc);
+}
+
+Tensor Tensor::squeeze(std::source_location loc) const {
+  const ir::NodePtr& in = api::node_of(*this, "squeeze", loc);
+  Shape shape;
+  for (std::int64_t dim : in->shape)
+    if (dim != 1) shape.push_back(dim);
+  return reshape(shape, loc);
+}
+
+Tensor Tensor::squeeze(int axis, std::source_location loc) const {
+  const ir::NodePtr& in = api::node_of(*this, "squeeze", loc);
+  axis = api::normalize_axis(axis, in->shape.rank(), "squeeze", loc);
+  if (in->shape[axis] != 1) {
+    api::fail<ShapeError>(loc, "squeeze", "axis ", axis, " of ", in->shape.to_string(),
+                          " has size ", in->shape[axis], ", not 1");
+  }
+  Shape shape;
+  for (int i = 0; i < in->shape.rank(); ++i)
+    if (i != axis) shape.push_back(in->shape[i]);
+  return reshape(shape, loc);
+}
+
+Tensor Tensor::unsqueeze(int axis, std::source_location loc) const {
+  const ir::NodePtr& in = api::node_of(*this, "unsqueeze", loc);
+  int rank = in->shape.rank();
+  if (rank == kMaxRank) {
+    api::fail<ShapeError>(loc, "unsqueeze", "a tensor of rank ", rank, " cannot gain an axis");
+  }
+  axis = api::normalize_axis(axis, rank + 1, "unsqueeze", loc);
+  Shape shape;
+  for (int i = 0; i < rank; ++i) {
+    if (i == axis) shape.push_back(1);
+    shape.push_back(in->shape[i]);
+  }
+  if (axis == rank) shape.push_back(1);
+  return reshape(shape, loc);
+}
+
+Tensor Tensor::flatten(int start_axis, int end_axis, std::source_location loc) const {
+  const ir::NodePtr& in = api::node_of(*this, "flatten", loc);
+  int rank = in->shape.rank();
+  if (rank == 0) return reshape(Shape{1}, loc);
+  start_axis = api::normalize_axis(start_axis, rank, "flatten", loc);
+  end_axis = api::normalize_axis(end_axis, rank, "flatten", loc);
+  if (start_axis > end_axis) {
+    api::fail<AxisError>(loc, "flatten", "start axis ", start_axis, " comes after end axis ",
+                         end_axis);
+  }
+  Shape shape;
+  for (int i = 0; i < start_axis; ++i) shape.push_back(in->shape[i]);
+  std::int64_t merged = 1;
+  for (int i = start_axis; i <= end_axis; ++i) merged *= in->shape[i];
+  shape.push_back(merged);
+  for (int i = end_axis + 1; i < rank; ++i) shape.push_back(in->shape[i]);
+  return reshape(shape, loc);
+}
+
+Tensor Tensor::contiguous(std::source_location loc) const {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(*this, "contiguous", loc);
+  if (in->data && in->data->layout.is_contiguous()) return *this;
+  return view(Op::Contiguous, in, in->shape, {}, loc);
+}
+
+}  // namespace lazy

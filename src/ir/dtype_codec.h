@@ -1,0 +1,30 @@
+// Converting numbers to and from each dtype's bits, with the rounding a store into that dtype
+// does. Shared by factories, the reference evaluator and host reads.
+#pragma once
+
+#include <cstdint>
+
+#include "lazy/dtype.h"
+
+namespace lazy::ir {
+
+// Rounds to the nearest value the dtype holds, ties to even; overflow gives infinity for
+// floating dtypes. Integer dtypes truncate toward zero and saturate; NaN gives 0 (as the GPU's
+// conversion does). Bool gives 1 for any non-zero value, NaN included.
+double round_to_dtype(double value, DType dtype);
+// Wraps to the integer dtype's width as two's complement; bool gives 0 or 1.
+std::int64_t wrap_to_dtype(std::int64_t value, DType dtype);
+
+// Element `index` of a buffer of `dtype`, widened.
+double load_as_double(const void* data, DType dtype, std::int64_t index);
+std::int64_t load_as_int(const void* data, DType dtype, std::int64_t index);
+// Writes element `index`, converting (and rounding) to the dtype.
+void store_double(void* data, DType dtype, std::int64_t index, double value);
+void store_int(void* data, DType dtype, std::int64_t index, std::int64_t value);
+
+std::uint16_t double_to_f16_bits(double value);
+std::uint16_t double_to_bf16_bits(double value);
+double f16_bits_to_double(std::uint16_t bits);
+double bf16_bits_to_double(std::uint16_t bits);
+
+}  // namespace lazy::ir

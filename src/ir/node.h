@@ -1,0 +1,67 @@
+// A node of the recorded graph: one op, its inputs, its result's dtype and shape, and the
+// hashes that let a sync find a cached plan without walking the graph again.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <source_location>
+
+#include <absl/container/inlined_vector.h>
+
+#include "ir/hash.h"
+#include "ir/op.h"
+#include "ir/storage.h"
+#include "lazy/dtype.h"
+#include "lazy/scalar.h"
+#include "lazy/shape.h"
+
+namespace lazy::ir {
+
+class Trace;
+struct Node;
+using NodePtr = std::shared_ptr<Node>;
+
+// Integer attributes of an op: a permutation, a slice's axis/start/step. Hashed with the op.
+struct Attrs {
+  std::array<std::int64_t, kMaxRank> ints{};
+  std::uint8_t count = 0;
+
+  void push(std::int64_t value) { ints[count++] = value; }
+  std::int64_t operator[](int i) const { return ints[i]; }
+};
+
+struct Node {
+  Op op;
+  DType dtype;
+  // The dtype pointwise math converts its inputs to (the promoted type of the operands; it
+  // differs from `dtype` for comparisons, for instance).
+  DType compute_dtype;
+  Shape shape;
+  Attrs attrs;
+  absl::InlinedVector<NodePtr, 3> inputs;
+  // For Op::Scalar: the user's number. Not hashed: scalars are inputs, not constants.
+  std::optional<Scalar> scalar;
+  std::source_location loc;
+
+  // Hash of (op, dtype, compute dtype, shape, attrs): what the node is, without its inputs.
+  Hash128 node_hash;
+  // Hash of the node hash and its inputs' DAG hashes: the whole expression it computes, up to
+  // the values of scalars and data.
+  Hash128 dag_hash;
+
+  // How many lazy::Tensor handles refer to this node. A pending node with none is an
+  // intermediate: it is never written to memory.
+  std::atomic<std::int32_t> handles{0};
+  // The trace that recorded it while it is pending; null once computed or for data.
+  Trace* trace = nullptr;
+  std::uint32_t trace_index = 0;
+  // Set once computed; the inputs are then released.
+  std::optional<TensorData> data;
+
+  bool is_pending() const { return trace != nullptr; }
+};
+
+}  // namespace lazy::ir

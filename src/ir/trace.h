@@ -1,0 +1,57 @@
+// The calling thread's record of ops not yet computed, in the order they were called.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "ir/node.h"
+
+namespace lazy::ir {
+
+// Past this many pending ops, recording an op first syncs, so a loop that never reads a value
+// does not grow memory without bound. Large enough that real steps (a transformer layer's
+// forward and backward is a few thousand ops) are one graph. Overridden by LAZY_MAX_PENDING_OPS.
+inline constexpr std::int64_t kDefaultMaxPendingOps = 20000;
+std::int64_t max_pending_ops();
+
+class Trace {
+ public:
+  // The calling thread's trace.
+  static Trace& current();
+
+  // Hashes `node` (whose op, dtype, shape, attrs and inputs are set) and appends it. Inputs
+  // must be pending in this trace or computed.
+  void append(const NodePtr& node);
+
+  std::span<const NodePtr> pending() const { return nodes_; }
+  // Computed tensors this trace reads, in order of first use.
+  std::span<const NodePtr> externals() const { return externals_; }
+  std::size_t size() const { return nodes_.size(); }
+  bool empty() const { return nodes_.empty(); }
+
+  // The key of the pending graph: its structure (ops, dtypes, shapes, attrs, which input feeds
+  // which op) and which nodes a handle still holds. Not scalar values, data or addresses, so
+  // the same program gives the same key in every run. Costs one pass over a flat array.
+  Hash128 sync_key() const;
+
+  // Forgets every pending node (computed ones keep their data).
+  void clear();
+
+ private:
+  struct External {
+    std::uint32_t slot;
+    Hash128 dag_hash;
+  };
+  const External& external(const NodePtr& node);
+
+  std::vector<NodePtr> nodes_;
+  std::vector<NodePtr> externals_;
+  absl::flat_hash_map<const Node*, External> external_index_;
+  // Folds every appended node's DAG hash and the positions of its inputs, in order.
+  Hash128 running_hash_;
+};
+
+}  // namespace lazy::ir

@@ -1,0 +1,98 @@
+#include "ref/evaluator.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include "ir/dtype_codec.h"
+#include "ref/pointwise.h"
+#include "ref/value.h"
+
+namespace lazy::ref {
+
+namespace {
+
+using ir::Op;
+
+Value evaluate_view(const ir::Node& node, const Value& in) {
+  switch (node.op) {
+    case Op::Reshape: {
+      std::optional<ir::Layout> layout = ir::reshape_layout(in.layout, node.shape);
+      if (layout) return {in.buffer, *layout};
+      Value dense = dense_copy(in);
+      return {dense.buffer, ir::Layout::contiguous(node.shape)};
+    }
+    case Op::Permute:
+      return {in.buffer, ir::permute_layout(in.layout, {node.attrs.ints.data(), node.attrs.count})};
+    case Op::Expand: return {in.buffer, ir::expand_layout(in.layout, node.shape)};
+    case Op::Slice:
+      return {in.buffer, ir::slice_layout(in.layout, int(node.attrs[0]), node.attrs[1],
+                                          node.attrs[2], node.shape[int(node.attrs[0])])};
+    default: std::abort();
+  }
+}
+
+Value scalar_value(const ir::Node& node) {
+  auto buffer = std::make_shared<Buffer>(node.dtype, 1);
+  if (is_floating(node.dtype)) {
+    buffer->floats[0] = ir::round_to_dtype(node.scalar->to_double(), node.dtype);
+  } else if (node.scalar->kind() == Scalar::Kind::floating) {
+    buffer->ints[0] = std::int64_t(ir::round_to_dtype(node.scalar->to_double(), node.dtype));
+  } else {
+    buffer->ints[0] = ir::wrap_to_dtype(node.scalar->to_int(), node.dtype);
+  }
+  return {buffer, ir::Layout::contiguous(Shape{})};
+}
+
+}  // namespace
+
+std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr> pending,
+                                                    const std::vector<bool>& live) {
+  const std::size_t n = pending.size();
+  // Which pending nodes a live node needs, and how many needed consumers each has left, so a
+  // value is dropped as soon as its last consumer has run.
+  std::vector<bool> needed = live;
+  std::vector<int> uses_left(n, 0);
+  for (std::size_t i = n; i-- > 0;) {
+    if (!needed[i]) continue;
+    for (const ir::NodePtr& input : pending[i]->inputs) {
+      if (input->is_pending()) {
+        needed[input->trace_index] = true;
+        ++uses_left[input->trace_index];
+      }
+    }
+  }
+
+  std::vector<std::optional<Value>> values(n);
+  absl::flat_hash_map<const ir::Node*, Value> externals;
+  auto input_value = [&](const ir::NodePtr& input) -> const Value& {
+    if (input->is_pending()) return *values[input->trace_index];
+    auto it = externals.find(input.get());
+    if (it == externals.end()) it = externals.emplace(input.get(), value_of_data(*input->data)).first;
+    return it->second;
+  };
+
+  std::vector<std::optional<ir::TensorData>> results(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!needed[i]) continue;
+    const ir::Node& node = *pending[i];
+    std::vector<Value> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const ir::NodePtr& input : node.inputs) inputs.push_back(input_value(input));
+
+    switch (ir::op_kind(node.op)) {
+      case ir::OpKind::leaf: values[i] = scalar_value(node); break;
+      case ir::OpKind::pointwise: values[i] = evaluate_pointwise(node, inputs); break;
+      case ir::OpKind::view: values[i] = evaluate_view(node, inputs[0]); break;
+      case ir::OpKind::copy: values[i] = dense_copy(inputs[0]); break;
+    }
+    if (live[i]) results[i] = materialize(*values[i]);
+
+    for (const ir::NodePtr& input : node.inputs) {
+      if (input->is_pending() && --uses_left[input->trace_index] == 0) {
+        values[input->trace_index].reset();
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace lazy::ref

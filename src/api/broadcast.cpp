@@ -8,6 +8,9 @@ namespace lazy::api {
 
 Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
                        std::source_location loc) {
+  bool all_equal = true;
+  for (const Shape& s : shapes) all_equal = all_equal && s == shapes[0];
+  if (all_equal && !shapes.empty()) return shapes[0];
   int rank = 0;
   for (const Shape& s : shapes) rank = std::max(rank, s.rank());
   Shape out;
@@ -30,7 +33,12 @@ Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
 }
 
 ir::NodePtr broadcast_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc) {
-  if (node->shape == shape || node->shape.rank() == 0) return node;
+  if (node->shape.rank() == 0) return node;
+  return expand_node(node, shape, loc);
+}
+
+ir::NodePtr expand_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc) {
+  if (node->shape == shape) return node;
   ir::NodePtr expand = new_node(ir::Op::Expand, node->dtype, shape, loc);
   expand->inputs.push_back(node);
   ir::Trace::current().append(expand);

@@ -45,7 +45,7 @@ Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::
     }
   }
   ir::NodePtr node = api::new_node(Op::Data, dtype, shape, loc);
-  node->data = ir::TensorData{std::move(storage), ir::Layout::contiguous(shape)};
+  node->data = std::make_unique<ir::TensorData>(std::move(storage), ir::Layout::contiguous(shape));
   return Tensor(node);
 }
 
@@ -104,7 +104,7 @@ Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype,
   DType type = dtype.value_or(default_dtype_of(value));
   api::check_scalar_fits(value, type, "full", loc);
   ir::NodePtr scalar = api::scalar_node(value, type, loc);
-  return Tensor(api::broadcast_node(scalar, shape, loc));
+  return Tensor(api::expand_node(scalar, shape, loc));
 }
 
 Tensor zeros(const Shape& shape, DType dtype, std::source_location loc) {

@@ -24,16 +24,24 @@ ir::PromotionOperand promotion_operand(const Operand& x) {
 // tensors are broadcast to the common shape.
 Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Operand*> operands,
                  DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc) {
-  std::array<Shape, 3> shapes;
+  std::array<const Shape*, 3> shapes{};
   int n_shapes = 0;
+  bool same_shapes = true;
   for (const Operand* x : operands) {
     if (x->is_tensor()) {
-      shapes[n_shapes++] = api::node_of(x->tensor(), name, loc)->shape;
+      shapes[n_shapes] = &api::node_of(x->tensor(), name, loc)->shape;
+      same_shapes = same_shapes && *shapes[n_shapes] == *shapes[0];
+      ++n_shapes;
     } else {
       api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc);
     }
   }
-  Shape shape = api::broadcast_shapes({shapes.data(), std::size_t(n_shapes)}, name, loc);
+  Shape shape = *shapes[0];
+  if (!same_shapes) {
+    std::array<Shape, 3> copies;
+    for (int i = 0; i < n_shapes; ++i) copies[i] = *shapes[i];
+    shape = api::broadcast_shapes({copies.data(), std::size_t(n_shapes)}, name, loc);
+  }
 
   ir::NodePtr node = api::new_node(op, dtype, shape, loc);
   node->compute_dtype = compute_dtype;

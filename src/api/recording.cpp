@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/dtype_codec.h"
+#include "ir/node_allocator.h"
 #include "lazy/sync.h"
 
 namespace lazy::api {
@@ -24,7 +25,7 @@ const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_loc
 }
 
 ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc) {
-  auto node = std::make_shared<ir::Node>();
+  auto node = std::allocate_shared<ir::Node>(ir::NodeAllocator<ir::Node>());
   node->op = op;
   node->dtype = dtype;
   node->compute_dtype = dtype;

@@ -21,7 +21,7 @@ void sync_trace(ir::Trace& trace) {
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (!live[i]) continue;
     ir::Node& node = *pending[i];
-    node.data = std::move(results[i]);
+    node.data = std::make_unique<ir::TensorData>(std::move(*results[i]));
     node.inputs.clear();
   }
   trace.clear();

@@ -79,7 +79,7 @@ std::int64_t Tensor::size(int axis, std::source_location loc) const {
   return node->shape[api::normalize_axis(axis, node->shape.rank(), "size", loc)];
 }
 
-bool Tensor::is_evaluated() const { return node_ && node_->data.has_value(); }
+bool Tensor::is_evaluated() const { return node_ && node_->data != nullptr; }
 
 double Tensor::item_as_double(std::source_location loc) const {
   if (node_ && node_->shape.numel() != 1) {

@@ -58,8 +58,9 @@ struct Node {
   // The trace that recorded it while it is pending; null once computed or for data.
   Trace* trace = nullptr;
   std::uint32_t trace_index = 0;
-  // Set once computed; the inputs are then released.
-  std::optional<TensorData> data;
+  // Set once computed; the inputs are then released. Behind a pointer: most nodes never get
+  // data, and a smaller node is cheaper to record.
+  std::unique_ptr<TensorData> data;
 
   bool is_pending() const { return trace != nullptr; }
 };

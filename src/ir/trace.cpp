@@ -21,6 +21,20 @@ Hash128 compute_node_hash(const Node& node) {
   return hash_words({words.data(), n});
 }
 
+Hash128 scalar_node_hash(DType dtype) {
+  static const auto table = [] {
+    std::array<Hash128, 6> hashes;
+    for (int d = 0; d < 6; ++d) {
+      Node prototype;
+      prototype.op = Op::Scalar;
+      prototype.dtype = prototype.compute_dtype = DType(d);
+      hashes[d] = compute_node_hash(prototype);
+    }
+    return hashes;
+  }();
+  return table[int(dtype)];
+}
+
 }  // namespace
 
 std::int64_t max_pending_ops() {
@@ -34,7 +48,8 @@ std::int64_t max_pending_ops() {
 }
 
 Trace& Trace::current() {
-  static thread_local Trace trace;
+  // initial-exec: the library is linked, not dlopen'ed, so its TLS is reached without a call.
+  [[gnu::tls_model("initial-exec")]] static thread_local Trace trace;
   return trace;
 }
 
@@ -54,36 +69,39 @@ const Trace::External& Trace::external(const NodePtr& node) {
 }
 
 void Trace::append(const NodePtr& node) {
-  node->node_hash = compute_node_hash(*node);
-
-  // dag: this node's hash, then each input's DAG hash. running: the previous running hash, this
-  // DAG hash, then where each input comes from (a pending index or an external slot), which
-  // tells apart graphs whose nodes hash alike but are wired differently.
-  std::array<std::uint64_t, 2 + 2 * 3> dag_words;
-  std::array<std::uint64_t, 4 + 3> running_words;
-  std::size_t dag_n = 0;
-  std::size_t running_n = 4;
-  dag_words[dag_n++] = node->node_hash.lo;
-  dag_words[dag_n++] = node->node_hash.hi;
-  for (const NodePtr& input : node->inputs) {
-    Hash128 input_dag;
-    if (input->trace == this) {
-      input_dag = input->dag_hash;
-      running_words[running_n++] = input->trace_index;
-    } else {
-      const External& ext = external(input);
-      input_dag = ext.dag_hash;
-      running_words[running_n++] = kExternalMarker | ext.slot;
+  // The DAG hash folds in the inputs' DAG hashes; the program words add where each input comes
+  // from, which tells apart graphs whose nodes hash alike but are wired differently.
+  std::array<std::uint64_t, 3> input_refs;
+  std::size_t n_inputs = 0;
+  if (node->inputs.empty()) {
+    // A leaf's expression is itself. Scalars are the commonest leaf and hash by dtype alone.
+    node->node_hash =
+        node->op == Op::Scalar ? scalar_node_hash(node->dtype) : compute_node_hash(*node);
+    node->dag_hash = node->node_hash;
+  } else {
+    node->node_hash = compute_node_hash(*node);
+    std::array<std::uint64_t, 2 + 2 * 3> dag_words;
+    std::size_t dag_n = 0;
+    dag_words[dag_n++] = node->node_hash.lo;
+    dag_words[dag_n++] = node->node_hash.hi;
+    for (const NodePtr& input : node->inputs) {
+      Hash128 input_dag;
+      if (input->trace == this) {
+        input_dag = input->dag_hash;
+        input_refs[n_inputs++] = input->trace_index;
+      } else {
+        const External& ext = external(input);
+        input_dag = ext.dag_hash;
+        input_refs[n_inputs++] = kExternalMarker | ext.slot;
+      }
+      dag_words[dag_n++] = input_dag.lo;
+      dag_words[dag_n++] = input_dag.hi;
     }
-    dag_words[dag_n++] = input_dag.lo;
-    dag_words[dag_n++] = input_dag.hi;
+    node->dag_hash = hash_words({dag_words.data(), dag_n});
   }
-  node->dag_hash = hash_words({dag_words.data(), dag_n});
-  running_words[0] = running_hash_.lo;
-  running_words[1] = running_hash_.hi;
-  running_words[2] = node->dag_hash.lo;
-  running_words[3] = node->dag_hash.hi;
-  running_hash_ = hash_words({running_words.data(), running_n});
+  program_.push_back(node->dag_hash.lo);
+  program_.push_back(node->dag_hash.hi);
+  program_.insert(program_.end(), input_refs.begin(), input_refs.begin() + n_inputs);
 
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
@@ -92,9 +110,8 @@ void Trace::append(const NodePtr& node) {
 
 Hash128 Trace::sync_key() const {
   std::vector<std::uint64_t> words;
-  words.reserve(3 + nodes_.size() / 8);
-  words.push_back(running_hash_.lo);
-  words.push_back(running_hash_.hi);
+  words.reserve(program_.size() + 2 + nodes_.size() / 64);
+  words = program_;
   words.push_back(nodes_.size());
   // One bit per pending node: does a handle hold it.
   std::uint64_t bits = 0;
@@ -114,7 +131,7 @@ void Trace::clear() {
   nodes_.clear();
   externals_.clear();
   external_index_.clear();
-  running_hash_ = {};
+  program_.clear();
 }
 
 }  // namespace lazy::ir

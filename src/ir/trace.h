@@ -34,7 +34,8 @@ class Trace {
 
   // The key of the pending graph: its structure (ops, dtypes, shapes, attrs, which input feeds
   // which op) and which nodes a handle still holds. Not scalar values, data or addresses, so
-  // the same program gives the same key in every run. Costs one pass over a flat array.
+  // the same program gives the same key in every run. Costs one hash over a flat array of a
+  // few words per node, not a walk of the graph.
   Hash128 sync_key() const;
 
   // Forgets every pending node (computed ones keep their data).
@@ -50,8 +51,9 @@ class Trace {
   std::vector<NodePtr> nodes_;
   std::vector<NodePtr> externals_;
   absl::flat_hash_map<const Node*, External> external_index_;
-  // Folds every appended node's DAG hash and the positions of its inputs, in order.
-  Hash128 running_hash_;
+  // The pending graph as flat words: per node, its DAG hash and where each input comes from
+  // (a pending index or an external slot). Hashed once at sync_key().
+  std::vector<std::uint64_t> program_;
 };
 
 }  // namespace lazy::ir

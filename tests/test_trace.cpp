@@ -1,0 +1,106 @@
+// The per-thread trace: recording computes nothing, handles decide what is written, syncs
+// release the graph, and a trace that grows past its bound syncs by itself.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include <lazy/lazy.h>
+
+#include "ir/trace.h"
+
+namespace {
+
+using lazy::ir::Trace;
+
+TEST(Trace, OpsAreRecordedNotRun) {
+  lazy::sync();
+  lazy::Tensor x = lazy::randn({4, 4}, 3);
+  lazy::Tensor y = lazy::exp(x) + 1.0f;
+  EXPECT_FALSE(y.is_evaluated());
+  EXPECT_GT(Trace::current().size(), 2u);
+  lazy::sync();
+  EXPECT_TRUE(y.is_evaluated());
+  EXPECT_TRUE(x.is_evaluated());
+  EXPECT_EQ(Trace::current().size(), 0u);
+}
+
+TEST(Trace, HandlesCountWhichNodesAreHeld) {
+  lazy::sync();
+  lazy::Tensor x = lazy::randn({4}, 3);
+  EXPECT_EQ(x.node()->handles.load(), 1);
+  {
+    lazy::Tensor copy = x;
+    EXPECT_EQ(x.node()->handles.load(), 2);
+    lazy::Tensor moved = std::move(copy);
+    EXPECT_EQ(x.node()->handles.load(), 2);
+  }
+  EXPECT_EQ(x.node()->handles.load(), 1);
+}
+
+TEST(Trace, IntermediateNobodyHoldsIsNotComputed) {
+  lazy::sync();
+  lazy::Tensor x = lazy::randn({4}, 3);
+  std::weak_ptr<lazy::ir::Node> intermediate;
+  lazy::Tensor y;
+  {
+    lazy::Tensor h = x + 1.0f;
+    intermediate = h.node();
+    y = h * 2.0f;
+  }
+  lazy::sync();
+  EXPECT_TRUE(y.is_evaluated());
+  // The graph is released after the sync: the intermediate is gone, never given data.
+  EXPECT_TRUE(intermediate.expired());
+}
+
+TEST(Trace, HeldIntermediateIsComputedToo) {
+  lazy::sync();
+  lazy::Tensor x = lazy::from_data(std::vector<float>{1, 2}, {2});
+  lazy::Tensor h = x + 1.0f;
+  lazy::Tensor y = h * 2.0f;
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{4, 6}));
+  EXPECT_TRUE(h.is_evaluated());
+  EXPECT_EQ(h.to_vector<float>(), (std::vector<float>{2, 3}));
+}
+
+TEST(Trace, ComputedTensorReleasesItsInputs) {
+  lazy::sync();
+  lazy::Tensor y = lazy::exp(lazy::randn({4}, 3));
+  lazy::sync();
+  EXPECT_TRUE(y.node()->inputs.empty());
+}
+
+TEST(Trace, GrowingPastTheBoundSyncsByItself) {
+  lazy::sync();
+  lazy::Tensor x = lazy::zeros({2});
+  const std::int64_t bound = lazy::ir::max_pending_ops();
+  for (std::int64_t i = 0; i < bound + 10; ++i) x = x + 1.0f;
+  EXPECT_LT(std::int64_t(Trace::current().size()), bound);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>(2, float(bound + 10))));
+}
+
+TEST(Trace, EachThreadHasItsOwnTrace) {
+  lazy::sync();
+  lazy::Tensor here = lazy::randn({4}, 1) + 1.0f;
+  std::size_t pending_here = Trace::current().size();
+  std::vector<float> there;
+  std::thread worker([&] {
+    EXPECT_EQ(Trace::current().size(), 0u);
+    there = (lazy::ones({3}) * 2.0f).to_vector<float>();
+  });
+  worker.join();
+  EXPECT_EQ(there, (std::vector<float>(3, 2.0f)));
+  EXPECT_EQ(Trace::current().size(), pending_here);
+}
+
+TEST(Trace, PendingTensorFromAnotherThreadIsRefused) {
+  lazy::sync();
+  lazy::Tensor pending = lazy::ones({3}) * 2.0f;
+  std::thread worker([&] { EXPECT_THROW(pending + 1.0f, lazy::RuntimeError); });
+  worker.join();
+  lazy::sync();
+  std::thread reader([&] { EXPECT_EQ((pending + 1.0f).to_vector<float>(), std::vector<float>(3, 3.0f)); });
+  reader.join();
+}
+
+}  // namespace

@@ -29,13 +29,18 @@ std::string message_of(const std::function<void()>& op) {
   return {};
 }
 
-std::string here(int line) { return std::string("test_errors.cpp:") + std::to_string(line); }
+std::string here(int line) {
+  return std::string("test_errors.cpp:") + std::to_string(line);
+}
 
 TEST(Errors, BroadcastMismatchNamesOpShapesAndCallerLine) {
   lazy::Tensor a = lazy::ones({2, 3});
   lazy::Tensor b = lazy::ones({4});
   int line = 0;
-  std::string msg = message_of<lazy::ShapeError>([&] { line = __LINE__; (void)(a + b); });
+  std::string msg = message_of<lazy::ShapeError>([&] {
+    line = __LINE__;
+    (void)(a + b);
+  });
   EXPECT_THAT(msg, HasSubstr("add"));
   EXPECT_THAT(msg, HasSubstr("[2, 3]"));
   EXPECT_THAT(msg, HasSubstr("[4]"));
@@ -46,7 +51,10 @@ TEST(Errors, NamedFunctionReportsCallerLine) {
   lazy::Tensor a = lazy::ones({2});
   lazy::Tensor b = lazy::ones({3});
   int line = 0;
-  std::string msg = message_of<lazy::ShapeError>([&] { line = __LINE__; lazy::maximum(a, b); });
+  std::string msg = message_of<lazy::ShapeError>([&] {
+    line = __LINE__;
+    lazy::maximum(a, b);
+  });
   EXPECT_THAT(msg, HasSubstr("maximum"));
   EXPECT_THAT(msg, HasSubstr(here(line)));
 }
@@ -55,7 +63,8 @@ TEST(Errors, ErrorCarriesSourceLocation) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
   try {
-    line = __LINE__; a.reshape({7});
+    line = __LINE__;
+    a.reshape({7});
     FAIL() << "no exception";
   } catch (const lazy::Error& e) {
     EXPECT_EQ(e.where().line(), unsigned(line));
@@ -66,7 +75,10 @@ TEST(Errors, ErrorCarriesSourceLocation) {
 TEST(Errors, BadReshapeIsShapeError) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
-  std::string msg = message_of<lazy::ShapeError>([&] { line = __LINE__; a.reshape({4, -1}); });
+  std::string msg = message_of<lazy::ShapeError>([&] {
+    line = __LINE__;
+    a.reshape({4, -1});
+  });
   EXPECT_THAT(msg, HasSubstr("reshape"));
   EXPECT_THAT(msg, HasSubstr("[2, 3]"));
   EXPECT_THAT(msg, HasSubstr(here(line)));
@@ -76,7 +88,10 @@ TEST(Errors, BadReshapeIsShapeError) {
 TEST(Errors, BadAxisIsAxisError) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
-  std::string msg = message_of<lazy::AxisError>([&] { line = __LINE__; a.transpose(0, 2); });
+  std::string msg = message_of<lazy::AxisError>([&] {
+    line = __LINE__;
+    a.transpose(0, 2);
+  });
   EXPECT_THAT(msg, HasSubstr("axis 2"));
   EXPECT_THAT(msg, HasSubstr(here(line)));
   message_of<lazy::AxisError>([&] { a.permute({0, 0}); });
@@ -87,7 +102,10 @@ TEST(Errors, BadAxisIsAxisError) {
 TEST(Errors, DTypeNotAllowedIsDTypeError) {
   lazy::Tensor flags = lazy::full({3}, true);
   int line = 0;
-  std::string msg = message_of<lazy::DTypeError>([&] { line = __LINE__; (void)(-flags); });
+  std::string msg = message_of<lazy::DTypeError>([&] {
+    line = __LINE__;
+    (void)(-flags);
+  });
   EXPECT_THAT(msg, HasSubstr("neg"));
   EXPECT_THAT(msg, HasSubstr(here(line)));
   lazy::Tensor ints = lazy::arange(4);
@@ -99,7 +117,10 @@ TEST(Errors, DTypeNotAllowedIsDTypeError) {
 TEST(Errors, ItemOnNonScalarIsShapeError) {
   lazy::Tensor a = lazy::ones({2, 2});
   int line = 0;
-  std::string msg = message_of<lazy::ShapeError>([&] { line = __LINE__; a.item<float>(); });
+  std::string msg = message_of<lazy::ShapeError>([&] {
+    line = __LINE__;
+    a.item<float>();
+  });
   EXPECT_THAT(msg, HasSubstr("item"));
   EXPECT_THAT(msg, HasSubstr("[2, 2]"));
   EXPECT_THAT(msg, HasSubstr(here(line)));

@@ -99,7 +99,8 @@ TEST(Trace, PendingTensorFromAnotherThreadIsRefused) {
   std::thread worker([&] { EXPECT_THROW(pending + 1.0f, lazy::RuntimeError); });
   worker.join();
   lazy::sync();
-  std::thread reader([&] { EXPECT_EQ((pending + 1.0f).to_vector<float>(), std::vector<float>(3, 3.0f)); });
+  std::thread reader(
+      [&] { EXPECT_EQ((pending + 1.0f).to_vector<float>(), std::vector<float>(3, 3.0f)); });
   reader.join();
 }
 

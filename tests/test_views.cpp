@@ -14,7 +14,9 @@
 #include "lazy/lazy.h"
 
 namespace lazy {
-void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.to_string(); }
+void PrintTo(const Shape& shape, std::ostream* os) {
+  *os << shape.to_string();
+}
 }  // namespace lazy
 
 namespace {
@@ -49,8 +51,7 @@ std::shared_ptr<const lazy::ir::Storage> storage_of(const Tensor& t) {
 // The indices NumPy's x[start:stop:step] visits on an axis of size n, found by filtering every
 // index against the definition rather than by computing a length.
 std::vector<std::int64_t> numpy_slice_indices(std::int64_t n, std::optional<std::int64_t> start,
-                                              std::optional<std::int64_t> stop,
-                                              std::int64_t step) {
+                                              std::optional<std::int64_t> stop, std::int64_t step) {
   auto from_end = [n](std::int64_t i) { return i < 0 ? i + n : i; };
   std::vector<std::int64_t> indices;
   if (step > 0) {
@@ -360,9 +361,9 @@ TEST(Slice, MatchesNumPyForRandomBoundsAndSteps) {
     for (int row = 0; row < 2; ++row)
       for (std::int64_t j : indices) expected.push_back(x.values[row * n + j]);
     Tensor s = x.tensor.slice(-1, start, stop, step);
-    SCOPED_TRACE(testing::Message() << "start " << (start ? std::to_string(*start) : "None")
-                                    << " stop " << (stop ? std::to_string(*stop) : "None")
-                                    << " step " << step);
+    SCOPED_TRACE(testing::Message()
+                 << "start " << (start ? std::to_string(*start) : "None") << " stop "
+                 << (stop ? std::to_string(*stop) : "None") << " step " << step);
     EXPECT_EQ(s.shape(), (Shape{2, std::int64_t(indices.size())}));
     EXPECT_EQ(s.to_vector<double>(), expected);
   }
@@ -506,8 +507,7 @@ TEST(ComposedViews, SliceOfASlice) {
   Source x = random_tensor({20}, 53);
   // x[2::3] visits 2, 5, 8, 11, 14, 17; [::-2] of that visits 17, 11, 5.
   Tensor v = x.tensor.slice(0, 2, std::nullopt, 3).slice(0, std::nullopt, std::nullopt, -2);
-  EXPECT_EQ(v.to_vector<double>(),
-            (std::vector<double>{x.values[17], x.values[11], x.values[5]}));
+  EXPECT_EQ(v.to_vector<double>(), (std::vector<double>{x.values[17], x.values[11], x.values[5]}));
 }
 
 TEST(ComposedViews, UnsqueezeTransposeSqueeze) {
@@ -529,6 +529,38 @@ TEST(ComposedViews, OfAnEvaluatedViewIndexThroughBothLayouts) {
   for (int r : {1, 3})
     for (int c = 0; c < 4; ++c) expected.push_back(x.values[c * 5 + (4 - r)]);
   EXPECT_EQ(second.to_vector<double>(), expected);
+}
+
+TEST(ComposedViews, ExpandOfAnEvaluatedTransposedRow) {
+  Source x = random_tensor({3, 2}, 69);
+  Tensor t = x.tensor.transpose(0, 1);  // t[j][i] = x[i][j]
+  lazy::sync();
+  Tensor v = t.slice(0, 1, 2).expand({4, 3});
+  std::vector<double> expected;
+  for (int a = 0; a < 4; ++a)
+    for (int i = 0; i < 3; ++i) expected.push_back(x.values[i * 2 + 1]);
+  EXPECT_EQ(v.to_vector<double>(), expected);
+}
+
+TEST(ComposedViews, SliceOfAnExpandedTensor) {
+  Source x = random_tensor({3}, 70);
+  Tensor v = x.tensor.expand({4, 3})
+                 .slice(0, std::nullopt, std::nullopt, -3)
+                 .slice(1, -1, std::nullopt, -2);
+  EXPECT_EQ(v.shape(), (Shape{2, 2}));
+  EXPECT_EQ(v.to_vector<double>(),
+            (std::vector<double>{x.values[2], x.values[0], x.values[2], x.values[0]}));
+}
+
+TEST(ComposedViews, ReshapeOfAColumnSlice) {
+  Source x = random_tensor({4, 6}, 71);
+  Tensor column = x.tensor.slice(1, 2, 3);  // (4, 1), a stride of 6 between elements
+  Tensor v = column.reshape({2, 2}).transpose(0, 1);
+  // column.reshape gives c[a][b] = x[2a + b][2]; the transpose reads c[b][a].
+  std::vector<double> expected;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) expected.push_back(x.values[(2 * b + a) * 6 + 2]);
+  EXPECT_EQ(v.to_vector<double>(), expected);
 }
 
 TEST(ComposedViews, KeepIntegerValuesExact) {
@@ -566,8 +598,8 @@ TEST(ViewsWithPointwise, OverlappingSlicesOfOneTensorSubtract) {
 
 TEST(ViewsWithPointwise, ViewOfAPointwiseResult) {
   Source x = random_tensor({2, 3}, 60);
-  Tensor v = (x.tensor * 2 + 1).transpose(0, 1).reshape({6}).slice(0, std::nullopt,
-                                                                   std::nullopt, -1);
+  Tensor v =
+      (x.tensor * 2 + 1).transpose(0, 1).reshape({6}).slice(0, std::nullopt, std::nullopt, -1);
   std::vector<double> transposed;
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < 2; ++i) transposed.push_back(x.values[i * 3 + j] * 2 + 1);
@@ -601,12 +633,9 @@ TEST(ViewsWithPointwise, ViewOfAnEvaluatedResultFeedsAnotherOp) {
 
 TEST(ViewStorage, ViewsOfDataShareItsStorage) {
   Source x = random_tensor({2, 3, 4}, 64);
-  std::vector<Tensor> views = {x.tensor.reshape({6, 4}),
-                               x.tensor.permute({2, 0, 1}),
-                               x.tensor.transpose(0, 1),
-                               x.tensor.expand({5, 2, 3, 4}),
-                               x.tensor.slice(2, 3, 0, -2),
-                               x.tensor.unsqueeze(1),
+  std::vector<Tensor> views = {x.tensor.reshape({6, 4}),    x.tensor.permute({2, 0, 1}),
+                               x.tensor.transpose(0, 1),    x.tensor.expand({5, 2, 3, 4}),
+                               x.tensor.slice(2, 3, 0, -2), x.tensor.unsqueeze(1),
                                x.tensor.flatten()};
   lazy::sync();
   for (const Tensor& v : views) {

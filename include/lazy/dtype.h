@@ -21,7 +21,11 @@ std::string_view dtype_name(DType dtype);
 // Bytes one element occupies in memory (bool is one byte).
 int itemsize(DType dtype);
 
-constexpr bool is_floating(DType d) { return d == DType::f32 || d == DType::f16 || d == DType::bf16; }
-constexpr bool is_integer(DType d) { return d == DType::i32 || d == DType::i64; }
+constexpr bool is_floating(DType d) {
+  return d == DType::f32 || d == DType::f16 || d == DType::bf16;
+}
+constexpr bool is_integer(DType d) {
+  return d == DType::i32 || d == DType::i64;
+}
 
 }  // namespace lazy

@@ -5,6 +5,7 @@
 #include <source_location>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace lazy {
 
@@ -42,6 +43,25 @@ class ValueError : public Error {
 // The library cannot go on: a thread rule broken, a backend that failed.
 class RuntimeError : public Error {
   using Error::Error;
+};
+
+// NVRTC rejected a generated kernel: a code generator bug, or a toolkit too old for it. what()
+// carries NVRTC's log; source() is the whole kernel source.
+class CompileError : public Error {
+ public:
+  CompileError(const std::string& what_failed, std::string source, std::string log,
+               std::source_location where = std::source_location::current())
+      : Error(what_failed + ": NVRTC failed to compile the generated kernel. NVRTC log:\n" + log +
+                  "\n(set LAZY_DEBUG=1 to print the generated CUDA source)",
+              where),
+        source_(std::move(source)),
+        log_(std::move(log)) {}
+  const std::string& source() const { return source_; }
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string source_;
+  std::string log_;
 };
 
 }  // namespace lazy

@@ -19,8 +19,11 @@ class Operand {
           std::source_location loc = std::source_location::current())
       : tensor_(&tensor), scalar_(0), loc_(loc) {}
   template <class T>
-    requires std::is_arithmetic_v<T>
-  Operand(T value,  // NOLINT(google-explicit-constructor)
+  requires std::is_arithmetic_v<T> Operand(
+      T value,  // NOLINT(google-explicit-constructor)
+      std::source_location loc = std::source_location::current())
+      : tensor_(nullptr), scalar_(value), loc_(loc) {}
+  Operand(const Scalar& value,  // NOLINT(google-explicit-constructor)
           std::source_location loc = std::source_location::current())
       : tensor_(nullptr), scalar_(value), loc_(loc) {}
 
@@ -35,7 +38,7 @@ class Operand {
   std::source_location loc_;
 };
 
-#define LAZY_DECLARE_BINARY(name) \
+#define LAZY_DECLARE_BINARY(name)                 \
   Tensor name(const Operand& a, const Operand& b, \
               std::source_location loc = std::source_location::current());
 #define LAZY_DECLARE_UNARY(name) \
@@ -116,16 +119,38 @@ Tensor cast(const Tensor& x, DType dtype,
 #undef LAZY_DECLARE_BINARY
 #undef LAZY_DECLARE_UNARY
 
-inline Tensor operator+(const Operand& a, const Operand& b) { return add(a, b, a.loc()); }
-inline Tensor operator-(const Operand& a, const Operand& b) { return sub(a, b, a.loc()); }
-inline Tensor operator*(const Operand& a, const Operand& b) { return mul(a, b, a.loc()); }
-inline Tensor operator/(const Operand& a, const Operand& b) { return div(a, b, a.loc()); }
-inline Tensor operator-(const Operand& x) { return neg(x.tensor(), x.loc()); }
-inline Tensor operator==(const Operand& a, const Operand& b) { return eq(a, b, a.loc()); }
-inline Tensor operator!=(const Operand& a, const Operand& b) { return ne(a, b, a.loc()); }
-inline Tensor operator<(const Operand& a, const Operand& b) { return lt(a, b, a.loc()); }
-inline Tensor operator<=(const Operand& a, const Operand& b) { return le(a, b, a.loc()); }
-inline Tensor operator>(const Operand& a, const Operand& b) { return gt(a, b, a.loc()); }
-inline Tensor operator>=(const Operand& a, const Operand& b) { return ge(a, b, a.loc()); }
+inline Tensor operator+(const Operand& a, const Operand& b) {
+  return add(a, b, a.loc());
+}
+inline Tensor operator-(const Operand& a, const Operand& b) {
+  return sub(a, b, a.loc());
+}
+inline Tensor operator*(const Operand& a, const Operand& b) {
+  return mul(a, b, a.loc());
+}
+inline Tensor operator/(const Operand& a, const Operand& b) {
+  return div(a, b, a.loc());
+}
+inline Tensor operator-(const Operand& x) {
+  return neg(x.tensor(), x.loc());
+}
+inline Tensor operator==(const Operand& a, const Operand& b) {
+  return eq(a, b, a.loc());
+}
+inline Tensor operator!=(const Operand& a, const Operand& b) {
+  return ne(a, b, a.loc());
+}
+inline Tensor operator<(const Operand& a, const Operand& b) {
+  return lt(a, b, a.loc());
+}
+inline Tensor operator<=(const Operand& a, const Operand& b) {
+  return le(a, b, a.loc());
+}
+inline Tensor operator>(const Operand& a, const Operand& b) {
+  return gt(a, b, a.loc());
+}
+inline Tensor operator>=(const Operand& a, const Operand& b) {
+  return ge(a, b, a.loc());
+}
 
 }  // namespace lazy

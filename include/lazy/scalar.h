@@ -14,8 +14,8 @@ class Scalar {
   enum class Kind : std::uint8_t { boolean, integer, floating };
 
   template <class T>
-    requires std::is_arithmetic_v<T>
-  Scalar(T value) {  // NOLINT(google-explicit-constructor): numbers stand in for tensors
+  requires std::is_arithmetic_v<T> Scalar(
+      T value) {  // NOLINT(google-explicit-constructor): numbers stand in for tensors
     if constexpr (std::is_same_v<T, bool>) {
       kind_ = Kind::boolean;
       int_ = value ? 1 : 0;

@@ -22,8 +22,7 @@ struct Node;
 // Element types a tensor can be read into on the host.
 template <class T>
 concept HostElement = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                      std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                      std::is_same_v<T, bool>;
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, bool>;
 
 // Tensors are immutable values. Copying a handle is cheap and shares the node. Ops on tensors
 // record work; reading values (item, to_vector) is a sync point that computes everything the

@@ -21,10 +21,11 @@ Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
       std::int64_t& dim = out[lead + axis];
       if (s[axis] == dim || s[axis] == 1) continue;
       if (dim != 1) {
-        fail<ShapeError>(loc, op, "shapes ",
-                         absl::StrJoin(shapes, " and ",
-                                       [](std::string* o, const Shape& x) { o->append(x.to_string()); }),
-                         " cannot be broadcast together");
+        fail<ShapeError>(
+            loc, op, "shapes ",
+            absl::StrJoin(shapes, " and ",
+                          [](std::string* o, const Shape& x) { o->append(x.to_string()); }),
+            " cannot be broadcast together");
       }
       dim = s[axis];
     }

@@ -51,9 +51,12 @@ Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::
 
 DType default_dtype_of(const Scalar& value) {
   switch (value.kind()) {
-    case Scalar::Kind::boolean: return DType::bool_;
-    case Scalar::Kind::integer: return DType::i64;
-    case Scalar::Kind::floating: return DType::f32;
+    case Scalar::Kind::boolean:
+      return DType::bool_;
+    case Scalar::Kind::integer:
+      return DType::i64;
+    case Scalar::Kind::floating:
+      return DType::f32;
   }
   return DType::f32;
 }
@@ -67,7 +70,8 @@ Tensor random(Op op, std::string_view name, const Shape& shape, std::uint64_t se
                           " is not a floating dtype");
   }
   ir::NodePtr node = api::new_node(op, dtype, shape, loc);
-  node->inputs.push_back(api::scalar_node(static_cast<std::int64_t>(seed), DType::i64, loc));
+  node->inputs.push_back(
+      api::scalar_node(static_cast<std::int64_t>(seed), DType::i64, ir::ScalarRole::number, loc));
   return api::record(node);
 }
 
@@ -103,7 +107,7 @@ Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype,
   check_shape(shape, "full", loc);
   DType type = dtype.value_or(default_dtype_of(value));
   api::check_scalar_fits(value, type, "full", loc);
-  ir::NodePtr scalar = api::scalar_node(value, type, loc);
+  ir::NodePtr scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
   return Tensor(api::expand_node(scalar, shape, loc));
 }
 
@@ -124,8 +128,8 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   DType type = dtype.value_or(all_integers ? DType::i64 : DType::f32);
   if (type == DType::bool_) api::fail<DTypeError>(loc, "arange", "cannot make a bool range");
   if (step.to_double() == 0) api::fail<ValueError>(loc, "arange", "step must not be 0");
-  if (is_integer(type) && (start.kind() == Scalar::Kind::floating ||
-                           step.kind() == Scalar::Kind::floating)) {
+  if (is_integer(type) &&
+      (start.kind() == Scalar::Kind::floating || step.kind() == Scalar::Kind::floating)) {
     api::fail<ValueError>(loc, "arange", "an integer range needs integer start and step");
   }
   std::int64_t length;
@@ -141,12 +145,14 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   DType scalar_type = is_floating(type) ? ir::compute_type_of(type) : DType::i64;
   ir::NodePtr node = api::new_node(Op::Arange, type, Shape{length}, loc);
   node->compute_dtype = scalar_type;
-  node->inputs.push_back(api::scalar_node(start, scalar_type, loc));
-  node->inputs.push_back(api::scalar_node(step, scalar_type, loc));
+  node->inputs.push_back(api::scalar_node(start, scalar_type, ir::ScalarRole::number, loc));
+  node->inputs.push_back(api::scalar_node(step, scalar_type, ir::ScalarRole::number, loc));
   return api::record(node);
 }
 
-Tensor arange(Scalar stop, std::source_location loc) { return arange(0, stop, 1, {}, loc); }
+Tensor arange(Scalar stop, std::source_location loc) {
+  return arange(0, stop, 1, {}, loc);
+}
 
 Tensor rand(const Shape& shape, std::uint64_t seed, DType dtype, std::source_location loc) {
   return random(Op::RandUniform, "rand", shape, seed, dtype, loc);

@@ -23,7 +23,8 @@ ir::PromotionOperand promotion_operand(const Operand& x) {
 // Records a pointwise node over the operands: numbers become Scalar leaves of `scalar_dtype`,
 // tensors are broadcast to the common shape.
 Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Operand*> operands,
-                 DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc) {
+                 DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc,
+                 bool check_scalar_range = true) {
   std::array<const Shape*, 3> shapes{};
   int n_shapes = 0;
   bool same_shapes = true;
@@ -32,7 +33,7 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
       shapes[n_shapes] = &api::node_of(x->tensor(), name, loc)->shape;
       same_shapes = same_shapes && *shapes[n_shapes] == *shapes[0];
       ++n_shapes;
-    } else {
+    } else if (check_scalar_range) {
       api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc);
     }
   }
@@ -49,7 +50,8 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
     if (x->is_tensor()) {
       node->inputs.push_back(api::broadcast_node(x->tensor().node(), shape, loc));
     } else {
-      node->inputs.push_back(api::scalar_node(x->scalar(), scalar_dtype, loc));
+      node->inputs.push_back(
+          api::scalar_node(x->scalar(), scalar_dtype, ir::ScalarRole::number, loc));
     }
   }
   return api::record(node);
@@ -80,19 +82,28 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, 
   if (rule == BinaryRule::compare || rule == BinaryRule::logical) dtype = DType::bool_;
   DType compute = rule == BinaryRule::true_div ? dtype : promoted;
   if (op == Op::Sub && promoted == DType::bool_) {
-    api::fail<DTypeError>(loc, name, "subtracting bool tensors is not supported; use logical_xor "
-                                     "or cast to an integer dtype first");
+    api::fail<DTypeError>(loc, name,
+                          "subtracting bool tensors is not supported; use logical_xor "
+                          "or cast to an integer dtype first");
   }
   if (op == Op::Pow && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name, "pow of bool operands is not supported; cast them first");
+  }
+  if (op == Op::Pow && is_integer(promoted) && !b.is_tensor() && b.scalar().to_int() < 0) {
+    api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
+  }
+  if (rule == BinaryRule::compare) {
+    // A number compared with a tensor is first rounded to the compared dtype, as in PyTorch: an
+    // f16 tensor holding f16(0.1) equals 0.1. Rounding to infinity is not an error here.
+    return pointwise(op, name, {&a, &b}, dtype, compute, compute, loc, false);
   }
   return pointwise(op, name, {&a, &b}, dtype, compute, ir::compute_type_of(compute), loc);
 }
 
 enum class UnaryRule {
-  same,            // result in the input's dtype
-  floating,        // integer and bool inputs give f32
-  to_bool,         // bool result
+  same,      // result in the input's dtype
+  floating,  // integer and bool inputs give f32
+  to_bool,   // bool result
 };
 
 Tensor unary(Op op, std::string_view name, const Tensor& x, UnaryRule rule,
@@ -109,7 +120,8 @@ Tensor unary(Op op, std::string_view name, const Tensor& x, UnaryRule rule,
 
 void reject_bool(const Tensor& x, std::string_view name, std::source_location loc) {
   if (api::node_of(x, name, loc)->dtype == DType::bool_) {
-    api::fail<DTypeError>(loc, name, "is not defined for bool tensors; cast to a numeric dtype first");
+    api::fail<DTypeError>(loc, name,
+                          "is not defined for bool tensors; cast to a numeric dtype first");
   }
 }
 
@@ -131,9 +143,9 @@ Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {
 
 }  // namespace
 
-#define LAZY_DEFINE_BINARY(name, op, rule)                                      \
-  Tensor name(const Operand& a, const Operand& b, std::source_location loc) {   \
-    return binary(Op::op, #name, a, b, BinaryRule::rule, loc);                  \
+#define LAZY_DEFINE_BINARY(name, op, rule)                                    \
+  Tensor name(const Operand& a, const Operand& b, std::source_location loc) { \
+    return binary(Op::op, #name, a, b, BinaryRule::rule, loc);                \
   }
 LAZY_DEFINE_BINARY(add, Add, arithmetic)
 LAZY_DEFINE_BINARY(sub, Sub, arithmetic)
@@ -152,9 +164,9 @@ LAZY_DEFINE_BINARY(logical_and, LogicalAnd, logical)
 LAZY_DEFINE_BINARY(logical_or, LogicalOr, logical)
 #undef LAZY_DEFINE_BINARY
 
-#define LAZY_DEFINE_UNARY(name, op, rule)                          \
-  Tensor name(const Tensor& x, std::source_location loc) {         \
-    return unary(Op::op, #name, x, UnaryRule::rule, loc);          \
+#define LAZY_DEFINE_UNARY(name, op, rule)                  \
+  Tensor name(const Tensor& x, std::source_location loc) { \
+    return unary(Op::op, #name, x, UnaryRule::rule, loc);  \
   }
 LAZY_DEFINE_UNARY(sign, Sign, same)
 LAZY_DEFINE_UNARY(exp, Exp, floating)
@@ -200,11 +212,11 @@ Tensor square(const Tensor& x, std::source_location loc) {
 }
 
 // Rounding an integer is the identity: the same tensor comes back, nothing is recorded.
-#define LAZY_DEFINE_ROUNDING(name, op)                        \
-  Tensor name(const Tensor& x, std::source_location loc) {    \
-    reject_bool(x, #name, loc);                               \
-    if (is_integer(x.dtype())) return x;                      \
-    return unary(Op::op, #name, x, UnaryRule::same, loc);     \
+#define LAZY_DEFINE_ROUNDING(name, op)                     \
+  Tensor name(const Tensor& x, std::source_location loc) { \
+    reject_bool(x, #name, loc);                            \
+    if (is_integer(x.dtype())) return x;                   \
+    return unary(Op::op, #name, x, UnaryRule::same, loc);  \
   }
 LAZY_DEFINE_ROUNDING(floor, Floor)
 LAZY_DEFINE_ROUNDING(ceil, Ceil)
@@ -270,5 +282,7 @@ Tensor softplus(const Tensor& x, std::source_location loc) {
 }  // namespace lazy
 
 namespace lazy {
-Tensor Tensor::to(DType dtype, std::source_location loc) const { return cast(*this, dtype, loc); }
+Tensor Tensor::to(DType dtype, std::source_location loc) const {
+  return cast(*this, dtype, loc);
+}
 }  // namespace lazy

@@ -48,15 +48,25 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
       fail<ValueError>(loc, op, "the scalar ", v, " does not fit in i32");
     }
   }
+  if (is_integer(dtype) && value.kind() == Scalar::Kind::floating) {
+    // The range check PyTorch makes: the truncated value must be representable.
+    double v = value.to_double();
+    double limit = dtype == DType::i32 ? 2147483648.0 : 9223372036854775808.0;  // 2^31, 2^63
+    if (!(std::trunc(v) >= -limit && std::trunc(v) < limit)) {
+      fail<ValueError>(loc, op, "the scalar ", v, " does not fit in ", dtype_name(dtype));
+    }
+  }
   if (is_floating(dtype) && std::isfinite(value.to_double()) &&
       std::isinf(ir::round_to_dtype(value.to_double(), dtype))) {
     fail<ValueError>(loc, op, "the scalar ", value.to_double(), " overflows ", dtype_name(dtype));
   }
 }
 
-ir::NodePtr scalar_node(const Scalar& value, DType dtype, std::source_location loc) {
+ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
+                        std::source_location loc) {
   ir::NodePtr node = new_node(ir::Op::Scalar, dtype, Shape{}, loc);
   node->scalar = value;
+  node->attrs.push(std::int64_t(role));
   ir::Trace::current().append(node);
   return node;
 }

@@ -41,7 +41,8 @@ Tensor record(const ir::NodePtr& node);
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
                        std::source_location loc);
 // Records a Scalar leaf of `dtype`; the value must have passed check_scalar_fits.
-ir::NodePtr scalar_node(const Scalar& value, DType dtype, std::source_location loc);
+ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
+                        std::source_location loc);
 
 // Normalizes a possibly negative axis of a tensor of `rank`, or throws AxisError.
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc);

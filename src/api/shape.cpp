@@ -7,7 +7,8 @@
 
 namespace lazy {
 
-Shape::Shape(std::initializer_list<std::int64_t> dims) : Shape(std::span(dims.begin(), dims.size())) {}
+Shape::Shape(std::initializer_list<std::int64_t> dims)
+    : Shape(std::span(dims.begin(), dims.size())) {}
 
 Shape::Shape(std::span<const std::int64_t> dims) {
   for (std::int64_t dim : dims) push_back(dim);
@@ -27,6 +28,8 @@ std::int64_t Shape::numel() const {
   return n;
 }
 
-std::string Shape::to_string() const { return absl::StrCat("[", absl::StrJoin(dims(), ", "), "]"); }
+std::string Shape::to_string() const {
+  return absl::StrCat("[", absl::StrJoin(dims(), ", "), "]");
+}
 
 }  // namespace lazy

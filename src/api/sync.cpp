@@ -29,7 +29,9 @@ void sync_trace(ir::Trace& trace) {
 
 }  // namespace
 
-void sync() { sync_trace(ir::Trace::current()); }
+void sync() {
+  sync_trace(ir::Trace::current());
+}
 
 void eval(std::span<const Tensor> tensors, std::source_location loc) {
   for (const Tensor& t : tensors) api::node_of(t, "eval", loc);

@@ -16,7 +16,8 @@ void drop_handle(const std::shared_ptr<ir::Node>& node) {
 }
 
 // The computed values of a tensor, syncing its thread's trace first if needed.
-const ir::TensorData& computed_data(const Tensor& t, std::string_view op, std::source_location loc) {
+const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
+                                    std::source_location loc) {
   const ir::NodePtr& node = api::node_of(t, op, loc);
   if (!node->data) sync();
   return *node->data;
@@ -45,8 +46,12 @@ void for_each_element(const ir::Layout& layout, Fn fn) {
 
 }  // namespace
 
-Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) { add_handle(node_); }
-Tensor::Tensor(const Tensor& other) : node_(other.node_) { add_handle(node_); }
+Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) {
+  add_handle(node_);
+}
+Tensor::Tensor(const Tensor& other) : node_(other.node_) {
+  add_handle(node_);
+}
 Tensor& Tensor::operator=(const Tensor& other) {
   if (this != &other) {
     add_handle(other.node_);
@@ -62,7 +67,9 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   }
   return *this;
 }
-Tensor::~Tensor() { drop_handle(node_); }
+Tensor::~Tensor() {
+  drop_handle(node_);
+}
 
 DType Tensor::dtype() const {
   api::node_of(*this, "dtype", std::source_location::current());
@@ -79,7 +86,9 @@ std::int64_t Tensor::size(int axis, std::source_location loc) const {
   return node->shape[api::normalize_axis(axis, node->shape.rank(), "size", loc)];
 }
 
-bool Tensor::is_evaluated() const { return node_ && node_->data != nullptr; }
+bool Tensor::is_evaluated() const {
+  return node_ && node_->data != nullptr;
+}
 
 double Tensor::item_as_double(std::source_location loc) const {
   if (node_ && node_->shape.numel() != 1) {
@@ -109,7 +118,9 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
       case HostType::f32:
         static_cast<float*>(dst)[i] = float(ir::load_as_double(src, dtype, offset));
         break;
-      case HostType::f64: static_cast<double*>(dst)[i] = ir::load_as_double(src, dtype, offset); break;
+      case HostType::f64:
+        static_cast<double*>(dst)[i] = ir::load_as_double(src, dtype, offset);
+        break;
       case HostType::i32:
         if (is_floating(dtype)) {
           ir::store_double(dst, DType::i32, i, ir::load_as_double(src, dtype, offset));

@@ -39,15 +39,14 @@ Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
   std::int64_t numel = in->shape.numel();
   if (inferred_axis >= 0) {
     if (known == 0 || numel % known != 0) {
-      api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (",
-                            numel, " elements) to ", shape.to_string());
+      api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
+                            " elements) to ", shape.to_string());
     }
     target[inferred_axis] = numel / known;
   }
   if (target.numel() != numel) {
     api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
-                          " elements) to ", shape.to_string(), " (", target.numel(),
-                          " elements)");
+                          " elements) to ", shape.to_string(), " (", target.numel(), " elements)");
   }
   if (target == in->shape) return *this;
   return view(Op::Reshape, in, target, {}, loc);
@@ -58,8 +57,8 @@ Tensor Tensor::permute(std::span<const int> axes, std::source_location loc) cons
   const ir::NodePtr& in = api::node_of(*this, "permute", loc);
   int rank = in->shape.rank();
   if (int(axes.size()) != rank) {
-    api::fail<AxisError>(loc, "permute", "got ", axes.size(), " axes (",
-                         absl::StrJoin(axes, ", "), ") for a tensor of rank ", rank);
+    api::fail<AxisError>(loc, "permute", "got ", axes.size(), " axes (", absl::StrJoin(axes, ", "),
+                         ") for a tensor of rank ", rank);
   }
   ir::Attrs attrs;
   Shape shape;
@@ -68,8 +67,8 @@ Tensor Tensor::permute(std::span<const int> axes, std::source_location loc) cons
   for (int i = 0; i < rank; ++i) {
     int axis = api::normalize_axis(axes[i], rank, "permute", loc);
     if (seen[axis]) {
-      api::fail<AxisError>(loc, "permute", "axes (", absl::StrJoin(axes, ", "),
-                           ") repeat axis ", axis);
+      api::fail<AxisError>(loc, "permute", "axes (", absl::StrJoin(axes, ", "), ") repeat axis ",
+                           axis);
     }
     seen[axis] = true;
     identity = identity && axis == i;

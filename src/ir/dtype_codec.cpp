@@ -1,5 +1,6 @@
 #include "ir/dtype_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -35,7 +36,8 @@ std::uint16_t encode(double value, const FloatFormat& f) {
   int mantissa_bits = f.precision - 1;
   std::uint16_t sign = std::signbit(value) ? std::uint16_t(1u << (mantissa_bits + f.exp_bits)) : 0;
   int exp_all_ones = (1 << f.exp_bits) - 1;
-  if (std::isnan(value)) return std::uint16_t(sign | (exp_all_ones << mantissa_bits) | (1 << (mantissa_bits - 1)));
+  if (std::isnan(value))
+    return std::uint16_t(sign | (exp_all_ones << mantissa_bits) | (1 << (mantissa_bits - 1)));
   double r = std::fabs(round_to_format(value, f));
   if (std::isinf(r)) return std::uint16_t(sign | (exp_all_ones << mantissa_bits));
   if (r == 0) return sign;
@@ -61,8 +63,8 @@ double decode(std::uint16_t bits, const FloatFormat& f) {
   } else if (biased == 0) {
     magnitude = std::ldexp(double(mantissa), f.min_exp - mantissa_bits);
   } else {
-    magnitude = std::ldexp(double(mantissa + (1 << mantissa_bits)),
-                           biased + f.min_exp - 1 - mantissa_bits);
+    magnitude =
+        std::ldexp(double(mantissa + (1 << mantissa_bits)), biased + f.min_exp - 1 - mantissa_bits);
   }
   return negative ? -magnitude : magnitude;
 }
@@ -77,73 +79,157 @@ std::int64_t saturating_trunc(double value) {
   return static_cast<std::int64_t>(std::trunc(value));
 }
 
+// Significant bits each floating dtype keeps (with the implicit one).
+int precision_of(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return kHalf.precision;
+    case DType::bf16:
+      return kBFloat.precision;
+    default:
+      return std::numeric_limits<float>::digits;
+  }
+}
+
+// Rounds an integer to `precision` significant bits, ties to even, in integer arithmetic. The
+// result is exact in a double, so storing it rounds only once: going through double(value)
+// first would round twice for integers past 2^53.
+double round_int_to_precision(std::int64_t value, int precision) {
+  std::uint64_t magnitude = value < 0 ? 0 - std::uint64_t(value) : std::uint64_t(value);
+  int dropped = std::max(int(std::bit_width(magnitude)) - precision, 0);
+  if (dropped > 0) {
+    std::uint64_t rest = magnitude & ((std::uint64_t(1) << dropped) - 1);
+    std::uint64_t half = std::uint64_t(1) << (dropped - 1);
+    magnitude >>= dropped;
+    if (rest > half || (rest == half && (magnitude & 1))) ++magnitude;
+  }
+  double rounded = std::ldexp(double(magnitude), dropped);
+  return value < 0 ? -rounded : rounded;
+}
+
 }  // namespace
 
-std::uint16_t double_to_f16_bits(double value) { return encode(value, kHalf); }
-std::uint16_t double_to_bf16_bits(double value) { return encode(value, kBFloat); }
-double f16_bits_to_double(std::uint16_t bits) { return decode(bits, kHalf); }
-double bf16_bits_to_double(std::uint16_t bits) { return decode(bits, kBFloat); }
+std::uint16_t double_to_f16_bits(double value) {
+  return encode(value, kHalf);
+}
+std::uint16_t double_to_bf16_bits(double value) {
+  return encode(value, kBFloat);
+}
+double f16_bits_to_double(std::uint16_t bits) {
+  return decode(bits, kHalf);
+}
+double bf16_bits_to_double(std::uint16_t bits) {
+  return decode(bits, kBFloat);
+}
 
 double round_to_dtype(double value, DType dtype) {
   switch (dtype) {
-    case DType::f32: return double(float(value));
-    case DType::f16: return round_to_format(value, kHalf);
-    case DType::bf16: return round_to_format(value, kBFloat);
-    case DType::i32: return double(saturating_trunc<std::int32_t>(value));
-    case DType::i64: return double(saturating_trunc<std::int64_t>(value));
-    case DType::bool_: return value != 0 ? 1.0 : 0.0;  // NaN != 0
+    case DType::f32:
+      return double(float(value));
+    case DType::f16:
+      return round_to_format(value, kHalf);
+    case DType::bf16:
+      return round_to_format(value, kBFloat);
+    case DType::i32:
+      return double(saturating_trunc<std::int32_t>(value));
+    case DType::i64:
+      return double(saturating_trunc<std::int64_t>(value));
+    case DType::bool_:
+      return value != 0 ? 1.0 : 0.0;  // NaN != 0
   }
   return value;
 }
 
 std::int64_t wrap_to_dtype(std::int64_t value, DType dtype) {
   switch (dtype) {
-    case DType::i32: return std::int32_t(std::uint32_t(std::uint64_t(value)));
-    case DType::bool_: return value != 0;
-    default: return value;
+    case DType::i32:
+      return std::int32_t(std::uint32_t(std::uint64_t(value)));
+    case DType::bool_:
+      return value != 0;
+    default:
+      return value;
   }
+}
+
+std::int64_t float_to_integer_dtype(double value, DType dtype) {
+  switch (dtype) {
+    case DType::i32:
+      return saturating_trunc<std::int32_t>(value);
+    case DType::bool_:
+      return value != 0;
+    default:
+      return saturating_trunc<std::int64_t>(value);
+  }
+}
+
+double integer_to_float_dtype(std::int64_t value, DType dtype) {
+  return round_to_dtype(round_int_to_precision(value, precision_of(dtype)), dtype);
 }
 
 double load_as_double(const void* data, DType dtype, std::int64_t index) {
   switch (dtype) {
-    case DType::f32: return static_cast<const float*>(data)[index];
-    case DType::f16: return f16_bits_to_double(static_cast<const std::uint16_t*>(data)[index]);
-    case DType::bf16: return bf16_bits_to_double(static_cast<const std::uint16_t*>(data)[index]);
-    default: return double(load_as_int(data, dtype, index));
+    case DType::f32:
+      return static_cast<const float*>(data)[index];
+    case DType::f16:
+      return f16_bits_to_double(static_cast<const std::uint16_t*>(data)[index]);
+    case DType::bf16:
+      return bf16_bits_to_double(static_cast<const std::uint16_t*>(data)[index]);
+    default:
+      return double(load_as_int(data, dtype, index));
   }
 }
 
 std::int64_t load_as_int(const void* data, DType dtype, std::int64_t index) {
   switch (dtype) {
-    case DType::i32: return static_cast<const std::int32_t*>(data)[index];
-    case DType::i64: return static_cast<const std::int64_t*>(data)[index];
-    case DType::bool_: return static_cast<const std::uint8_t*>(data)[index] != 0;
-    default: {
-      double value = round_to_dtype(load_as_double(data, dtype, index), DType::i64);
-      return static_cast<std::int64_t>(value);
-    }
+    case DType::i32:
+      return static_cast<const std::int32_t*>(data)[index];
+    case DType::i64:
+      return static_cast<const std::int64_t*>(data)[index];
+    case DType::bool_:
+      return static_cast<const std::uint8_t*>(data)[index] != 0;
+    // Not through round_to_dtype: its double cannot hold the saturated i64 maximum.
+    default:
+      return saturating_trunc<std::int64_t>(load_as_double(data, dtype, index));
   }
 }
 
 void store_double(void* data, DType dtype, std::int64_t index, double value) {
   switch (dtype) {
-    case DType::f32: static_cast<float*>(data)[index] = float(value); return;
-    case DType::f16: static_cast<std::uint16_t*>(data)[index] = double_to_f16_bits(value); return;
-    case DType::bf16: static_cast<std::uint16_t*>(data)[index] = double_to_bf16_bits(value); return;
+    case DType::f32:
+      static_cast<float*>(data)[index] = float(value);
+      return;
+    case DType::f16:
+      static_cast<std::uint16_t*>(data)[index] = double_to_f16_bits(value);
+      return;
+    case DType::bf16:
+      static_cast<std::uint16_t*>(data)[index] = double_to_bf16_bits(value);
+      return;
     case DType::i32:
       static_cast<std::int32_t*>(data)[index] = std::int32_t(saturating_trunc<std::int32_t>(value));
       return;
-    case DType::i64: static_cast<std::int64_t*>(data)[index] = saturating_trunc<std::int64_t>(value); return;
-    case DType::bool_: static_cast<std::uint8_t*>(data)[index] = value != 0; return;
+    case DType::i64:
+      static_cast<std::int64_t*>(data)[index] = saturating_trunc<std::int64_t>(value);
+      return;
+    case DType::bool_:
+      static_cast<std::uint8_t*>(data)[index] = value != 0;
+      return;
   }
 }
 
 void store_int(void* data, DType dtype, std::int64_t index, std::int64_t value) {
   switch (dtype) {
-    case DType::i32: static_cast<std::int32_t*>(data)[index] = std::int32_t(wrap_to_dtype(value, dtype)); return;
-    case DType::i64: static_cast<std::int64_t*>(data)[index] = value; return;
-    case DType::bool_: static_cast<std::uint8_t*>(data)[index] = value != 0; return;
-    default: store_double(data, dtype, index, double(value)); return;
+    case DType::i32:
+      static_cast<std::int32_t*>(data)[index] = std::int32_t(wrap_to_dtype(value, dtype));
+      return;
+    case DType::i64:
+      static_cast<std::int64_t*>(data)[index] = value;
+      return;
+    case DType::bool_:
+      static_cast<std::uint8_t*>(data)[index] = value != 0;
+      return;
+    default:
+      store_double(data, dtype, index, round_int_to_precision(value, precision_of(dtype)));
+      return;
   }
 }
 

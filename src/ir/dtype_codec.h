@@ -15,6 +15,14 @@ double round_to_dtype(double value, DType dtype);
 // Wraps to the integer dtype's width as two's complement; bool gives 0 or 1.
 std::int64_t wrap_to_dtype(std::int64_t value, DType dtype);
 
+// A floating value converted to an integer or bool dtype: truncated toward zero and saturated,
+// NaN giving 0 (bool: non-zero, NaN included, gives 1). Exact where round_to_dtype's double
+// could not hold the result (the saturated i64 maximum).
+std::int64_t float_to_integer_dtype(double value, DType dtype);
+// An integer converted to a floating dtype, rounded once (through double it could round twice
+// past 2^53).
+double integer_to_float_dtype(std::int64_t value, DType dtype);
+
 // Element `index` of a buffer of `dtype`, widened.
 double load_as_double(const void* data, DType dtype, std::int64_t index);
 std::int64_t load_as_int(const void* data, DType dtype, std::int64_t index);

@@ -33,6 +33,11 @@ struct Attrs {
   std::int64_t operator[](int i) const { return ints[i]; }
 };
 
+// What a Scalar node stands for, kept in its attrs[0]. A number written next to a tensor keeps the
+// precision it was recorded with (PyTorch's wrapped numbers); a 0-d tensor made by full() is
+// converted to the op's common dtype like any tensor.
+enum class ScalarRole : std::int64_t { tensor = 0, number = 1 };
+
 struct Node {
   Op op;
   DType dtype;
@@ -63,6 +68,9 @@ struct Node {
   std::unique_ptr<TensorData> data;
 
   bool is_pending() const { return trace != nullptr; }
+  bool is_number() const {
+    return op == Op::Scalar && attrs[0] == std::int64_t(ScalarRole::number);
+  }
 };
 
 }  // namespace lazy::ir

@@ -12,6 +12,8 @@ constexpr std::array kOpInfos = {
 };
 }  // namespace
 
-const OpInfo& op_info(Op op) { return kOpInfos[static_cast<std::size_t>(op)]; }
+const OpInfo& op_info(Op op) {
+  return kOpInfos[static_cast<std::size_t>(op)];
+}
 
 }  // namespace lazy::ir

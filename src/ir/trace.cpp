@@ -21,18 +21,22 @@ Hash128 compute_node_hash(const Node& node) {
   return hash_words({words.data(), n});
 }
 
-Hash128 scalar_node_hash(DType dtype) {
+// Scalars hash by dtype and role alone; the table saves hashing the commonest leaf every time.
+Hash128 scalar_node_hash(const Node& node) {
   static const auto table = [] {
-    std::array<Hash128, 6> hashes;
+    std::array<std::array<Hash128, 2>, 6> hashes;
     for (int d = 0; d < 6; ++d) {
-      Node prototype;
-      prototype.op = Op::Scalar;
-      prototype.dtype = prototype.compute_dtype = DType(d);
-      hashes[d] = compute_node_hash(prototype);
+      for (int role = 0; role < 2; ++role) {
+        Node prototype;
+        prototype.op = Op::Scalar;
+        prototype.dtype = prototype.compute_dtype = DType(d);
+        prototype.attrs.push(role);
+        hashes[d][role] = compute_node_hash(prototype);
+      }
     }
     return hashes;
   }();
-  return table[int(dtype)];
+  return table[int(node.dtype)][node.attrs[0]];
 }
 
 }  // namespace
@@ -75,8 +79,7 @@ void Trace::append(const NodePtr& node) {
   std::size_t n_inputs = 0;
   if (node->inputs.empty()) {
     // A leaf's expression is itself. Scalars are the commonest leaf and hash by dtype alone.
-    node->node_hash =
-        node->op == Op::Scalar ? scalar_node_hash(node->dtype) : compute_node_hash(*node);
+    node->node_hash = node->op == Op::Scalar ? scalar_node_hash(*node) : compute_node_hash(*node);
     node->dag_hash = node->node_hash;
   } else {
     node->node_hash = compute_node_hash(*node);
@@ -116,7 +119,8 @@ Hash128 Trace::sync_key() const {
   // One bit per pending node: does a handle hold it.
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i]->handles.load(std::memory_order_relaxed) > 0) bits |= std::uint64_t(1) << (i % 64);
+    if (nodes_[i]->handles.load(std::memory_order_relaxed) > 0)
+      bits |= std::uint64_t(1) << (i % 64);
     if (i % 64 == 63) {
       words.push_back(bits);
       bits = 0;

@@ -24,9 +24,12 @@ std::optional<DType> combine_tiers(std::optional<DType> higher, std::optional<DT
 
 PromotionOperand promotion_operand_of_scalar(const Scalar& scalar) {
   switch (scalar.kind()) {
-    case Scalar::Kind::boolean: return {PromotionOperand::Tier::scalar, DType::bool_};
-    case Scalar::Kind::integer: return {PromotionOperand::Tier::scalar, DType::i64};
-    case Scalar::Kind::floating: return {PromotionOperand::Tier::scalar, DType::f32};
+    case Scalar::Kind::boolean:
+      return {PromotionOperand::Tier::scalar, DType::bool_};
+    case Scalar::Kind::integer:
+      return {PromotionOperand::Tier::scalar, DType::i64};
+    case Scalar::Kind::floating:
+      return {PromotionOperand::Tier::scalar, DType::f32};
   }
   return {PromotionOperand::Tier::scalar, DType::f32};
 }
@@ -47,10 +50,10 @@ DType result_type(std::span<const PromotionOperand> operands) {
     std::optional<DType>& tier = tiers[int(op.tier)];
     tier = tier ? promote_types(*tier, op.dtype) : op.dtype;
   }
-  std::optional<DType> result = combine_tiers(
-      tiers[int(PromotionOperand::Tier::dimensioned)],
-      combine_tiers(tiers[int(PromotionOperand::Tier::zero_dim)],
-                    tiers[int(PromotionOperand::Tier::scalar)]));
+  std::optional<DType> result =
+      combine_tiers(tiers[int(PromotionOperand::Tier::dimensioned)],
+                    combine_tiers(tiers[int(PromotionOperand::Tier::zero_dim)],
+                                  tiers[int(PromotionOperand::Tier::scalar)]));
   return result.value_or(DType::f32);
 }
 

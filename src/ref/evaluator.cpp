@@ -22,11 +22,13 @@ Value evaluate_view(const ir::Node& node, const Value& in) {
     }
     case Op::Permute:
       return {in.buffer, ir::permute_layout(in.layout, {node.attrs.ints.data(), node.attrs.count})};
-    case Op::Expand: return {in.buffer, ir::expand_layout(in.layout, node.shape)};
+    case Op::Expand:
+      return {in.buffer, ir::expand_layout(in.layout, node.shape)};
     case Op::Slice:
       return {in.buffer, ir::slice_layout(in.layout, int(node.attrs[0]), node.attrs[1],
                                           node.attrs[2], node.shape[int(node.attrs[0])])};
-    default: std::abort();
+    default:
+      std::abort();
   }
 }
 
@@ -35,7 +37,7 @@ Value scalar_value(const ir::Node& node) {
   if (is_floating(node.dtype)) {
     buffer->floats[0] = ir::round_to_dtype(node.scalar->to_double(), node.dtype);
   } else if (node.scalar->kind() == Scalar::Kind::floating) {
-    buffer->ints[0] = std::int64_t(ir::round_to_dtype(node.scalar->to_double(), node.dtype));
+    buffer->ints[0] = ir::float_to_integer_dtype(node.scalar->to_double(), node.dtype);
   } else {
     buffer->ints[0] = ir::wrap_to_dtype(node.scalar->to_int(), node.dtype);
   }
@@ -66,7 +68,8 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
   auto input_value = [&](const ir::NodePtr& input) -> const Value& {
     if (input->is_pending()) return *values[input->trace_index];
     auto it = externals.find(input.get());
-    if (it == externals.end()) it = externals.emplace(input.get(), value_of_data(*input->data)).first;
+    if (it == externals.end())
+      it = externals.emplace(input.get(), value_of_data(*input->data)).first;
     return it->second;
   };
 
@@ -79,10 +82,18 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
     for (const ir::NodePtr& input : node.inputs) inputs.push_back(input_value(input));
 
     switch (ir::op_kind(node.op)) {
-      case ir::OpKind::leaf: values[i] = scalar_value(node); break;
-      case ir::OpKind::pointwise: values[i] = evaluate_pointwise(node, inputs); break;
-      case ir::OpKind::view: values[i] = evaluate_view(node, inputs[0]); break;
-      case ir::OpKind::copy: values[i] = dense_copy(inputs[0]); break;
+      case ir::OpKind::leaf:
+        values[i] = scalar_value(node);
+        break;
+      case ir::OpKind::pointwise:
+        values[i] = evaluate_pointwise(node, inputs);
+        break;
+      case ir::OpKind::view:
+        values[i] = evaluate_view(node, inputs[0]);
+        break;
+      case ir::OpKind::copy:
+        values[i] = dense_copy(inputs[0]);
+        break;
     }
     if (live[i]) results[i] = materialize(*values[i]);
 

@@ -78,10 +78,14 @@ ir::TensorData materialize(const Value& value) {
 std::vector<double> gather_floats(const Value& value, const Shape& shape, DType as) {
   std::vector<double> out(std::size_t(shape.numel()));
   const Buffer& b = *value.buffer;
-  bool exact = b.dtype == as || (as == DType::f32 && b.dtype != DType::i64 && b.dtype != DType::i32);
+  bool exact =
+      b.dtype == as || (as == DType::f32 && b.dtype != DType::i64 && b.dtype != DType::i32);
   for_each_index(value.layout, shape, [&](std::int64_t i, std::int64_t offset) {
-    double v = is_floating(b.dtype) ? b.floats[offset] : double(b.ints[offset]);
-    out[i] = exact ? v : ir::round_to_dtype(v, as);
+    if (is_floating(b.dtype)) {
+      out[i] = exact ? b.floats[offset] : ir::round_to_dtype(b.floats[offset], as);
+    } else {
+      out[i] = exact ? double(b.ints[offset]) : ir::integer_to_float_dtype(b.ints[offset], as);
+    }
   });
   return out;
 }
@@ -91,7 +95,7 @@ std::vector<std::int64_t> gather_ints(const Value& value, const Shape& shape, DT
   const Buffer& b = *value.buffer;
   for_each_index(value.layout, shape, [&](std::int64_t i, std::int64_t offset) {
     if (is_floating(b.dtype)) {
-      out[i] = std::int64_t(ir::round_to_dtype(b.floats[offset], as));
+      out[i] = ir::float_to_integer_dtype(b.floats[offset], as);
     } else {
       out[i] = ir::wrap_to_dtype(b.ints[offset], as);
     }

@@ -13,7 +13,7 @@ namespace lazy::ref {
 
 struct Buffer {
   DType dtype;
-  std::vector<double> floats;  // used when dtype is floating
+  std::vector<double> floats;      // used when dtype is floating
   std::vector<std::int64_t> ints;  // used otherwise
   // The storage these elements were read from or written to, so views of it share it.
   std::shared_ptr<const ir::Storage> storage;

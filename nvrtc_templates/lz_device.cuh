@@ -1,0 +1,101 @@
+// Device helpers every generated kernel includes: dtype conversions (through PTX, so no CUDA
+// header is needed at run time), NaN-propagating min/max, integer power, vector access and
+// fast division for index arithmetic.
+#pragma once
+
+typedef unsigned short lz_f16;   // IEEE half, as bits
+typedef unsigned short lz_bf16;  // bfloat16, as bits
+
+__device__ __forceinline__ float lz_f16_to_f32(lz_f16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ lz_f16 lz_f32_to_f16(float f) {
+  lz_f16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float lz_bf16_to_f32(lz_bf16 b) {
+  return __uint_as_float((unsigned int)b << 16);
+}
+__device__ __forceinline__ lz_bf16 lz_f32_to_bf16(float f) {
+  lz_bf16 b;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+  return b;
+}
+// Rounds to the precision of a narrower dtype and back (an explicit cast to f16 or bf16).
+__device__ __forceinline__ float lz_round_f16(float f) { return lz_f16_to_f32(lz_f32_to_f16(f)); }
+__device__ __forceinline__ float lz_round_bf16(float f) { return lz_bf16_to_f32(lz_f32_to_bf16(f)); }
+
+// Float to integer: truncation toward zero, saturating, NaN to 0 (cvt.rzi does exactly this).
+__device__ __forceinline__ int lz_f32_to_i32(float f) {
+  int i;
+  asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(i) : "f"(f));
+  return i;
+}
+__device__ __forceinline__ long long lz_f32_to_i64(float f) {
+  long long i;
+  asm("cvt.rzi.s64.f32 %0, %1;" : "=l"(i) : "f"(f));
+  return i;
+}
+
+__device__ __forceinline__ float lz_maximum(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fmaxf(a, b);
+}
+__device__ __forceinline__ float lz_minimum(float a, float b) {
+  return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
+}
+__device__ __forceinline__ float lz_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+__device__ __forceinline__ float lz_sign(float x) { return (float)((0.0f < x) - (x < 0.0f)); }
+__device__ __forceinline__ float lz_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+// Integer power by squaring, wrapping; a negative exponent gives the truncated reciprocal.
+__device__ __forceinline__ long long lz_ipow(long long base, long long exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exponent & 1) ? -1 : 1;
+    return 0;
+  }
+  unsigned long long result = 1, b = (unsigned long long)base;
+  while (exponent > 0) {
+    if (exponent & 1) result *= b;
+    b *= b;
+    exponent >>= 1;
+  }
+  return (long long)result;
+}
+
+// Wrapping integer arithmetic (signed overflow is undefined in C++; the hardware wraps).
+__device__ __forceinline__ long long lz_wrap_add(long long a, long long b) {
+  return (long long)((unsigned long long)a + (unsigned long long)b);
+}
+__device__ __forceinline__ long long lz_wrap_sub(long long a, long long b) {
+  return (long long)((unsigned long long)a - (unsigned long long)b);
+}
+__device__ __forceinline__ long long lz_wrap_mul(long long a, long long b) {
+  return (long long)((unsigned long long)a * (unsigned long long)b);
+}
+
+// N elements of T loaded or stored as one access of N * sizeof(T) bytes (a multiple of 16).
+template <int N, class T>
+struct __align__(16) lz_vec {
+  T v[N];
+};
+template <int N, class T>
+__device__ __forceinline__ lz_vec<N, T> lz_load_vec(const T* p) {
+  return *reinterpret_cast<const lz_vec<N, T>*>(p);
+}
+template <int N, class T>
+__device__ __forceinline__ void lz_store_vec(T* p, const lz_vec<N, T>& x) {
+  *reinterpret_cast<lz_vec<N, T>*>(p) = x;
+}
+
+// n / d and n % d for 32-bit indices with a divisor fixed at launch: the host precomputes
+// magic and shift (Granlund-Montgomery), the device does a multiply-high and a shift.
+// magic_shift packs the magic number in its low 32 bits and the shift in its high 32 bits.
+__device__ __forceinline__ unsigned int lz_fast_div(unsigned int n, unsigned long long magic_shift) {
+  unsigned int magic = (unsigned int)magic_shift;
+  unsigned int shift = (unsigned int)(magic_shift >> 32);
+  return (__umulhi(n, magic) + n) >> shift;
+}

@@ -1,0 +1,90 @@
+// The partitioner: cuts a pending graph into regions, each of which becomes one kernel.
+//
+// A region is a set of roots (nodes written to memory) that share an iteration space; its kernel
+// computes every root from loads, scalars and generators, inlining all pointwise and view work in
+// between. A partition is a plain value, so tests can inspect it and LAZY_DEBUG=2 can print it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/layout.h"
+#include "ir/node.h"
+
+namespace lazy::fuse {
+
+// Why a node is written to memory instead of being inlined into its consumers.
+enum class CutReason : std::uint8_t {
+  live_output,          // a handle holds it
+  base_of_live_view,    // a held view reads it: written so the view shares its memory
+  reshape_not_strided,  // a reshape no strides can express reads it: written densely first
+  fusion_disabled,      // LAZY_FUSION=0: every op is its own kernel
+};
+std::string_view cut_reason_name(CutReason reason);
+
+// A value a kernel writes: a pending node, or a dense copy of an external input (which a
+// reshape that no strides express needs).
+struct Root {
+  std::uint32_t node;  // pending index, or external slot when `external_copy`
+  CutReason reason;
+  bool external_copy = false;
+};
+
+// One step of a region's computation, in an order where operands come first.
+struct Term {
+  enum class Kind : std::uint8_t {
+    load,       // an element of a tensor in memory: an external input or an earlier region's root
+    scalar,     // a Scalar node's value: a kernel argument
+    generator,  // Arange, RandUniform, RandNormal at an index
+    op,         // a pointwise op on operand terms
+  };
+  Kind kind;
+  // load: pending index of the root read, or external slot (`external`); else the pending index.
+  std::uint32_t source;
+  bool external = false;
+  // load: iteration index -> element of the source's storage. generator: iteration index ->
+  // the generator's own linear index. A rank-0 layout is one element for every iteration.
+  ir::Layout layout;
+  std::array<std::int32_t, 3> operands{-1, -1, -1};
+  int n_operands = 0;
+};
+
+struct Region {
+  Shape shape;  // the iteration space: every root has this shape
+  std::vector<Root> roots;
+  std::vector<Term> terms;
+  std::vector<std::int32_t> root_terms;  // the term computing each root
+};
+
+struct Partition {
+  std::vector<Region> regions;  // in execution order: a region reads only earlier ones' roots
+  // For each pending node: the region whose kernel writes it, or -1.
+  std::vector<std::int32_t> region_of;
+  // Live nodes that are views: their data is a view of another node's (or an input's) memory.
+  std::vector<std::uint32_t> live_views;
+  // Live Scalar nodes (0-d full() tensors): written from the host, no kernel.
+  std::vector<std::uint32_t> live_scalars;
+
+  // Regions, roots and why each was cut, one line each (LAZY_DEBUG=2).
+  std::string describe(std::span<const ir::NodePtr> pending) const;
+};
+
+struct PartitionOptions {
+  bool fusion = true;  // LAZY_FUSION=0 turns it off
+};
+
+// `pending` in trace order (inputs before consumers); `live[i]`: a handle holds pending[i].
+Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
+                    std::span<const ir::NodePtr> externals, PartitionOptions options);
+
+// Applies the views between a consumer and a tensor, innermost first, to the tensor's layout.
+// `views` lists the view nodes from the consumer down. Nothing when a reshape on the way cannot
+// be expressed with strides; *failed_view is then that reshape.
+std::optional<ir::Layout> compose_views(const ir::Layout& base,
+                                        std::span<const ir::Node* const> views,
+                                        const ir::Node** failed_view);
+
+}  // namespace lazy::fuse

@@ -1,0 +1,248 @@
+#include "jit/nvrtc.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <glob.h>
+#include <link.h>
+#include <nvrtc.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "lazy/error.h"
+
+namespace lazy::jit {
+namespace {
+
+// The NVRTC major version the headers belong to; its library is libnvrtc.so.<major>.
+constexpr int kNvrtcMajor = CUDA_VERSION / 1000;
+
+#define LAZY_NVRTC_FUNCTIONS(X) \
+  X(nvrtcVersion)               \
+  X(nvrtcGetErrorString)        \
+  X(nvrtcCreateProgram)         \
+  X(nvrtcCompileProgram)        \
+  X(nvrtcGetProgramLogSize)     \
+  X(nvrtcGetProgramLog)         \
+  X(nvrtcGetCUBINSize)          \
+  X(nvrtcGetCUBIN)              \
+  X(nvrtcDestroyProgram)
+
+#define LAZY_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
+struct NvrtcLibrary {
+  LAZY_NVRTC_FUNCTIONS(LAZY_NVRTC_MEMBER)
+  NvrtcVersion version{};
+};
+#undef LAZY_NVRTC_MEMBER
+
+#define LAZY_STRINGIZE_EXPANDED(name) LAZY_STRINGIZE_RAW(name)
+#define LAZY_STRINGIZE_RAW(name) #name
+
+struct NvrtcState {
+  std::optional<NvrtcLibrary> library;
+  std::string why;
+};
+
+bool is_bare_name(const std::string& candidate) {
+  return candidate.find('/') == std::string::npos;
+}
+
+std::string loaded_path(void* handle, const std::string& fallback) {
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+      map->l_name[0] != '\0') {
+    return map->l_name;
+  }
+  return fallback;
+}
+
+// Resolves every function, or says which are missing and closes the library.
+std::optional<NvrtcLibrary> resolve(void* handle, const std::string& path, std::string* why) {
+  NvrtcLibrary library;
+  std::string missing;
+#define LAZY_NVRTC_RESOLVE(name)                                                              \
+  library.name =                                                                              \
+      reinterpret_cast<decltype(library.name)>(dlsym(handle, LAZY_STRINGIZE_EXPANDED(name))); \
+  if (library.name == nullptr)                                                                \
+    missing += std::string(missing.empty() ? "" : ", ") + LAZY_STRINGIZE_EXPANDED(name);
+  LAZY_NVRTC_FUNCTIONS(LAZY_NVRTC_RESOLVE)
+#undef LAZY_NVRTC_RESOLVE
+  if (!missing.empty()) {
+    *why = path + " lacks " + missing;
+    dlclose(handle);
+    return std::nullopt;
+  }
+  if (library.nvrtcVersion(&library.version.major, &library.version.minor) != NVRTC_SUCCESS) {
+    *why = path + ": nvrtcVersion failed";
+    dlclose(handle);
+    return std::nullopt;
+  }
+  return library;
+}
+
+NvrtcState load_nvrtc() {
+  NvrtcState state;
+  std::string tried;
+  for (const std::string& candidate :
+       nvrtc_library_candidates(std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH"))) {
+    struct stat file_status;
+    if (!is_bare_name(candidate) && stat(candidate.c_str(), &file_status) != 0) {
+      tried += "\n  " + candidate + ": no such file";
+      continue;
+    }
+    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* error = dlerror();
+      tried += "\n  " + candidate +
+               (is_bare_name(candidate) ? " on the loader's search path" : "") + ": " +
+               (error != nullptr ? error : "dlopen failed");
+      continue;
+    }
+    std::string why;
+    state.library = resolve(handle, loaded_path(handle, candidate), &why);
+    if (state.library) return state;
+    tried += "\n  " + why;
+  }
+  const std::string library = "libnvrtc.so." + std::to_string(kNvrtcMajor);
+  state.why = "lazyfuse: NVRTC, the CUDA run-time compiler (" + library +
+              "), could not be loaded. Looked for it in:" + tried +
+              "\nInstall the CUDA toolkit's NVRTC (e.g. the cuda-nvrtc-" +
+              std::to_string(kNvrtcMajor) +
+              "-x package from NVIDIA's repository, or the full "
+              "CUDA toolkit), or set CUDA_HOME to a toolkit root that holds lib64/" +
+              library + ".";
+  return state;
+}
+
+const NvrtcState& nvrtc_state() {
+  static const NvrtcState state = load_nvrtc();
+  return state;
+}
+
+const NvrtcLibrary& nvrtc_library() {
+  const NvrtcState& state = nvrtc_state();
+  if (!state.library) throw RuntimeError(state.why, std::source_location::current());
+  return *state.library;
+}
+
+// Destroys the program however compilation ends.
+class ProgramOwner {
+ public:
+  ProgramOwner(const NvrtcLibrary& library, nvrtcProgram program)
+      : library_(library), program_(program) {}
+  ProgramOwner(const ProgramOwner&) = delete;
+  ProgramOwner& operator=(const ProgramOwner&) = delete;
+  ~ProgramOwner() { library_.nvrtcDestroyProgram(&program_); }
+
+ private:
+  const NvrtcLibrary& library_;
+  nvrtcProgram program_;
+};
+
+void check_nvrtc(const NvrtcLibrary& library, nvrtcResult result, std::string_view what) {
+  if (result != NVRTC_SUCCESS) {
+    throw RuntimeError(std::string(what) + " failed: " + library.nvrtcGetErrorString(result),
+                       std::source_location::current());
+  }
+}
+
+std::string program_log(const NvrtcLibrary& library, nvrtcProgram program) {
+  std::size_t size = 0;
+  if (library.nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size == 0) return {};
+  std::string log(size, '\0');
+  if (library.nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return {};
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+}  // namespace
+
+std::vector<std::string> nvrtc_library_candidates(const char* cuda_home, const char* cuda_path) {
+  const std::string versioned = "libnvrtc.so." + std::to_string(kNvrtcMajor);
+  const std::string unversioned = "libnvrtc.so";
+
+  std::vector<std::string> directories;
+  for (const char* root : {cuda_home, cuda_path}) {
+    if (root != nullptr && root[0] != '\0') directories.push_back(std::string(root) + "/lib64");
+  }
+  directories.push_back("/usr/local/cuda/lib64");
+  const std::string pattern = "/usr/local/cuda-" + std::to_string(kNvrtcMajor) + "*/lib64";
+  glob_t matches{};
+  if (glob(pattern.c_str(), GLOB_ONLYDIR, nullptr, &matches) == 0) {
+    std::vector<std::string> found(matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
+    // Newest minor version first.
+    std::sort(found.rbegin(), found.rend());
+    directories.insert(directories.end(), found.begin(), found.end());
+  }
+  globfree(&matches);
+  directories.push_back("/usr/lib/x86_64-linux-gnu");
+
+  std::vector<std::string> candidates;
+  auto add = [&](std::string candidate) {
+    if (std::find(candidates.begin(), candidates.end(), candidate) == candidates.end()) {
+      candidates.push_back(std::move(candidate));
+    }
+  };
+  // The matching major version anywhere beats an unversioned name, which may be another major.
+  for (const std::string& name : {versioned, unversioned}) {
+    add(name);
+    for (const std::string& directory : directories) add(directory + "/" + name);
+  }
+  return candidates;
+}
+
+bool nvrtc_available(std::string* why) {
+  const NvrtcState& state = nvrtc_state();
+  if (!state.library && why != nullptr) *why = state.why;
+  return state.library.has_value();
+}
+
+NvrtcVersion nvrtc_version() {
+  return nvrtc_library().version;
+}
+
+std::vector<std::string> nvrtc_compile_options(int sm_arch,
+                                               std::span<const std::string> extra_options) {
+  std::vector<std::string> options = {"--gpu-architecture=sm_" + std::to_string(sm_arch),
+                                      "-std=c++17"};
+  options.insert(options.end(), extra_options.begin(), extra_options.end());
+  return options;
+}
+
+std::vector<char> compile_to_cubin(std::string_view source, std::string_view program_name,
+                                   int sm_arch, std::span<const std::string> extra_options) {
+  const NvrtcLibrary& library = nvrtc_library();
+  const std::string source_text(source);
+  const std::string name(program_name);
+
+  nvrtcProgram program = nullptr;
+  check_nvrtc(
+      library,
+      library.nvrtcCreateProgram(&program, source_text.c_str(), name.c_str(), 0, nullptr, nullptr),
+      "nvrtcCreateProgram for " + name);
+  ProgramOwner owner(library, program);
+
+  const std::vector<std::string> options = nvrtc_compile_options(sm_arch, extra_options);
+  std::vector<const char*> option_pointers;
+  for (const std::string& option : options) option_pointers.push_back(option.c_str());
+
+  const nvrtcResult result =
+      library.nvrtcCompileProgram(program, int(option_pointers.size()), option_pointers.data());
+  if (result != NVRTC_SUCCESS) {
+    std::string options_text;
+    for (const std::string& option : options) options_text += " " + option;
+    throw CompileError("kernel program '" + name + "' (" + library.nvrtcGetErrorString(result) +
+                           "; options:" + options_text + ")",
+                       source_text, program_log(library, program));
+  }
+
+  std::size_t size = 0;
+  check_nvrtc(library, library.nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize for " + name);
+  std::vector<char> cubin(size);
+  check_nvrtc(library, library.nvrtcGetCUBIN(program, cubin.data()), "nvrtcGetCUBIN for " + name);
+  return cubin;
+}
+
+}  // namespace lazy::jit

@@ -1,0 +1,331 @@
+#include "runtime/device.h"
+
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "lazy/error.h"
+#include "runtime/cuda_driver.h"
+
+namespace lazy::runtime {
+namespace {
+
+// Freed memory stays in the pool for the next allocation instead of going back to the driver:
+// lazyfuse allocates the same sizes every step.
+constexpr cuuint64_t kPoolReleaseThreshold = std::numeric_limits<cuuint64_t>::max();
+// cuDeviceGetName truncates to this; device names are well under 100 characters.
+constexpr int kDeviceNameCapacity = 256;
+constexpr std::string_view kDeviceVariable = "LAZY_DEVICE";
+constexpr std::string_view kValidDevices = "cpu, cuda, cuda:N (N a GPU ordinal, 0 first)";
+
+// Images the driver accepts: an ELF CUBIN, or a fatbinary.
+constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+constexpr unsigned char kFatbinMagic[] = {0x50, 0xed, 0x55, 0xba};
+
+// Set by an exit handler registered after cuInit, so it runs before the driver tears down:
+// frees and destroys after it are skipped, the process is ending anyway.
+std::atomic<bool> g_process_exiting{false};
+
+void mark_process_exiting() {
+  g_process_exiting.store(true, std::memory_order_relaxed);
+}
+
+// Where LAZY_DEVICE and the machine say to compute: a GPU when driver is set, else the host.
+struct DeviceSelection {
+  const CudaDriver* driver = nullptr;
+  int ordinal = 0;
+  std::string why_host;
+};
+
+int attribute(const CudaDriver& driver, CUdevice_attribute which, CUdevice device,
+              std::string_view what) {
+  int value = 0;
+  check_cuda(driver.cuDeviceGetAttribute(&value, which, device), what);
+  return value;
+}
+
+bool starts_with(std::span<const char> image, std::span<const unsigned char> magic) {
+  return image.size() >= magic.size() && std::memcmp(image.data(), magic.data(), magic.size()) == 0;
+}
+
+}  // namespace
+
+std::optional<DeviceSpec> parse_device_spec(std::string_view text) {
+  if (text == "cpu") return DeviceSpec{DeviceSpec::Kind::kHost, 0};
+  if (text == "cuda") return DeviceSpec{DeviceSpec::Kind::kCuda, 0};
+  constexpr std::string_view kCudaPrefix = "cuda:";
+  if (!text.starts_with(kCudaPrefix)) return std::nullopt;
+  const std::string_view digits = text.substr(kCudaPrefix.size());
+  if (digits.empty() || digits.front() < '0' || digits.front() > '9') return std::nullopt;
+  int ordinal = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), ordinal);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return DeviceSpec{DeviceSpec::Kind::kCuda, ordinal};
+}
+
+DeviceSpec device_spec_from_env(const char* value) {
+  if (value == nullptr || value[0] == '\0') return DeviceSpec{};
+  if (std::optional<DeviceSpec> spec = parse_device_spec(value)) return *spec;
+  throw RuntimeError(std::string(kDeviceVariable) + "='" + value +
+                         "' names no device: valid values are " + std::string(kValidDevices),
+                     std::source_location::current());
+}
+
+namespace {
+
+DeviceSelection select_device() {
+  const char* variable = std::getenv(std::string(kDeviceVariable).c_str());
+  const DeviceSpec spec = device_spec_from_env(variable);
+  if (spec.kind == DeviceSpec::Kind::kHost) {
+    return {nullptr, 0, "lazyfuse computes on the host: " + std::string(kDeviceVariable) + "=cpu"};
+  }
+  const CudaDriver* driver = cuda_driver();
+  if (driver == nullptr) return {nullptr, 0, why_no_cuda_driver()};
+  int count = 0;
+  check_cuda(driver->cuDeviceGetCount(&count), "cuDeviceGetCount");
+  if (count == 0) return {nullptr, 0, "lazyfuse: the CUDA driver reports no GPU"};
+  if (spec.ordinal >= count) {
+    throw RuntimeError(std::string(kDeviceVariable) + "='" + (variable ? variable : "") +
+                           "' names GPU " + std::to_string(spec.ordinal) +
+                           ", but this machine has " + std::to_string(count) +
+                           " (cuda:0 to cuda:" + std::to_string(count - 1) +
+                           "); valid values are " + std::string(kValidDevices),
+                       std::source_location::current());
+  }
+  return {driver, spec.ordinal, ""};
+}
+
+const DeviceSelection& device_selection() {
+  static const DeviceSelection selection = select_device();
+  return selection;
+}
+
+}  // namespace
+
+Device* Device::get() {
+  static Device* const device = []() -> Device* {
+    const DeviceSelection& selection = device_selection();
+    if (selection.driver == nullptr) return nullptr;
+    std::atexit(mark_process_exiting);
+    // Never destroyed: buffers held by static objects may be freed until the process exits.
+    return new Device(*selection.driver, selection.ordinal);
+  }();
+  return device;
+}
+
+std::string Device::why_host() {
+  return device_selection().why_host;
+}
+
+Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal_(ordinal) {
+  CUdevice device = 0;
+  check_cuda(driver_.cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  cu_device_ = device;
+
+  char name[kDeviceNameCapacity] = {};
+  check_cuda(driver_.cuDeviceGetName(name, kDeviceNameCapacity, device), "cuDeviceGetName");
+  name_ = name;
+  sm_arch_ = 10 * attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device,
+                            "compute capability major") +
+             attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device,
+                       "compute capability minor");
+  multiprocessor_count_ =
+      attribute(driver_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device, "multiprocessor count");
+  check_cuda(driver_.cuDeviceTotalMem(&total_memory_, device), "cuDeviceTotalMem");
+  if (attribute(driver_, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, device,
+                "memory pool support") == 0) {
+    throw RuntimeError("GPU " + std::to_string(ordinal) + " (" + name_ +
+                           ") has no stream-ordered memory pools, which lazyfuse needs",
+                       std::source_location::current());
+  }
+
+  check_cuda(driver_.cuDevicePrimaryCtxRetain(&context_, device), "cuDevicePrimaryCtxRetain");
+  check_cuda(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  check_cuda(driver_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check_cuda(driver_.cuDeviceGetDefaultMemPool(&pool_, device), "cuDeviceGetDefaultMemPool");
+  cuuint64_t threshold = kPoolReleaseThreshold;
+  check_cuda(driver_.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+             "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
+}
+
+// Asks the driver rather than trusting a per-thread flag: other code on the thread (a framework
+// sharing the process) may have switched contexts. cuCtxGetCurrent only reads thread state.
+void Device::make_current() {
+  CUcontext current = nullptr;
+  check_cuda(driver_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current != context_) check_cuda(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+}
+
+std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
+  auto buffer = std::unique_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes));
+  if (bytes > 0) {
+    make_current();
+    if (const CUresult result = driver_.cuMemAllocAsync(&buffer->ptr_, bytes, stream_);
+        result != CUDA_SUCCESS) {
+      throw_cuda_error(result, "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_,
+                       std::source_location::current());
+    }
+  }
+  return buffer;
+}
+
+void Device::free_async(CUdeviceptr ptr) noexcept {
+  if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed)) return;
+  try {
+    make_current();
+    check_cuda(driver_.cuMemFreeAsync(ptr, stream_), "cuMemFreeAsync");
+  } catch (const std::exception& error) {
+    // A destructor cannot throw; a failed free means the context is already broken.
+    std::fprintf(stderr, "lazyfuse: %s\n", error.what());
+  }
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  device_->free_async(ptr_);
+}
+
+void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  check_cuda(driver_.cuMemcpyHtoDAsync(dst, src, bytes, stream_), "cuMemcpyHtoDAsync");
+  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize after cuMemcpyHtoDAsync");
+}
+
+void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  check_cuda(driver_.cuMemcpyDtoHAsync(dst, src, bytes, stream_), "cuMemcpyDtoHAsync");
+  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize after cuMemcpyDtoHAsync");
+}
+
+void Device::copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  check_cuda(driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync");
+}
+
+void Device::fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes) {
+  if (bytes == 0) return;
+  make_current();
+  check_cuda(driver_.cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
+}
+
+void Device::synchronize() {
+  make_current();
+  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+}
+
+CUmodule Device::load_module(std::span<const char> cubin) {
+  // The driver reads the image without a size; anything but ELF or fatbin it would parse as
+  // NUL-terminated PTX text, possibly past the end of the buffer.
+  if (!starts_with(cubin, kElfMagic) && !starts_with(cubin, kFatbinMagic)) {
+    throw RuntimeError("cuModuleLoadData: the " + std::to_string(cubin.size()) +
+                           "-byte image is neither an ELF CUBIN nor a fatbinary",
+                       std::source_location::current());
+  }
+  make_current();
+  CUmodule module = nullptr;
+  if (const CUresult result = driver_.cuModuleLoadData(&module, cubin.data());
+      result != CUDA_SUCCESS) {
+    throw_cuda_error(result,
+                     "cuModuleLoadData of a " + std::to_string(cubin.size()) + "-byte image on " +
+                         name_ + " (sm_" + std::to_string(sm_arch_) + ")",
+                     std::source_location::current());
+  }
+  return module;
+}
+
+void Device::unload_module(CUmodule module) {
+  if (module == nullptr || g_process_exiting.load(std::memory_order_relaxed)) return;
+  make_current();
+  check_cuda(driver_.cuModuleUnload(module), "cuModuleUnload");
+}
+
+CUfunction Device::get_function(CUmodule module, const char* name) {
+  make_current();
+  CUfunction function = nullptr;
+  if (const CUresult result = driver_.cuModuleGetFunction(&function, module, name);
+      result != CUDA_SUCCESS) {
+    throw_cuda_error(result, std::string("cuModuleGetFunction(\"") + name + "\")",
+                     std::source_location::current());
+  }
+  return function;
+}
+
+FunctionInfo Device::function_info(CUfunction function) {
+  make_current();
+  auto get = [&](CUfunction_attribute which, const char* what) {
+    int value = 0;
+    check_cuda(driver_.cuFuncGetAttribute(&value, which, function), what);
+    return value;
+  };
+  return FunctionInfo{
+      get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)"),
+      get(CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute(NUM_REGS)"),
+      get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "cuFuncGetAttribute(SHARED_SIZE_BYTES)"),
+      get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")};
+}
+
+void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
+                    std::span<const std::byte> packed_args, unsigned dynamic_shared_bytes) {
+  make_current();
+  std::size_t args_size = packed_args.size();
+  // The driver only reads the buffer; its interface takes void*.
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed_args.data()),
+                   CU_LAUNCH_PARAM_BUFFER_SIZE, &args_size, CU_LAUNCH_PARAM_END};
+  if (const CUresult result =
+          driver_.cuLaunchKernel(function, grid_x, 1, 1, block_x, 1, 1, dynamic_shared_bytes,
+                                 stream_, nullptr, packed_args.empty() ? nullptr : extra);
+      result != CUDA_SUCCESS) {
+    throw_cuda_error(result,
+                     "cuLaunchKernel (grid " + std::to_string(grid_x) + ", block " +
+                         std::to_string(block_x) + ", " + std::to_string(args_size) +
+                         " bytes of arguments)",
+                     std::source_location::current());
+  }
+}
+
+DeviceTimer::DeviceTimer(Device& device) : device_(device) {
+  device_.make_current();
+  check_cuda(device_.driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+  const CUresult stop_result = device_.driver_.cuEventCreate(&stop_, CU_EVENT_DEFAULT);
+  if (stop_result != CUDA_SUCCESS) device_.driver_.cuEventDestroy(start_);
+  check_cuda(stop_result, "cuEventCreate");
+}
+
+DeviceTimer::~DeviceTimer() {
+  if (g_process_exiting.load(std::memory_order_relaxed)) return;
+  try {
+    device_.make_current();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "lazyfuse: %s\n", error.what());
+    return;
+  }
+  device_.driver_.cuEventDestroy(start_);
+  device_.driver_.cuEventDestroy(stop_);
+}
+
+void DeviceTimer::start() {
+  device_.make_current();
+  check_cuda(device_.driver_.cuEventRecord(start_, device_.stream_), "cuEventRecord(start)");
+}
+
+void DeviceTimer::stop() {
+  device_.make_current();
+  check_cuda(device_.driver_.cuEventRecord(stop_, device_.stream_), "cuEventRecord(stop)");
+}
+
+float DeviceTimer::elapsed_ms() {
+  device_.make_current();
+  check_cuda(device_.driver_.cuEventSynchronize(stop_), "cuEventSynchronize");
+  float milliseconds = 0.0f;
+  check_cuda(device_.driver_.cuEventElapsedTime(&milliseconds, start_, stop_),
+             "cuEventElapsedTime");
+  return milliseconds;
+}
+
+}  // namespace lazy::runtime

@@ -1,0 +1,163 @@
+// One GPU as lazyfuse uses it: the device's primary context, one non-blocking stream, memory from
+// the device's stream-ordered pool, module loading and kernel launches. Every operation is
+// ordered on the one stream. This header needs no CUDA headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+// Handle types exactly as <cuda.h> declares them (a repeated alias of the same type is legal),
+// so users of this header need not have the toolkit's include directory.
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+struct CUmemPoolHandle_st;
+using CUcontext = CUctx_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
+using CUstream = CUstream_st*;
+using CUevent = CUevent_st*;
+using CUmemoryPool = CUmemPoolHandle_st*;
+using CUdeviceptr = unsigned long long;
+
+namespace lazy::runtime {
+
+struct CudaDriver;
+class Device;
+
+// Where LAZY_DEVICE asks lazyfuse to compute.
+struct DeviceSpec {
+  enum class Kind { kHost, kCuda };
+  Kind kind = Kind::kCuda;
+  int ordinal = 0;  // the GPU's ordinal when kind is kCuda
+  bool operator==(const DeviceSpec&) const = default;
+};
+
+// "cpu", "cuda" (GPU 0) or "cuda:N"; nullopt for anything else.
+std::optional<DeviceSpec> parse_device_spec(std::string_view text);
+
+// The spec for a value of LAZY_DEVICE: unset or empty means GPU 0 when one is usable, else the
+// host. Throws lazy::RuntimeError naming LAZY_DEVICE and its valid values when unparsable.
+DeviceSpec device_spec_from_env(const char* value);
+
+// Device memory from the pool, freed (stream-ordered) when the last owner lets go.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  CUdeviceptr ptr() const { return ptr_; }  // 0 when bytes() is 0
+  std::size_t bytes() const { return bytes_; }
+  Device& device() const { return *device_; }
+
+ private:
+  friend class Device;
+  DeviceBuffer(Device* device, std::size_t bytes) : device_(device), bytes_(bytes) {}
+
+  Device* device_;
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_;
+};
+
+// What the driver says about a loaded kernel (for launch configuration and LAZY_DEBUG).
+struct FunctionInfo {
+  int max_threads_per_block;
+  int registers_per_thread;
+  int static_shared_bytes;
+  int local_bytes_per_thread;
+};
+
+class Device {
+ public:
+  // The device lazyfuse computes on, chosen once from LAZY_DEVICE; nullptr when computing on the
+  // host (LAZY_DEVICE=cpu, no driver, no GPU). Throws lazy::RuntimeError for an unparsable
+  // LAZY_DEVICE, a cuda:N beyond the GPUs present, or a GPU that fails to initialise.
+  // The device lives until the process exits.
+  static Device* get();
+  // Why get() returns nullptr; empty when it does not.
+  static std::string why_host();
+
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  int ordinal() const { return ordinal_; }
+  const std::string& name() const { return name_; }
+  int sm_arch() const { return sm_arch_; }  // compute capability major * 10 + minor: 90 for H100
+  int multiprocessor_count() const { return multiprocessor_count_; }
+  std::size_t total_memory() const { return total_memory_; }
+  CUstream stream() const { return stream_; }
+
+  // Stream-ordered allocation from the device's pool; 0 bytes gives a buffer with ptr() 0.
+  std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes);
+
+  // Returns when the copy is done, so `src` may be reused at once.
+  void copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes);
+  // Waits for all work queued before it, then copies.
+  void copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes);
+  // Queued on the stream; does not wait.
+  void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
+  void fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes);
+  // Waits for everything queued on the stream; reports errors of earlier launches.
+  void synchronize();
+
+  // Throws lazy::RuntimeError with the driver's error when the image is not a loadable CUBIN.
+  CUmodule load_module(std::span<const char> cubin);
+  void unload_module(CUmodule module);
+  CUfunction get_function(CUmodule module, const char* name);
+  FunctionInfo function_info(CUfunction function);
+
+  // Queues a 1-d launch. packed_args is the kernel's parameters laid out as the kernel declares
+  // them (lazyfuse packs 8-byte fields); grid_x and block_x must be at least 1.
+  void launch(CUfunction function, unsigned grid_x, unsigned block_x,
+              std::span<const std::byte> packed_args, unsigned dynamic_shared_bytes = 0);
+
+  // Makes this device's context current on the calling thread; every method above calls it.
+  void make_current();
+
+ private:
+  friend class DeviceBuffer;
+  friend class DeviceTimer;
+
+  Device(const CudaDriver& driver, int ordinal);
+  void free_async(CUdeviceptr ptr) noexcept;
+
+  const CudaDriver& driver_;
+  int ordinal_;
+  int cu_device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  CUmemoryPool pool_ = nullptr;
+  std::string name_;
+  int sm_arch_ = 0;
+  int multiprocessor_count_ = 0;
+  std::size_t total_memory_ = 0;
+};
+
+// Times work queued on a device's stream between start() and stop() (LAZY_DEBUG=3).
+class DeviceTimer {
+ public:
+  explicit DeviceTimer(Device& device);
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+  ~DeviceTimer();
+
+  void start();
+  void stop();
+  // Waits for stop() to be reached on the stream.
+  float elapsed_ms();
+
+ private:
+  Device& device_;
+  CUevent start_ = nullptr;
+  CUevent stop_ = nullptr;
+};
+
+}  // namespace lazy::runtime

@@ -38,7 +38,7 @@ TEST(Errors, BroadcastMismatchNamesOpShapesAndCallerLine) {
   lazy::Tensor b = lazy::ones({4});
   int line = 0;
   std::string msg = message_of<lazy::ShapeError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     (void)(a + b);
   });
   EXPECT_THAT(msg, HasSubstr("add"));
@@ -52,7 +52,7 @@ TEST(Errors, NamedFunctionReportsCallerLine) {
   lazy::Tensor b = lazy::ones({3});
   int line = 0;
   std::string msg = message_of<lazy::ShapeError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     lazy::maximum(a, b);
   });
   EXPECT_THAT(msg, HasSubstr("maximum"));
@@ -63,7 +63,7 @@ TEST(Errors, ErrorCarriesSourceLocation) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
   try {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     a.reshape({7});
     FAIL() << "no exception";
   } catch (const lazy::Error& e) {
@@ -76,7 +76,7 @@ TEST(Errors, BadReshapeIsShapeError) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
   std::string msg = message_of<lazy::ShapeError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     a.reshape({4, -1});
   });
   EXPECT_THAT(msg, HasSubstr("reshape"));
@@ -89,7 +89,7 @@ TEST(Errors, BadAxisIsAxisError) {
   lazy::Tensor a = lazy::ones({2, 3});
   int line = 0;
   std::string msg = message_of<lazy::AxisError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     a.transpose(0, 2);
   });
   EXPECT_THAT(msg, HasSubstr("axis 2"));
@@ -103,7 +103,7 @@ TEST(Errors, DTypeNotAllowedIsDTypeError) {
   lazy::Tensor flags = lazy::full({3}, true);
   int line = 0;
   std::string msg = message_of<lazy::DTypeError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     (void)(-flags);
   });
   EXPECT_THAT(msg, HasSubstr("neg"));
@@ -118,7 +118,7 @@ TEST(Errors, ItemOnNonScalarIsShapeError) {
   lazy::Tensor a = lazy::ones({2, 2});
   int line = 0;
   std::string msg = message_of<lazy::ShapeError>([&] {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the call below
     a.item<float>();
   });
   EXPECT_THAT(msg, HasSubstr("item"));

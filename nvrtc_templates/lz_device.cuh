@@ -99,3 +99,17 @@ __device__ __forceinline__ unsigned int lz_fast_div(unsigned int n, unsigned lon
   unsigned int shift = (unsigned int)(magic_shift >> 32);
   return (__umulhi(n, magic) + n) >> shift;
 }
+
+#include "philox.cuh"
+
+// rand and randn at linear index `index` of a stream (the same numbers as the host evaluator).
+__device__ __forceinline__ float lz_rand_uniform(unsigned long long seed, unsigned long long index,
+                                                 int bits) {
+  return lz_uniform_from_word(lz_philox_word(seed, index), bits);
+}
+__device__ __forceinline__ float lz_rand_normal(unsigned long long seed, unsigned long long index) {
+  lz_normal_inputs u = lz_normal_uniforms(seed, index);
+  float radius = sqrtf(-2.0f * logf(u.radius_uniform));
+  float angle = 6.28318530717958648f * u.angle_uniform;
+  return radius * (u.use_sine ? sinf(angle) : cosf(angle));
+}

@@ -3,7 +3,6 @@
 // allow), computes every output from the loads, and stores them. Elements past the last whole
 // group are done one at a time.
 #include "lz_device.cuh"
-#include "philox.cuh"
 
 struct Args {
 $ARGS};

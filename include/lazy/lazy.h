@@ -1,11 +1,13 @@
 // lazyfuse: eager-looking tensor code, recorded and run fused.
 #pragma once
 
+#include "lazy/config.h"
 #include "lazy/dtype.h"
 #include "lazy/error.h"
 #include "lazy/factories.h"
 #include "lazy/ops.h"
 #include "lazy/scalar.h"
 #include "lazy/shape.h"
+#include "lazy/stats.h"
 #include "lazy/sync.h"
 #include "lazy/tensor.h"

@@ -1,7 +1,7 @@
 #include "lazy/sync.h"
 
 #include "api/recording.h"
-#include "ref/evaluator.h"
+#include "runtime/executor.h"
 
 namespace lazy {
 
@@ -16,7 +16,7 @@ void sync_trace(ir::Trace& trace) {
   for (std::size_t i = 0; i < pending.size(); ++i)
     live[i] = pending[i]->handles.load(std::memory_order_relaxed) > 0;
 
-  std::vector<std::optional<ir::TensorData>> results = ref::evaluate(pending, live);
+  std::vector<std::optional<ir::TensorData>> results = runtime::execute(trace, live);
 
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (!live[i]) continue;

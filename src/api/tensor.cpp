@@ -3,6 +3,7 @@
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
+#include "runtime/storage_mirror.h"
 
 namespace lazy {
 
@@ -96,7 +97,8 @@ double Tensor::item_as_double(std::source_location loc) const {
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  return ir::load_as_double(data.storage->host.data(), data.storage->dtype, data.layout.offset);
+  return ir::load_as_double(runtime::host_bytes(*data.storage), data.storage->dtype,
+                            data.layout.offset);
 }
 
 std::int64_t Tensor::item_as_int(std::source_location loc) const {
@@ -105,12 +107,13 @@ std::int64_t Tensor::item_as_int(std::source_location loc) const {
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  return ir::load_as_int(data.storage->host.data(), data.storage->dtype, data.layout.offset);
+  return ir::load_as_int(runtime::host_bytes(*data.storage), data.storage->dtype,
+                         data.layout.offset);
 }
 
 void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) const {
   const ir::TensorData& data = computed_data(*this, "to_vector", loc);
-  const void* src = data.storage->host.data();
+  const void* src = runtime::host_bytes(*data.storage);
   DType dtype = data.storage->dtype;
   std::int64_t i = 0;
   for_each_element(data.layout, [&](std::int64_t offset) {

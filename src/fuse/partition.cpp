@@ -42,6 +42,7 @@ class Partitioner {
   Partition run() {
     mark_needed();
     cut_initial();
+    cut_long_chains();
     while (true) {
       result_ = Partition{};
       result_.region_of.assign(pending_.size(), kNoRegion);
@@ -88,6 +89,21 @@ class Partitioner {
     }
   }
 
+  // Cuts a node whose chain of inlined ops, back to the nearest written value or leaf, would be
+  // longer than kMaxFusedDepth.
+  void cut_long_chains() {
+    std::vector<int> depth(pending_.size(), 0);
+    for (std::uint32_t i = 0; i < pending_.size(); ++i) {
+      if (!needed_[i] || pending_[i]->inputs.empty()) continue;
+      int deepest = 0;
+      for (const NodePtr& input : pending_[i]->inputs)
+        if (input->is_pending()) deepest = std::max(deepest, depth[input->trace_index]);
+      depth[i] = deepest + 1;
+      if (depth[i] > kMaxFusedDepth) cut(i, CutReason::kernel_size_limit);
+      if (cut_[i]) depth[i] = 0;
+    }
+  }
+
   void cut_for_live_view(std::uint32_t index) {
     std::vector<const Node*> views;
     const Node* base = pending_[index].get();
@@ -131,7 +147,10 @@ class Partitioner {
       if (options_.fusion) {
         for (std::size_t r = 0; r < result_.regions.size(); ++r) {
           const Region& region = result_.regions[r];
-          if (region.shape == shape && !region.roots[0].external_copy) target = std::int32_t(r);
+          if (region.shape == shape && !region.roots[0].external_copy &&
+              int(region.roots.size()) < kMaxOutputsPerKernel) {
+            target = std::int32_t(r);
+          }
         }
       }
       if (target == kNoRegion) {
@@ -255,9 +274,8 @@ class Partitioner {
         if (!layout) return kFailed;
         Term term{Term::Kind::load, slot};
         term.external = true;
+        term.from_copy = true;
         term.layout = *layout;
-        // Marked as reading the copy: the region index of the copy is the source's region.
-        term.operands[0] = std::int32_t(r);
         return add_term(term);
       }
     }
@@ -293,6 +311,8 @@ std::string_view cut_reason_name(CutReason reason) {
       return "reshape_not_strided";
     case CutReason::fusion_disabled:
       return "fusion_disabled";
+    case CutReason::kernel_size_limit:
+      return "kernel_size_limit";
   }
   return "?";
 }

@@ -22,7 +22,16 @@ enum class CutReason : std::uint8_t {
   base_of_live_view,    // a held view reads it: written so the view shares its memory
   reshape_not_strided,  // a reshape no strides can express reads it: written densely first
   fusion_disabled,      // LAZY_FUSION=0: every op is its own kernel
+  kernel_size_limit,    // the chain reading it is too long for one kernel
 };
+
+// Longest chain of ops one kernel computes before a value is written and read back: long enough
+// for any real pointwise chain (Inductor stops at 64 nodes), short enough that NVRTC compiles
+// the kernel quickly and the partitioner's recursion stays shallow.
+inline constexpr int kMaxFusedDepth = 128;
+// Outputs of one kernel: each costs arguments and registers; more go to another kernel over the
+// same iteration space.
+inline constexpr int kMaxOutputsPerKernel = 16;
 std::string_view cut_reason_name(CutReason reason);
 
 // A value a kernel writes: a pending node, or a dense copy of an external input (which a
@@ -45,6 +54,7 @@ struct Term {
   // load: pending index of the root read, or external slot (`external`); else the pending index.
   std::uint32_t source;
   bool external = false;
+  bool from_copy = false;  // load of the dense copy an earlier region made of external `source`
   // load: iteration index -> element of the source's storage. generator: iteration index ->
   // the generator's own linear index. A rank-0 layout is one element for every iteration.
   ir::Layout layout;

@@ -212,16 +212,28 @@ std::vector<std::string> nvrtc_compile_options(int sm_arch,
 }
 
 std::vector<char> compile_to_cubin(std::string_view source, std::string_view program_name,
-                                   int sm_arch, std::span<const std::string> extra_options) {
+                                   int sm_arch, std::span<const std::string> extra_options,
+                                   std::span<const InMemoryHeader> headers) {
   const NvrtcLibrary& library = nvrtc_library();
   const std::string source_text(source);
   const std::string name(program_name);
+  std::vector<std::string> header_names, header_texts;
+  for (const InMemoryHeader& header : headers) {
+    header_names.emplace_back(header.name);
+    header_texts.emplace_back(header.text);
+  }
+  std::vector<const char*> header_name_pointers, header_text_pointers;
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    header_name_pointers.push_back(header_names[i].c_str());
+    header_text_pointers.push_back(header_texts[i].c_str());
+  }
 
   nvrtcProgram program = nullptr;
-  check_nvrtc(
-      library,
-      library.nvrtcCreateProgram(&program, source_text.c_str(), name.c_str(), 0, nullptr, nullptr),
-      "nvrtcCreateProgram for " + name);
+  check_nvrtc(library,
+              library.nvrtcCreateProgram(&program, source_text.c_str(), name.c_str(),
+                                         int(headers.size()), header_text_pointers.data(),
+                                         header_name_pointers.data()),
+              "nvrtcCreateProgram for " + name);
   ProgramOwner owner(library, program);
 
   const std::vector<std::string> options = nvrtc_compile_options(sm_arch, extra_options);

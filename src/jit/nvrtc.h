@@ -32,10 +32,17 @@ std::vector<std::string> nvrtc_library_candidates(const char* cuda_home, const c
 std::vector<std::string> nvrtc_compile_options(int sm_arch,
                                                std::span<const std::string> extra_options = {});
 
+// A header the program #includes by name, given as text (NVRTC reads no files for it).
+struct InMemoryHeader {
+  std::string_view name;
+  std::string_view text;
+};
+
 // Compiles one translation unit to a CUBIN for sm_<sm_arch> (90 for H100). Thread-safe and
 // unlocked. Throws lazy::CompileError with the source and NVRTC's log when compilation fails,
 // lazy::RuntimeError when NVRTC is unavailable.
 std::vector<char> compile_to_cubin(std::string_view source, std::string_view program_name,
-                                   int sm_arch, std::span<const std::string> extra_options = {});
+                                   int sm_arch, std::span<const std::string> extra_options = {},
+                                   std::span<const InMemoryHeader> headers = {});
 
 }  // namespace lazy::jit

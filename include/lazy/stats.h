@@ -1,0 +1,24 @@
+// Counters of what the library did, for tests, benchmarks and users who want to know whether
+// their loop replays (plan hits, no compiles) or keeps compiling.
+#pragma once
+
+#include <cstdint>
+
+namespace lazy {
+
+struct Stats {
+  std::int64_t syncs = 0;              // sync points that had work to do
+  std::int64_t plan_hits = 0;          // syncs replayed from the plan cache
+  std::int64_t plan_misses = 0;        // syncs that partitioned and generated
+  std::int64_t kernels_generated = 0;  // kernel sources generated
+  std::int64_t kernel_cache_hits = 0;  // generated sources found compiled already
+  std::int64_t nvrtc_compiles = 0;     // NVRTC compilations
+  std::int64_t kernel_launches = 0;    // kernels launched on the GPU
+  double compile_seconds = 0;          // wall time spent in NVRTC
+};
+
+// Totals since the start of the process or the last reset_stats(), over all threads.
+Stats stats();
+void reset_stats();
+
+}  // namespace lazy

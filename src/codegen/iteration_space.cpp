@@ -1,0 +1,122 @@
+#include "codegen/iteration_space.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace lazy::codegen {
+
+namespace {
+
+// Strides of an access over the region's dims (all zero for a rank-0 layout).
+std::vector<std::int64_t> strides_over(const Access& access, int rank) {
+  std::vector<std::int64_t> strides(rank, 0);
+  if (access.layout.shape.rank() == 0) return strides;
+  for (int d = 0; d < rank; ++d) strides[d] = access.layout.strides[d];
+  return strides;
+}
+
+}  // namespace
+
+bool IterationSpace::needs_multi_index() const {
+  return std::any_of(accesses.begin(), accesses.end(),
+                     [](const AccessPlan& a) { return a.mode == AccessMode::strided; });
+}
+
+IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses) {
+  IterationSpace space;
+  space.numel = shape.numel();
+  if (space.numel == 0) {  // nothing to launch; plan a trivial kernel
+    space.accesses.assign(accesses.size(), AccessPlan{AccessMode::uniform, 0, {}});
+    space.vector_width = 1;
+    space.index_32bit = true;
+    return space;
+  }
+  const int rank = shape.rank();
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const Access& access : accesses) strides.push_back(strides_over(access, rank));
+
+  // Merge from the innermost dim outwards: dim d joins the group inside it when every access
+  // steps over the group contiguously. Size-1 dims vanish.
+  std::vector<std::int64_t> dims;                        // innermost first while building
+  std::vector<std::vector<std::int64_t>> group_strides;  // per access, innermost first
+  group_strides.resize(accesses.size());
+  for (int d = rank - 1; d >= 0; --d) {
+    if (shape[d] == 1) continue;
+    bool merges = !dims.empty();
+    for (std::size_t a = 0; merges && a < accesses.size(); ++a)
+      merges = strides[a][d] == group_strides[a].back() * dims.back();
+    if (merges) {
+      dims.back() *= shape[d];
+    } else {
+      dims.push_back(shape[d]);
+      for (std::size_t a = 0; a < accesses.size(); ++a) group_strides[a].push_back(strides[a][d]);
+    }
+  }
+  std::reverse(dims.begin(), dims.end());
+  space.dims = dims;
+  const int merged = int(dims.size());
+
+  for (std::size_t a = 0; a < accesses.size(); ++a) {
+    AccessPlan plan;
+    plan.offset = accesses[a].layout.offset;
+    plan.strides.assign(group_strides[a].rbegin(), group_strides[a].rend());
+    bool uniform = std::all_of(plan.strides.begin(), plan.strides.end(),
+                               [](std::int64_t s) { return s == 0; });
+    bool dense = true;
+    std::int64_t expected = 1;
+    for (int d = merged - 1; d >= 0; --d) {
+      dense = dense && plan.strides[d] == expected;
+      expected *= dims[d];
+    }
+    plan.mode = uniform && space.numel > 1 ? AccessMode::uniform
+                : dense                    ? AccessMode::dense
+                                           : AccessMode::strided;
+    if (plan.mode == AccessMode::uniform || merged == 0) plan.mode = AccessMode::uniform;
+    space.accesses.push_back(std::move(plan));
+  }
+
+  // 32-bit indices when the iteration space and every offset reached fit.
+  constexpr std::int64_t kLimit = std::numeric_limits<std::int32_t>::max();
+  space.index_32bit = space.numel <= kLimit;
+  for (const AccessPlan& plan : space.accesses) {
+    std::int64_t lo = plan.offset, hi = plan.offset;
+    if (plan.mode == AccessMode::dense) hi += space.numel - 1;
+    if (plan.mode == AccessMode::strided) {
+      for (int d = 0; d < merged; ++d) {
+        std::int64_t reach = (dims[d] - 1) * plan.strides[d];
+        (reach < 0 ? lo : hi) += reach;
+      }
+    }
+    space.index_32bit = space.index_32bit && lo >= -kLimit && hi <= kLimit;
+  }
+
+  // Vector width: 16 bytes of the narrowest tensor touched, when every access can take groups
+  // of that many consecutive elements at aligned addresses.
+  int min_itemsize = kVectorBytes;
+  for (const Access& access : accesses)
+    if (access.itemsize > 0) min_itemsize = std::min(min_itemsize, access.itemsize);
+  int width = kVectorBytes / min_itemsize;
+  bool ok = width > 1;
+  bool strided_present = space.needs_multi_index();
+  if (ok && strided_present) ok = dims.back() % width == 0;
+  for (std::size_t a = 0; ok && a < accesses.size(); ++a) {
+    const AccessPlan& plan = space.accesses[a];
+    bool memory = accesses[a].itemsize > 0;
+    if (plan.mode == AccessMode::dense && memory) ok = plan.offset % width == 0;
+    if (plan.mode == AccessMode::strided && memory && plan.strides.back() == 1) {
+      ok = plan.offset % width == 0;
+      for (int d = 0; ok && d + 1 < merged; ++d) ok = plan.strides[d] % width == 0;
+    }
+  }
+  space.vector_width = ok ? width : 1;
+  return space;
+}
+
+std::uint64_t fast_div_constants(std::uint32_t divisor) {
+  std::uint32_t shift = 0;
+  while (shift < 32 && (std::uint64_t(1) << shift) < divisor) ++shift;
+  std::uint64_t magic = ((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - divisor)) / divisor + 1;
+  return (magic & 0xffffffffu) | (std::uint64_t(shift) << 32);
+}
+
+}  // namespace lazy::codegen

@@ -1,0 +1,46 @@
+// A region of the partition as one CUDA kernel: its source, filled from
+// nvrtc_templates/pointwise_skeleton.cuh, and where each of its arguments comes from at launch.
+// Sizes, strides and scalars are arguments, so one compiled kernel serves every shape that
+// walks its iteration space the same way.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fuse/partition.h"
+
+namespace lazy::codegen {
+
+// Where one 8-byte kernel argument comes from when a plan is launched.
+struct ArgSource {
+  enum class Kind : std::uint8_t {
+    constant,          // `value` itself: a size, stride, offset or division constant
+    external_pointer,  // the device address of external input `value` (a slot)
+    root_pointer,      // the memory of root `value` (a pending index) written in this sync
+    copy_pointer,      // the dense copy of external `value` written in this sync
+    scalar_float,      // Scalar node `value` (a pending index), as a double
+    scalar_int,        // Scalar node `value`, as a long long
+  };
+  Kind kind;
+  std::uint64_t value;
+};
+
+struct GeneratedKernel {
+  std::string name;    // what it computes: lz_add_mul_tanh_f32_<hash>
+  std::string source;  // complete CUDA C++; includes the embedded templates by name
+  std::vector<ArgSource> args;
+  std::int64_t numel;  // size of the iteration space
+  int vector_width;    // elements a thread takes per step
+};
+
+// Threads per block of pointwise kernels: 8 warps, enough to hide memory latency with the
+// 16-byte accesses each thread issues, small enough for many resident blocks per SM.
+inline constexpr int kPointwiseThreads = 256;
+
+GeneratedKernel generate_pointwise(const fuse::Region& region,
+                                   std::span<const ir::NodePtr> pending,
+                                   std::span<const ir::NodePtr> externals);
+
+}  // namespace lazy::codegen

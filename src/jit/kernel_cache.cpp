@@ -1,0 +1,80 @@
+#include "jit/kernel_cache.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include <absl/strings/numbers.h>
+
+#include "codegen/templates.h"
+#include "jit/nvrtc.h"
+
+namespace lazy::jit {
+
+namespace {
+
+std::size_t capacity_from_env() {
+  std::size_t parsed = 0;
+  const char* env = std::getenv("LAZY_KERNEL_CACHE_ENTRIES");
+  if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
+  return kDefaultKernelCacheEntries;
+}
+
+ir::Hash128 kernel_key(const std::string& source, int arch) {
+  NvrtcVersion version = nvrtc_version();
+  std::string material = source;
+  for (const std::string& option : nvrtc_compile_options(arch)) {
+    material.push_back('\0');
+    material.append(option);
+  }
+  ir::Hash128 templates = codegen::templates_checksum();
+  material.append({'\0'});
+  material.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
+                  std::to_string(arch) + "/" + templates.to_hex());
+  return ir::hash_bytes(material.data(), material.size());
+}
+
+}  // namespace
+
+KernelCache& KernelCache::instance() {
+  static KernelCache* cache = new KernelCache();  // never destroyed: used until exit
+  return *cache;
+}
+
+KernelCache::KernelCache() : entries_(capacity_from_env()) {}
+
+KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const std::string& source,
+                                                int arch) {
+  const ir::Hash128 key = kernel_key(source, arch);
+  {
+    std::lock_guard lock(mutex_);
+    if (auto* found = entries_.find(key); found != nullptr && (*found)->source == source) {
+      return {*found, false, 0.0};
+    }
+  }
+  std::vector<InMemoryHeader> headers;
+  for (const codegen::EmbeddedTemplate& t : codegen::embedded_templates())
+    headers.push_back({t.name, t.text});
+  auto start = std::chrono::steady_clock::now();
+  auto kernel = std::make_shared<CompiledKernel>();
+  kernel->cubin = compile_to_cubin(source, name, arch, {}, headers);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  kernel->key = key;
+  kernel->name = name;
+  kernel->source = source;
+  std::lock_guard lock(mutex_);
+  entries_.insert(key, kernel);
+  return {kernel, true, seconds};
+}
+
+std::size_t KernelCache::size() {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+void KernelCache::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+}
+
+}  // namespace lazy::jit

@@ -1,0 +1,43 @@
+#include "runtime/debug.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace lazy::runtime {
+
+int debug_level() {
+  static const int level = [] {
+    const char* env = std::getenv("LAZY_DEBUG");
+    return env == nullptr ? 0 : std::atoi(env);
+  }();
+  return level;
+}
+
+void debug_print(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stderr);
+}
+
+std::string describe_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const ir::Node& node = *pending[i];
+    out << "  %" << i << " = " << ir::op_name(node.op) << "(";
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+      const ir::NodePtr& input = node.inputs[k];
+      out << (k ? ", " : "");
+      if (input->is_pending()) {
+        out << "%" << input->trace_index;
+      } else {
+        out << "input" << input->shape.to_string();
+      }
+    }
+    out << ") " << dtype_name(node.dtype) << node.shape.to_string();
+    if (node.op == ir::Op::Scalar) out << " = " << node.scalar->to_double();
+    out << (live[i] ? "  [held]" : "") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace lazy::runtime

@@ -1,0 +1,361 @@
+#include "runtime/executor.h"
+
+#include <bit>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/numbers.h>
+
+#include "fuse/partition.h"
+#include "ir/dtype_codec.h"
+#include "jit/nvrtc.h"
+#include "lazy/config.h"
+#include "lazy/error.h"
+#include "ref/evaluator.h"
+#include "runtime/debug.h"
+#include "runtime/plan.h"
+#include "runtime/stats.h"
+#include "runtime/storage_mirror.h"
+
+namespace lazy {
+
+namespace {
+std::atomic<int> fusion_setting{-1};  // -1: not read from LAZY_FUSION yet
+}  // namespace
+
+void set_fusion_enabled(bool enabled) { fusion_setting = enabled ? 1 : 0; }
+
+bool fusion_enabled() {
+  int value = fusion_setting.load();
+  if (value < 0) {
+    const char* env = std::getenv("LAZY_FUSION");
+    value = (env != nullptr && std::string_view(env) == "0") ? 0 : 1;
+    fusion_setting = value;
+  }
+  return value == 1;
+}
+
+}  // namespace lazy
+
+namespace lazy::runtime {
+
+namespace {
+
+using codegen::ArgSource;
+
+// The arch kernels are compiled for when no GPU says which: LAZY_ARCH ("sm_90" or "90"), else
+// sm_90 (H100 and H200).
+constexpr int kDefaultHostArch = 90;
+
+// Grid size limit of a 1-d launch; kernels loop over what a grid does not cover.
+constexpr std::int64_t kMaxGridBlocks = 2147483647;
+
+int host_arch() {
+  static const int arch = [] {
+    const char* env = std::getenv("LAZY_ARCH");
+    if (env == nullptr) return kDefaultHostArch;
+    std::string_view text(env);
+    if (text.starts_with("sm_")) text.remove_prefix(3);
+    int parsed = 0;
+    if (!absl::SimpleAtoi(std::string(text), &parsed) || parsed <= 0) {
+      throw RuntimeError("lazyfuse: LAZY_ARCH=" + std::string(env) +
+                             " is not an architecture; use a value like sm_90",
+                         std::source_location::current());
+    }
+    return parsed;
+  }();
+  return arch;
+}
+
+std::size_t plan_capacity() {
+  std::size_t parsed = 0;
+  const char* env = std::getenv("LAZY_PLAN_CACHE_ENTRIES");
+  if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
+  return kDefaultPlanCacheEntries;
+}
+
+struct PlanCache {
+  std::mutex mutex;
+  jit::LruCache<ir::Hash128, std::shared_ptr<const Plan>> plans{plan_capacity()};
+};
+
+PlanCache& plan_cache() {
+  static PlanCache* cache = new PlanCache();  // never destroyed: plans hold loaded kernels
+  return *cache;
+}
+
+// Says once per process that there is no GPU, and what happens instead.
+void note_host_execution() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string why_no_nvrtc;
+    bool nvrtc = jit::nvrtc_available(&why_no_nvrtc);
+    std::ostringstream text;
+    text << "lazyfuse: no GPU in use (" << Device::why_host() << "); computing on the host with "
+         << "the reference evaluator. ";
+    if (nvrtc) {
+      text << "Kernels are still generated and compiled for sm_" << host_arch() << ".";
+    } else {
+      text << "Kernels are generated but not compiled: " << why_no_nvrtc;
+    }
+    debug_print(text.str());
+  });
+}
+
+// The plan key: the sync key plus what else decides the kernels and their arguments: each
+// input's layout, which inputs share memory, and the settings.
+ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion, int arch) {
+  std::vector<std::uint64_t> words = {sync_key.lo, sync_key.hi, std::uint64_t(fusion),
+                                      std::uint64_t(arch)};
+  absl::flat_hash_map<const ir::Storage*, std::uint64_t> first_slot;
+  std::span<const ir::NodePtr> externals = trace.externals();
+  for (std::size_t slot = 0; slot < externals.size(); ++slot) {
+    const ir::TensorData& data = *externals[slot]->data;
+    words.push_back(std::uint64_t(data.layout.offset));
+    for (int d = 0; d < data.layout.shape.rank(); ++d)
+      words.push_back(std::uint64_t(data.layout.strides[d]));
+    words.push_back(first_slot.try_emplace(data.storage.get(), slot).first->second);
+  }
+  return ir::hash_words(words);
+}
+
+std::int64_t fewest_bytes(const fuse::Region& region, const codegen::GeneratedKernel& kernel,
+                          std::span<const ir::NodePtr> pending,
+                          std::span<const ir::NodePtr> externals) {
+  std::int64_t bytes = 0;
+  absl::flat_hash_map<std::pair<bool, std::uint32_t>, bool> seen;
+  for (const fuse::Term& term : region.terms) {
+    if (term.kind != fuse::Term::Kind::load) continue;
+    if (!seen.try_emplace(std::make_pair(term.external, term.source), true).second) continue;
+    const ir::Node& source = term.external ? *externals[term.source] : *pending[term.source];
+    bytes += std::min(source.shape.numel(), kernel.numel) * itemsize(source.dtype);
+  }
+  for (const fuse::Root& root : region.roots) {
+    const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
+    bytes += node.shape.numel() * itemsize(node.dtype);
+  }
+  return bytes;
+}
+
+PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
+                      std::span<const ir::NodePtr> externals) {
+  std::vector<const ir::Node*> views;
+  const ir::Node* base = pending[index].get();
+  while (base->is_pending() && ir::op_kind(base->op) == ir::OpKind::view) {
+    views.push_back(base);
+    base = base->inputs[0].get();
+  }
+  PlannedView view{index, PlannedView::Base::root, 0, {}};
+  ir::Layout base_layout = ir::Layout::contiguous(base->shape);
+  if (!base->is_pending()) {
+    view.base_kind = PlannedView::Base::external;
+    for (std::size_t slot = 0; slot < externals.size(); ++slot)
+      if (externals[slot].get() == base) view.base = std::uint32_t(slot);
+    base_layout = base->data->layout;
+  } else {
+    view.base_kind =
+        base->op == ir::Op::Scalar ? PlannedView::Base::scalar : PlannedView::Base::root;
+    view.base = base->trace_index;
+  }
+  const ir::Node* failed = nullptr;
+  view.layout = *fuse::compose_views(base_layout, views, &failed);
+  return view;
+}
+
+std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector<bool>& live,
+                                       bool fusion, Device* device, int arch) {
+  std::span<const ir::NodePtr> pending = trace.pending();
+  std::span<const ir::NodePtr> externals = trace.externals();
+  fuse::Partition partition = fuse::partition(pending, live, externals, {fusion});
+  auto plan = std::make_shared<Plan>();
+  if (debug_level() >= 2) plan->partition_text = partition.describe(pending);
+
+  Counters& stats = counters();
+  bool can_compile = jit::nvrtc_available();
+  for (const fuse::Region& region : partition.regions) {
+    codegen::GeneratedKernel kernel = codegen::generate_pointwise(region, pending, externals);
+    stats.kernels_generated++;
+    PlannedKernel planned;
+    planned.name = kernel.name;
+    planned.numel = kernel.numel;
+    planned.block = codegen::kPointwiseThreads;
+    std::int64_t groups = kernel.numel / kernel.vector_width;
+    std::int64_t blocks = (std::max<std::int64_t>(groups, 1) + planned.block - 1) / planned.block;
+    planned.grid = unsigned(std::min(blocks, kMaxGridBlocks));
+    planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);
+    for (const fuse::Root& root : region.roots) {
+      const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
+      planned.outputs.push_back({root.node, root.external_copy, node.dtype, node.shape.numel()});
+    }
+    if (can_compile) {
+      jit::KernelCache::Lookup lookup =
+          jit::KernelCache::instance().get_or_compile(kernel.name, kernel.source, arch);
+      planned.compiled = lookup.kernel;
+      if (lookup.compiled) {
+        stats.nvrtc_compiles++;
+        stats.compile_nanoseconds += std::int64_t(lookup.compile_seconds * 1e9);
+        if (debug_level() >= 1) {
+          debug_print("lazyfuse: generated kernel " + kernel.name + "\n" + kernel.source);
+        }
+      } else {
+        stats.kernel_cache_hits++;
+      }
+      if (device != nullptr) {
+        CUmodule module = device->load_module(planned.compiled->cubin);
+        planned.function = device->get_function(module, kernel.name.c_str());
+      }
+    }
+    planned.args = std::move(kernel.args);
+    plan->kernels.push_back(std::move(planned));
+  }
+  for (std::uint32_t i = 0; i < pending.size(); ++i) {
+    if (live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(i);
+  }
+  for (std::uint32_t v : partition.live_views) plan->live_views.push_back(plan_view(v, pending, externals));
+  plan->live_scalars = partition.live_scalars;
+  return plan;
+}
+
+std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
+  auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
+  if (node.scalar->kind() == Scalar::Kind::floating) {
+    ir::store_double(storage->host.data(), node.dtype, 0, node.scalar->to_double());
+  } else {
+    ir::store_int(storage->host.data(), node.dtype, 0, node.scalar->to_int());
+  }
+  return storage;
+}
+
+// Launches the plan's kernels and hands back the data of each held node.
+std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Trace& trace,
+                                                  Device& device) {
+  std::span<const ir::NodePtr> pending = trace.pending();
+  std::span<const ir::NodePtr> externals = trace.externals();
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
+  std::vector<std::uint64_t> packed;
+  const bool timed = debug_level() >= 3;
+  for (const PlannedKernel& kernel : plan.kernels) {
+    for (const PlannedOutput& out : kernel.outputs) {
+      (out.external_copy ? copies : roots)[out.node] =
+          allocate_device_storage(device, out.dtype, out.numel);
+    }
+    if (kernel.numel == 0) continue;
+    packed.clear();
+    for (const ArgSource& arg : kernel.args) {
+      switch (arg.kind) {
+        case ArgSource::Kind::constant: packed.push_back(arg.value); break;
+        case ArgSource::Kind::external_pointer:
+          packed.push_back(device_address(*externals[arg.value]->data->storage, device));
+          break;
+        case ArgSource::Kind::root_pointer: packed.push_back(roots.at(arg.value)->device_address); break;
+        case ArgSource::Kind::copy_pointer: packed.push_back(copies.at(arg.value)->device_address); break;
+        case ArgSource::Kind::scalar_float:
+          packed.push_back(std::bit_cast<std::uint64_t>(pending[arg.value]->scalar->to_double()));
+          break;
+        case ArgSource::Kind::scalar_int:
+          packed.push_back(std::uint64_t(pending[arg.value]->scalar->to_int()));
+          break;
+      }
+    }
+    std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
+    if (timed) {
+      DeviceTimer timer(device);
+      timer.start();
+      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
+      timer.stop();
+      float ms = timer.elapsed_ms();
+      std::ostringstream line;
+      line << "lazyfuse:   " << kernel.name << ": " << ms << " ms, "
+           << double(kernel.bytes_moved) / (double(ms) * 1e6) << " GB/s";
+      debug_print(line.str());
+    } else {
+      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
+    }
+    counters().kernel_launches++;
+  }
+
+  std::vector<std::optional<ir::TensorData>> results(pending.size());
+  for (std::uint32_t index : plan.live_roots)
+    results[index] = ir::TensorData{roots.at(index), ir::Layout::contiguous(pending[index]->shape)};
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> scalars;
+  for (std::uint32_t index : plan.live_scalars) {
+    scalars[index] = scalar_storage(*pending[index]);
+    results[index] = ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})};
+  }
+  for (const PlannedView& view : plan.live_views) {
+    std::shared_ptr<const ir::Storage> base;
+    switch (view.base_kind) {
+      case PlannedView::Base::root: base = roots.at(view.base); break;
+      case PlannedView::Base::external: base = externals[view.base]->data->storage; break;
+      case PlannedView::Base::scalar: base = scalars.at(view.base); break;
+    }
+    results[view.node] = ir::TensorData{std::move(base), view.layout};
+  }
+  return results;
+}
+
+}  // namespace
+
+std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
+                                                   const std::vector<bool>& live) {
+  auto start = std::chrono::steady_clock::now();
+  Device* device = Device::get();
+  if (device == nullptr) note_host_execution();
+  const bool fusion = fusion_enabled();
+  const int arch = device != nullptr ? device->sm_arch() : host_arch();
+  const ir::Hash128 key = plan_key(trace, trace.sync_key(), fusion, arch);
+  Counters& stats = counters();
+  stats.syncs++;
+
+  std::shared_ptr<const Plan> plan;
+  {
+    PlanCache& cache = plan_cache();
+    std::lock_guard lock(cache.mutex);
+    if (auto* found = cache.plans.find(key)) plan = *found;
+  }
+  const bool hit = plan != nullptr;
+  const std::int64_t compiles_before = stats.nvrtc_compiles.load();
+  if (hit) {
+    stats.plan_hits++;
+  } else {
+    stats.plan_misses++;
+    plan = build_plan(trace, live, fusion, device, arch);
+    PlanCache& cache = plan_cache();
+    std::lock_guard lock(cache.mutex);
+    cache.plans.insert(key, plan);
+  }
+  if (debug_level() >= 2) {
+    debug_print("lazyfuse: graph\n" + describe_graph(trace.pending(), live));
+    if (!plan->partition_text.empty()) debug_print("lazyfuse: partition\n" + plan->partition_text);
+  }
+
+  std::vector<std::optional<ir::TensorData>> results;
+  if (device != nullptr) {
+    results = replay(*plan, trace, *device);
+  } else {
+    for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
+    results = ref::evaluate(trace.pending(), live);
+  }
+
+  if (debug_level() >= 1) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::ostringstream line;
+    line << "lazyfuse: sync " << stats.syncs.load() << ": " << trace.size() << " ops, "
+         << plan->kernels.size() << " kernel(s), plan " << (hit ? "hit" : "miss") << ", "
+         << stats.nvrtc_compiles.load() - compiles_before << " compiled, " << ms << " ms"
+         << (device == nullptr ? " (host)" : "");
+    debug_print(line.str());
+  }
+  return results;
+}
+
+void clear_plan_cache() {
+  PlanCache& cache = plan_cache();
+  std::lock_guard lock(cache.mutex);
+  cache.plans.clear();
+}
+
+}  // namespace lazy::runtime

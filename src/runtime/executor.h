@@ -1,0 +1,24 @@
+// Runs a thread's pending graph: looks its plan up (or builds it: partition, generate, compile,
+// load), then launches the plan's kernels on the GPU, or, without one, computes the graph on the
+// host with the reference evaluator.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/trace.h"
+
+namespace lazy::runtime {
+
+// Plans kept by default: one per distinct (graph, shapes, input layouts) a program syncs.
+// Overridden by LAZY_PLAN_CACHE_ENTRIES.
+inline constexpr std::size_t kDefaultPlanCacheEntries = 1024;
+
+// The data of each live pending node (by pending index); the trace is left as it was.
+std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
+                                                   const std::vector<bool>& live);
+
+// Forgets every cached plan (tests use it to start cold).
+void clear_plan_cache();
+
+}  // namespace lazy::runtime

@@ -1,0 +1,54 @@
+// A replay plan: everything a sync needs to run a graph it has seen before (same structure,
+// shapes, dtypes, input layouts), so a replay does no partitioning, codegen or compiling.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/pointwise_kernel.h"
+#include "ir/layout.h"
+#include "jit/kernel_cache.h"
+#include "runtime/device.h"
+
+namespace lazy::runtime {
+
+// A value a kernel writes: a pending node, or a dense copy of an external input.
+struct PlannedOutput {
+  std::uint32_t node;  // pending index, or external slot when `external_copy`
+  bool external_copy;
+  DType dtype;
+  std::int64_t numel;
+};
+
+struct PlannedKernel {
+  std::shared_ptr<const jit::CompiledKernel> compiled;  // null when NVRTC is unavailable
+  CUfunction function = nullptr;                        // null when computing on the host
+  std::string name;
+  std::vector<codegen::ArgSource> args;
+  std::vector<PlannedOutput> outputs;
+  std::int64_t numel;
+  unsigned grid;
+  unsigned block;
+  std::int64_t bytes_moved;  // the fewest bytes the kernel reads and writes (LAZY_DEBUG=3)
+};
+
+// A held view: its data is a view of a kernel's output, an input's storage, or a scalar.
+struct PlannedView {
+  enum class Base : std::uint8_t { root, external, scalar };
+  std::uint32_t node;
+  Base base_kind;
+  std::uint32_t base;  // pending index (root, scalar) or external slot
+  ir::Layout layout;
+};
+
+struct Plan {
+  std::vector<PlannedKernel> kernels;
+  std::vector<std::uint32_t> live_roots;  // held nodes written by kernels
+  std::vector<PlannedView> live_views;
+  std::vector<std::uint32_t> live_scalars;
+  std::string partition_text;  // LAZY_DEBUG=2
+};
+
+}  // namespace lazy::runtime

@@ -1,0 +1,40 @@
+#include "runtime/stats.h"
+
+#include "lazy/stats.h"
+
+namespace lazy {
+
+namespace runtime {
+Counters& counters() {
+  static Counters instance;
+  return instance;
+}
+}  // namespace runtime
+
+Stats stats() {
+  const runtime::Counters& c = runtime::counters();
+  Stats s;
+  s.syncs = c.syncs.load();
+  s.plan_hits = c.plan_hits.load();
+  s.plan_misses = c.plan_misses.load();
+  s.kernels_generated = c.kernels_generated.load();
+  s.kernel_cache_hits = c.kernel_cache_hits.load();
+  s.nvrtc_compiles = c.nvrtc_compiles.load();
+  s.kernel_launches = c.kernel_launches.load();
+  s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
+  return s;
+}
+
+void reset_stats() {
+  runtime::Counters& c = runtime::counters();
+  c.syncs = 0;
+  c.plan_hits = 0;
+  c.plan_misses = 0;
+  c.kernels_generated = 0;
+  c.kernel_cache_hits = 0;
+  c.nvrtc_compiles = 0;
+  c.kernel_launches = 0;
+  c.compile_nanoseconds = 0;
+}
+
+}  // namespace lazy

@@ -13,8 +13,8 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using lazy::ir::Trace;
+using ::testing::HasSubstr;
 
 constexpr int kArch = 90;
 
@@ -31,7 +31,8 @@ Generated generate_pending(bool fusion = true) {
   Generated out;
   out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   for (const auto& region : out.partition.regions)
-    out.kernels.push_back(lazy::codegen::generate_pointwise(region, trace.pending(), trace.externals()));
+    out.kernels.push_back(
+        lazy::codegen::generate_pointwise(region, trace.pending(), trace.externals()));
   return out;
 }
 
@@ -54,7 +55,10 @@ class Codegen : public ::testing::Test {
     for (const auto& kernel : g.kernels) {
       std::vector<char> cubin = compile(kernel);
       ASSERT_GE(cubin.size(), 4u);
-      EXPECT_EQ(std::string(cubin.data(), 4), "\x7f" "ELF") << kernel.source;
+      EXPECT_EQ(std::string(cubin.data(), 4),
+                "\x7f"
+                "ELF")
+          << kernel.source;
     }
   }
 };

@@ -115,7 +115,8 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
 std::uint64_t fast_div_constants(std::uint32_t divisor) {
   std::uint32_t shift = 0;
   while (shift < 32 && (std::uint64_t(1) << shift) < divisor) ++shift;
-  std::uint64_t magic = ((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - divisor)) / divisor + 1;
+  std::uint64_t magic =
+      ((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - divisor)) / divisor + 1;
   return (magic & 0xffffffffu) | (std::uint64_t(shift) << 32);
 }
 

@@ -8,7 +8,9 @@ namespace {
 
 using ir::Op;
 
-bool narrow_float(DType d) { return d == DType::f16 || d == DType::bf16; }
+bool narrow_float(DType d) {
+  return d == DType::f16 || d == DType::bf16;
+}
 
 std::string round_to(DType d, const std::string& value) {
   if (d == DType::f16) return cat("lz_round_f16(", value, ")");
@@ -16,7 +18,9 @@ std::string round_to(DType d, const std::string& value) {
   return value;
 }
 
-std::string call(std::string_view f, const std::string& a) { return cat(f, "(", a, ")"); }
+std::string call(std::string_view f, const std::string& a) {
+  return cat(f, "(", a, ")");
+}
 std::string call(std::string_view f, const std::string& a, const std::string& b) {
   return cat(f, "(", a, ", ", b, ")");
 }
@@ -26,36 +30,66 @@ std::string infix(const std::string& a, std::string_view op, const std::string& 
 
 std::string float_op(Op op, std::span<const std::string> x) {
   switch (op) {
-    case Op::Neg: return cat("(-", x[0], ")");
-    case Op::Abs: return call("fabsf", x[0]);
-    case Op::Sign: return call("lz_sign", x[0]);
-    case Op::Square: return infix(x[0], "*", x[0]);
-    case Op::Relu: return call("lz_relu", x[0]);
-    case Op::Floor: return call("floorf", x[0]);
-    case Op::Ceil: return call("ceilf", x[0]);
-    case Op::Round: return call("rintf", x[0]);
-    case Op::Exp: return call("expf", x[0]);
-    case Op::Exp2: return call("exp2f", x[0]);
-    case Op::Log: return call("logf", x[0]);
-    case Op::Log2: return call("log2f", x[0]);
-    case Op::Log1p: return call("log1pf", x[0]);
-    case Op::Expm1: return call("expm1f", x[0]);
-    case Op::Sqrt: return call("sqrtf", x[0]);
-    case Op::Rsqrt: return call("rsqrtf", x[0]);
-    case Op::Sin: return call("sinf", x[0]);
-    case Op::Cos: return call("cosf", x[0]);
-    case Op::Tanh: return call("tanhf", x[0]);
-    case Op::Erf: return call("erff", x[0]);
-    case Op::Sigmoid: return call("lz_sigmoid", x[0]);
-    case Op::Reciprocal: return infix("1.0f", "/", x[0]);
-    case Op::Add: return infix(x[0], "+", x[1]);
-    case Op::Sub: return infix(x[0], "-", x[1]);
-    case Op::Mul: return infix(x[0], "*", x[1]);
-    case Op::Div: return infix(x[0], "/", x[1]);
-    case Op::Pow: return call("powf", x[0], x[1]);
-    case Op::Maximum: return call("lz_maximum", x[0], x[1]);
-    case Op::Minimum: return call("lz_minimum", x[0], x[1]);
-    default: return {};
+    case Op::Neg:
+      return cat("(-", x[0], ")");
+    case Op::Abs:
+      return call("fabsf", x[0]);
+    case Op::Sign:
+      return call("lz_sign", x[0]);
+    case Op::Square:
+      return infix(x[0], "*", x[0]);
+    case Op::Relu:
+      return call("lz_relu", x[0]);
+    case Op::Floor:
+      return call("floorf", x[0]);
+    case Op::Ceil:
+      return call("ceilf", x[0]);
+    case Op::Round:
+      return call("rintf", x[0]);
+    case Op::Exp:
+      return call("expf", x[0]);
+    case Op::Exp2:
+      return call("exp2f", x[0]);
+    case Op::Log:
+      return call("logf", x[0]);
+    case Op::Log2:
+      return call("log2f", x[0]);
+    case Op::Log1p:
+      return call("log1pf", x[0]);
+    case Op::Expm1:
+      return call("expm1f", x[0]);
+    case Op::Sqrt:
+      return call("sqrtf", x[0]);
+    case Op::Rsqrt:
+      return call("rsqrtf", x[0]);
+    case Op::Sin:
+      return call("sinf", x[0]);
+    case Op::Cos:
+      return call("cosf", x[0]);
+    case Op::Tanh:
+      return call("tanhf", x[0]);
+    case Op::Erf:
+      return call("erff", x[0]);
+    case Op::Sigmoid:
+      return call("lz_sigmoid", x[0]);
+    case Op::Reciprocal:
+      return infix("1.0f", "/", x[0]);
+    case Op::Add:
+      return infix(x[0], "+", x[1]);
+    case Op::Sub:
+      return infix(x[0], "-", x[1]);
+    case Op::Mul:
+      return infix(x[0], "*", x[1]);
+    case Op::Div:
+      return infix(x[0], "/", x[1]);
+    case Op::Pow:
+      return call("powf", x[0], x[1]);
+    case Op::Maximum:
+      return call("lz_maximum", x[0], x[1]);
+    case Op::Minimum:
+      return call("lz_minimum", x[0], x[1]);
+    default:
+      return {};
   }
 }
 
@@ -63,20 +97,30 @@ std::string float_op(Op op, std::span<const std::string> x) {
 std::string int_op(Op op, std::span<const std::string> x, std::string_view type) {
   auto narrow = [&](const std::string& e) { return cat("((", type, ")", e, ")"); };
   switch (op) {
-    case Op::Neg: return narrow(call("lz_wrap_sub", "0LL", x[0]));
+    case Op::Neg:
+      return narrow(call("lz_wrap_sub", "0LL", x[0]));
     case Op::Abs:
-      return cat("(", x[0], " < 0 ? ", narrow(call("lz_wrap_sub", "0LL", x[0])), " : ",
-                          x[0], ")");
-    case Op::Sign: return narrow(cat("((0 < ", x[0], ") - (", x[0], " < 0))"));
-    case Op::Square: return narrow(call("lz_wrap_mul", x[0], x[0]));
-    case Op::Relu: return cat("(", x[0], " > 0 ? ", x[0], " : ", narrow("0"), ")");
-    case Op::Add: return narrow(call("lz_wrap_add", x[0], x[1]));
-    case Op::Sub: return narrow(call("lz_wrap_sub", x[0], x[1]));
-    case Op::Mul: return narrow(call("lz_wrap_mul", x[0], x[1]));
-    case Op::Pow: return narrow(call("lz_ipow", x[0], x[1]));
-    case Op::Maximum: return cat("(", x[0], " > ", x[1], " ? ", x[0], " : ", x[1], ")");
-    case Op::Minimum: return cat("(", x[0], " < ", x[1], " ? ", x[0], " : ", x[1], ")");
-    default: return {};
+      return cat("(", x[0], " < 0 ? ", narrow(call("lz_wrap_sub", "0LL", x[0])), " : ", x[0], ")");
+    case Op::Sign:
+      return narrow(cat("((0 < ", x[0], ") - (", x[0], " < 0))"));
+    case Op::Square:
+      return narrow(call("lz_wrap_mul", x[0], x[0]));
+    case Op::Relu:
+      return cat("(", x[0], " > 0 ? ", x[0], " : ", narrow("0"), ")");
+    case Op::Add:
+      return narrow(call("lz_wrap_add", x[0], x[1]));
+    case Op::Sub:
+      return narrow(call("lz_wrap_sub", x[0], x[1]));
+    case Op::Mul:
+      return narrow(call("lz_wrap_mul", x[0], x[1]));
+    case Op::Pow:
+      return narrow(call("lz_ipow", x[0], x[1]));
+    case Op::Maximum:
+      return cat("(", x[0], " > ", x[1], " ? ", x[0], " : ", x[1], ")");
+    case Op::Minimum:
+      return cat("(", x[0], " < ", x[1], " ? ", x[0], " : ", x[1], ")");
+    default:
+      return {};
   }
 }
 
@@ -84,25 +128,36 @@ std::string int_op(Op op, std::span<const std::string> x, std::string_view type)
 std::string bool_op(Op op, std::span<const std::string> x) {
   switch (op) {
     case Op::Add:
-    case Op::Maximum: return infix(x[0], "||", x[1]);
+    case Op::Maximum:
+      return infix(x[0], "||", x[1]);
     case Op::Mul:
-    case Op::Minimum: return infix(x[0], "&&", x[1]);
+    case Op::Minimum:
+      return infix(x[0], "&&", x[1]);
     case Op::Sign:
     case Op::Abs:
-    case Op::Relu: return x[0];
-    default: return {};
+    case Op::Relu:
+      return x[0];
+    default:
+      return {};
   }
 }
 
 std::string_view comparison(Op op) {
   switch (op) {
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    default: return {};
+    case Op::Eq:
+      return "==";
+    case Op::Ne:
+      return "!=";
+    case Op::Lt:
+      return "<";
+    case Op::Le:
+      return "<=";
+    case Op::Gt:
+      return ">";
+    case Op::Ge:
+      return ">=";
+    default:
+      return {};
   }
 }
 
@@ -125,40 +180,58 @@ std::string cast(DType from, DType to, const std::string& x) {
 
 std::string_view value_type(DType dtype) {
   switch (dtype) {
-    case DType::i32: return "int";
-    case DType::i64: return "long long";
-    case DType::bool_: return "bool";
-    default: return "float";
+    case DType::i32:
+      return "int";
+    case DType::i64:
+      return "long long";
+    case DType::bool_:
+      return "bool";
+    default:
+      return "float";
   }
 }
 
 std::string_view storage_type(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "float";
-    case DType::f16: return "lz_f16";
-    case DType::bf16: return "lz_bf16";
-    case DType::i32: return "int";
-    case DType::i64: return "long long";
-    case DType::bool_: return "unsigned char";
+    case DType::f32:
+      return "float";
+    case DType::f16:
+      return "lz_f16";
+    case DType::bf16:
+      return "lz_bf16";
+    case DType::i32:
+      return "int";
+    case DType::i64:
+      return "long long";
+    case DType::bool_:
+      return "unsigned char";
   }
   return "float";
 }
 
 std::string load_conversion(DType dtype, const std::string& raw) {
   switch (dtype) {
-    case DType::f16: return call("lz_f16_to_f32", raw);
-    case DType::bf16: return call("lz_bf16_to_f32", raw);
-    case DType::bool_: return cat("(", raw, " != 0)");
-    default: return raw;
+    case DType::f16:
+      return call("lz_f16_to_f32", raw);
+    case DType::bf16:
+      return call("lz_bf16_to_f32", raw);
+    case DType::bool_:
+      return cat("(", raw, " != 0)");
+    default:
+      return raw;
   }
 }
 
 std::string store_conversion(DType dtype, const std::string& value) {
   switch (dtype) {
-    case DType::f16: return call("lz_f32_to_f16", value);
-    case DType::bf16: return call("lz_f32_to_bf16", value);
-    case DType::bool_: return cat("((unsigned char)", value, ")");
-    default: return value;
+    case DType::f16:
+      return call("lz_f32_to_f16", value);
+    case DType::bf16:
+      return call("lz_f32_to_bf16", value);
+    case DType::bool_:
+      return cat("((unsigned char)", value, ")");
+    default:
+      return value;
   }
 }
 
@@ -179,11 +252,13 @@ DType operand_dtype(const ir::Node& node, int i) {
     case Op::LogicalOr:
     case Op::IsNan:
     case Op::IsInf:
-    case Op::Cast: return input.dtype;
+    case Op::Cast:
+      return input.dtype;
     case Op::Where:
       if (i == 0) return DType::bool_;
       break;
-    default: break;
+    default:
+      break;
   }
   return input.is_number() ? input.dtype : node.compute_dtype;
 }
@@ -192,16 +267,22 @@ std::string op_expression(const ir::Node& node, std::span<const std::string> x) 
   const Op op = node.op;
   const DType compute = node.compute_dtype;
   switch (op) {
-    case Op::LogicalNot: return cat("(!", truth(node.inputs[0]->dtype, x[0]), ")");
+    case Op::LogicalNot:
+      return cat("(!", truth(node.inputs[0]->dtype, x[0]), ")");
     case Op::LogicalAnd:
       return infix(truth(node.inputs[0]->dtype, x[0]), "&&", truth(node.inputs[1]->dtype, x[1]));
     case Op::LogicalOr:
       return infix(truth(node.inputs[0]->dtype, x[0]), "||", truth(node.inputs[1]->dtype, x[1]));
-    case Op::IsNan: return is_floating(node.inputs[0]->dtype) ? infix(x[0], "!=", x[0]) : "false";
-    case Op::IsInf: return is_floating(node.inputs[0]->dtype) ? call("isinf", x[0]) : "false";
-    case Op::Cast: return cast(node.inputs[0]->dtype, node.dtype, x[0]);
-    case Op::Where: return cat("(", x[0], " ? ", x[1], " : ", x[2], ")");
-    default: break;
+    case Op::IsNan:
+      return is_floating(node.inputs[0]->dtype) ? infix(x[0], "!=", x[0]) : "false";
+    case Op::IsInf:
+      return is_floating(node.inputs[0]->dtype) ? call("isinf", x[0]) : "false";
+    case Op::Cast:
+      return cast(node.inputs[0]->dtype, node.dtype, x[0]);
+    case Op::Where:
+      return cat("(", x[0], " ? ", x[1], " : ", x[2], ")");
+    default:
+      break;
   }
   if (std::string_view cmp = comparison(op); !cmp.empty()) return infix(x[0], cmp, x[1]);
   if (is_floating(compute)) return float_op(op, x);
@@ -215,20 +296,20 @@ std::string generator_expression(const ir::Node& node, std::span<const std::stri
     case Op::Arange:
       if (is_floating(node.dtype)) {
         // In double, like the host evaluator: start + i * step rounds once.
-        return cat("((float)((double)", x[0], " + (double)(", index, ") * (double)", x[1],
-                            "))");
+        return cat("((float)((double)", x[0], " + (double)(", index, ") * (double)", x[1], "))");
       }
-      return cat("((", value_type(node.dtype), ")lz_wrap_add(", x[0],
-                          ", lz_wrap_mul((long long)(", index, "), ", x[1], ")))");
+      return cat("((", value_type(node.dtype), ")lz_wrap_add(", x[0], ", lz_wrap_mul((long long)(",
+                 index, "), ", x[1], ")))");
     case Op::RandUniform: {
       int bits = node.dtype == DType::f32 ? 24 : node.dtype == DType::f16 ? 11 : 8;
-      return cat("lz_rand_uniform((unsigned long long)", x[0], ", (unsigned long long)(",
-                          index, "), ", bits, ")");
+      return cat("lz_rand_uniform((unsigned long long)", x[0], ", (unsigned long long)(", index,
+                 "), ", bits, ")");
     }
     case Op::RandNormal:
-      return cat("lz_rand_normal((unsigned long long)", x[0], ", (unsigned long long)(",
-                          index, "))");
-    default: return {};
+      return cat("lz_rand_normal((unsigned long long)", x[0], ", (unsigned long long)(", index,
+                 "))");
+    default:
+      return {};
   }
 }
 

@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cstring>
 
-#include "codegen/text.h"
 #include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
+#include "codegen/text.h"
 
 #include "codegen/iteration_space.h"
 #include "codegen/op_expressions.h"
@@ -85,16 +85,22 @@ class PointwiseEmitter {
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       switch (term.kind) {
-        case Term::Kind::scalar: uniform_[t] = true; break;
+        case Term::Kind::scalar:
+          uniform_[t] = true;
+          break;
         case Term::Kind::load:
-        case Term::Kind::generator: uniform_[t] = access(int(t)).mode == AccessMode::uniform; break;
+        case Term::Kind::generator:
+          uniform_[t] = access(int(t)).mode == AccessMode::uniform;
+          break;
         case Term::Kind::op:
           uniform_[t] = true;
-          for (int i = 0; i < term.n_operands; ++i) uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
+          for (int i = 0; i < term.n_operands; ++i)
+            uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
           break;
       }
       if (term.kind == Term::Kind::generator) {
-        for (int i = 0; i < term.n_operands; ++i) uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
+        for (int i = 0; i < term.n_operands; ++i)
+          uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
       }
     }
   }
@@ -155,13 +161,15 @@ class PointwiseEmitter {
     std::string lhs = cat("const ", value_type(dtype), " v", t, " = ");
     switch (term.kind) {
       case Term::Kind::scalar:
-        return cat(lhs, convert(is_floating(dtype) ? DType::f32 : DType::i64, dtype,
-                                         cat("(", value_type(dtype), ")a.s", t)),
-                            ";\n");
+        return cat(lhs,
+                   convert(is_floating(dtype) ? DType::f32 : DType::i64, dtype,
+                           cat("(", value_type(dtype), ")a.s", t)),
+                   ";\n");
       case Term::Kind::load:
         return cat(lhs, load_conversion(dtype, raw_element(t, vector)), ";\n");
       case Term::Kind::generator:
-      case Term::Kind::op: break;
+      case Term::Kind::op:
+        break;
     }
     const ir::Node& node = *pending_[term.source];
     std::vector<std::string> operands;
@@ -175,23 +183,23 @@ class PointwiseEmitter {
                             ? generator_expression(node, operands, generator_index(t, vector))
                             : op_expression(node, operands);
     return cat(lhs, value, ";  // ", lower(ir::op_name(node.op)), " (",
-                        basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
+               basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
   }
 
   // The stored element a load reads, for element e of the group (or the one element i).
   std::string raw_element(std::size_t t, bool vector) const {
     const AccessPlan& plan = access(int(t));
     switch (plan.mode) {
-      case AccessMode::uniform: return cat("a.p", t, "[a.off", t, "]");
+      case AccessMode::uniform:
+        return cat("a.p", t, "[a.off", t, "]");
       case AccessMode::dense:
-        return vector ? cat("L", t, ".v[e]")
-                      : cat("a.p", t, "[(Offset)a.off", t, " + (Offset)i]");
+        return vector ? cat("L", t, ".v[e]") : cat("a.p", t, "[(Offset)a.off", t, " + (Offset)i]");
       case AccessMode::strided:
         if (!vector) return cat("a.p", t, "[o", t, "]");
         if (plan.strides.back() == 1) return cat("L", t, ".v[e]");
         if (plan.strides.back() == 0) return cat("L", t);
         return cat("a.p", t, "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
-                            plan.strides.size() - 1, "]");
+                   plan.strides.size() - 1, "]");
     }
     return {};
   }
@@ -200,12 +208,13 @@ class PointwiseEmitter {
     const AccessPlan& plan = access(int(t));
     std::string e = vector ? " + e" : "";
     switch (plan.mode) {
-      case AccessMode::uniform: return cat("a.off", t);
-      case AccessMode::dense: return cat("a.off", t, " + (long long)i", e);
+      case AccessMode::uniform:
+        return cat("a.off", t);
+      case AccessMode::dense:
+        return cat("a.off", t, " + (long long)i", e);
       case AccessMode::strided:
         if (!vector) return cat("(long long)o", t);
-        return cat("(long long)o", t, " + (long long)e * a.st", t, "_",
-                            plan.strides.size() - 1);
+        return cat("(long long)o", t, " + (long long)e * a.st", t, "_", plan.strides.size() - 1);
     }
     return {};
   }
@@ -219,14 +228,13 @@ class PointwiseEmitter {
       std::string quotient = space_.index_32bit ? cat("lz_fast_div(rest, a.div", d, ")")
                                                 : cat("rest / (Index)a.size", d);
       append(out, "    const Index q", d, " = ", quotient, ";\n", "    const Index c", d,
-                      " = rest - q", d, " * (Index)a.size", d, ";\n", "    rest = q", d, ";\n");
+             " = rest - q", d, " * (Index)a.size", d, ";\n", "    rest = q", d, ";\n");
     }
     append(out, "    const Index c0 = rest;\n");
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (access_of_term_[t] < 0 || access(int(t)).mode != AccessMode::strided) continue;
       append(out, "    const Offset o", t, " = (Offset)a.off", t);
-      for (int d = 0; d < rank; ++d)
-        append(out, " + (Offset)c", d, " * (Offset)a.st", t, "_", d);
+      for (int d = 0; d < rank; ++d) append(out, " + (Offset)c", d, " * (Offset)a.st", t, "_", d);
       append(out, ";\n");
     }
     return out;
@@ -245,9 +253,8 @@ class PointwiseEmitter {
     if (width == 1) {
       append(out, element_statements(false, "    "));
       for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-        append(out, "    a.out", r, "[i] = ",
-                        store_conversion(root_dtype(r), cat("v", region_.root_terms[r])),
-                        ";\n");
+        append(out, "    a.out", r,
+               "[i] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
       }
       return out;
     }
@@ -255,11 +262,10 @@ class PointwiseEmitter {
       if (region_.terms[t].kind != Term::Kind::load) continue;
       const AccessPlan& plan = access(int(t));
       if (plan.mode == AccessMode::dense) {
-        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t,
-                        " + (Offset)a.off", t, " + (Offset)i);\n");
+        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + (Offset)a.off",
+               t, " + (Offset)i);\n");
       } else if (plan.mode == AccessMode::strided && plan.strides.back() == 1) {
-        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + o", t,
-                        ");\n");
+        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + o", t, ");\n");
       } else if (plan.mode == AccessMode::strided && plan.strides.back() == 0) {
         append(out, "    const auto L", t, " = a.p", t, "[o", t, "];\n");
       }
@@ -269,9 +275,8 @@ class PointwiseEmitter {
     append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
     append(out, element_statements(true, "      "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "      W", r, ".v[e] = ",
-                      store_conversion(root_dtype(r), cat("v", region_.root_terms[r])),
-                      ";\n");
+      append(out, "      W", r,
+             ".v[e] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
     }
     append(out, "    }\n");
     for (std::size_t r = 0; r < region_.roots.size(); ++r)
@@ -284,13 +289,12 @@ class PointwiseEmitter {
   std::string tail() const {
     const int width = space_.vector_width;
     if (width == 1 || space_.needs_multi_index()) return {};
-    std::string out = cat("  for (Index i = n / ", width, " * ", width,
-                                   " + first; i < n; i += stride) {\n");
+    std::string out =
+        cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
     append(out, element_statements(false, "    "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "    a.out", r, "[i] = ",
-                      store_conversion(root_dtype(r), cat("v", region_.root_terms[r])),
-                      ";\n");
+      append(out, "    a.out", r,
+             "[i] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
     }
     append(out, "  }\n");
     return out;
@@ -304,10 +308,10 @@ class PointwiseEmitter {
   }
 
   std::string fill_skeleton() const {
-    std::string header = cat(
-        "// lazyfuse: ", region_.roots.size(), " output(s) over ", region_.shape.to_string(),
-        ", merged to ", space_.dims.size(), " dim(s), ", space_.vector_width,
-        " element(s) per thread step\n");
+    // Nothing here may depend on sizes: one source serves every shape of the same structure.
+    std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
+                             region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
+                             space_.vector_width, " element(s) per thread step\n");
     std::string body = absl::StrReplaceAll(
         std::string(template_text("pointwise_skeleton.cuh")),
         {{"$ARGS", args_text_},
@@ -330,10 +334,11 @@ class PointwiseEmitter {
         ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
     }
     if (ops.empty()) ops.push_back("copy");
-    if (op_count > kNamedOpsInKernelName) ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
+    if (op_count > kNamedOpsInKernelName)
+      ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
     ir::Hash128 hash = ir::hash_bytes(body.data(), body.size());
     return cat("lz_", absl::StrJoin(ops, "_"), "_", dtype_name(root_dtype(0)), "_",
-                        hash.to_hex().substr(0, 8));
+               hash.to_hex().substr(0, 8));
   }
 
   const fuse::Region& region_;
@@ -348,8 +353,7 @@ class PointwiseEmitter {
 
 }  // namespace
 
-GeneratedKernel generate_pointwise(const fuse::Region& region,
-                                   std::span<const ir::NodePtr> pending,
+GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                    std::span<const ir::NodePtr> externals) {
   return PointwiseEmitter(region, pending, externals).run();
 }

@@ -39,8 +39,7 @@ struct GeneratedKernel {
 // 16-byte accesses each thread issues, small enough for many resident blocks per SM.
 inline constexpr int kPointwiseThreads = 256;
 
-GeneratedKernel generate_pointwise(const fuse::Region& region,
-                                   std::span<const ir::NodePtr> pending,
+GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                    std::span<const ir::NodePtr> externals);
 
 }  // namespace lazy::codegen

@@ -8,11 +8,14 @@
 
 namespace lazy::codegen {
 
-inline void append_part(std::string& out, std::string_view part) { out.append(part); }
-inline void append_part(std::string& out, char part) { out.push_back(part); }
+inline void append_part(std::string& out, std::string_view part) {
+  out.append(part);
+}
+inline void append_part(std::string& out, char part) {
+  out.push_back(part);
+}
 template <class T>
-  requires std::integral<T> && (!std::same_as<T, char>)
-void append_part(std::string& out, T part) {
+requires std::integral<T> &&(!std::same_as<T, char>)void append_part(std::string& out, T part) {
   out.append(std::to_string(part));
 }
 

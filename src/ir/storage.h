@@ -21,11 +21,16 @@ struct Storage {
 
   // A host storage, filled by its creator through `host`.
   Storage(DType dtype, std::int64_t numel)
-      : dtype(dtype), numel(numel), host(std::size_t(numel) * std::size_t(itemsize(dtype))),
+      : dtype(dtype),
+        numel(numel),
+        host(std::size_t(numel) * std::size_t(itemsize(dtype))),
         on_host(true) {}
   // A device storage at `address`, kept alive by `owner`.
   Storage(DType dtype, std::int64_t numel, std::shared_ptr<void> owner, std::uint64_t address)
-      : dtype(dtype), numel(numel), device_owner(std::move(owner)), device_address(address),
+      : dtype(dtype),
+        numel(numel),
+        device_owner(std::move(owner)),
+        device_address(address),
         on_device(true) {}
 
   std::size_t bytes() const { return std::size_t(numel) * std::size_t(itemsize(dtype)); }

@@ -229,11 +229,11 @@ std::vector<char> compile_to_cubin(std::string_view source, std::string_view pro
   }
 
   nvrtcProgram program = nullptr;
-  check_nvrtc(library,
-              library.nvrtcCreateProgram(&program, source_text.c_str(), name.c_str(),
-                                         int(headers.size()), header_text_pointers.data(),
-                                         header_name_pointers.data()),
-              "nvrtcCreateProgram for " + name);
+  check_nvrtc(
+      library,
+      library.nvrtcCreateProgram(&program, source_text.c_str(), name.c_str(), int(headers.size()),
+                                 header_text_pointers.data(), header_name_pointers.data()),
+      "nvrtcCreateProgram for " + name);
   ProgramOwner owner(library, program);
 
   const std::vector<std::string> options = nvrtc_compile_options(sm_arch, extra_options);

@@ -26,7 +26,9 @@ namespace {
 std::atomic<int> fusion_setting{-1};  // -1: not read from LAZY_FUSION yet
 }  // namespace
 
-void set_fusion_enabled(bool enabled) { fusion_setting = enabled ? 1 : 0; }
+void set_fusion_enabled(bool enabled) {
+  fusion_setting = enabled ? 1 : 0;
+}
 
 bool fusion_enabled() {
   int value = fusion_setting.load();
@@ -52,6 +54,11 @@ constexpr int kDefaultHostArch = 90;
 
 // Grid size limit of a 1-d launch; kernels loop over what a grid does not cover.
 constexpr std::int64_t kMaxGridBlocks = 2147483647;
+
+thread_local bool reference_execution = false;
+std::atomic<bool> poison_outputs{std::getenv("LAZY_POISON_OUTPUTS") != nullptr &&
+                                 std::string_view(std::getenv("LAZY_POISON_OUTPUTS")) == "1"};
+constexpr std::uint8_t kPoisonByte = 0xff;
 
 int host_arch() {
   static const int arch = [] {
@@ -214,7 +221,8 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (std::uint32_t i = 0; i < pending.size(); ++i) {
     if (live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(i);
   }
-  for (std::uint32_t v : partition.live_views) plan->live_views.push_back(plan_view(v, pending, externals));
+  for (std::uint32_t v : partition.live_views)
+    plan->live_views.push_back(plan_view(v, pending, externals));
   plan->live_scalars = partition.live_scalars;
   return plan;
 }
@@ -239,19 +247,26 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   const bool timed = debug_level() >= 3;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
-      (out.external_copy ? copies : roots)[out.node] =
-          allocate_device_storage(device, out.dtype, out.numel);
+      auto storage = allocate_device_storage(device, out.dtype, out.numel);
+      if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
+      (out.external_copy ? copies : roots)[out.node] = std::move(storage);
     }
     if (kernel.numel == 0) continue;
     packed.clear();
     for (const ArgSource& arg : kernel.args) {
       switch (arg.kind) {
-        case ArgSource::Kind::constant: packed.push_back(arg.value); break;
+        case ArgSource::Kind::constant:
+          packed.push_back(arg.value);
+          break;
         case ArgSource::Kind::external_pointer:
           packed.push_back(device_address(*externals[arg.value]->data->storage, device));
           break;
-        case ArgSource::Kind::root_pointer: packed.push_back(roots.at(arg.value)->device_address); break;
-        case ArgSource::Kind::copy_pointer: packed.push_back(copies.at(arg.value)->device_address); break;
+        case ArgSource::Kind::root_pointer:
+          packed.push_back(roots.at(arg.value)->device_address);
+          break;
+        case ArgSource::Kind::copy_pointer:
+          packed.push_back(copies.at(arg.value)->device_address);
+          break;
         case ArgSource::Kind::scalar_float:
           packed.push_back(std::bit_cast<std::uint64_t>(pending[arg.value]->scalar->to_double()));
           break;
@@ -288,9 +303,15 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   for (const PlannedView& view : plan.live_views) {
     std::shared_ptr<const ir::Storage> base;
     switch (view.base_kind) {
-      case PlannedView::Base::root: base = roots.at(view.base); break;
-      case PlannedView::Base::external: base = externals[view.base]->data->storage; break;
-      case PlannedView::Base::scalar: base = scalars.at(view.base); break;
+      case PlannedView::Base::root:
+        base = roots.at(view.base);
+        break;
+      case PlannedView::Base::external:
+        base = externals[view.base]->data->storage;
+        break;
+      case PlannedView::Base::scalar:
+        base = scalars.at(view.base);
+        break;
     }
     results[view.node] = ir::TensorData{std::move(base), view.layout};
   }
@@ -333,7 +354,7 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   }
 
   std::vector<std::optional<ir::TensorData>> results;
-  if (device != nullptr) {
+  if (device != nullptr && !reference_execution) {
     results = replay(*plan, trace, *device);
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
@@ -341,7 +362,8 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   }
 
   if (debug_level() >= 1) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::ostringstream line;
     line << "lazyfuse: sync " << stats.syncs.load() << ": " << trace.size() << " ops, "
          << plan->kernels.size() << " kernel(s), plan " << (hit ? "hit" : "miss") << ", "
@@ -352,6 +374,13 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   return results;
 }
 
+void set_reference_execution(bool enabled) {
+  reference_execution = enabled;
+}
+void set_poison_outputs(bool enabled) {
+  poison_outputs = enabled;
+}
+
 void clear_plan_cache() {
   PlanCache& cache = plan_cache();
   std::lock_guard lock(cache.mutex);
@@ -359,3 +388,17 @@ void clear_plan_cache() {
 }
 
 }  // namespace lazy::runtime
+
+namespace lazy {
+
+bool on_gpu() {
+  return runtime::Device::get() != nullptr;
+}
+
+std::string device_description() {
+  runtime::Device* device = runtime::Device::get();
+  if (device == nullptr) return "host: " + runtime::Device::why_host();
+  return device->name() + " (sm_" + std::to_string(device->sm_arch()) + ")";
+}
+
+}  // namespace lazy

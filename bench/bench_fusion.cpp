@@ -1,0 +1,336 @@
+// GPU time of issue 3's pointwise workloads, fused and unfused, against the device's own copy
+// bandwidth. Each iteration is timed with device events from before recording to after the
+// sync's kernels, so recording, planning and launch overhead count as a user would see them.
+//
+//   bench_fusion [--iters N] [--only chain4|chain16|swiglu|adam] [--json PATH]
+//
+// bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "runtime/device.h"
+
+namespace {
+
+using lazy::runtime::Device;
+using lazy::runtime::DeviceTimer;
+
+// Copy bandwidth: a buffer far larger than L2 (50 MB on H100), so the copy streams from HBM.
+constexpr std::size_t kCopyBytes = std::size_t(1) << 30;
+constexpr int kCopyWarmupIters = 3;
+constexpr int kCopyTimedIters = 20;
+
+// Iterations before timing: the first compiles, the rest settle the memory pool and clocks.
+constexpr int kWarmupIters = 5;
+constexpr int kDefaultTimedIters = 50;
+
+// Shapes from issue 3.
+constexpr std::int64_t kChain4Rows = 16384;
+constexpr std::int64_t kChain4Cols = 4096;
+constexpr std::int64_t kChain16Elements = std::int64_t(1) << 26;
+constexpr int kChain16Rounds = 4;
+constexpr std::int64_t kSwigluRows = 8192;
+constexpr std::int64_t kSwigluCols = 11008;  // Llama-7B's MLP width
+constexpr std::int64_t kAdamParams = std::int64_t(1) << 26;
+
+// torch.optim.Adam's defaults, except a learning rate typical of training.
+constexpr float kAdamLr = 1e-3f;
+constexpr float kAdamBeta1 = 0.9f;
+constexpr float kAdamBeta2 = 0.999f;
+constexpr float kAdamEps = 1e-8f;
+
+// Records one iteration of a workload and returns its outputs (not yet computed).
+using StepFn = std::function<std::vector<lazy::Tensor>()>;
+
+struct Workload {
+  std::string name;
+  lazy::DType dtype;
+  std::int64_t bytes;               // fewest bytes moved: each input read once, each output written
+  std::function<StepFn()> prepare;  // creates and computes the inputs; the step holds them
+};
+
+// Inputs are computed before timing so that only the workload's kernels are measured.
+lazy::Tensor computed_randn(const lazy::Shape& shape, std::uint64_t seed, lazy::DType dtype) {
+  lazy::Tensor t = lazy::randn(shape, seed, dtype);
+  lazy::eval({t});
+  return t;
+}
+
+std::int64_t bytes_of(std::int64_t elements, lazy::DType dtype) {
+  return elements * lazy::itemsize(dtype);
+}
+
+Workload chain4(lazy::DType dtype) {
+  const std::int64_t n = kChain4Rows * kChain4Cols;
+  return {"chain4", dtype, bytes_of(2 * n + kChain4Cols, dtype) + bytes_of(n, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kChain4Rows, kChain4Cols}, 1, dtype);
+            lazy::Tensor bias = computed_randn({kChain4Cols}, 2, dtype);
+            lazy::Tensor residual = computed_randn({kChain4Rows, kChain4Cols}, 3, dtype);
+            return StepFn([x, bias, residual] {
+              return std::vector<lazy::Tensor>{lazy::gelu_tanh((x + bias) * 1.2f) + residual};
+            });
+          }};
+}
+
+Workload chain16() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"chain16", dtype, 2 * bytes_of(kChain16Elements, dtype), [dtype] {
+            lazy::Tensor input = computed_randn({kChain16Elements}, 4, dtype);
+            return StepFn([input] {
+              lazy::Tensor x = input;
+              for (int round = 0; round < kChain16Rounds; ++round) {
+                x = lazy::sigmoid(x * 1.01f + 0.1f) - 0.25f;
+                x = lazy::tanh(x) * 0.9f;
+              }
+              return std::vector<lazy::Tensor>{x};
+            });
+          }};
+}
+
+Workload swiglu() {
+  const lazy::DType dtype = lazy::DType::bf16;
+  const std::int64_t n = kSwigluRows * kSwigluCols;
+  return {"swiglu", dtype, 3 * bytes_of(n, dtype), [dtype] {
+            lazy::Tensor gate = computed_randn({kSwigluRows, kSwigluCols}, 5, dtype);
+            lazy::Tensor up = computed_randn({kSwigluRows, kSwigluCols}, 6, dtype);
+            return StepFn([gate, up] { return std::vector<lazy::Tensor>{lazy::silu(gate) * up}; });
+          }};
+}
+
+// One Adam step; p, m and v are not carried over between iterations (the inputs stay fixed), but
+// the step counter is, so the bias corrections change every iteration as in training.
+Workload adam() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"adam", dtype, 7 * bytes_of(kAdamParams, dtype), [dtype] {
+            lazy::Tensor p = computed_randn({kAdamParams}, 7, dtype);
+            lazy::Tensor g = computed_randn({kAdamParams}, 8, dtype);
+            lazy::Tensor m = computed_randn({kAdamParams}, 9, dtype);
+            // The second moment is non-negative: square a normal sample.
+            lazy::Tensor v = lazy::square(computed_randn({kAdamParams}, 10, dtype));
+            lazy::eval({v});
+            auto step = std::make_shared<int>(0);
+            return StepFn([p, g, m, v, step] {
+              const int t = ++*step;
+              // Scalars are graph inputs, not constants, so new values every step reuse the plan.
+              const float correction1 = float(1.0 / (1.0 - std::pow(double(kAdamBeta1), t)));
+              const float correction2 = float(1.0 / (1.0 - std::pow(double(kAdamBeta2), t)));
+              lazy::Tensor m_next = kAdamBeta1 * m + (1.0f - kAdamBeta1) * g;
+              lazy::Tensor v_next = kAdamBeta2 * v + (1.0f - kAdamBeta2) * g * g;
+              lazy::Tensor p_next = p - kAdamLr * (m_next * correction1) /
+                                            (lazy::sqrt(v_next * correction2) + kAdamEps);
+              return std::vector<lazy::Tensor>{p_next, m_next, v_next};
+            });
+          }};
+}
+
+float median(std::vector<float> samples) {
+  std::sort(samples.begin(), samples.end());
+  const std::size_t mid = samples.size() / 2;
+  return samples.size() % 2 == 1 ? samples[mid] : 0.5f * (samples[mid - 1] + samples[mid]);
+}
+
+// GB/s of a device-to-device copy, counting bytes read and bytes written.
+double copy_bandwidth_gbps(Device& device) {
+  std::shared_ptr<lazy::runtime::DeviceBuffer> src = device.allocate(kCopyBytes);
+  std::shared_ptr<lazy::runtime::DeviceBuffer> dst = device.allocate(kCopyBytes);
+  for (int i = 0; i < kCopyWarmupIters; ++i)
+    device.copy_device_to_device(dst->ptr(), src->ptr(), kCopyBytes);
+  DeviceTimer timer(device);
+  std::vector<float> samples;
+  for (int i = 0; i < kCopyTimedIters; ++i) {
+    timer.start();
+    device.copy_device_to_device(dst->ptr(), src->ptr(), kCopyBytes);
+    timer.stop();
+    samples.push_back(timer.elapsed_ms());
+  }
+  return 2.0 * double(kCopyBytes) / (double(median(samples)) * 1e6);
+}
+
+struct Measurement {
+  float median_ms;
+  double launches_per_iter;
+};
+
+Measurement measure(const StepFn& step, bool fusion, int iters, Device& device,
+                    const std::string& label) {
+  lazy::set_fusion_enabled(fusion);
+  for (int i = 0; i < kWarmupIters; ++i) lazy::eval(step());
+  device.synchronize();
+
+  const lazy::Stats before = lazy::stats();
+  DeviceTimer timer(device);
+  std::vector<float> samples;
+  for (int i = 0; i < iters; ++i) {
+    timer.start();
+    {
+      // The outputs live until stop() is queued, so their kernels precede it on the stream.
+      std::vector<lazy::Tensor> outputs = step();
+      lazy::eval(outputs);
+      timer.stop();
+    }
+    samples.push_back(timer.elapsed_ms());
+  }
+  const lazy::Stats after = lazy::stats();
+  if (after.nvrtc_compiles != before.nvrtc_compiles || after.plan_misses != before.plan_misses) {
+    std::cerr << "warning: " << label << " compiled "
+              << after.nvrtc_compiles - before.nvrtc_compiles
+              << " kernel(s) and missed the plan cache " << after.plan_misses - before.plan_misses
+              << " time(s) while timed: the loop does not replay\n";
+  }
+  return {median(samples), double(after.kernel_launches - before.kernel_launches) / iters};
+}
+
+struct Row {
+  std::string workload;
+  std::string dtype;
+  std::int64_t bytes;
+  float fused_ms;
+  float unfused_ms;
+};
+
+double gbps(std::int64_t bytes, float ms) {
+  return double(bytes) / (double(ms) * 1e6);
+}
+
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+void write_json(const std::string& path, const std::string& device_name, double copy_gbps,
+                const std::vector<Row>& rows) {
+  std::ostringstream json;
+  json << std::setprecision(6) << "{\"device\": " << json_string(device_name)
+       << ", \"copy_gbps\": " << copy_gbps << ", \"rows\": [";
+  bool first = true;
+  for (const Row& row : rows) {
+    for (bool fused : {true, false}) {
+      const float ms = fused ? row.fused_ms : row.unfused_ms;
+      const double rate = gbps(row.bytes, ms);
+      json << (first ? "\n  " : ",\n  ") << "{\"workload\": " << json_string(row.workload)
+           << ", \"dtype\": " << json_string(row.dtype)
+           << ", \"impl\": " << json_string(fused ? "lazyfuse" : "lazyfuse_unfused")
+           << ", \"median_ms\": " << ms << ", \"gbps\": " << rate
+           << ", \"pct_copy\": " << 100.0 * rate / copy_gbps << ", \"bytes\": " << row.bytes << "}";
+      first = false;
+    }
+  }
+  json << "\n]}\n";
+  std::ofstream file(path);
+  file << json.str();
+  if (!file) {
+    std::cerr << "bench_fusion: could not write " << path << "\n";
+    std::exit(1);
+  }
+}
+
+void print_table(double copy_gbps, const std::vector<Row>& rows) {
+  std::printf("\ncopy bandwidth: %.0f GB/s (read + write)\n", copy_gbps);
+  std::printf("%-8s %-5s %10s %11s %10s %9s %8s\n", "workload", "dtype", "fused ms", "unfused ms",
+              "GB/s", "% copy", "speedup");
+  for (const Row& row : rows) {
+    const double rate = gbps(row.bytes, row.fused_ms);
+    std::printf("%-8s %-5s %10.3f %11.3f %10.0f %8.1f%% %7.2fx\n", row.workload.c_str(),
+                row.dtype.c_str(), row.fused_ms, row.unfused_ms, rate, 100.0 * rate / copy_gbps,
+                row.unfused_ms / row.fused_ms);
+  }
+}
+
+struct Options {
+  int iters = kDefaultTimedIters;
+  std::string only;
+  std::string json_path = "bench_fusion.json";
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::cerr << "bench_fusion: " << message << "\n"
+            << "usage: bench_fusion [--iters N] [--only chain4|chain16|swiglu|adam] "
+               "[--json PATH]\n";
+  std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h") usage_error("times issue 3's workloads on the GPU");
+    if (i + 1 >= argc) usage_error("missing value after " + std::string(flag));
+    const std::string value = argv[++i];
+    if (flag == "--iters") {
+      options.iters = std::atoi(value.c_str());
+      if (options.iters < 1) usage_error("--iters needs a positive count");
+    } else if (flag == "--only") {
+      options.only = value;
+    } else if (flag == "--json") {
+      options.json_path = value;
+    } else {
+      usage_error("unknown option " + std::string(flag));
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  std::vector<Workload> workloads = {chain4(lazy::DType::f32), chain4(lazy::DType::bf16), chain16(),
+                                     swiglu(), adam()};
+  if (!options.only.empty()) {
+    std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
+    if (workloads.empty()) usage_error("no workload named " + options.only);
+  }
+
+  Device* device = Device::get();
+  if (device == nullptr) {
+    std::printf("bench_fusion: no GPU (%s); nothing to time\n", Device::why_host().c_str());
+    return 0;
+  }
+  std::printf("device: %s (sm_%d)\n", device->name().c_str(), device->sm_arch());
+
+  const double copy_gbps = copy_bandwidth_gbps(*device);
+  std::printf("copy bandwidth: %.0f GB/s\n", copy_gbps);
+
+  std::vector<Row> rows;
+  for (const Workload& workload : workloads) {
+    const std::string dtype(lazy::dtype_name(workload.dtype));
+    const std::string label = workload.name + " " + dtype;
+    Row row{workload.name, dtype, workload.bytes, 0, 0};
+    {
+      StepFn step = workload.prepare();  // the inputs are freed when the step goes
+      for (bool fusion : {true, false}) {
+        const std::string impl_label = label + (fusion ? " fused" : " unfused");
+        Measurement m = measure(step, fusion, options.iters, *device, impl_label);
+        (fusion ? row.fused_ms : row.unfused_ms) = m.median_ms;
+        std::printf("%-22s %9.3f ms  %7.0f GB/s  %.0f kernel(s) per iteration\n",
+                    impl_label.c_str(), m.median_ms, gbps(workload.bytes, m.median_ms),
+                    m.launches_per_iter);
+      }
+    }
+    rows.push_back(row);
+  }
+  lazy::set_fusion_enabled(true);
+
+  write_json(options.json_path, device->name(), copy_gbps, rows);
+  std::printf("wrote %s\n", options.json_path.c_str());
+  print_table(copy_gbps, rows);
+  return 0;
+}

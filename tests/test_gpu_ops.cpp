@@ -1,0 +1,202 @@
+// Every op and dtype, run as generated kernels on the GPU, against the reference evaluator on the
+// same fresh random inputs, with every output poisoned before its kernel runs. Skipped without a
+// GPU.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using lazy_test::expect_matches_reference;
+using lazy_test::fresh_seed;
+using lazy_test::GpuTest;
+
+const DType kAllDTypes[] = {DType::f32, DType::f16, DType::bf16,
+                            DType::i32, DType::i64, DType::bool_};
+
+// Random values of a dtype, computed (not pending): floats ~N(0, 4), integers in about
+// [-150, 150], bools half true.
+Tensor random_input(DType dtype, const Shape& shape, std::uint64_t seed) {
+  Tensor normal = lazy::randn(shape, seed);
+  Tensor x;
+  if (lazy::is_floating(dtype)) {
+    x = (normal * 2.0f).to(dtype);
+  } else if (dtype == DType::bool_) {
+    x = normal > 0.0f;
+  } else {
+    x = (normal * 50.0f).to(dtype);
+  }
+  lazy::eval({x});
+  return x;
+}
+
+// Runs f over the inputs if the op accepts their dtypes (an op that refuses throws DTypeError at
+// record time: nothing to run).
+bool accepts(const std::function<Tensor()>& f) {
+  try {
+    Tensor t = f();
+    lazy::ir::Trace::current().clear();
+    return true;
+  } catch (const lazy::DTypeError&) {
+    return false;
+  }
+}
+
+using Unary = std::function<Tensor(const Tensor&)>;
+const std::vector<std::pair<std::string, Unary>> kUnaryOps = {
+    {"neg", [](const Tensor& x) { return -x; }},
+    {"abs", [](const Tensor& x) { return lazy::abs(x); }},
+    {"sign", [](const Tensor& x) { return lazy::sign(x); }},
+    {"square", [](const Tensor& x) { return lazy::square(x); }},
+    {"relu", [](const Tensor& x) { return lazy::relu(x); }},
+    {"floor", [](const Tensor& x) { return lazy::floor(x * 1.37f); }},
+    {"ceil", [](const Tensor& x) { return lazy::ceil(x * 1.37f); }},
+    {"round", [](const Tensor& x) { return lazy::round(x * 1.37f); }},
+    {"exp", [](const Tensor& x) { return lazy::exp(x); }},
+    {"exp2", [](const Tensor& x) { return lazy::exp2(x); }},
+    {"log", [](const Tensor& x) { return lazy::log(x); }},
+    {"log2", [](const Tensor& x) { return lazy::log2(x); }},
+    {"log1p", [](const Tensor& x) { return lazy::log1p(x); }},
+    {"expm1", [](const Tensor& x) { return lazy::expm1(x); }},
+    {"sqrt", [](const Tensor& x) { return lazy::sqrt(x); }},
+    {"rsqrt", [](const Tensor& x) { return lazy::rsqrt(x); }},
+    {"sin", [](const Tensor& x) { return lazy::sin(x); }},
+    {"cos", [](const Tensor& x) { return lazy::cos(x); }},
+    {"tanh", [](const Tensor& x) { return lazy::tanh(x); }},
+    {"erf", [](const Tensor& x) { return lazy::erf(x); }},
+    {"sigmoid", [](const Tensor& x) { return lazy::sigmoid(x); }},
+    {"reciprocal", [](const Tensor& x) { return lazy::reciprocal(x); }},
+    {"gelu", [](const Tensor& x) { return lazy::gelu(x); }},
+    {"gelu_tanh", [](const Tensor& x) { return lazy::gelu_tanh(x); }},
+    {"silu", [](const Tensor& x) { return lazy::silu(x); }},
+    {"softplus", [](const Tensor& x) { return lazy::softplus(x * 8.0f); }},
+    {"logical_not", [](const Tensor& x) { return lazy::logical_not(x); }},
+    {"isnan", [](const Tensor& x) { return lazy::isnan(lazy::log(x)); }},
+    {"isinf", [](const Tensor& x) { return lazy::isinf(x / (x - x.to(x.dtype()))); }},
+    {"clamp", [](const Tensor& x) { return lazy::clamp(x, -1, 2); }},
+};
+
+using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+const std::vector<std::pair<std::string, Binary>> kBinaryOps = {
+    {"add", [](const Tensor& a, const Tensor& b) { return a + b; }},
+    {"sub", [](const Tensor& a, const Tensor& b) { return a - b; }},
+    {"mul", [](const Tensor& a, const Tensor& b) { return a * b; }},
+    {"div", [](const Tensor& a, const Tensor& b) { return a / b; }},
+    {"pow", [](const Tensor& a, const Tensor& b) { return lazy::pow(a, b); }},
+    {"maximum", [](const Tensor& a, const Tensor& b) { return lazy::maximum(a, b); }},
+    {"minimum", [](const Tensor& a, const Tensor& b) { return lazy::minimum(a, b); }},
+    {"eq", [](const Tensor& a, const Tensor& b) { return a == b; }},
+    {"ne", [](const Tensor& a, const Tensor& b) { return a != b; }},
+    {"lt", [](const Tensor& a, const Tensor& b) { return a < b; }},
+    {"le", [](const Tensor& a, const Tensor& b) { return a <= b; }},
+    {"gt", [](const Tensor& a, const Tensor& b) { return a > b; }},
+    {"ge", [](const Tensor& a, const Tensor& b) { return a >= b; }},
+    {"logical_and", [](const Tensor& a, const Tensor& b) { return lazy::logical_and(a, b); }},
+    {"logical_or", [](const Tensor& a, const Tensor& b) { return lazy::logical_or(a, b); }},
+    {"where", [](const Tensor& a, const Tensor& b) { return lazy::where(a > b, a, b); }},
+};
+
+// Odd sizes (no multiple of any vector width) and aligned ones.
+const Shape kShapes[] = {Shape{33, 257}, Shape{8, 512}};
+
+class GpuOps : public GpuTest {};
+
+TEST_F(GpuOps, EveryUnaryOpAndDTypeMatchesTheReference) {
+  for (const Shape& shape : kShapes) {
+    for (DType dtype : kAllDTypes) {
+      Tensor x = random_input(dtype, shape, fresh_seed());
+      for (const auto& [name, op] : kUnaryOps) {
+        if (!accepts([&] { return op(x); })) continue;
+        expect_matches_reference(
+            [&] { return std::vector{op(x)}; },
+            name + " " + std::string(lazy::dtype_name(dtype)) + " " + shape.to_string());
+      }
+    }
+  }
+}
+
+TEST_F(GpuOps, EveryBinaryOpAndDTypeMatchesTheReference) {
+  for (const Shape& shape : kShapes) {
+    for (DType dtype : kAllDTypes) {
+      Tensor a = random_input(dtype, shape, fresh_seed());
+      Tensor b = random_input(dtype, shape, fresh_seed());
+      Tensor row = random_input(dtype, Shape{shape[1]}, fresh_seed());
+      for (const auto& [name, op] : kBinaryOps) {
+        std::string what =
+            name + " " + std::string(lazy::dtype_name(dtype)) + " " + shape.to_string();
+        if (!accepts([&] { return op(a, b); })) continue;
+        expect_matches_reference([&] { return std::vector{op(a, b)}; }, what);
+        expect_matches_reference([&] { return std::vector{op(a, row)}; }, what + " broadcast row");
+      }
+    }
+  }
+}
+
+TEST_F(GpuOps, NumbersOnEitherSideMatchTheReference) {
+  for (DType dtype : kAllDTypes) {
+    Tensor x = random_input(dtype, Shape{33, 257}, fresh_seed());
+    std::string what = std::string(lazy::dtype_name(dtype));
+    if (dtype != DType::bool_) {
+      expect_matches_reference([&] { return std::vector{x * 1.2f + 3, 2.5f - x, x / 3.0f}; }, what);
+      expect_matches_reference(
+          [&] {
+            return std::vector{lazy::maximum(x, 0), x > 0.1f, x == 2};
+          },
+          what);
+    }
+    expect_matches_reference([&] { return std::vector{lazy::where(x != 0, x, 7)}; }, what);
+  }
+}
+
+TEST_F(GpuOps, CastsBetweenEveryPairOfDTypesMatchTheReference) {
+  for (DType from : kAllDTypes) {
+    Tensor x = random_input(from, Shape{33, 257}, fresh_seed());
+    for (DType to : kAllDTypes) {
+      expect_matches_reference(
+          [&] { return std::vector{x.to(to)}; },
+          std::string(lazy::dtype_name(from)) + " to " + std::string(lazy::dtype_name(to)));
+    }
+  }
+}
+
+TEST_F(GpuOps, MixedDTypeOperandsPromoteAsOnTheHost) {
+  Tensor h = random_input(DType::f16, Shape{64, 64}, fresh_seed());
+  Tensor b = random_input(DType::bf16, Shape{64, 64}, fresh_seed());
+  Tensor i = random_input(DType::i32, Shape{64, 64}, fresh_seed());
+  Tensor l = random_input(DType::i64, Shape{64}, fresh_seed());
+  Tensor z = lazy::full({}, 0.1);
+  expect_matches_reference([&] { return std::vector{h + b, i * b, i + l, h * z, i / l, b == 0.1}; },
+                           "mixed dtypes");
+}
+
+TEST_F(GpuOps, RandomFactoriesEqualTheReferenceValues) {
+  std::uint64_t seed = fresh_seed();
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
+    // Uniform draws are exact in both; normal draws differ by f32 rounding of log/cos.
+    expect_matches_reference(
+        [&] {
+          return std::vector{lazy::rand({1000, 37}, seed, dtype)};
+        },
+        "rand", 0.0);
+    expect_matches_reference(
+        [&] {
+          return std::vector{lazy::randn({1000, 37}, seed, dtype)};
+        },
+        "randn");
+  }
+  expect_matches_reference([&] { return std::vector{lazy::arange(-5, 1000003, 3)}; }, "arange", 0);
+  expect_matches_reference([&] { return std::vector{lazy::arange(0.5, 4000.0, 0.25)}; },
+                           "arange f");
+  expect_matches_reference(
+      [&] {
+        return std::vector{lazy::full({7, 9}, 2.5, lazy::bf16)};
+      },
+      "full", 0);
+}
+
+}  // namespace

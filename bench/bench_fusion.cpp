@@ -61,6 +61,7 @@ struct Workload {
   lazy::DType dtype;
   std::int64_t bytes;               // fewest bytes moved: each input read once, each output written
   std::function<StepFn()> prepare;  // creates and computes the inputs; the step holds them
+  bool fast_math = false;           // timed with lazy::set_fast_math(true)
 };
 
 // Inputs are computed before timing so that only the workload's kernels are measured.
@@ -86,9 +87,9 @@ Workload chain4(lazy::DType dtype) {
           }};
 }
 
-Workload chain16() {
+Workload chain16(bool fast_math = false) {
   const lazy::DType dtype = lazy::DType::f32;
-  return {"chain16", dtype, 2 * bytes_of(kChain16Elements, dtype), [dtype] {
+  return {fast_math ? "chain16fm" : "chain16", dtype, 2 * bytes_of(kChain16Elements, dtype), [dtype] {
             lazy::Tensor input = computed_randn({kChain16Elements}, 4, dtype);
             return StepFn([input] {
               lazy::Tensor x = input;
@@ -98,7 +99,8 @@ Workload chain16() {
               }
               return std::vector<lazy::Tensor>{x};
             });
-          }};
+          },
+          fast_math};
 }
 
 Workload swiglu() {
@@ -292,8 +294,9 @@ Options parse_options(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Options options = parse_options(argc, argv);
+  // chain16fm: chain16 with LAZY_FAST_MATH's hardware approximations.
   std::vector<Workload> workloads = {chain4(lazy::DType::f32), chain4(lazy::DType::bf16), chain16(),
-                                     swiglu(), adam()};
+                                     chain16(true), swiglu(), adam()};
   if (!options.only.empty()) {
     std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
     if (workloads.empty()) usage_error("no workload named " + options.only);
@@ -316,6 +319,7 @@ int main(int argc, char** argv) {
     Row row{workload.name, dtype, workload.bytes, 0, 0};
     {
       StepFn step = workload.prepare();  // the inputs are freed when the step goes
+      lazy::set_fast_math(workload.fast_math);
       for (bool fusion : {true, false}) {
         const std::string impl_label = label + (fusion ? " fused" : " unfused");
         Measurement m = measure(step, fusion, options.iters, *device, impl_label);
@@ -328,6 +332,7 @@ int main(int argc, char** argv) {
     rows.push_back(row);
   }
   lazy::set_fusion_enabled(true);
+  lazy::set_fast_math(false);
 
   write_json(options.json_path, device->name(), copy_gbps, rows);
   std::printf("wrote %s\n", options.json_path.c_str());

@@ -16,4 +16,12 @@ std::string device_description();
 void set_fusion_enabled(bool enabled);
 bool fusion_enabled();
 
+// The GPU's fast approximations for transcendental math (LAZY_FAST_MATH=1, default off): the
+// hardware tanh (relative error under 2^-10.9, about 5e-4) for tanh and sigmoid, and NVRTC's
+// --use_fast_math for the rest (exp, log, sin, cos, division, square root: a few ulp, growing
+// with the argument for exp, sin and cos; denormals flush to zero). Default math is within a
+// few ulp of the correctly rounded result. docs/semantics.md has the bounds the tests check.
+void set_fast_math(bool enabled);
+bool fast_math();
+
 }  // namespace lazy

@@ -263,7 +263,7 @@ DType operand_dtype(const ir::Node& node, int i) {
   return input.is_number() ? input.dtype : node.compute_dtype;
 }
 
-std::string op_expression(const ir::Node& node, std::span<const std::string> x) {
+std::string op_expression(const ir::Node& node, std::span<const std::string> x, bool fast_math) {
   const Op op = node.op;
   const DType compute = node.compute_dtype;
   switch (op) {
@@ -285,6 +285,8 @@ std::string op_expression(const ir::Node& node, std::span<const std::string> x) 
       break;
   }
   if (std::string_view cmp = comparison(op); !cmp.empty()) return infix(x[0], cmp, x[1]);
+  if (fast_math && op == Op::Tanh && is_floating(compute)) return call("lz_tanh_fast", x[0]);
+  if (fast_math && op == Op::Sigmoid && is_floating(compute)) return call("lz_sigmoid_fast", x[0]);
   if (is_floating(compute)) return float_op(op, x);
   if (compute == DType::bool_) return bool_op(op, x);
   return int_op(op, x, value_type(compute));

@@ -26,7 +26,9 @@ std::string convert(DType from, DType to, const std::string& value);
 
 // The expression of a pointwise op (not a generator) over operand expressions, each already
 // converted to what the op reads (see operand_dtype).
-std::string op_expression(const ir::Node& node, std::span<const std::string> operands);
+// With fast_math, tanh and sigmoid use the hardware tanh.
+std::string op_expression(const ir::Node& node, std::span<const std::string> operands,
+                          bool fast_math = false);
 
 // The dtype an op reads operand `i` as: numbers keep their own, tensors take the op's common
 // dtype; logical ops, classification, casts and where's condition read operands as they are.

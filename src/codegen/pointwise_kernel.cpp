@@ -37,8 +37,8 @@ std::string basename(const char* path) {
 class PointwiseEmitter {
  public:
   PointwiseEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                   std::span<const ir::NodePtr> externals)
-      : region_(region), pending_(pending), externals_(externals) {}
+                   std::span<const ir::NodePtr> externals, const CodegenOptions& options)
+      : region_(region), pending_(pending), externals_(externals), options_(options) {}
 
   GeneratedKernel run() {
     plan_accesses();
@@ -51,6 +51,7 @@ class PointwiseEmitter {
     kernel.args = std::move(args_);
     kernel.numel = space_.numel;
     kernel.vector_width = space_.vector_width;
+    if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
   }
 
@@ -181,7 +182,7 @@ class PointwiseEmitter {
     }
     std::string value = term.kind == Term::Kind::generator
                             ? generator_expression(node, operands, generator_index(t, vector))
-                            : op_expression(node, operands);
+                            : op_expression(node, operands, options_.fast_math);
     return cat(lhs, value, ";  // ", lower(ir::op_name(node.op)), " (",
                basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
   }
@@ -344,6 +345,7 @@ class PointwiseEmitter {
   const fuse::Region& region_;
   std::span<const ir::NodePtr> pending_;
   std::span<const ir::NodePtr> externals_;
+  CodegenOptions options_;
   IterationSpace space_;
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
@@ -354,8 +356,9 @@ class PointwiseEmitter {
 }  // namespace
 
 GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                                   std::span<const ir::NodePtr> externals) {
-  return PointwiseEmitter(region, pending, externals).run();
+                                   std::span<const ir::NodePtr> externals,
+                                   const CodegenOptions& options) {
+  return PointwiseEmitter(region, pending, externals, options).run();
 }
 
 }  // namespace lazy::codegen

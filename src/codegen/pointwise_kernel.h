@@ -27,9 +27,14 @@ struct ArgSource {
   std::uint64_t value;
 };
 
+struct CodegenOptions {
+  bool fast_math = false;  // hardware approximations (LAZY_FAST_MATH)
+};
+
 struct GeneratedKernel {
   std::string name;    // what it computes: lz_add_mul_tanh_f32_<hash>
   std::string source;  // complete CUDA C++; includes the embedded templates by name
+  std::vector<std::string> nvrtc_options;  // beyond the arch and language standard
   std::vector<ArgSource> args;
   std::int64_t numel;  // size of the iteration space
   int vector_width;    // elements a thread takes per step
@@ -40,6 +45,7 @@ struct GeneratedKernel {
 inline constexpr int kPointwiseThreads = 256;
 
 GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                                   std::span<const ir::NodePtr> externals);
+                                   std::span<const ir::NodePtr> externals,
+                                   const CodegenOptions& options = {});
 
 }  // namespace lazy::codegen

@@ -20,10 +20,11 @@ std::size_t capacity_from_env() {
   return kDefaultKernelCacheEntries;
 }
 
-ir::Hash128 kernel_key(const std::string& source, int arch) {
+ir::Hash128 kernel_key(const std::string& source, int arch,
+                       const std::vector<std::string>& extra_options) {
   NvrtcVersion version = nvrtc_version();
   std::string material = source;
-  for (const std::string& option : nvrtc_compile_options(arch)) {
+  for (const std::string& option : nvrtc_compile_options(arch, extra_options)) {
     material.push_back('\0');
     material.append(option);
   }
@@ -44,11 +45,12 @@ KernelCache& KernelCache::instance() {
 KernelCache::KernelCache() : entries_(capacity_from_env()) {}
 
 KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const std::string& source,
-                                                int arch) {
-  const ir::Hash128 key = kernel_key(source, arch);
+                                                int arch, const std::vector<std::string>& options) {
+  const ir::Hash128 key = kernel_key(source, arch, options);
   {
     std::lock_guard lock(mutex_);
-    if (auto* found = entries_.find(key); found != nullptr && (*found)->source == source) {
+    if (auto* found = entries_.find(key); found != nullptr && (*found)->source == source &&
+        (*found)->options == options) {
       return {*found, false, 0.0};
     }
   }
@@ -57,11 +59,12 @@ KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const s
     headers.push_back({t.name, t.text});
   auto start = std::chrono::steady_clock::now();
   auto kernel = std::make_shared<CompiledKernel>();
-  kernel->cubin = compile_to_cubin(source, name, arch, {}, headers);
+  kernel->cubin = compile_to_cubin(source, name, arch, options, headers);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   kernel->key = key;
   kernel->name = name;
   kernel->source = source;
+  kernel->options = options;
   std::lock_guard lock(mutex_);
   entries_.insert(key, kernel);
   return {kernel, true, seconds};

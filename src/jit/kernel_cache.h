@@ -18,6 +18,7 @@ struct CompiledKernel {
   ir::Hash128 key;
   std::string name;
   std::string source;
+  std::vector<std::string> options;
   std::vector<char> cubin;
 };
 
@@ -36,7 +37,8 @@ class KernelCache {
   };
   // The kernel compiled for sm_<arch>, compiling it with NVRTC on a miss (outside the lock, so
   // threads compile different kernels in parallel). Throws lazy::CompileError.
-  Lookup get_or_compile(const std::string& name, const std::string& source, int arch);
+  Lookup get_or_compile(const std::string& name, const std::string& source, int arch,
+                        const std::vector<std::string>& options = {});
 
   std::size_t size();
   void clear();

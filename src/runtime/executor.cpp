@@ -20,28 +20,6 @@
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"
 
-namespace lazy {
-
-namespace {
-std::atomic<int> fusion_setting{-1};  // -1: not read from LAZY_FUSION yet
-}  // namespace
-
-void set_fusion_enabled(bool enabled) {
-  fusion_setting = enabled ? 1 : 0;
-}
-
-bool fusion_enabled() {
-  int value = fusion_setting.load();
-  if (value < 0) {
-    const char* env = std::getenv("LAZY_FUSION");
-    value = (env != nullptr && std::string_view(env) == "0") ? 0 : 1;
-    fusion_setting = value;
-  }
-  return value == 1;
-}
-
-}  // namespace lazy
-
 namespace lazy::runtime {
 
 namespace {
@@ -114,9 +92,10 @@ void note_host_execution() {
 
 // The plan key: the sync key plus what else decides the kernels and their arguments: each
 // input's layout, which inputs share memory, and the settings.
-ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion, int arch) {
+ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion,
+                     bool fast, int arch) {
   std::vector<std::uint64_t> words = {sync_key.lo, sync_key.hi, std::uint64_t(fusion),
-                                      std::uint64_t(arch)};
+                                      std::uint64_t(fast), std::uint64_t(arch)};
   absl::flat_hash_map<const ir::Storage*, std::uint64_t> first_slot;
   std::span<const ir::NodePtr> externals = trace.externals();
   for (std::size_t slot = 0; slot < externals.size(); ++slot) {
@@ -173,7 +152,7 @@ PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
 }
 
 std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector<bool>& live,
-                                       bool fusion, Device* device, int arch) {
+                                       bool fusion, bool fast, Device* device, int arch) {
   std::span<const ir::NodePtr> pending = trace.pending();
   std::span<const ir::NodePtr> externals = trace.externals();
   fuse::Partition partition = fuse::partition(pending, live, externals, {fusion});
@@ -183,7 +162,8 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   Counters& stats = counters();
   bool can_compile = jit::nvrtc_available();
   for (const fuse::Region& region : partition.regions) {
-    codegen::GeneratedKernel kernel = codegen::generate_pointwise(region, pending, externals);
+    codegen::GeneratedKernel kernel =
+        codegen::generate_pointwise(region, pending, externals, {.fast_math = fast});
     stats.kernels_generated++;
     PlannedKernel planned;
     planned.name = kernel.name;
@@ -199,7 +179,8 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     }
     if (can_compile) {
       jit::KernelCache::Lookup lookup =
-          jit::KernelCache::instance().get_or_compile(kernel.name, kernel.source, arch);
+          jit::KernelCache::instance().get_or_compile(kernel.name, kernel.source, arch,
+                                                      kernel.nvrtc_options);
       planned.compiled = lookup.kernel;
       if (lookup.compiled) {
         stats.nvrtc_compiles++;
@@ -224,6 +205,19 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (std::uint32_t v : partition.live_views)
     plan->live_views.push_back(plan_view(v, pending, externals));
   plan->live_scalars = partition.live_scalars;
+  // The last kernel that reads each intermediate root (or writes it, if none reads it).
+  absl::flat_hash_map<std::uint32_t, std::size_t> last_use;
+  for (std::size_t k = 0; k < partition.regions.size(); ++k) {
+    for (const fuse::Root& root : partition.regions[k].roots)
+      if (!root.external_copy && !live[root.node]) last_use[root.node] = k;
+    for (const fuse::Term& term : partition.regions[k].terms)
+      if (term.kind == fuse::Term::Kind::load && !term.external && !live[term.source]) {
+        last_use[term.source] = k;
+      }
+  }
+  for (const PlannedView& view : plan->live_views)
+    if (view.base_kind == PlannedView::Base::root) last_use.erase(view.base);
+  for (const auto& [node, k] : last_use) plan->kernels[k].release_after.push_back(node);
   return plan;
 }
 
@@ -251,7 +245,10 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
       (out.external_copy ? copies : roots)[out.node] = std::move(storage);
     }
-    if (kernel.numel == 0) continue;
+    if (kernel.numel == 0) {
+      for (std::uint32_t node : kernel.release_after) roots.erase(node);
+      continue;
+    }
     packed.clear();
     for (const ArgSource& arg : kernel.args) {
       switch (arg.kind) {
@@ -290,6 +287,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       device.launch(kernel.function, kernel.grid, kernel.block, bytes);
     }
     counters().kernel_launches++;
+    for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 
   std::vector<std::optional<ir::TensorData>> results(pending.size());
@@ -326,8 +324,9 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
   const bool fusion = fusion_enabled();
+  const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();
-  const ir::Hash128 key = plan_key(trace, trace.sync_key(), fusion, arch);
+  const ir::Hash128 key = plan_key(trace, trace.sync_key(), fusion, fast, arch);
   Counters& stats = counters();
   stats.syncs++;
 
@@ -343,7 +342,7 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
     stats.plan_hits++;
   } else {
     stats.plan_misses++;
-    plan = build_plan(trace, live, fusion, device, arch);
+    plan = build_plan(trace, live, fusion, fast, device, arch);
     PlanCache& cache = plan_cache();
     std::lock_guard lock(cache.mutex);
     cache.plans.insert(key, plan);
@@ -389,16 +388,3 @@ void clear_plan_cache() {
 
 }  // namespace lazy::runtime
 
-namespace lazy {
-
-bool on_gpu() {
-  return runtime::Device::get() != nullptr;
-}
-
-std::string device_description() {
-  runtime::Device* device = runtime::Device::get();
-  if (device == nullptr) return "host: " + runtime::Device::why_host();
-  return device->name() + " (sm_" + std::to_string(device->sm_arch()) + ")";
-}
-
-}  // namespace lazy

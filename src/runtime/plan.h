@@ -32,6 +32,9 @@ struct PlannedKernel {
   unsigned grid;
   unsigned block;
   std::int64_t bytes_moved;  // the fewest bytes the kernel reads and writes (LAZY_DEBUG=3)
+  // Outputs of earlier kernels nobody holds that no later kernel reads: freed (stream-ordered)
+  // once this kernel is queued, so an unfused chain does not hold all its intermediates.
+  std::vector<std::uint32_t> release_after;
 };
 
 // A held view: its data is a view of a kernel's output, an input's storage, or a scalar.

@@ -89,7 +89,8 @@ Workload chain4(lazy::DType dtype) {
 
 Workload chain16(bool fast_math = false) {
   const lazy::DType dtype = lazy::DType::f32;
-  return {fast_math ? "chain16fm" : "chain16", dtype, 2 * bytes_of(kChain16Elements, dtype), [dtype] {
+  return {fast_math ? "chain16fm" : "chain16", dtype, 2 * bytes_of(kChain16Elements, dtype),
+          [dtype] {
             lazy::Tensor input = computed_randn({kChain16Elements}, 4, dtype);
             return StepFn([input] {
               lazy::Tensor x = input;
@@ -295,8 +296,12 @@ Options parse_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   const Options options = parse_options(argc, argv);
   // chain16fm: chain16 with LAZY_FAST_MATH's hardware approximations.
-  std::vector<Workload> workloads = {chain4(lazy::DType::f32), chain4(lazy::DType::bf16), chain16(),
-                                     chain16(true), swiglu(), adam()};
+  std::vector<Workload> workloads = {chain4(lazy::DType::f32),
+                                     chain4(lazy::DType::bf16),
+                                     chain16(),
+                                     chain16(true),
+                                     swiglu(),
+                                     adam()};
   if (!options.only.empty()) {
     std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
     if (workloads.empty()) usage_error("no workload named " + options.only);

@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "gpu_test_support.h"
-#include "lazy/stats.h"
 #include "ir/dtype_codec.h"
+#include "lazy/stats.h"
 #include "nvrtc_templates/philox.cuh"
 
 namespace {

@@ -220,7 +220,8 @@ TEST_F(GpuOps, FastMathStaysWithinItsDocumentedBound) {
       {"cos", [&] { return lazy::cos(x); }},
       {"sqrt", [&] { return lazy::sqrt(lazy::abs(x)); }},
       {"div", [&] { return x / (lazy::abs(y) + 0.5f); }},
-      {"chain16", [&] {
+      {"chain16",
+       [&] {
          Tensor v = x;
          for (int i = 0; i < 4; ++i) v = lazy::tanh(lazy::sigmoid(v * 1.01f + 0.1f) - 0.25f) * 0.9f;
          return v;
@@ -228,8 +229,7 @@ TEST_F(GpuOps, FastMathStaysWithinItsDocumentedBound) {
   };
   lazy::set_fast_math(true);
   for (const auto& [name, op] : ops) {
-    expect_matches_reference([&] { return std::vector{op()}; }, "fast " + name,
-                             kFastMathTolerance);
+    expect_matches_reference([&] { return std::vector{op()}; }, "fast " + name, kFastMathTolerance);
   }
   lazy::set_fast_math(false);
 }

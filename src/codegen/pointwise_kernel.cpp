@@ -129,7 +129,9 @@ class PointwiseEmitter {
       if (term.kind == Term::Kind::scalar) {
         DType dtype = term_dtype(term);
         bool as_float = is_floating(dtype);
-        arg(cat(as_float ? "double" : "long long", " s", t),
+        // Floating scalars travel as f32 bits: converting a double on every thread would cost
+        // a slow conversion per scalar (a tenth of a transcendental chain's time).
+        arg(cat(as_float ? "unsigned long long" : "long long", " s", t),
             {as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source});
         continue;
       }
@@ -163,8 +165,9 @@ class PointwiseEmitter {
     switch (term.kind) {
       case Term::Kind::scalar:
         return cat(lhs,
-                   convert(is_floating(dtype) ? DType::f32 : DType::i64, dtype,
-                           cat("(", value_type(dtype), ")a.s", t)),
+                   is_floating(dtype) ? convert(DType::f32, dtype,
+                                                cat("__uint_as_float((unsigned int)a.s", t, ")"))
+                                      : cat("(", value_type(dtype), ")a.s", t),
                    ";\n");
       case Term::Kind::load:
         return cat(lhs, load_conversion(dtype, raw_element(t, vector)), ";\n");

@@ -20,7 +20,7 @@ struct ArgSource {
     external_pointer,  // the device address of external input `value` (a slot)
     root_pointer,      // the memory of root `value` (a pending index) written in this sync
     copy_pointer,      // the dense copy of external `value` written in this sync
-    scalar_float,      // Scalar node `value` (a pending index), as a double
+    scalar_float,      // Scalar node `value` (a pending index), as f32 bits
     scalar_int,        // Scalar node `value`, as a long long
   };
   Kind kind;

@@ -125,7 +125,7 @@ double bf16_bits_to_double(std::uint16_t bits) {
 double round_to_dtype(double value, DType dtype) {
   switch (dtype) {
     case DType::f32:
-      return double(float(value));
+      return double(to_f32(value));
     case DType::f16:
       return round_to_format(value, kHalf);
     case DType::bf16:
@@ -149,6 +149,16 @@ std::int64_t wrap_to_dtype(std::int64_t value, DType dtype) {
     default:
       return value;
   }
+}
+
+float to_f32(double value) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  // Values past kMax that still round down to it are below kMax + half an ulp.
+  constexpr double kRoundsToMax = kMax + 0x1p103;
+  if (std::isfinite(value) && std::fabs(value) >= kRoundsToMax) {
+    return std::copysign(std::numeric_limits<float>::infinity(), float(value > 0 ? 1 : -1));
+  }
+  return static_cast<float>(value);
 }
 
 std::int64_t float_to_integer_dtype(double value, DType dtype) {
@@ -196,7 +206,7 @@ std::int64_t load_as_int(const void* data, DType dtype, std::int64_t index) {
 void store_double(void* data, DType dtype, std::int64_t index, double value) {
   switch (dtype) {
     case DType::f32:
-      static_cast<float*>(data)[index] = float(value);
+      static_cast<float*>(data)[index] = to_f32(value);
       return;
     case DType::f16:
       static_cast<std::uint16_t*>(data)[index] = double_to_f16_bits(value);

@@ -23,6 +23,9 @@ std::int64_t float_to_integer_dtype(double value, DType dtype);
 // past 2^53).
 double integer_to_float_dtype(std::int64_t value, DType dtype);
 
+// A double rounded to f32, overflowing to infinity (a plain cast is undefined out of range).
+float to_f32(double value);
+
 // Element `index` of a buffer of `dtype`, widened.
 double load_as_double(const void* data, DType dtype, std::int64_t index);
 std::int64_t load_as_int(const void* data, DType dtype, std::int64_t index);

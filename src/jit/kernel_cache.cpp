@@ -49,8 +49,8 @@ KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const s
   const ir::Hash128 key = kernel_key(source, arch, options);
   {
     std::lock_guard lock(mutex_);
-    if (auto* found = entries_.find(key); found != nullptr && (*found)->source == source &&
-        (*found)->options == options) {
+    if (auto* found = entries_.find(key);
+        found != nullptr && (*found)->source == source && (*found)->options == options) {
       return {*found, false, 0.0};
     }
   }

@@ -92,8 +92,8 @@ void note_host_execution() {
 
 // The plan key: the sync key plus what else decides the kernels and their arguments: each
 // input's layout, which inputs share memory, and the settings.
-ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion,
-                     bool fast, int arch) {
+ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion, bool fast,
+                     int arch) {
   std::vector<std::uint64_t> words = {sync_key.lo, sync_key.hi, std::uint64_t(fusion),
                                       std::uint64_t(fast), std::uint64_t(arch)};
   absl::flat_hash_map<const ir::Storage*, std::uint64_t> first_slot;
@@ -178,9 +178,8 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       planned.outputs.push_back({root.node, root.external_copy, node.dtype, node.shape.numel()});
     }
     if (can_compile) {
-      jit::KernelCache::Lookup lookup =
-          jit::KernelCache::instance().get_or_compile(kernel.name, kernel.source, arch,
-                                                      kernel.nvrtc_options);
+      jit::KernelCache::Lookup lookup = jit::KernelCache::instance().get_or_compile(
+          kernel.name, kernel.source, arch, kernel.nvrtc_options);
       planned.compiled = lookup.kernel;
       if (lookup.compiled) {
         stats.nvrtc_compiles++;
@@ -265,7 +264,8 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
           packed.push_back(copies.at(arg.value)->device_address);
           break;
         case ArgSource::Kind::scalar_float:
-          packed.push_back(std::bit_cast<std::uint64_t>(pending[arg.value]->scalar->to_double()));
+          packed.push_back(
+              std::bit_cast<std::uint32_t>(ir::to_f32(pending[arg.value]->scalar->to_double())));
           break;
         case ArgSource::Kind::scalar_int:
           packed.push_back(std::uint64_t(pending[arg.value]->scalar->to_int()));
@@ -387,4 +387,3 @@ void clear_plan_cache() {
 }
 
 }  // namespace lazy::runtime
-

@@ -27,13 +27,23 @@ bool read_setting(std::atomic<int>& setting, const char* variable, bool default_
 
 }  // namespace
 
-void set_fusion_enabled(bool enabled) { fusion_setting = int(enabled); }
-bool fusion_enabled() { return read_setting(fusion_setting, "LAZY_FUSION", true); }
+void set_fusion_enabled(bool enabled) {
+  fusion_setting = int(enabled);
+}
+bool fusion_enabled() {
+  return read_setting(fusion_setting, "LAZY_FUSION", true);
+}
 
-void set_fast_math(bool enabled) { fast_math_setting = int(enabled); }
-bool fast_math() { return read_setting(fast_math_setting, "LAZY_FAST_MATH", false); }
+void set_fast_math(bool enabled) {
+  fast_math_setting = int(enabled);
+}
+bool fast_math() {
+  return read_setting(fast_math_setting, "LAZY_FAST_MATH", false);
+}
 
-bool on_gpu() { return runtime::Device::get() != nullptr; }
+bool on_gpu() {
+  return runtime::Device::get() != nullptr;
+}
 
 std::string device_description() {
   runtime::Device* device = runtime::Device::get();

@@ -1,6 +1,7 @@
 #include "codegen/iteration_space.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 namespace lazy::codegen {
@@ -92,10 +93,13 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
 
   // Vector width: 16 bytes of the narrowest tensor touched, when every access can take groups
   // of that many consecutive elements at aligned addresses.
-  int min_itemsize = kVectorBytes;
+  constexpr int kAccessBytes = 16;  // the widest load or store one thread issues
+  int min_itemsize = kAccessBytes;
   for (const Access& access : accesses)
     if (access.itemsize > 0) min_itemsize = std::min(min_itemsize, access.itemsize);
-  int width = kVectorBytes / min_itemsize;
+  // Groups of whole 16-byte accesses for every tensor, at most kMaxGroup elements.
+  constexpr int kMaxGroup = 16;
+  int width = std::min(bytes_per_thread() / min_itemsize, kMaxGroup);
   bool ok = width > 1;
   bool strided_present = space.needs_multi_index();
   if (ok && strided_present) ok = dims.back() % width == 0;
@@ -110,6 +114,15 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   }
   space.vector_width = ok ? width : 1;
   return space;
+}
+
+int bytes_per_thread() {
+  static const int bytes = [] {
+    const char* env = std::getenv("LAZY_BYTES_PER_THREAD");
+    int value = env ? std::atoi(env) : 0;
+    return (value == 16 || value == 32 || value == 64) ? value : kDefaultBytesPerThread;
+  }();
+  return bytes;
 }
 
 std::uint64_t fast_div_constants(std::uint32_t divisor) {

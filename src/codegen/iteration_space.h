@@ -39,8 +39,11 @@ struct IterationSpace {
   bool needs_multi_index() const;
 };
 
-// Bytes each thread moves per tensor in one vector access.
-inline constexpr int kVectorBytes = 16;
+// Bytes of the narrowest tensor each thread takes per step: one 16-byte access (the widest a
+// thread can issue) or several, for more independent work per thread. 16 measured best for
+// memory-bound chains on H100; LAZY_BYTES_PER_THREAD (16, 32 or 64) overrides it.
+inline constexpr int kDefaultBytesPerThread = 16;
+int bytes_per_thread();
 
 IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses);
 

@@ -235,3 +235,17 @@ TEST_F(GpuOps, FastMathStaysWithinItsDocumentedBound) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(GpuOps, DefaultTanhAndSigmoidAreWithinAFewUlp) {
+  // Both branches of lz_tanh (|x| below and above 0.6) and sigmoid's whole range.
+  Tensor x = lazy::arange(-10.0, 10.0, 1.0 / 4096);
+  lazy::eval({x});
+  constexpr double kFewUlp = 4e-7;  // relative to |reference| + rms(reference)
+  expect_matches_reference([&] { return std::vector{lazy::tanh(x)}; }, "tanh", kFewUlp);
+  expect_matches_reference([&] { return std::vector{lazy::tanh(x * 0.01f)}; }, "tanh small", kFewUlp);
+  expect_matches_reference([&] { return std::vector{lazy::sigmoid(x * 2.0f)}; }, "sigmoid", 2e-6);
+}
+
+}  // namespace

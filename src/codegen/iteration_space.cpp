@@ -23,7 +23,8 @@ bool IterationSpace::needs_multi_index() const {
                      [](const AccessPlan& a) { return a.mode == AccessMode::strided; });
 }
 
-IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses) {
+IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses,
+                                    int bytes_per_thread) {
   IterationSpace space;
   space.numel = shape.numel();
   if (space.numel == 0) {  // nothing to launch; plan a trivial kernel
@@ -99,7 +100,7 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
     if (access.itemsize > 0) min_itemsize = std::min(min_itemsize, access.itemsize);
   // Groups of whole 16-byte accesses for every tensor, at most kMaxGroup elements.
   constexpr int kMaxGroup = 16;
-  int width = std::min(bytes_per_thread() / min_itemsize, kMaxGroup);
+  int width = std::min(bytes_per_thread / min_itemsize, kMaxGroup);
   bool ok = width > 1;
   bool strided_present = space.needs_multi_index();
   if (ok && strided_present) ok = dims.back() % width == 0;
@@ -116,13 +117,15 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   return space;
 }
 
-int bytes_per_thread() {
-  static const int bytes = [] {
+int bytes_per_thread(int transcendentals_per_element) {
+  static const int forced = [] {
     const char* env = std::getenv("LAZY_BYTES_PER_THREAD");
     int value = env ? std::atoi(env) : 0;
-    return (value == 16 || value == 32 || value == 64) ? value : kDefaultBytesPerThread;
+    return (value == 16 || value == 32 || value == 64) ? value : 0;
   }();
-  return bytes;
+  if (forced != 0) return forced;
+  return transcendentals_per_element >= kTranscendentalsForMathBound ? kMathBoundBytesPerThread
+                                                                     : kMemoryBoundBytesPerThread;
 }
 
 std::uint64_t fast_div_constants(std::uint32_t divisor) {

@@ -67,7 +67,7 @@ std::string float_op(Op op, std::span<const std::string> x) {
     case Op::Cos:
       return call("cosf", x[0]);
     case Op::Tanh:
-      return call("tanhf", x[0]);
+      return call("lz_tanh", x[0]);
     case Op::Erf:
       return call("erff", x[0]);
     case Op::Sigmoid:

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include <absl/strings/str_join.h>
@@ -74,7 +75,24 @@ class PointwiseEmitter {
     }
     for (std::size_t r = 0; r < region_.roots.size(); ++r)
       accesses.push_back({ir::Layout::contiguous(region_.shape), itemsize(root_dtype(r))});
-    space_ = plan_iteration_space(region_.shape, accesses);
+    space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
+  }
+
+  // Ops computed on the special-function unit, per element.
+  int transcendentals() const {
+    int count = 0;
+    for (const Term& term : region_.terms) {
+      if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
+      switch (pending_[term.source]->op) {
+        case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Log1p:
+        case Op::Expm1: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Erf:
+        case Op::Sigmoid: case Op::Pow: case Op::RandNormal:
+          ++count;
+          break;
+        default: break;
+      }
+    }
+    return count;
   }
 
   DType root_dtype(std::size_t r) const { return term_dtype(region_.terms[region_.root_terms[r]]); }

@@ -59,24 +59,24 @@ __device__ __forceinline__ float lz_sigmoid(float x) {
   return r;
 }
 
-// tanh within 2 ulp, branching as libdevice's does: below 0.6 an odd polynomial (minimax for
-// relative error, fitted for lazyfuse: 0.8 ulp, no special-function unit at all); above it
-// 1 - 2 / (1 + e^2|x|) on the hardware exponent and reciprocal. Warps whose values are all
-// small skip the special-function unit, the bottleneck of transcendental chains.
+// tanh within 2 ulp: below 0.6 an odd polynomial (minimax for relative error, fitted for
+// lazyfuse: 0.8 ulp, no special-function unit at all); above it 1 - 2 / (1 + e^2|x|) on the
+// hardware exponent and reciprocal. A warp whose values are all below 0.6 skips the second form:
+// the vote makes that a real branch (a per-thread `if` is predicated, running both), and the
+// special-function unit is what bounds transcendental chains.
 __device__ __forceinline__ float lz_tanh(float x) {
   const float a = fabsf(x);
-  if (a < 0.6f) {
-    const float s = x * x;
-    float p = fmaf(-0.0058832005597651005f, s, 0.020785124972462654f);
-    p = fmaf(p, s, -0.05378039553761482f);
-    p = fmaf(p, s, 0.13331879675388336f);
-    p = fmaf(p, s, -0.33333295583724976f);
-    return fmaf(x * s, p, x);
-  }
+  const float s = x * x;
+  float p = fmaf(-0.0058832005597651005f, s, 0.020785124972462654f);
+  p = fmaf(p, s, -0.05378039553761482f);
+  p = fmaf(p, s, 0.13331879675388336f);
+  p = fmaf(p, s, -0.33333295583724976f);
+  const float small = fmaf(x * s, p, x);
+  if (__all_sync(__activemask(), a < 0.6f)) return small;
   float e, r;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a * 2.88539008177792681f));  // 2 log2(e)
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-  return copysignf(fmaf(-2.0f, r, 1.0f), x);
+  return a < 0.6f ? small : copysignf(fmaf(-2.0f, r, 1.0f), x);
 }
 
 // LAZY_FAST_MATH=1: the hardware's approximations. tanh.approx.f32 has a relative error under

@@ -24,22 +24,23 @@ struct Generated {
 };
 
 // Partitions what the thread has pending and generates every region's kernel, then forgets it.
-Generated generate_pending(bool fusion = true) {
+Generated generate_pending(bool fusion = true, bool fast_math = false) {
   Trace& trace = Trace::current();
   std::vector<bool> live;
   for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
   Generated out;
   out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   for (const auto& region : out.partition.regions)
-    out.kernels.push_back(
-        lazy::codegen::generate_pointwise(region, trace.pending(), trace.externals()));
+    out.kernels.push_back(lazy::codegen::generate_pointwise(
+        region, trace.pending(), trace.externals(), {.fast_math = fast_math}));
   return out;
 }
 
 std::vector<char> compile(const lazy::codegen::GeneratedKernel& kernel) {
   std::vector<lazy::jit::InMemoryHeader> headers;
   for (const auto& t : lazy::codegen::embedded_templates()) headers.push_back({t.name, t.text});
-  return lazy::jit::compile_to_cubin(kernel.source, kernel.name, kArch, {}, headers);
+  return lazy::jit::compile_to_cubin(kernel.source, kernel.name, kArch, kernel.nvrtc_options,
+                                     headers);
 }
 
 class Codegen : public ::testing::Test {
@@ -78,6 +79,84 @@ TEST_F(Codegen, QuickstartChainIsOneKernelThatCompiles) {
   EXPECT_EQ(g.kernels[0].vector_width, 4);
   expect_compiles(g);
   std::printf("%s\n", source.c_str());
+}
+
+lazy::Tensor computed(const lazy::Shape& shape, lazy::DType dtype = lazy::f32) {
+  lazy::Tensor t = lazy::randn(shape, 5, dtype);
+  lazy::eval({t});
+  return t;
+}
+
+TEST_F(Codegen, HalfPrecisionChainsWithViewsCompile) {
+  for (lazy::DType dtype : {lazy::f16, lazy::bf16}) {
+    lazy::Tensor a = computed({64, 128}, dtype);
+    lazy::Tensor b = computed({128, 64}, dtype);
+    lazy::Tensor y = lazy::silu(a + b.transpose(0, 1)) *
+                     lazy::sigmoid(a.slice(1, std::nullopt, std::nullopt, -1));
+    Generated g = generate_pending();
+    ASSERT_EQ(g.kernels.size(), 1u);
+    EXPECT_THAT(g.kernels[0].source, HasSubstr("lz_f32_to_"));
+    expect_compiles(g);
+    Trace::current().clear();
+  }
+}
+
+TEST_F(Codegen, IntegerBoolAndCastGraphsCompile) {
+  lazy::Tensor i = (computed({33, 65}) * 100.0f).to(lazy::i32);
+  lazy::Tensor l = (computed({65}) * 100.0f).to(lazy::i64);
+  lazy::eval({i, l});
+  lazy::Tensor y = lazy::where(i > l, i * l, lazy::pow(i, 2)) + lazy::abs(-i);
+  lazy::Tensor z = lazy::logical_and(i != 0, lazy::logical_not(l > 3)).to(lazy::f16);
+  lazy::Tensor w = (i / l).to(lazy::i32) + lazy::sign(l);
+  expect_compiles(generate_pending());
+}
+
+TEST_F(Codegen, GeneratorsCompile) {
+  lazy::Tensor r =
+      lazy::rand({1000}, 1, lazy::bf16) + lazy::randn({1000}, 2) * lazy::arange(0.0, 100.0, 0.1);
+  lazy::Tensor k = lazy::arange(-7, 993) * 3;
+  expect_compiles(generate_pending());
+}
+
+TEST_F(Codegen, UnalignedAndStridedVariantsCompile) {
+  lazy::Tensor a = computed({100, 33});
+  lazy::Tensor y = lazy::exp(a.slice(1, 1, 33));  // no vectors: offset 1
+  lazy::Tensor z = lazy::tanh(a.transpose(0, 1)) + a.transpose(0, 1).slice(0, 0, 33, 1);
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 2u);
+  EXPECT_EQ(g.kernels[0].vector_width, 1);
+  expect_compiles(g);
+}
+
+TEST_F(Codegen, SizesPast2To31Use64BitIndices) {
+  lazy::Tensor y = lazy::rand({(std::int64_t(1) << 31) + 5}, 3, lazy::f16) * 2.0f;
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_THAT(g.kernels[0].source, HasSubstr("typedef unsigned long long Index"));
+  expect_compiles(g);
+}
+
+TEST_F(Codegen, UnfusedAndFastMathKernelsCompile) {
+  lazy::Tensor x = computed({256});
+  lazy::Tensor y = lazy::tanh(lazy::sigmoid(x * 1.01f + 0.1f) - 0.25f) * 0.9f;
+  Generated unfused = generate_pending(/*fusion=*/false);
+  EXPECT_EQ(unfused.kernels.size(), 6u);
+  expect_compiles(unfused);
+  Generated fast = generate_pending(/*fusion=*/true, /*fast_math=*/true);
+  ASSERT_EQ(fast.kernels.size(), 1u);
+  EXPECT_THAT(fast.kernels[0].source, HasSubstr("lz_tanh_fast("));
+  expect_compiles(fast);
+}
+
+TEST_F(Codegen, KernelSourceDoesNotDependOnSizes) {
+  auto source_for = [](std::int64_t rows) {
+    lazy::Tensor x = computed({rows, 256});
+    lazy::Tensor y = lazy::exp(x) * 2.0f;
+    std::string source = generate_pending().kernels.at(0).source;
+    Trace::current().clear();
+    return source;
+  };
+  EXPECT_EQ(source_for(64), source_for(96));
 }
 
 }  // namespace

@@ -244,7 +244,8 @@ TEST_F(GpuOps, DefaultTanhAndSigmoidAreWithinAFewUlp) {
   lazy::eval({x});
   constexpr double kFewUlp = 4e-7;  // relative to |reference| + rms(reference)
   expect_matches_reference([&] { return std::vector{lazy::tanh(x)}; }, "tanh", kFewUlp);
-  expect_matches_reference([&] { return std::vector{lazy::tanh(x * 0.01f)}; }, "tanh small", kFewUlp);
+  expect_matches_reference([&] { return std::vector{lazy::tanh(x * 0.01f)}; }, "tanh small",
+                           kFewUlp);
   expect_matches_reference([&] { return std::vector{lazy::sigmoid(x * 2.0f)}; }, "sigmoid", 2e-6);
 }
 

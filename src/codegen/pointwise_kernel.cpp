@@ -84,12 +84,23 @@ class PointwiseEmitter {
     for (const Term& term : region_.terms) {
       if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
       switch (pending_[term.source]->op) {
-        case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Log1p:
-        case Op::Expm1: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Erf:
-        case Op::Sigmoid: case Op::Pow: case Op::RandNormal:
+        case Op::Exp:
+        case Op::Exp2:
+        case Op::Log:
+        case Op::Log2:
+        case Op::Log1p:
+        case Op::Expm1:
+        case Op::Sin:
+        case Op::Cos:
+        case Op::Tanh:
+        case Op::Erf:
+        case Op::Sigmoid:
+        case Op::Pow:
+        case Op::RandNormal:
           ++count;
           break;
-        default: break;
+        default:
+          break;
       }
     }
     return count;

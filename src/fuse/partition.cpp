@@ -140,22 +140,30 @@ class Partitioner {
       region.roots.push_back({slot, CutReason::reshape_not_strided, true});
       result_.regions.push_back(std::move(region));
     }
+    // A root cut so that its consumers read it back from memory gets a region of its own, which
+    // nothing joins: in its consumers' region it would be recomputed inline, not read. Regions
+    // before it close too, so that its consumers land after it.
+    std::vector<bool> closed(result_.regions.size(), true);
     for (std::uint32_t i = 0; i < pending_.size(); ++i) {
       if (!cut_[i]) continue;
       const Shape& shape = pending_[i]->shape;
+      bool read_back = reason_[i] == CutReason::kernel_size_limit ||
+                       reason_[i] == CutReason::reshape_not_strided;
       std::int32_t target = kNoRegion;
-      if (options_.fusion) {
+      if (options_.fusion && !read_back) {
         for (std::size_t r = 0; r < result_.regions.size(); ++r) {
           const Region& region = result_.regions[r];
-          if (region.shape == shape && !region.roots[0].external_copy &&
+          if (!closed[r] && region.shape == shape &&
               int(region.roots.size()) < kMaxOutputsPerKernel) {
             target = std::int32_t(r);
           }
         }
       }
       if (target == kNoRegion) {
+        if (read_back) closed.assign(closed.size(), true);
         target = std::int32_t(result_.regions.size());
         result_.regions.push_back(Region{shape, {}, {}, {}});
+        closed.push_back(read_back);
       }
       result_.regions[target].roots.push_back({i, reason_[i]});
       result_.region_of[i] = target;

@@ -78,14 +78,16 @@ void note_host_execution() {
   std::call_once(once, [] {
     std::string why_no_nvrtc;
     bool nvrtc = jit::nvrtc_available(&why_no_nvrtc);
+    std::string why_host = Device::why_host();
+    if (why_host.starts_with("lazyfuse: ")) why_host.erase(0, 10);
     std::ostringstream text;
-    text << "lazyfuse: no GPU in use (" << Device::why_host() << "); computing on the host with "
-         << "the reference evaluator. ";
+    text << "lazyfuse: computing on the host with the reference evaluator; ";
     if (nvrtc) {
-      text << "Kernels are still generated and compiled for sm_" << host_arch() << ".";
+      text << "kernels are still generated and compiled for sm_" << host_arch() << ". ";
     } else {
-      text << "Kernels are generated but not compiled: " << why_no_nvrtc;
+      text << "kernels are generated but not compiled (" << why_no_nvrtc << "). ";
     }
+    text << "No GPU because " << why_host;
     debug_print(text.str());
   });
 }

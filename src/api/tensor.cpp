@@ -1,7 +1,5 @@
 #include "lazy/tensor.h"
 
-#include <cstring>
-
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
@@ -115,7 +113,6 @@ std::int64_t Tensor::item_as_int(std::source_location loc) const {
 
 void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) const {
   const ir::TensorData& data = computed_data(*this, "to_vector", loc);
-  const void* src = runtime::host_bytes(*data.storage);
   DType dtype = data.storage->dtype;
   // The common case, a dense tensor read as its own type: one copy.
   bool same_type = (as == HostType::f32 && dtype == DType::f32) ||
@@ -123,10 +120,12 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
                    (as == HostType::i64 && dtype == DType::i64) ||
                    (as == HostType::boolean && dtype == DType::bool_);
   if (same_type && data.layout.is_contiguous()) {
-    std::memcpy(dst, static_cast<const std::byte*>(src) + data.layout.offset * itemsize(dtype),
-                std::size_t(data.layout.shape.numel()) * std::size_t(itemsize(dtype)));
+    runtime::copy_storage_to_host(
+        *data.storage, std::size_t(data.layout.offset * itemsize(dtype)),
+        std::size_t(data.layout.shape.numel()) * std::size_t(itemsize(dtype)), dst);
     return;
   }
+  const void* src = runtime::host_bytes(*data.storage);
   std::int64_t i = 0;
   for_each_element(data.layout, [&](std::int64_t offset) {
     switch (as) {

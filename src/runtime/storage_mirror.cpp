@@ -1,5 +1,7 @@
 #include "runtime/storage_mirror.h"
 
+#include <cstring>
+
 #include "lazy/error.h"
 
 namespace lazy::runtime {
@@ -17,6 +19,20 @@ const std::byte* host_bytes(const ir::Storage& storage) {
     storage.on_host = true;
   }
   return storage.host.data();
+}
+
+void copy_storage_to_host(const ir::Storage& storage, std::size_t offset, std::size_t bytes,
+                          void* dst) {
+  if (bytes == 0) return;
+  {
+    std::lock_guard lock(storage.mirror_mutex);
+    Device* device = Device::get();
+    if (!storage.on_host && device != nullptr) {
+      device->copy_to_host(dst, storage.device_address + offset, bytes);
+      return;
+    }
+  }
+  std::memcpy(dst, host_bytes(storage) + offset, bytes);
 }
 
 CUdeviceptr device_address(const ir::Storage& storage, Device& device) {

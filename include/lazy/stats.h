@@ -15,6 +15,12 @@ struct Stats {
   std::int64_t nvrtc_compiles = 0;     // NVRTC compilations
   std::int64_t kernel_launches = 0;    // kernels launched on the GPU
   double compile_seconds = 0;          // wall time spent in NVRTC
+  // The kernel cache on disk (lazy/cache.h).
+  std::int64_t disk_hits = 0;       // kernels loaded from disk instead of compiled
+  std::int64_t disk_misses = 0;     // kernels not on disk
+  std::int64_t disk_writes = 0;     // entries written
+  std::int64_t disk_rejected = 0;   // entries found damaged, untrusted, or refused by the driver
+  std::int64_t disk_evictions = 0;  // entries removed to keep the directory under its bound
 };
 
 // Totals since the start of the process or the last reset_stats(), over all threads.

@@ -7,6 +7,7 @@
 #include <absl/strings/numbers.h>
 
 #include "codegen/templates.h"
+#include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
 
 namespace lazy::jit {
@@ -31,7 +32,8 @@ ir::Hash128 kernel_key(const std::string& source, int arch,
   ir::Hash128 templates = codegen::templates_checksum();
   material.append({'\0'});
   material.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
-                  std::to_string(arch) + "/" + templates.to_hex());
+                  std::to_string(arch) + "/" + templates.to_hex() + "/format " +
+                  std::to_string(kDiskCacheFormat));
   return ir::hash_bytes(material.data(), material.size());
 }
 
@@ -51,23 +53,42 @@ KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const s
     std::lock_guard lock(mutex_);
     if (auto* found = entries_.find(key);
         found != nullptr && (*found)->source == source && (*found)->options == options) {
-      return {*found, false, 0.0};
+      return {*found, Origin::memory, 0.0};
     }
   }
+  if (std::optional<std::vector<char>> cubin =
+          disk_cache().load(key, source, nvrtc_version(), arch)) {
+    auto kernel = std::make_shared<CompiledKernel>(
+        CompiledKernel{key, name, source, options, std::move(*cubin)});
+    std::lock_guard lock(mutex_);
+    entries_.insert(key, kernel);
+    return {kernel, Origin::disk, 0.0};
+  }
+  return compile_and_store(key, name, source, arch, options);
+}
+
+KernelCache::Lookup KernelCache::recompile(const std::string& name, const std::string& source,
+                                           int arch, const std::vector<std::string>& options) {
+  const ir::Hash128 key = kernel_key(source, arch, options);
+  disk_cache().reject(key, nvrtc_version(), arch);
+  return compile_and_store(key, name, source, arch, options);
+}
+
+KernelCache::Lookup KernelCache::compile_and_store(const ir::Hash128& key, const std::string& name,
+                                                   const std::string& source, int arch,
+                                                   const std::vector<std::string>& options) {
   std::vector<InMemoryHeader> headers;
   for (const codegen::EmbeddedTemplate& t : codegen::embedded_templates())
     headers.push_back({t.name, t.text});
   auto start = std::chrono::steady_clock::now();
-  auto kernel = std::make_shared<CompiledKernel>();
-  kernel->cubin = compile_to_cubin(source, name, arch, options, headers);
+  std::vector<char> cubin = compile_to_cubin(source, name, arch, options, headers);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  kernel->key = key;
-  kernel->name = name;
-  kernel->source = source;
-  kernel->options = options;
+  disk_cache().store(key, source, cubin, nvrtc_version(), arch);
+  auto kernel = std::make_shared<CompiledKernel>(
+      CompiledKernel{key, name, source, options, std::move(cubin)});
   std::lock_guard lock(mutex_);
   entries_.insert(key, kernel);
-  return {kernel, true, seconds};
+  return {kernel, Origin::nvrtc, seconds};
 }
 
 std::size_t KernelCache::size() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,21 +31,31 @@ class KernelCache {
  public:
   static KernelCache& instance();
 
+  enum class Origin : std::uint8_t { memory, disk, nvrtc };
   struct Lookup {
     std::shared_ptr<const CompiledKernel> kernel;
-    bool compiled;           // false: found in the cache
+    Origin origin;
     double compile_seconds;  // time NVRTC took, when compiled
+    bool compiled() const { return origin == Origin::nvrtc; }
   };
-  // The kernel compiled for sm_<arch>, compiling it with NVRTC on a miss (outside the lock, so
-  // threads compile different kernels in parallel). Throws lazy::CompileError.
+  // The kernel compiled for sm_<arch>: from memory, else from the disk cache, else compiled with
+  // NVRTC (outside the lock, so threads compile different kernels in parallel) and written to
+  // the disk cache. Throws lazy::CompileError.
   Lookup get_or_compile(const std::string& name, const std::string& source, int arch,
                         const std::vector<std::string>& options = {});
+  // After the driver refused a kernel's CUBIN: drops the disk entry, compiles afresh, and keeps
+  // and stores the new CUBIN.
+  Lookup recompile(const std::string& name, const std::string& source, int arch,
+                   const std::vector<std::string>& options = {});
 
   std::size_t size();
   void clear();
 
  private:
   KernelCache();
+  Lookup compile_and_store(const ir::Hash128& key, const std::string& name,
+                           const std::string& source, int arch,
+                           const std::vector<std::string>& options);
   std::mutex mutex_;
   LruCache<ir::Hash128, std::shared_ptr<const CompiledKernel>> entries_;
 };

@@ -1,21 +1,24 @@
 #include "runtime/executor.h"
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/numbers.h>
 
 #include "fuse/partition.h"
+#include "ir/debug.h"
 #include "ir/dtype_codec.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
 #include "lazy/error.h"
 #include "ref/evaluator.h"
-#include "runtime/debug.h"
 #include "runtime/plan.h"
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"
@@ -88,7 +91,7 @@ void note_host_execution() {
       text << "kernels are generated but not compiled (" << why_no_nvrtc << "). ";
     }
     text << "No GPU because " << why_host;
-    debug_print(text.str());
+    ir::debug_print(text.str());
   });
 }
 
@@ -153,20 +156,73 @@ PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
   return view;
 }
 
+// Looks every kernel up in the caches, compiling the misses in parallel (NVRTC is thread-safe),
+// so that a cold start waits for the slowest kernel rather than for the sum. Nothing is compiled
+// when NVRTC is unavailable (the host evaluator computes then).
+std::vector<jit::KernelCache::Lookup> compile_all(
+    const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
+  if (kernels.empty() || !jit::nvrtc_available()) return {};
+  std::vector<jit::KernelCache::Lookup> lookups(kernels.size());
+  auto lookup = [&](std::size_t k) {
+    lookups[k] = jit::KernelCache::instance().get_or_compile(kernels[k].name, kernels[k].source,
+                                                             arch, kernels[k].nvrtc_options);
+  };
+  const std::size_t workers =
+      std::min<std::size_t>(kernels.size(), std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < kernels.size(); ++k) lookup(k);
+    return lookups;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::future<void>> done;
+  for (std::size_t w = 0; w < workers; ++w) {
+    done.push_back(std::async(std::launch::async, [&] {
+      for (std::size_t k = next++; k < kernels.size(); k = next++) lookup(k);
+    }));
+  }
+  for (std::future<void>& f : done) f.get();  // rethrows a CompileError
+  return lookups;
+}
+
+// Loads a kernel on the device. A CUBIN from the disk cache that the driver refuses (an entry
+// from another driver, say) is dropped and compiled afresh, never a failure of the program.
+CUfunction load_function(Device& device, const codegen::GeneratedKernel& kernel,
+                         jit::KernelCache::Lookup& lookup, int arch) {
+  CUmodule module;
+  try {
+    module = device.load_module(lookup.kernel->cubin);
+  } catch (const RuntimeError& error) {
+    if (lookup.origin != jit::KernelCache::Origin::disk) throw;
+    if (ir::debug_level() >= 1) {
+      ir::debug_print(std::string("lazyfuse: the driver refused cached kernel ") + kernel.name +
+                      "; recompiling (" + error.what() + ")");
+    }
+    lookup = jit::KernelCache::instance().recompile(kernel.name, kernel.source, arch,
+                                                    kernel.nvrtc_options);
+    module = device.load_module(lookup.kernel->cubin);
+  }
+  return device.get_function(module, kernel.name.c_str());
+}
+
 std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector<bool>& live,
                                        bool fusion, bool fast, Device* device, int arch) {
   std::span<const ir::NodePtr> pending = trace.pending();
   std::span<const ir::NodePtr> externals = trace.externals();
   fuse::Partition partition = fuse::partition(pending, live, externals, {fusion});
   auto plan = std::make_shared<Plan>();
-  if (debug_level() >= 2) plan->partition_text = partition.describe(pending);
+  if (ir::debug_level() >= 2) plan->partition_text = partition.describe(pending);
 
   Counters& stats = counters();
-  bool can_compile = jit::nvrtc_available();
+  std::vector<codegen::GeneratedKernel> kernels;
   for (const fuse::Region& region : partition.regions) {
-    codegen::GeneratedKernel kernel =
-        codegen::generate_pointwise(region, pending, externals, {.fast_math = fast});
+    kernels.push_back(codegen::generate_pointwise(region, pending, externals, {.fast_math = fast}));
     stats.kernels_generated++;
+  }
+  std::vector<jit::KernelCache::Lookup> lookups = compile_all(kernels, arch);
+  int from[3] = {0, 0, 0};  // memory, disk, NVRTC
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const codegen::GeneratedKernel& kernel = kernels[k];
+    const fuse::Region& region = partition.regions[k];
     PlannedKernel planned;
     planned.name = kernel.name;
     planned.numel = kernel.numel;
@@ -179,27 +235,28 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
       planned.outputs.push_back({root.node, root.external_copy, node.dtype, node.shape.numel()});
     }
-    if (can_compile) {
-      jit::KernelCache::Lookup lookup = jit::KernelCache::instance().get_or_compile(
-          kernel.name, kernel.source, arch, kernel.nvrtc_options);
+    if (k < lookups.size()) {
+      jit::KernelCache::Lookup& lookup = lookups[k];
+      from[int(lookup.origin)]++;
+      if (lookup.origin != jit::KernelCache::Origin::memory && ir::debug_level() >= 1) {
+        ir::debug_print("lazyfuse: generated kernel " + kernel.name + "\n" + kernel.source);
+      }
+      if (device != nullptr) planned.function = load_function(*device, kernel, lookup, arch);
       planned.compiled = lookup.kernel;
-      if (lookup.compiled) {
-        stats.nvrtc_compiles++;
-        stats.compile_nanoseconds += std::int64_t(lookup.compile_seconds * 1e9);
-        if (debug_level() >= 1) {
-          debug_print("lazyfuse: generated kernel " + kernel.name + "\n" + kernel.source);
-        }
-      } else {
-        stats.kernel_cache_hits++;
-      }
-      if (device != nullptr) {
-        CUmodule module = device->load_module(planned.compiled->cubin);
-        planned.function = device->get_function(module, kernel.name.c_str());
-      }
     }
-    planned.args = std::move(kernel.args);
+    planned.args = kernel.args;
     plan->kernels.push_back(std::move(planned));
   }
+  for (const jit::KernelCache::Lookup& lookup : lookups) {
+    if (lookup.compiled()) {
+      stats.nvrtc_compiles++;
+      stats.compile_nanoseconds += std::int64_t(lookup.compile_seconds * 1e9);
+    } else {
+      stats.kernel_cache_hits++;
+    }
+  }
+  plan->kernel_origins = "kernels from memory " + std::to_string(from[0]) + ", disk " +
+                         std::to_string(from[1]) + ", NVRTC " + std::to_string(from[2]);
   for (std::uint32_t i = 0; i < pending.size(); ++i) {
     if (live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(i);
   }
@@ -239,7 +296,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   std::span<const ir::NodePtr> externals = trace.externals();
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
-  const bool timed = debug_level() >= 3;
+  const bool timed = ir::debug_level() >= 3;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
       auto storage = allocate_device_storage(device, out.dtype, out.numel);
@@ -284,7 +341,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       std::ostringstream line;
       line << "lazyfuse:   " << kernel.name << ": " << ms << " ms, "
            << double(kernel.bytes_moved) / (double(ms) * 1e6) << " GB/s";
-      debug_print(line.str());
+      ir::debug_print(line.str());
     } else {
       device.launch(kernel.function, kernel.grid, kernel.block, bytes);
     }
@@ -349,9 +406,10 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
     std::lock_guard lock(cache.mutex);
     cache.plans.insert(key, plan);
   }
-  if (debug_level() >= 2) {
-    debug_print("lazyfuse: graph\n" + describe_graph(trace.pending(), live));
-    if (!plan->partition_text.empty()) debug_print("lazyfuse: partition\n" + plan->partition_text);
+  if (ir::debug_level() >= 2) {
+    ir::debug_print("lazyfuse: graph\n" + ir::describe_graph(trace.pending(), live));
+    if (!plan->partition_text.empty())
+      ir::debug_print("lazyfuse: partition\n" + plan->partition_text);
   }
 
   std::vector<std::optional<ir::TensorData>> results;
@@ -362,15 +420,16 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
     results = ref::evaluate(trace.pending(), live);
   }
 
-  if (debug_level() >= 1) {
+  if (ir::debug_level() >= 1) {
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::ostringstream line;
     line << "lazyfuse: sync " << stats.syncs.load() << ": " << trace.size() << " ops, "
          << plan->kernels.size() << " kernel(s), plan " << (hit ? "hit" : "miss") << ", "
-         << stats.nvrtc_compiles.load() - compiles_before << " compiled, " << ms << " ms"
+         << stats.nvrtc_compiles.load() - compiles_before << " compiled"
+         << (hit ? "" : " (" + plan->kernel_origins + ")") << ", " << ms << " ms"
          << (device == nullptr ? " (host)" : "");
-    debug_print(line.str());
+    ir::debug_print(line.str());
   }
   return results;
 }

@@ -52,6 +52,7 @@ struct Plan {
   std::vector<PlannedView> live_views;
   std::vector<std::uint32_t> live_scalars;
   std::string partition_text;  // LAZY_DEBUG=2
+  std::string kernel_origins;  // how many kernels came from memory, disk and NVRTC (LAZY_DEBUG)
 };
 
 }  // namespace lazy::runtime

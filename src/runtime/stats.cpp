@@ -1,5 +1,6 @@
 #include "runtime/stats.h"
 
+#include "jit/disk_cache.h"
 #include "lazy/stats.h"
 
 namespace lazy {
@@ -22,6 +23,12 @@ Stats stats() {
   s.nvrtc_compiles = c.nvrtc_compiles.load();
   s.kernel_launches = c.kernel_launches.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
+  jit::DiskCacheCounters& disk = jit::disk_cache().counters();
+  s.disk_hits = disk.hits.load();
+  s.disk_misses = disk.misses.load();
+  s.disk_writes = disk.writes.load();
+  s.disk_rejected = disk.rejected.load();
+  s.disk_evictions = disk.evictions.load();
   return s;
 }
 
@@ -35,6 +42,12 @@ void reset_stats() {
   c.nvrtc_compiles = 0;
   c.kernel_launches = 0;
   c.compile_nanoseconds = 0;
+  jit::DiskCacheCounters& disk = jit::disk_cache().counters();
+  disk.hits = 0;
+  disk.misses = 0;
+  disk.writes = 0;
+  disk.rejected = 0;
+  disk.evictions = 0;
 }
 
 }  // namespace lazy

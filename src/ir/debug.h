@@ -10,7 +10,7 @@
 
 #include "ir/node.h"
 
-namespace lazy::runtime {
+namespace lazy::ir {
 
 int debug_level();
 void debug_print(std::string_view text);
@@ -18,4 +18,4 @@ void debug_print(std::string_view text);
 // The pending graph, one node a line: %index = op(inputs) dtype[shape], and who holds it.
 std::string describe_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live);
 
-}  // namespace lazy::runtime
+}  // namespace lazy::ir

@@ -1,10 +1,10 @@
-#include "runtime/debug.h"
+#include "ir/debug.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
-namespace lazy::runtime {
+namespace lazy::ir {
 
 int debug_level() {
   static const int level = [] {
@@ -40,4 +40,4 @@ std::string describe_graph(std::span<const ir::NodePtr> pending, const std::vect
   return out.str();
 }
 
-}  // namespace lazy::runtime
+}  // namespace lazy::ir

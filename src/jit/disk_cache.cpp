@@ -114,8 +114,15 @@ std::uint64_t get_word(const char* in) {
   return word;
 }
 
-bool is_entry_file(const fs::path& path) {
-  return path.extension() == kEntryExtension || path.extension() == kSourceExtension;
+// The .cu an entry may have beside it (LAZY_CACHE_SAVE_SOURCE): it goes with its entry.
+fs::path source_beside(fs::path entry) {
+  return entry.replace_extension(kSourceExtension);
+}
+
+void remove_entry(const fs::path& entry, std::error_code& error) {
+  fs::remove(entry, error);
+  std::error_code ignored;
+  fs::remove(source_beside(entry), ignored);
 }
 
 }  // namespace
@@ -136,7 +143,8 @@ DiskCacheConfig disk_cache_config_from_env() {
   std::uint64_t megabytes = 0;
   if (const char* max = std::getenv("LAZY_CACHE_MAX_MB");
       max != nullptr && absl::SimpleAtoi(max, &megabytes)) {
-    config.max_bytes = megabytes << 20;
+    constexpr std::uint64_t kMaxMegabytes = std::uint64_t(1) << 40;  // no overflow below
+    config.max_bytes = std::min(megabytes, kMaxMegabytes) << 20;
   }
   const char* save = std::getenv("LAZY_CACHE_SAVE_SOURCE");
   config.save_source = save != nullptr && std::string_view(save) == "1";
@@ -203,7 +211,7 @@ std::optional<std::vector<char>> DiskCache::load(const ir::Hash128& key, std::st
       ir::debug_print("lazyfuse: cache entry " + path.string() + " " + why + "; recompiling");
     }
     std::error_code ignored;
-    fs::remove(path, ignored);
+    remove_entry(path, ignored);
     return std::nullopt;
   };
   if (!trusted(path, false)) {
@@ -278,14 +286,14 @@ void DiskCache::store(const ir::Hash128& key, std::string_view source,
   }
   if (*total_bytes_ > config_.max_bytes) {
     total_bytes_.reset();  // recounted from the directory, which other processes share
-    prune(std::uint64_t(double(config_.max_bytes) * kPruneTarget));
+    prune_locked(std::uint64_t(double(config_.max_bytes) * kPruneTarget));
   }
 }
 
 void DiskCache::reject(const ir::Hash128& key, NvrtcVersion version, int arch) {
   counters_.rejected++;
   std::error_code ignored;
-  fs::remove(entry_path(key, version, arch), ignored);
+  remove_entry(entry_path(key, version, arch), ignored);
 }
 
 std::vector<DiskCacheEntry> DiskCache::entries() const {
@@ -294,16 +302,25 @@ std::vector<DiskCacheEntry> DiskCache::entries() const {
   if (config_.root.empty() || !fs::is_directory(config_.root, error)) return out;
   for (fs::recursive_directory_iterator it(config_.root, error), end; !error && it != end;
        it.increment(error)) {
-    if (!it->is_regular_file(error) || !is_entry_file(it->path())) continue;
+    if (!it->is_regular_file(error) || it->path().extension() != kEntryExtension) continue;
     std::error_code info_error;
     std::uint64_t bytes = it->file_size(info_error);
     auto time = it->last_write_time(info_error);
+    std::error_code no_source;
+    std::uint64_t source_bytes = fs::file_size(source_beside(it->path()), no_source);
+    if (!no_source) bytes += source_bytes;
     if (!info_error) out.push_back({it->path(), bytes, time});
   }
   return out;
 }
 
 std::size_t DiskCache::prune(std::uint64_t max_bytes) {
+  std::lock_guard lock(mutex_);
+  total_bytes_.reset();
+  return prune_locked(max_bytes);
+}
+
+std::size_t DiskCache::prune_locked(std::uint64_t max_bytes) {
   std::vector<DiskCacheEntry> all = entries();
   std::sort(all.begin(), all.end(), [](const DiskCacheEntry& a, const DiskCacheEntry& b) {
     return a.last_used < b.last_used;
@@ -314,7 +331,8 @@ std::size_t DiskCache::prune(std::uint64_t max_bytes) {
   for (const DiskCacheEntry& entry : all) {
     if (total <= max_bytes) break;
     std::error_code error;
-    if (fs::remove(entry.path, error)) {
+    remove_entry(entry.path, error);
+    if (!error) {
       total -= entry.bytes;
       ++removed;
       counters_.evictions++;
@@ -327,7 +345,8 @@ std::size_t DiskCache::clear() {
   std::size_t removed = 0;
   for (const DiskCacheEntry& entry : entries()) {
     std::error_code error;
-    if (fs::remove(entry.path, error)) ++removed;
+    remove_entry(entry.path, error);
+    if (!error) ++removed;
   }
   std::lock_guard lock(mutex_);
   total_bytes_.reset();

@@ -72,7 +72,8 @@ class DiskCache {
   const DiskCacheConfig& config() const { return config_; }
   DiskCacheCounters& counters() { return counters_; }
 
-  // Every entry under the root (all formats, NVRTC versions and arches).
+  // Every entry under the root (all formats, NVRTC versions and arches); an entry's bytes
+  // include the .cu saved beside it.
   std::vector<DiskCacheEntry> entries() const;
   // Deletes least recently used entries until the total is at most max_bytes; returns how many.
   std::size_t prune(std::uint64_t max_bytes);
@@ -82,6 +83,7 @@ class DiskCache {
  private:
   std::filesystem::path entry_path(const ir::Hash128& key, NvrtcVersion version, int arch) const;
   void disable(const std::string& why);
+  std::size_t prune_locked(std::uint64_t max_bytes);
   bool trusted(const std::filesystem::path& path, bool directory) const;
 
   DiskCacheConfig config_;

@@ -156,6 +156,18 @@ PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
   return view;
 }
 
+// Threads compiling one sync's new kernels: one per hardware thread (NVRTC scales with them);
+// LAZY_COMPILE_THREADS overrides it (1 compiles one kernel at a time).
+std::size_t compile_threads() {
+  static const std::size_t threads = [] {
+    std::size_t parsed = 0;
+    const char* env = std::getenv("LAZY_COMPILE_THREADS");
+    if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
+    return std::size_t(std::max(1u, std::thread::hardware_concurrency()));
+  }();
+  return threads;
+}
+
 // Looks every kernel up in the caches, compiling the misses in parallel (NVRTC is thread-safe),
 // so that a cold start waits for the slowest kernel rather than for the sum. Nothing is compiled
 // when NVRTC is unavailable (the host evaluator computes then).
@@ -167,8 +179,7 @@ std::vector<jit::KernelCache::Lookup> compile_all(
     lookups[k] = jit::KernelCache::instance().get_or_compile(kernels[k].name, kernels[k].source,
                                                              arch, kernels[k].nvrtc_options);
   };
-  const std::size_t workers =
-      std::min<std::size_t>(kernels.size(), std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t workers = std::min<std::size_t>(kernels.size(), compile_threads());
   if (workers <= 1) {
     for (std::size_t k = 0; k < kernels.size(); ++k) lookup(k);
     return lookups;
@@ -250,7 +261,12 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (const jit::KernelCache::Lookup& lookup : lookups) {
     if (lookup.compiled()) {
       stats.nvrtc_compiles++;
-      stats.compile_nanoseconds += std::int64_t(lookup.compile_seconds * 1e9);
+      auto nanoseconds = std::int64_t(lookup.compile_seconds * 1e9);
+      stats.compile_nanoseconds += nanoseconds;
+      std::int64_t slowest = stats.slowest_compile_nanoseconds.load();
+      while (nanoseconds > slowest &&
+             !stats.slowest_compile_nanoseconds.compare_exchange_weak(slowest, nanoseconds)) {
+      }
     } else {
       stats.kernel_cache_hits++;
     }

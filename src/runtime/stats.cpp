@@ -23,6 +23,7 @@ Stats stats() {
   s.nvrtc_compiles = c.nvrtc_compiles.load();
   s.kernel_launches = c.kernel_launches.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
+  s.slowest_compile_seconds = double(c.slowest_compile_nanoseconds.load()) * 1e-9;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();
   s.disk_hits = disk.hits.load();
   s.disk_misses = disk.misses.load();
@@ -42,6 +43,7 @@ void reset_stats() {
   c.nvrtc_compiles = 0;
   c.kernel_launches = 0;
   c.compile_nanoseconds = 0;
+  c.slowest_compile_nanoseconds = 0;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();
   disk.hits = 0;
   disk.misses = 0;

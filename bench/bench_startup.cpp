@@ -1,0 +1,81 @@
+// Time to the first result in a fresh process, with a cold or a warm kernel cache (issue 4):
+//   bench_startup quickstart   the quickstart's first iteration (inputs and the chain)
+//   bench_startup kernels50    a program whose first sync needs 50 distinct kernels
+// Prints CUDA initialisation apart from the first result, and where kernels came from.
+// bench/startup.sh runs both cold and warm.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+constexpr int kDistinctKernels = 50;
+constexpr int kOpsPerKernel = 4;  // base-3 digits of the kernel's index pick its ops
+
+// One small output per kernel; a result is read back so the work is done.
+float first_result_many_kernels() {
+  std::vector<lazy::Tensor> outputs;
+  lazy::Tensor x = lazy::from_data(std::vector<float>(256, 0.5f), {256});
+  for (int k = 0; k < kDistinctKernels; ++k) {
+    lazy::Tensor y = x * float(k + 1);
+    for (int digit = 0, rest = k; digit < kOpsPerKernel; ++digit, rest /= 3) {
+      switch (rest % 3) {
+        case 0:
+          y = lazy::sin(y);
+          break;
+        case 1:
+          y = lazy::tanh(y) * 2.0f;
+          break;
+        default:
+          y = y * y + 1.0f;
+          break;
+      }
+    }
+    // A distinct shape per output keeps each in its own kernel (regions are per shape).
+    outputs.push_back(y.slice(0, 0, k + 1));
+  }
+  for (lazy::Tensor& y : outputs) y = y.contiguous();
+  lazy::eval(outputs);
+  float sum = 0;
+  for (const lazy::Tensor& y : outputs) sum += y.to_vector<float>()[0];
+  return sum;
+}
+
+float first_result_quickstart() {
+  const std::int64_t rows = lazy::on_gpu() ? 16384 : 256, cols = 4096;
+  lazy::Tensor x = lazy::randn({rows, cols}, 1);
+  lazy::Tensor bias = lazy::randn({cols}, 2);
+  lazy::Tensor residual = lazy::randn({rows, cols}, 3);
+  lazy::Tensor y = lazy::gelu_tanh((x + bias) * 1.2f) + residual;
+  lazy::eval({y});
+  return y.slice(0, 0, 1).to_vector<float>()[0];  // one row back: the kernel has finished
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Clock::time_point start = Clock::now();
+  const bool many = argc > 1 && std::strcmp(argv[1], "kernels50") == 0;
+  const bool gpu = lazy::on_gpu();  // CUDA initialisation happens here
+  const Clock::time_point initialised = Clock::now();
+  float result = many ? first_result_many_kernels() : first_result_quickstart();
+  const Clock::time_point done = Clock::now();
+  lazy::Stats s = lazy::stats();
+  std::printf(
+      "%s %s: init %.1f ms, first result %.1f ms after init (%g); kernels: %lld compiled "
+      "(slowest %.1f ms), %lld from disk\n",
+      many ? "kernels50" : "quickstart", gpu ? "gpu" : "host", ms_between(start, initialised),
+      ms_between(initialised, done), double(result), static_cast<long long>(s.nvrtc_compiles),
+      s.slowest_compile_seconds * 1e3, static_cast<long long>(s.disk_hits));
+  return 0;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Cold and warm first iterations in fresh processes (issue 4): each program runs once on an empty
+# cache directory (cold), then again on the directory it filled (warm). The kernels50 program
+# also runs cold with one compile thread, which gives the slowest single kernel's compile time.
+#   bench/startup.sh [path/to/bench_startup]
+set -euo pipefail
+bench=${1:-build/bench/bench_startup}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for program in quickstart kernels50; do
+  LAZY_CACHE_DIR="$dir/$program" "$bench" "$program" | sed 's/^/cold  /'
+  LAZY_CACHE_DIR="$dir/$program" "$bench" "$program" | sed 's/^/warm  /'
+done
+LAZY_COMPILE_THREADS=1 LAZY_CACHE_DIR="$dir/serial" "$bench" kernels50 | sed 's/^/serial /'

@@ -84,9 +84,11 @@ int main(int argc, char** argv) {
   lazy::Stats s = lazy::stats();
   std::printf(
       "%s %s: init %.1f ms, first result %.1f ms after init (%g); kernels: %lld compiled "
-      "(slowest %.1f ms), %lld from disk\n",
+      "(slowest %.1f ms), %lld from disk",
       many ? "kernels50" : "quickstart", gpu ? "gpu" : "host", ms_between(start, initialised),
       ms_between(initialised, done), double(result), static_cast<long long>(s.nvrtc_compiles),
       s.slowest_compile_seconds * 1e3, static_cast<long long>(s.disk_hits));
+  if (!many) std::printf("; inputs %.1f ms, first iteration %.1f ms", inputs_ms, iteration_ms);
+  std::printf("\n");
   return 0;
 }

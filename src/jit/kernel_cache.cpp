@@ -39,6 +39,14 @@ ir::Hash128 kernel_key(const std::string& source, int arch,
 
 }  // namespace
 
+std::vector<char> compile_kernel_source(const std::string& source, const std::string& name,
+                                        int arch, const std::vector<std::string>& options) {
+  std::vector<InMemoryHeader> headers;
+  for (const codegen::EmbeddedTemplate& t : codegen::embedded_templates())
+    headers.push_back({t.name, t.text});
+  return compile_to_cubin(source, name, arch, options, headers);
+}
+
 KernelCache& KernelCache::instance() {
   static KernelCache* cache = new KernelCache();  // never destroyed: used until exit
   return *cache;
@@ -46,25 +54,41 @@ KernelCache& KernelCache::instance() {
 
 KernelCache::KernelCache() : entries_(capacity_from_env()) {}
 
-KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const std::string& source,
-                                                int arch, const std::vector<std::string>& options) {
+std::optional<KernelCache::Lookup> KernelCache::find(const std::string& source, int arch,
+                                                     const std::vector<std::string>& options) {
   const ir::Hash128 key = kernel_key(source, arch, options);
   {
     std::lock_guard lock(mutex_);
     if (auto* found = entries_.find(key);
         found != nullptr && (*found)->source == source && (*found)->options == options) {
-      return {*found, Origin::memory, 0.0};
+      return Lookup{*found, Origin::memory, 0.0};
     }
   }
-  if (std::optional<std::vector<char>> cubin =
-          disk_cache().load(key, source, nvrtc_version(), arch)) {
-    auto kernel = std::make_shared<CompiledKernel>(
-        CompiledKernel{key, name, source, options, std::move(*cubin)});
-    std::lock_guard lock(mutex_);
-    entries_.insert(key, kernel);
-    return {kernel, Origin::disk, 0.0};
-  }
-  return compile_and_store(key, name, source, arch, options);
+  std::optional<std::vector<char>> cubin = disk_cache().load(key, source, nvrtc_version(), arch);
+  if (!cubin) return std::nullopt;
+  auto kernel =
+      std::make_shared<CompiledKernel>(CompiledKernel{key, "", source, options, std::move(*cubin)});
+  std::lock_guard lock(mutex_);
+  entries_.insert(key, kernel);
+  return Lookup{kernel, Origin::disk, 0.0};
+}
+
+KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const std::string& source,
+                                                int arch, const std::vector<std::string>& options) {
+  if (std::optional<Lookup> found = find(source, arch, options)) return *found;
+  return compile_and_store(kernel_key(source, arch, options), name, source, arch, options);
+}
+
+KernelCache::Lookup KernelCache::add_compiled(const std::string& name, const std::string& source,
+                                              int arch, const std::vector<std::string>& options,
+                                              std::vector<char> cubin, double compile_seconds) {
+  const ir::Hash128 key = kernel_key(source, arch, options);
+  disk_cache().store(key, source, cubin, nvrtc_version(), arch);
+  auto kernel = std::make_shared<CompiledKernel>(
+      CompiledKernel{key, name, source, options, std::move(cubin)});
+  std::lock_guard lock(mutex_);
+  entries_.insert(key, kernel);
+  return {kernel, Origin::nvrtc, compile_seconds};
 }
 
 KernelCache::Lookup KernelCache::recompile(const std::string& name, const std::string& source,
@@ -77,11 +101,8 @@ KernelCache::Lookup KernelCache::recompile(const std::string& name, const std::s
 KernelCache::Lookup KernelCache::compile_and_store(const ir::Hash128& key, const std::string& name,
                                                    const std::string& source, int arch,
                                                    const std::vector<std::string>& options) {
-  std::vector<InMemoryHeader> headers;
-  for (const codegen::EmbeddedTemplate& t : codegen::embedded_templates())
-    headers.push_back({t.name, t.text});
   auto start = std::chrono::steady_clock::now();
-  std::vector<char> cubin = compile_to_cubin(source, name, arch, options, headers);
+  std::vector<char> cubin = compile_kernel_source(source, name, arch, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   disk_cache().store(key, source, cubin, nvrtc_version(), arch);
   auto kernel = std::make_shared<CompiledKernel>(

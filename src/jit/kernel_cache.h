@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct CompiledKernel {
 // memory (a CUBIN is a few KB). Overridden by LAZY_KERNEL_CACHE_ENTRIES.
 inline constexpr std::size_t kDefaultKernelCacheEntries = 4096;
 
+// Compiles a generated kernel's source with NVRTC, the embedded templates as its headers.
+std::vector<char> compile_kernel_source(const std::string& source, const std::string& name,
+                                        int arch, const std::vector<std::string>& options);
+
 class KernelCache {
  public:
   static KernelCache& instance();
@@ -43,6 +48,13 @@ class KernelCache {
   // the disk cache. Throws lazy::CompileError.
   Lookup get_or_compile(const std::string& name, const std::string& source, int arch,
                         const std::vector<std::string>& options = {});
+  // The kernel from memory or disk, without compiling.
+  std::optional<Lookup> find(const std::string& source, int arch,
+                             const std::vector<std::string>& options = {});
+  // Keeps (in memory and on disk) a kernel compiled elsewhere, in a worker process.
+  Lookup add_compiled(const std::string& name, const std::string& source, int arch,
+                      const std::vector<std::string>& options, std::vector<char> cubin,
+                      double compile_seconds);
   // After the driver refused a kernel's CUBIN: drops the disk entry, compiles afresh, and keeps
   // and stores the new CUBIN.
   Lookup recompile(const std::string& name, const std::string& source, int arch,

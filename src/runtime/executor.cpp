@@ -15,6 +15,7 @@
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
+#include "jit/compile_workers.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
 #include "lazy/error.h"
@@ -168,27 +169,53 @@ std::size_t compile_threads() {
   return threads;
 }
 
-// Looks every kernel up in the caches, compiling the misses in parallel (NVRTC is thread-safe),
-// so that a cold start waits for the slowest kernel rather than for the sum. Nothing is compiled
+// Looks every kernel up in the caches and compiles the misses, so that a cold start waits for
+// about the slowest kernel rather than for the sum: several misses go to worker processes
+// (one process's NVRTC compiles one program at a time), a few to threads. Nothing is compiled
 // when NVRTC is unavailable (the host evaluator computes then).
 std::vector<jit::KernelCache::Lookup> compile_all(
     const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
   if (kernels.empty() || !jit::nvrtc_available()) return {};
+  jit::KernelCache& cache = jit::KernelCache::instance();
   std::vector<jit::KernelCache::Lookup> lookups(kernels.size());
-  auto lookup = [&](std::size_t k) {
-    lookups[k] = jit::KernelCache::instance().get_or_compile(kernels[k].name, kernels[k].source,
-                                                             arch, kernels[k].nvrtc_options);
-  };
-  const std::size_t workers = std::min<std::size_t>(kernels.size(), compile_threads());
-  if (workers <= 1) {
-    for (std::size_t k = 0; k < kernels.size(); ++k) lookup(k);
-    return lookups;
+  std::vector<std::size_t> misses;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const codegen::GeneratedKernel& kernel = kernels[k];
+    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options)) {
+      lookups[k] = *found;
+    } else {
+      misses.push_back(k);
+    }
   }
+  auto compile_here = [&](std::size_t k) {
+    lookups[k] =
+        cache.get_or_compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
+  };
+  if (misses.size() >= jit::kMinKernelsForWorkers && compile_threads() > 1) {
+    std::vector<jit::CompileRequest> requests;
+    for (std::size_t k : misses)
+      requests.push_back({kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options});
+    if (auto results = jit::compile_in_workers(requests, compile_threads())) {
+      for (std::size_t m = 0; m < misses.size(); ++m) {
+        const std::size_t k = misses[m];
+        jit::CompileResult& result = (*results)[m];
+        if (result.ok) {
+          lookups[k] =
+              cache.add_compiled(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options,
+                                 std::move(result.cubin), result.seconds);
+        } else {
+          compile_here(k);  // in-process: a genuine error comes back with NVRTC's log
+        }
+      }
+      return lookups;
+    }
+  }
+  const std::size_t workers = std::min<std::size_t>(misses.size(), compile_threads());
   std::atomic<std::size_t> next{0};
   std::vector<std::future<void>> done;
   for (std::size_t w = 0; w < workers; ++w) {
     done.push_back(std::async(std::launch::async, [&] {
-      for (std::size_t k = next++; k < kernels.size(); k = next++) lookup(k);
+      for (std::size_t m = next++; m < misses.size(); m = next++) compile_here(misses[m]);
     }));
   }
   for (std::future<void>& f : done) f.get();  // rethrows a CompileError

@@ -1,0 +1,215 @@
+#include "jit/compile_workers.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "jit/kernel_cache.h"
+#include "jit/nvrtc.h"
+#include "lazy/error.h"
+
+extern char** environ;
+
+namespace lazy::jit {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kWorkerName = "lazyfuse-nvrtc-worker";
+enum class Status : std::uint64_t { ok = 0, compile_error = 1, failure = 2 };
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= std::size_t(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= std::size_t(n);
+  }
+  return true;
+}
+
+bool write_word(int fd, std::uint64_t word) {
+  return write_all(fd, &word, sizeof word);
+}
+bool read_word(int fd, std::uint64_t* word) {
+  return read_all(fd, word, sizeof *word);
+}
+bool write_blob(int fd, std::string_view blob) {
+  return write_word(fd, blob.size()) && write_all(fd, blob.data(), blob.size());
+}
+// Requests and answers stay far below this; a larger length means a broken stream.
+constexpr std::uint64_t kMaxBlob = std::uint64_t(1) << 32;
+bool read_blob(int fd, std::string* blob) {
+  std::uint64_t size = 0;
+  if (!read_word(fd, &size) || size > kMaxBlob) return false;
+  blob->resize(size);
+  return read_all(fd, blob->data(), size);
+}
+
+bool write_request(int fd, const CompileRequest& request) {
+  bool ok = write_blob(fd, request.name) && write_word(fd, std::uint64_t(request.arch)) &&
+            write_word(fd, request.options.size());
+  for (const std::string& option : request.options) ok = ok && write_blob(fd, option);
+  return ok && write_blob(fd, request.source);
+}
+
+struct Worker {
+  pid_t pid = -1;
+  int to_worker = -1;
+  int from_worker = -1;
+};
+
+std::optional<Worker> start_worker(const std::string& program) {
+  int in_pipe[2], out_pipe[2];
+  if (::pipe2(in_pipe, O_CLOEXEC) != 0) return std::nullopt;
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    ::close(in_pipe[0]);
+    ::close(in_pipe[1]);
+    return std::nullopt;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  char* argv[] = {const_cast<char*>(program.c_str()), nullptr};
+  pid_t pid = -1;
+  int error = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in_pipe[0]);
+  ::close(out_pipe[1]);
+  if (error != 0) {
+    ::close(in_pipe[1]);
+    ::close(out_pipe[0]);
+    return std::nullopt;
+  }
+  return Worker{pid, in_pipe[1], out_pipe[0]};
+}
+
+}  // namespace
+
+std::string find_worker_program() {
+  if (const char* env = std::getenv("LAZY_NVRTC_WORKER"); env != nullptr && *env != '\0') {
+    return ::access(env, X_OK) == 0 ? env : "";
+  }
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void*>(&find_worker_program), &info) == 0 || !info.dli_fname) {
+    return "";
+  }
+  fs::path library_dir = fs::path(info.dli_fname).parent_path();
+  for (const fs::path& candidate :
+       {library_dir / kWorkerName, library_dir / ".." / "bin" / kWorkerName,
+        library_dir / "tools" / kWorkerName}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+std::optional<std::vector<CompileResult>> compile_in_workers(
+    std::span<const CompileRequest> requests, std::size_t max_workers) {
+  const std::string program = find_worker_program();
+  if (program.empty() || requests.empty()) return std::nullopt;
+  const std::size_t count = std::min(max_workers, requests.size());
+  std::vector<Worker> workers;
+  for (std::size_t w = 0; w < count; ++w) {
+    std::optional<Worker> worker = start_worker(program);
+    if (!worker) break;
+    workers.push_back(*worker);
+  }
+  if (workers.empty()) return std::nullopt;
+
+  // Worker w takes requests w, w + n, w + 2n, ...: one request out, one answer back, so no
+  // pipe ever fills while the other side waits.
+  std::vector<CompileResult> results(requests.size());
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers.size(); ++w) {
+    threads.emplace_back([&, w] {
+      const Worker& worker = workers[w];
+      for (std::size_t r = w; r < requests.size(); r += workers.size()) {
+        CompileResult& result = results[r];
+        std::uint64_t status = 0, micros = 0;
+        std::string payload;
+        if (!write_request(worker.to_worker, requests[r]) ||
+            !read_word(worker.from_worker, &status) || !read_word(worker.from_worker, &micros) ||
+            !read_blob(worker.from_worker, &payload)) {
+          result.log = "the compile worker " + program + " stopped answering";
+          continue;
+        }
+        result.ok = status == std::uint64_t(Status::ok);
+        result.seconds = double(micros) * 1e-6;
+        if (result.ok) {
+          result.cubin.assign(payload.begin(), payload.end());
+        } else {
+          result.log = std::move(payload);
+        }
+      }
+      ::close(worker.to_worker);
+      ::close(worker.from_worker);
+      int ignored;
+      ::waitpid(worker.pid, &ignored, 0);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+int serve_compile_requests(int in_fd, int out_fd) {
+  while (true) {
+    CompileRequest request;
+    std::uint64_t arch = 0, options = 0;
+    if (!read_blob(in_fd, &request.name)) return 0;  // the library closed the pipe: done
+    if (!read_word(in_fd, &arch) || !read_word(in_fd, &options)) return 1;
+    request.arch = int(arch);
+    request.options.resize(options);
+    for (std::string& option : request.options)
+      if (!read_blob(in_fd, &option)) return 1;
+    if (!read_blob(in_fd, &request.source)) return 1;
+
+    Status status = Status::ok;
+    std::string payload;
+    auto start = std::chrono::steady_clock::now();
+    try {
+      // The worker has the templates in its own copy of the library.
+      std::vector<char> cubin =
+          compile_kernel_source(request.source, request.name, request.arch, request.options);
+      payload.assign(cubin.begin(), cubin.end());
+    } catch (const CompileError& error) {
+      status = Status::compile_error;
+      payload = error.log();
+    } catch (const std::exception& error) {
+      status = Status::failure;
+      payload = error.what();
+    }
+    auto micros = std::uint64_t(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (!write_word(out_fd, std::uint64_t(status)) || !write_word(out_fd, micros) ||
+        !write_blob(out_fd, payload)) {
+      return 1;
+    }
+  }
+}
+
+}  // namespace lazy::jit

@@ -1,0 +1,43 @@
+// NVRTC compiles in worker processes. One process's NVRTC compiles one program at a time
+// (threads contend on a lock inside it: measured on H100's host, 16 threads compiled 50 kernels
+// no faster than one), so a cold start that needs many kernels spreads them over processes.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lazy::jit {
+
+struct CompileRequest {
+  std::string name;
+  std::string source;
+  int arch;
+  std::vector<std::string> options;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::vector<char> cubin;
+  std::string log;     // NVRTC's log (or why the worker failed) when not ok
+  double seconds = 0;  // the compile alone, in the worker
+};
+
+// Below this many kernels to compile, starting processes costs more than it saves.
+inline constexpr std::size_t kMinKernelsForWorkers = 4;
+
+// The worker program: LAZY_NVRTC_WORKER, else lazyfuse-nvrtc-worker beside liblazyfuse, in
+// ../bin from it, or in tools/ of a build tree; empty when none is found.
+std::string find_worker_program();
+
+// Compiles every request in up to `max_workers` worker processes; nothing when no worker could
+// be started (the caller compiles in-process then). A request that fails to compile comes back
+// not ok.
+std::optional<std::vector<CompileResult>> compile_in_workers(
+    std::span<const CompileRequest> requests, std::size_t max_workers);
+
+// The worker's side: reads requests from in_fd, answers on out_fd, until in_fd closes.
+int serve_compile_requests(int in_fd, int out_fd);
+
+}  // namespace lazy::jit

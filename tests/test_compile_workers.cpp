@@ -1,0 +1,64 @@
+// Kernels compiled in worker processes: the same CUBINs as in-process, errors with NVRTC's log,
+// and a graceful "no workers" when the program is missing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "jit/compile_workers.h"
+#include "jit/kernel_cache.h"
+#include "jit/nvrtc.h"
+
+namespace {
+
+using lazy::jit::CompileRequest;
+
+std::string kernel_source(int k) {
+  return "extern \"C\" __global__ void k" + std::to_string(k) +
+         "(float* p) { p[threadIdx.x] = " + std::to_string(k) + ".0f * p[threadIdx.x]; }";
+}
+
+class CompileWorkers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!lazy::jit::nvrtc_available(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+    if (lazy::jit::find_worker_program().empty()) GTEST_SKIP() << "lazyfuse-nvrtc-worker not built";
+  }
+};
+
+TEST_F(CompileWorkers, CompileManyKernelsAcrossProcesses) {
+  std::vector<CompileRequest> requests;
+  for (int k = 0; k < 6; ++k)
+    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
+  auto results = lazy::jit::compile_in_workers(requests, 3);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), requests.size());
+  for (std::size_t i = 0; i < results->size(); ++i) {
+    const auto& result = (*results)[i];
+    ASSERT_TRUE(result.ok) << result.log;
+    EXPECT_EQ(std::string(result.cubin.data(), 4),
+              "\x7f"
+              "ELF");
+    EXPECT_GT(result.seconds, 0.0);
+  }
+}
+
+TEST_F(CompileWorkers, ACompileErrorComesBackWithTheLog) {
+  std::vector<CompileRequest> requests = {{"good", kernel_source(1), 90, {}},
+                                          {"bad", "this is not CUDA", 90, {}}};
+  auto results = lazy::jit::compile_in_workers(requests, 2);
+  ASSERT_TRUE(results.has_value());
+  EXPECT_TRUE((*results)[0].ok);
+  EXPECT_FALSE((*results)[1].ok);
+  EXPECT_THAT((*results)[1].log, ::testing::HasSubstr("error"));
+}
+
+TEST_F(CompileWorkers, NoWorkerProgramMeansNoWorkers) {
+  ::setenv("LAZY_NVRTC_WORKER", "/nonexistent/lazyfuse-nvrtc-worker", 1);
+  std::vector<CompileRequest> requests = {{"k1", kernel_source(1), 90, {}}};
+  EXPECT_FALSE(lazy::jit::compile_in_workers(requests, 2).has_value());
+  ::unsetenv("LAZY_NVRTC_WORKER");
+}
+
+}  // namespace

@@ -79,6 +79,11 @@ KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const s
   return compile_and_store(kernel_key(source, arch, options), name, source, arch, options);
 }
 
+KernelCache::Lookup KernelCache::compile(const std::string& name, const std::string& source,
+                                         int arch, const std::vector<std::string>& options) {
+  return compile_and_store(kernel_key(source, arch, options), name, source, arch, options);
+}
+
 KernelCache::Lookup KernelCache::add_compiled(const std::string& name, const std::string& source,
                                               int arch, const std::vector<std::string>& options,
                                               std::vector<char> cubin, double compile_seconds) {

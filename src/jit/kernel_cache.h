@@ -51,6 +51,9 @@ class KernelCache {
   // The kernel from memory or disk, without compiling.
   std::optional<Lookup> find(const std::string& source, int arch,
                              const std::vector<std::string>& options = {});
+  // Compiles with NVRTC here and keeps the kernel (after find() missed).
+  Lookup compile(const std::string& name, const std::string& source, int arch,
+                 const std::vector<std::string>& options = {});
   // Keeps (in memory and on disk) a kernel compiled elsewhere, in a worker process.
   Lookup add_compiled(const std::string& name, const std::string& source, int arch,
                       const std::vector<std::string>& options, std::vector<char> cubin,

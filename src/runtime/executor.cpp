@@ -188,8 +188,7 @@ std::vector<jit::KernelCache::Lookup> compile_all(
     }
   }
   auto compile_here = [&](std::size_t k) {
-    lookups[k] =
-        cache.get_or_compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
+    lookups[k] = cache.compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
   };
   if (misses.size() >= jit::kMinKernelsForWorkers && compile_threads() > 1) {
     std::vector<jit::CompileRequest> requests;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "jit/kernel_cache.h"
@@ -27,10 +29,13 @@ namespace fs = std::filesystem;
 constexpr const char* kWorkerName = "lazyfuse-nvrtc-worker";
 enum class Status : std::uint64_t { ok = 0, compile_error = 1, failure = 2 };
 
+// Sockets, not pipes: MSG_NOSIGNAL turns a dead worker into an error instead of a SIGPIPE that
+// would end the user's program.
 bool write_all(int fd, const void* data, std::size_t size) {
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
+    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, p, size);  // the worker's own stdout
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -76,36 +81,23 @@ bool write_request(int fd, const CompileRequest& request) {
   return ok && write_blob(fd, request.source);
 }
 
-struct Worker {
-  pid_t pid = -1;
-  int to_worker = -1;
-  int from_worker = -1;
-};
-
 std::optional<Worker> start_worker(const std::string& program) {
-  int in_pipe[2], out_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0) return std::nullopt;
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    ::close(in_pipe[0]);
-    ::close(in_pipe[1]);
-    return std::nullopt;
-  }
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) return std::nullopt;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, sockets[1], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, sockets[1], STDOUT_FILENO);
   char* argv[] = {const_cast<char*>(program.c_str()), nullptr};
   pid_t pid = -1;
   int error = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
+  ::close(sockets[1]);
   if (error != 0) {
-    ::close(in_pipe[1]);
-    ::close(out_pipe[0]);
+    ::close(sockets[0]);
     return std::nullopt;
   }
-  return Worker{pid, in_pipe[1], out_pipe[0]};
+  return Worker{pid, sockets[0]};
 }
 
 }  // namespace
@@ -127,34 +119,50 @@ std::string find_worker_program() {
   return "";
 }
 
-std::optional<std::vector<CompileResult>> compile_in_workers(
-    std::span<const CompileRequest> requests, std::size_t max_workers) {
-  const std::string program = find_worker_program();
-  if (program.empty() || requests.empty()) return std::nullopt;
-  const std::size_t count = std::min(max_workers, requests.size());
-  std::vector<Worker> workers;
-  for (std::size_t w = 0; w < count; ++w) {
-    std::optional<Worker> worker = start_worker(program);
-    if (!worker) break;
-    workers.push_back(*worker);
-  }
-  if (workers.empty()) return std::nullopt;
+WorkerPool& WorkerPool::instance() {
+  static WorkerPool* pool = new WorkerPool();  // workers end when the process does (EOF)
+  return *pool;
+}
 
-  // Worker w takes requests w, w + n, w + 2n, ...: one request out, one answer back, so no
-  // pipe ever fills while the other side waits.
+void WorkerPool::start(std::size_t count) {
+  std::lock_guard lock(mutex_);
+  if (program_.empty()) program_ = find_worker_program();
+  if (program_.empty()) return;
+  while (workers_.size() < count) {
+    std::optional<Worker> worker = start_worker(program_);
+    if (!worker) return;
+    workers_.push_back(*worker);
+  }
+}
+
+std::optional<std::vector<CompileResult>> WorkerPool::compile(
+    std::span<const CompileRequest> requests, std::size_t max_workers) {
+  start(std::min(max_workers, requests.size()));
+  std::lock_guard lock(mutex_);  // one sync at a time uses the pool
+  std::erase_if(workers_, [](const Worker& w) { return w.socket < 0; });
+  if (workers_.empty() || requests.empty()) return std::nullopt;
+  const std::size_t used = std::min(workers_.size(), requests.size());
+
+  // Worker w takes requests w, w + n, w + 2n, ...: one request out, one answer back.
   std::vector<CompileResult> results(requests.size());
   std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers.size(); ++w) {
+  for (std::size_t w = 0; w < used; ++w) {
     threads.emplace_back([&, w] {
-      const Worker& worker = workers[w];
-      for (std::size_t r = w; r < requests.size(); r += workers.size()) {
+      Worker& worker = workers_[w];
+      for (std::size_t r = w; r < requests.size(); r += used) {
         CompileResult& result = results[r];
         std::uint64_t status = 0, micros = 0;
         std::string payload;
-        if (!write_request(worker.to_worker, requests[r]) ||
-            !read_word(worker.from_worker, &status) || !read_word(worker.from_worker, &micros) ||
-            !read_blob(worker.from_worker, &payload)) {
-          result.log = "the compile worker " + program + " stopped answering";
+        if (worker.socket < 0 || !write_request(worker.socket, requests[r]) ||
+            !read_word(worker.socket, &status) || !read_word(worker.socket, &micros) ||
+            !read_blob(worker.socket, &payload)) {
+          result.log = "the compile worker " + program_ + " stopped answering";
+          if (worker.socket >= 0) {
+            ::close(worker.socket);
+            int ignored;
+            ::waitpid(worker.pid, &ignored, 0);
+            worker.socket = -1;
+          }
           continue;
         }
         result.ok = status == std::uint64_t(Status::ok);
@@ -165,17 +173,25 @@ std::optional<std::vector<CompileResult>> compile_in_workers(
           result.log = std::move(payload);
         }
       }
-      ::close(worker.to_worker);
-      ::close(worker.from_worker);
-      int ignored;
-      ::waitpid(worker.pid, &ignored, 0);
     });
   }
   for (std::thread& t : threads) t.join();
   return results;
 }
 
+std::optional<std::vector<CompileResult>> compile_in_workers(
+    std::span<const CompileRequest> requests, std::size_t max_workers) {
+  return WorkerPool::instance().compile(requests, max_workers);
+}
+
 int serve_compile_requests(int in_fd, int out_fd) {
+  // Pay NVRTC's first-compile cost now, while the library is still busy (initialising CUDA,
+  // say), not when the first request waits for it.
+  try {
+    compile_kernel_source("extern \"C\" __global__ void lz_warm_up() {}", "lz_warm_up", 90, {});
+  } catch (const std::exception&) {
+    // A real request will report the problem.
+  }
   while (true) {
     CompileRequest request;
     std::uint64_t arch = 0, options = 0;

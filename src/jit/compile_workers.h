@@ -3,6 +3,7 @@
 // no faster than one), so a cold start that needs many kernels spreads them over processes.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +31,29 @@ inline constexpr std::size_t kMinKernelsForWorkers = 4;
 // The worker program: LAZY_NVRTC_WORKER, else lazyfuse-nvrtc-worker beside liblazyfuse, in
 // ../bin from it, or in tools/ of a build tree; empty when none is found.
 std::string find_worker_program();
+
+// A worker process and the socket to it (its stdin and stdout).
+struct Worker {
+  int pid = -1;
+  int socket = -1;  // -1 once it has stopped answering
+};
+
+// Worker processes kept for the life of the program: started on first need, or ahead of it
+// (start() when a GPU is initialising), each warming NVRTC up as it starts.
+class WorkerPool {
+ public:
+  static WorkerPool& instance();
+  // Starts workers until `count` run (no more if the worker program is missing).
+  void start(std::size_t count);
+  // Compiles every request on up to `max_workers` workers; nothing when none could start.
+  std::optional<std::vector<CompileResult>> compile(std::span<const CompileRequest> requests,
+                                                    std::size_t max_workers);
+
+ private:
+  std::mutex mutex_;
+  std::string program_;
+  std::vector<Worker> workers_;
+};
 
 // Compiles every request in up to `max_workers` worker processes; nothing when no worker could
 // be started (the caller compiles in-process then). A request that fails to compile comes back

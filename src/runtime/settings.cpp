@@ -5,6 +5,7 @@
 
 #include "lazy/config.h"
 #include "runtime/device.h"
+#include "runtime/executor.h"
 
 namespace lazy {
 
@@ -46,6 +47,7 @@ bool on_gpu() {
 }
 
 std::string device_description() {
+  runtime::start_compile_workers_early();
   runtime::Device* device = runtime::Device::get();
   if (device == nullptr) {
     std::string why = runtime::Device::why_host();

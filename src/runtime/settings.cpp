@@ -43,6 +43,7 @@ bool fast_math() {
 }
 
 bool on_gpu() {
+  runtime::start_compile_workers_early();
   return runtime::Device::get() != nullptr;
 }
 

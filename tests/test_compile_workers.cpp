@@ -54,10 +54,9 @@ TEST_F(CompileWorkers, ACompileErrorComesBackWithTheLog) {
   EXPECT_THAT((*results)[1].log, ::testing::HasSubstr("error"));
 }
 
-TEST_F(CompileWorkers, NoWorkerProgramMeansNoWorkers) {
+TEST_F(CompileWorkers, AMissingWorkerProgramIsNotFound) {
   ::setenv("LAZY_NVRTC_WORKER", "/nonexistent/lazyfuse-nvrtc-worker", 1);
-  std::vector<CompileRequest> requests = {{"k1", kernel_source(1), 90, {}}};
-  EXPECT_FALSE(lazy::jit::compile_in_workers(requests, 2).has_value());
+  EXPECT_EQ(lazy::jit::find_worker_program(), "");
   ::unsetenv("LAZY_NVRTC_WORKER");
 }
 

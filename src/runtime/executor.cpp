@@ -20,7 +20,6 @@
 #include "lazy/config.h"
 #include "lazy/error.h"
 #include "ref/evaluator.h"
-#include "runtime/cuda_driver_status.h"
 #include "runtime/plan.h"
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"
@@ -421,21 +420,9 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
 
 }  // namespace
 
-// Not without a GPU: the host path is for correctness, and test suites start many short
-// processes.
-void start_compile_workers_early() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (compile_threads() > 1 && cuda_driver_available() && jit::nvrtc_available()) {
-      jit::WorkerPool::instance().start(compile_threads());
-    }
-  });
-}
-
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
                                                    const std::vector<bool>& live) {
   auto start = std::chrono::steady_clock::now();
-  start_compile_workers_early();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
   const bool fusion = fusion_enabled();

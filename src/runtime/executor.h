@@ -18,10 +18,6 @@ inline constexpr std::size_t kDefaultPlanCacheEntries = 1024;
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
                                                    const std::vector<bool>& live);
 
-// With a GPU, starts the NVRTC worker processes (once), before CUDA creates its context, so that
-// their start overlaps it. Called by everything that initialises the device.
-void start_compile_workers_early();
-
 // Forgets every cached plan (tests use it to start cold).
 void clear_plan_cache();
 

@@ -5,7 +5,6 @@
 
 #include "lazy/config.h"
 #include "runtime/device.h"
-#include "runtime/executor.h"
 
 namespace lazy {
 
@@ -43,12 +42,10 @@ bool fast_math() {
 }
 
 bool on_gpu() {
-  runtime::start_compile_workers_early();
   return runtime::Device::get() != nullptr;
 }
 
 std::string device_description() {
-  runtime::start_compile_workers_early();
   runtime::Device* device = runtime::Device::get();
   if (device == nullptr) {
     std::string why = runtime::Device::why_host();

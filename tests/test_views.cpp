@@ -12,6 +12,7 @@
 
 #include "ir/node.h"
 #include "lazy/lazy.h"
+#include "runtime/storage_mirror.h"
 
 namespace lazy {
 void PrintTo(const Shape& shape, std::ostream* os) {
@@ -684,7 +685,7 @@ TEST(ViewStorage, ContiguousMakesADenseRowMajorCopy) {
   ASSERT_EQ(data.storage->numel, 15);
   ASSERT_EQ(data.storage->dtype, lazy::f32);
   // The storage itself, read without the layout, holds the transposed values in order.
-  const float* raw = reinterpret_cast<const float*>(data.storage->host.data());
+  const float* raw = reinterpret_cast<const float*>(lazy::runtime::host_bytes(*data.storage));
   for (int j = 0; j < 5; ++j)
     for (int i = 0; i < 3; ++i) EXPECT_EQ(raw[j * 3 + i], x.values[i * 5 + j]) << i << ", " << j;
 }

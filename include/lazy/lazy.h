@@ -7,6 +7,7 @@
 #include "lazy/error.h"
 #include "lazy/factories.h"
 #include "lazy/ops.h"
+#include "lazy/reductions.h"
 #include "lazy/scalar.h"
 #include "lazy/shape.h"
 #include "lazy/stats.h"

@@ -3,6 +3,7 @@
 #include <numbers>
 
 #include "api/broadcast.h"
+#include "api/composites.h"
 #include "api/recording.h"
 #include "ir/type_promotion.h"
 #include "lazy/ops.h"
@@ -125,22 +126,6 @@ void reject_bool(const Tensor& x, std::string_view name, std::source_location lo
   }
 }
 
-void require_floating(const Tensor& x, std::string_view name, std::source_location loc) {
-  DType dtype = api::node_of(x, name, loc)->dtype;
-  if (!is_floating(dtype)) {
-    api::fail<DTypeError>(loc, name, "needs a floating tensor (f32, f16 or bf16), got ",
-                          dtype_name(dtype), "; cast it with .to(lazy::f32) first");
-  }
-}
-
-// Composites compute f16 and bf16 in f32 and round once at the end, as PyTorch's kernels do.
-template <class Body>
-Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {
-  DType dtype = x.dtype();
-  if (dtype == DType::f32) return body(x);
-  return cast(body(cast(x, DType::f32, loc)), dtype, loc);
-}
-
 }  // namespace
 
 #define LAZY_DEFINE_BINARY(name, op, rule)                                    \
@@ -248,18 +233,18 @@ Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_
 }
 
 Tensor gelu(const Tensor& x, std::source_location loc) {
-  require_floating(x, "gelu", loc);
-  return in_compute_type(x, loc, [&](const Tensor& v) {
+  api::require_floating(x, "gelu", loc);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor phi = add(mul(erf(mul(v, std::numbers::sqrt2 / 2, loc), loc), 0.5, loc), 0.5, loc);
     return mul(v, phi, loc);
   });
 }
 
 Tensor gelu_tanh(const Tensor& x, std::source_location loc) {
-  require_floating(x, "gelu_tanh", loc);
+  api::require_floating(x, "gelu_tanh", loc);
   constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
   constexpr double kCubicCoeff = 0.044715;
-  return in_compute_type(x, loc, [&](const Tensor& v) {
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor cube = mul(mul(v, v, loc), v, loc);
     Tensor inner = mul(add(v, mul(cube, kCubicCoeff, loc), loc), kSqrt2OverPi, loc);
     return mul(mul(v, 0.5, loc), add(tanh(inner, loc), 1.0, loc), loc);
@@ -267,14 +252,15 @@ Tensor gelu_tanh(const Tensor& x, std::source_location loc) {
 }
 
 Tensor silu(const Tensor& x, std::source_location loc) {
-  require_floating(x, "silu", loc);
-  return in_compute_type(x, loc, [&](const Tensor& v) { return mul(v, sigmoid(v, loc), loc); });
+  api::require_floating(x, "silu", loc);
+  return api::in_compute_type(x, loc,
+                              [&](const Tensor& v) { return mul(v, sigmoid(v, loc), loc); });
 }
 
 Tensor softplus(const Tensor& x, std::source_location loc) {
-  require_floating(x, "softplus", loc);
+  api::require_floating(x, "softplus", loc);
   constexpr double kLinearAbove = 20.0;  // PyTorch's default threshold
-  return in_compute_type(x, loc, [&](const Tensor& v) {
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
     return where(gt(v, kLinearAbove, loc), v, log1p(exp(v, loc), loc), loc);
   });
 }

@@ -1,6 +1,7 @@
 #include "fuse/partition.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include <absl/container/flat_hash_map.h>
@@ -17,6 +18,13 @@ using ir::OpKind;
 
 constexpr std::int32_t kNoRegion = -1;
 constexpr std::int32_t kFailed = -1;
+
+Term make_term(Term::Kind kind, std::uint32_t source) {
+  Term term;
+  term.kind = kind;
+  term.source = source;
+  return term;
+}
 
 bool is_generator(Op op) {
   return op == Op::Arange || op == Op::RandUniform || op == Op::RandNormal;
@@ -197,7 +205,7 @@ class Partitioner {
   }
 
   std::int32_t add_load(std::uint32_t source, bool external, const ir::Layout& layout) {
-    Term term{Term::Kind::load, source};
+    Term term = make_term(Term::Kind::load, source);
     term.external = external;
     term.layout = layout;
     return add_term(term);
@@ -242,7 +250,7 @@ class Partitioner {
     }
     switch (ir::op_kind(node->op)) {
       case OpKind::leaf:
-        return add_term(Term{Term::Kind::scalar, index});
+        return add_term(make_term(Term::Kind::scalar, index));
       case OpKind::view: {
         path.push_back(node.get());
         std::int32_t term = visit(node->inputs[0], path);
@@ -253,8 +261,11 @@ class Partitioner {
         return visit(node->inputs[0], path);
       case OpKind::pointwise:
         break;
+      case OpKind::reduction:
+        // The executor computes graphs with reductions on the host until reduction kernels exist.
+        std::abort();
     }
-    Term term{is_generator(node->op) ? Term::Kind::generator : Term::Kind::op, index};
+    Term term = make_term(is_generator(node->op) ? Term::Kind::generator : Term::Kind::op, index);
     if (term.kind == Term::Kind::generator) {
       std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
       if (!layout) return kFailed;
@@ -280,7 +291,7 @@ class Partitioner {
       if (root.external_copy && root.node == slot) {
         std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(shape), path);
         if (!layout) return kFailed;
-        Term term{Term::Kind::load, slot};
+        Term term = make_term(Term::Kind::load, slot);
         term.external = true;
         term.from_copy = true;
         term.layout = *layout;

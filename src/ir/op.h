@@ -12,7 +12,8 @@ enum class OpKind : std::uint8_t {
   pointwise,  // element i of the output depends on element i of each input
   view,       // an index map over one input; never copies
   copy,       // a dense copy of one input
-  // Later: reduction, library (matrix products).
+  reduction,  // folds the axes in attrs[0] (a bit mask); attrs[1]: keepdim
+  // Later: library (matrix products).
 };
 
 #define LAZY_FOR_EACH_OP(X)                                                             \
@@ -73,7 +74,16 @@ enum class OpKind : std::uint8_t {
   X(Expand, view, 1)  /* NumPy broadcast_to: axes align from the right */               \
   X(Slice, view, 1)   /* attrs: axis, start, step; the shape gives the length */        \
   /* copies */                                                                          \
-  X(Contiguous, copy, 1)
+  X(Contiguous, copy, 1)                                                                \
+  /* reductions: compute_dtype is the accumulator's */                                  \
+  X(ReduceSum, reduction, 1)                                                            \
+  X(ReduceProd, reduction, 1)                                                           \
+  X(ReduceMax, reduction, 1)                                                            \
+  X(ReduceMin, reduction, 1)                                                            \
+  X(ArgMax, reduction, 1)                                                               \
+  X(ArgMin, reduction, 1)                                                               \
+  X(ReduceAny, reduction, 1)                                                            \
+  X(ReduceAll, reduction, 1)
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, kind, arity) name,

@@ -4,6 +4,7 @@
 
 #include "ir/dtype_codec.h"
 #include "ref/pointwise.h"
+#include "ref/reduction.h"
 #include "ref/value.h"
 
 namespace lazy::ref {
@@ -93,6 +94,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         break;
       case ir::OpKind::copy:
         values[i] = dense_copy(inputs[0]);
+        break;
+      case ir::OpKind::reduction:
+        values[i] = evaluate_reduction(node, inputs[0]);
         break;
     }
     if (live[i]) results[i] = materialize(*values[i]);

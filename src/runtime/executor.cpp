@@ -418,6 +418,29 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   return results;
 }
 
+bool has_reduction(const ir::Trace& trace) {
+  for (const ir::NodePtr& node : trace.pending())
+    if (ir::op_kind(node->op) == ir::OpKind::reduction) return true;
+  return false;
+}
+
+// Reductions have no generated kernels yet (issue 5): a graph with one runs on the host
+// evaluator, correct but slow, which the program is told once.
+std::vector<std::optional<ir::TensorData>> execute_on_host(const ir::Trace& trace,
+                                                           const std::vector<bool>& live) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (Device::get() != nullptr) {
+      ir::debug_print(
+          "lazyfuse: graphs with reductions are computed on the host reference evaluator in this "
+          "version (no GPU kernels for reductions yet); expect them to be slow");
+    }
+  });
+  counters().syncs++;
+  for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
+  return ref::evaluate(trace.pending(), live);
+}
+
 }  // namespace
 
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
@@ -425,6 +448,7 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   auto start = std::chrono::steady_clock::now();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
+  if (has_reduction(trace)) return execute_on_host(trace, live);
   const bool fusion = fusion_enabled();
   const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();

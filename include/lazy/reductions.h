@@ -1,0 +1,70 @@
+// Reductions over one axis, a set of axes or all of them, and the normalizations built from them.
+// Negative axes count from the end; an empty set of axes means all of them. Result dtypes follow
+// PyTorch: sum and prod of integers and bools give i64, f16 and bf16 accumulate in f32 and keep
+// their dtype, mean/var/std need a floating input, argmax/argmin give i64, any/all give bool.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <source_location>
+#include <span>
+#include <vector>
+
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+// The axes a reduction folds: `{}` for all, one axis, or a list.
+class Axes {
+ public:
+  Axes() = default;
+  Axes(int axis) : axes_{axis} {}                         // NOLINT(google-explicit-constructor)
+  Axes(std::initializer_list<int> axes) : axes_(axes) {}  // NOLINT(google-explicit-constructor)
+  Axes(std::span<const int> axes) : axes_(axes.begin(), axes.end()) {}  // NOLINT
+  const std::vector<int>& list() const { return axes_; }
+
+ private:
+  std::vector<int> axes_;
+};
+
+#define LAZY_DECLARE_REDUCTION(name)                                        \
+  Tensor name(const Tensor& x, const Axes& axes = {}, bool keepdim = false, \
+              std::source_location loc = std::source_location::current());
+LAZY_DECLARE_REDUCTION(sum)
+LAZY_DECLARE_REDUCTION(mean)
+LAZY_DECLARE_REDUCTION(prod)
+// max and min propagate NaN, as PyTorch's amax and amin.
+LAZY_DECLARE_REDUCTION(max)
+LAZY_DECLARE_REDUCTION(min)
+// log(sum(exp(x))), computed without overflow.
+LAZY_DECLARE_REDUCTION(logsumexp)
+LAZY_DECLARE_REDUCTION(any)
+LAZY_DECLARE_REDUCTION(all)
+#undef LAZY_DECLARE_REDUCTION
+
+// The index of the first largest (smallest) element along one axis, or in the flattened tensor
+// when no axis is given. NaN counts as the largest (and the smallest), as in PyTorch.
+Tensor argmax(const Tensor& x, std::optional<int> axis = {}, bool keepdim = false,
+              std::source_location loc = std::source_location::current());
+Tensor argmin(const Tensor& x, std::optional<int> axis = {}, bool keepdim = false,
+              std::source_location loc = std::source_location::current());
+
+// Variance and standard deviation with Bessel's correction by default (correction = 1).
+Tensor var(const Tensor& x, const Axes& axes = {}, double correction = 1, bool keepdim = false,
+           std::source_location loc = std::source_location::current());
+Tensor std(const Tensor& x, const Axes& axes = {}, double correction = 1, bool keepdim = false,
+           std::source_location loc = std::source_location::current());
+
+// Normalizations over the last axis, written from primitives so fusion sees through them.
+Tensor softmax(const Tensor& x, int axis = -1,
+               std::source_location loc = std::source_location::current());
+Tensor log_softmax(const Tensor& x, int axis = -1,
+                   std::source_location loc = std::source_location::current());
+// (x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, as PyTorch).
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5,
+                  std::source_location loc = std::source_location::current());
+// x / sqrt(mean(x^2) + eps) * weight over the last axis.
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 1e-6,
+                std::source_location loc = std::source_location::current());
+
+}  // namespace lazy

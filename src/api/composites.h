@@ -1,0 +1,29 @@
+// Shared by the composite ops (gelu, softmax, the norms, ...), which are written from primitives.
+#pragma once
+
+#include <source_location>
+#include <string_view>
+
+#include "api/recording.h"
+#include "lazy/ops.h"
+
+namespace lazy::api {
+
+// Throws DTypeError unless x is f32, f16 or bf16.
+inline void require_floating(const Tensor& x, std::string_view name, std::source_location loc) {
+  DType dtype = node_of(x, name, loc)->dtype;
+  if (!is_floating(dtype)) {
+    fail<DTypeError>(loc, name, "needs a floating tensor (f32, f16 or bf16), got ",
+                     dtype_name(dtype), "; cast it with .to(lazy::f32) first");
+  }
+}
+
+// Composites compute f16 and bf16 in f32 and round once at the end, as PyTorch's kernels do.
+template <class Body>
+Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {
+  DType dtype = x.dtype();
+  if (dtype == DType::f32) return body(x);
+  return cast(body(cast(x, DType::f32, loc)), dtype, loc);
+}
+
+}  // namespace lazy::api

@@ -1,0 +1,196 @@
+// Reductions, and the composites written from them (mean, var, std, logsumexp, softmax, the
+// norms).
+#include <cmath>
+
+#include "api/composites.h"
+#include "api/recording.h"
+#include "ir/type_promotion.h"
+#include "lazy/reductions.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::Op;
+
+struct ReducedShape {
+  std::uint64_t mask = 0;   // bit a: axis a is folded
+  Shape shape;              // the result's shape
+  std::int64_t extent = 1;  // elements folded into each result
+};
+
+ReducedShape reduced_shape(const Shape& in, const Axes& axes, bool keepdim, std::string_view name,
+                           std::source_location loc) {
+  ReducedShape out;
+  if (axes.list().empty()) {
+    for (int a = 0; a < in.rank(); ++a) out.mask |= std::uint64_t(1) << a;
+  }
+  for (int axis : axes.list()) {
+    int a = api::normalize_axis(axis, in.rank(), name, loc);
+    if (out.mask & (std::uint64_t(1) << a)) {
+      api::fail<AxisError>(loc, name, "axis ", a, " is named twice");
+    }
+    out.mask |= std::uint64_t(1) << a;
+  }
+  for (int a = 0; a < in.rank(); ++a) {
+    bool folded = out.mask & (std::uint64_t(1) << a);
+    if (folded) out.extent *= in[a];
+    if (!folded) {
+      out.shape.push_back(in[a]);
+    } else if (keepdim) {
+      out.shape.push_back(1);
+    }
+  }
+  return out;
+}
+
+Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, bool keepdim,
+              DType dtype, DType compute_dtype, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(x, name, loc);
+  ReducedShape reduced = reduced_shape(in->shape, axes, keepdim, name, loc);
+  bool needs_elements =
+      op == Op::ReduceMax || op == Op::ReduceMin || op == Op::ArgMax || op == Op::ArgMin;
+  if (needs_elements && reduced.extent == 0 && reduced.shape.numel() != 0) {
+    api::fail<ValueError>(loc, name, "cannot reduce over an axis of size 0 of ",
+                          in->shape.to_string(), ": there is no element to return");
+  }
+  ir::NodePtr node = api::new_node(op, dtype, reduced.shape, loc);
+  node->compute_dtype = compute_dtype;
+  node->attrs.push(std::int64_t(reduced.mask));
+  node->attrs.push(keepdim ? 1 : 0);
+  node->inputs.push_back(in);
+  return api::record(node);
+}
+
+// Integers and bools sum to i64; floating dtypes keep theirs and accumulate in f32.
+DType summed_dtype(DType d) {
+  return is_floating(d) ? d : DType::i64;
+}
+
+// The number of elements each result folds, as a scalar for dividing by.
+std::int64_t folded_count(const Tensor& x, const Axes& axes) {
+  std::int64_t n = 1;
+  if (axes.list().empty()) return x.numel();
+  for (int axis : axes.list()) n *= x.size(axis);
+  return n;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "sum", loc)->dtype;
+  DType dtype = summed_dtype(in);
+  return reduce(Op::ReduceSum, "sum", x, axes, keepdim, dtype, ir::compute_type_of(dtype), loc);
+}
+
+Tensor prod(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "prod", loc)->dtype;
+  DType dtype = summed_dtype(in);
+  return reduce(Op::ReduceProd, "prod", x, axes, keepdim, dtype, ir::compute_type_of(dtype), loc);
+}
+
+Tensor max(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "max", loc)->dtype;
+  return reduce(Op::ReduceMax, "max", x, axes, keepdim, in, ir::compute_type_of(in), loc);
+}
+
+Tensor min(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "min", loc)->dtype;
+  return reduce(Op::ReduceMin, "min", x, axes, keepdim, in, ir::compute_type_of(in), loc);
+}
+
+Tensor any(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  return reduce(Op::ReduceAny, "any", x, axes, keepdim, DType::bool_, DType::bool_, loc);
+}
+
+Tensor all(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  return reduce(Op::ReduceAll, "all", x, axes, keepdim, DType::bool_, DType::bool_, loc);
+}
+
+Tensor argmax(const Tensor& x, std::optional<int> axis, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "argmax", loc)->dtype;
+  Axes axes = axis ? Axes(*axis) : Axes();
+  return reduce(Op::ArgMax, "argmax", x, axes, keepdim, DType::i64, ir::compute_type_of(in), loc);
+}
+
+Tensor argmin(const Tensor& x, std::optional<int> axis, bool keepdim, std::source_location loc) {
+  DType in = api::node_of(x, "argmin", loc)->dtype;
+  Axes axes = axis ? Axes(*axis) : Axes();
+  return reduce(Op::ArgMin, "argmin", x, axes, keepdim, DType::i64, ir::compute_type_of(in), loc);
+}
+
+Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  api::require_floating(x, "mean", loc);
+  const double inverse = 1.0 / double(folded_count(x, axes));
+  return api::in_compute_type(
+      x, loc, [&](const Tensor& v) { return mul(sum(v, axes, keepdim, loc), inverse, loc); });
+}
+
+Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
+           std::source_location loc) {
+  api::require_floating(x, "var", loc);
+  const double n = double(folded_count(x, axes));
+  // max(0, n - correction), as PyTorch: fewer elements than the correction gives inf or NaN.
+  const double divisor = std::max(0.0, n - correction);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor centered = sub(v, mean(v, axes, true, loc), loc);
+    return div(sum(mul(centered, centered, loc), axes, keepdim, loc), divisor, loc);
+  });
+}
+
+Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdim,
+           std::source_location loc) {
+  api::require_floating(x, "std", loc);
+  return api::in_compute_type(
+      x, loc, [&](const Tensor& v) { return sqrt(var(v, axes, correction, keepdim, loc), loc); });
+}
+
+Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
+  Tensor v = is_floating(api::node_of(x, "logsumexp", loc)->dtype) ? x : cast(x, DType::f32, loc);
+  return api::in_compute_type(v, loc, [&](const Tensor& f) {
+    // Shift by the largest element; an infinite one (all -inf, or +inf) shifts by 0 instead.
+    Tensor largest = max(f, axes, true, loc);
+    Tensor shift = where(isinf(largest, loc), 0.0, largest, loc);
+    Tensor total = sum(exp(sub(f, shift, loc), loc), axes, keepdim, loc);
+    Tensor kept_shift = keepdim ? shift : shift.reshape(total.shape(), loc);
+    return add(log(total, loc), kept_shift, loc);
+  });
+}
+
+Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
+  api::require_floating(x, "softmax", loc);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor e = exp(sub(v, max(v, axis, true, loc), loc), loc);
+    return div(e, sum(e, axis, true, loc), loc);
+  });
+}
+
+Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
+  api::require_floating(x, "log_softmax", loc);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor shifted = sub(v, max(v, axis, true, loc), loc);
+    return sub(shifted, log(sum(exp(shifted, loc), axis, true, loc), loc), loc);
+  });
+}
+
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                  std::source_location loc) {
+  api::require_floating(x, "layer_norm", loc);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor centered = sub(v, mean(v, -1, true, loc), loc);
+    Tensor variance = mean(mul(centered, centered, loc), -1, true, loc);
+    Tensor normed = mul(centered, rsqrt(add(variance, eps, loc), loc), loc);
+    return add(mul(normed, weight, loc), bias, loc);
+  });
+}
+
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps, std::source_location loc) {
+  api::require_floating(x, "rms_norm", loc);
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    Tensor scale = rsqrt(add(mean(mul(v, v, loc), -1, true, loc), eps, loc), loc);
+    return mul(mul(v, scale, loc), weight, loc);
+  });
+}
+
+}  // namespace lazy

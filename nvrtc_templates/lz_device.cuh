@@ -153,3 +153,42 @@ __device__ __forceinline__ float lz_rand_normal(unsigned long long seed, unsigne
   float angle = 6.28318530717958648f * u.angle_uniform;
   return radius * (u.use_sine ? sinf(angle) : cosf(angle));
 }
+
+// Folding one value (or another thread's partial result) into a reduction's accumulator. `at` is
+// the position of the element an arg-reduction holds (-1: none yet); the others ignore it.
+#define LZ_FOLD(name, type, body)                                                         \
+  __device__ __forceinline__ void name(type& acc, long long& at, type x, long long i) { \
+    (void)at;                                                                             \
+    (void)i;                                                                              \
+    body;                                                                                 \
+  }
+LZ_FOLD(lz_fold_sum, float, acc = acc + x)
+LZ_FOLD(lz_fold_sum, long long, acc = lz_wrap_add(acc, x))
+LZ_FOLD(lz_fold_prod, float, acc = acc * x)
+LZ_FOLD(lz_fold_prod, long long, acc = lz_wrap_mul(acc, x))
+LZ_FOLD(lz_fold_max, float, acc = lz_maximum(acc, x))
+LZ_FOLD(lz_fold_max, long long, acc = x > acc ? x : acc)
+LZ_FOLD(lz_fold_max, int, acc = x > acc ? x : acc)
+LZ_FOLD(lz_fold_min, float, acc = lz_minimum(acc, x))
+LZ_FOLD(lz_fold_min, long long, acc = x < acc ? x : acc)
+LZ_FOLD(lz_fold_min, int, acc = x < acc ? x : acc)
+LZ_FOLD(lz_fold_any, int, acc = acc | x)
+LZ_FOLD(lz_fold_all, int, acc = acc & x)
+// NaN beats numbers (the first NaN wins), then the larger (smaller) value, then the earlier one.
+#define LZ_FOLD_ARG(name, type, beats)                                                      \
+  __device__ __forceinline__ void name(type& acc, long long& at, type x, long long i) {   \
+    if (i < 0) return;                                                                      \
+    const bool acc_nan = acc != acc, x_nan = x != x;                                        \
+    const bool better = at < 0 || (acc_nan ? (x_nan && i < at)                              \
+                                           : (x_nan || (x beats acc) || (x == acc && i < at))); \
+    if (better) {                                                                           \
+      acc = x;                                                                              \
+      at = i;                                                                               \
+    }                                                                                       \
+  }
+LZ_FOLD_ARG(lz_fold_argmax, float, >)
+LZ_FOLD_ARG(lz_fold_argmax, long long, >)
+LZ_FOLD_ARG(lz_fold_argmax, int, >)
+LZ_FOLD_ARG(lz_fold_argmin, float, <)
+LZ_FOLD_ARG(lz_fold_argmin, long long, <)
+LZ_FOLD_ARG(lz_fold_argmin, int, <)

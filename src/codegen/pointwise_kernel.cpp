@@ -52,6 +52,12 @@ class PointwiseEmitter {
     kernel.args = std::move(args_);
     kernel.numel = space_.numel;
     kernel.vector_width = space_.vector_width;
+    constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
+    std::int64_t groups = region_.reduction ? region_.reduction->results * kPointwiseThreads
+                                            : space_.numel / space_.vector_width;
+    kernel.blocks =
+        std::min((std::max<std::int64_t>(groups, 1) + kPointwiseThreads - 1) / kPointwiseThreads,
+                 kMaxGridBlocks);
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
   }
@@ -73,9 +79,13 @@ class PointwiseEmitter {
         accesses.push_back({term.layout, bytes});
       }
     }
-    for (std::size_t r = 0; r < region_.roots.size(); ++r)
-      accesses.push_back({ir::Layout::contiguous(region_.shape), itemsize(root_dtype(r))});
+    // A reduction writes one element per result, not one per element of its iteration space.
+    if (!region_.reduction) {
+      for (std::size_t r = 0; r < region_.roots.size(); ++r)
+        accesses.push_back({ir::Layout::contiguous(region_.shape), itemsize(output_dtype(r))});
+    }
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
+    if (region_.reduction) space_.vector_width = 1;  // threads stride over the folded elements
   }
 
   // Ops computed on the special-function unit, per element.
@@ -107,6 +117,11 @@ class PointwiseEmitter {
   }
 
   DType root_dtype(std::size_t r) const { return term_dtype(region_.terms[region_.root_terms[r]]); }
+  // What output r stores: the root's dtype (for a reduction, the result's, not the folded one's).
+  DType output_dtype(std::size_t r) const {
+    const fuse::Root& root = region_.roots[r];
+    return root.external_copy ? externals_[root.node]->dtype : pending_[root.node]->dtype;
+  }
 
   const AccessPlan& access(int t) const { return space_.accesses[access_of_term_[t]]; }
 
@@ -145,6 +160,10 @@ class PointwiseEmitter {
 
   void declare_args() {
     constant("n", std::uint64_t(space_.numel));
+    if (region_.reduction) {
+      constant("rows", std::uint64_t(region_.reduction->results));
+      constant("extent", std::uint64_t(region_.reduction->extent));
+    }
     const int rank = int(space_.dims.size());
     if (space_.needs_multi_index()) {
       for (int d = 1; d < rank; ++d) {
@@ -182,7 +201,7 @@ class PointwiseEmitter {
       const fuse::Root& root = region_.roots[r];
       ArgSource::Kind kind =
           root.external_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::root_pointer;
-      arg(cat(storage_type(root_dtype(r)), "* out", r), {kind, root.node});
+      arg(cat(storage_type(output_dtype(r)), "* out", r), {kind, root.node});
     }
   }
 
@@ -340,7 +359,87 @@ class PointwiseEmitter {
     return out;
   }
 
+  // The reduction's fold, accumulator and store (reduction regions only).
+  std::string fill_reduction_skeleton() const {
+    const ir::Node& node = *pending_[region_.reduction->node];
+    const Op op = node.op;
+    const DType folded = root_dtype(0);
+    const bool logical = op == Op::ReduceAny || op == Op::ReduceAll;
+    const bool arg = op == Op::ArgMax || op == Op::ArgMin;
+    // Accumulators: float, long long, or int (bool and i32; shuffles take no bool).
+    DType compute = node.compute_dtype;
+    std::string acc_type = logical || compute == DType::bool_ || compute == DType::i32
+                               ? "int"
+                               : std::string(value_type(compute));
+    std::string value = cat("v", region_.root_terms[0]);
+    value = logical ? cat("(int)(", convert(folded, DType::bool_, value), ")")
+                    : cat("(", acc_type, ")", convert(folded, compute, value));
+    std::string init, fold;
+    switch (op) {
+      case Op::ReduceSum:
+        init = "0";
+        fold = "lz_fold_sum";
+        break;
+      case Op::ReduceProd:
+        init = "1";
+        fold = "lz_fold_prod";
+        break;
+      case Op::ReduceMax:
+        init = acc_type == "float" ? "-__int_as_float(0x7f800000)"
+               : acc_type == "int" ? "(-2147483647 - 1)"
+                                   : "(-9223372036854775807LL - 1)";
+        fold = "lz_fold_max";
+        break;
+      case Op::ReduceMin:
+        init = acc_type == "float" ? "__int_as_float(0x7f800000)"
+               : acc_type == "int" ? "2147483647"
+                                   : "9223372036854775807LL";
+        fold = "lz_fold_min";
+        break;
+      case Op::ReduceAny:
+        init = "0";
+        fold = "lz_fold_any";
+        break;
+      case Op::ReduceAll:
+        init = "1";
+        fold = "lz_fold_all";
+        break;
+      case Op::ArgMax:
+        init = "0";
+        fold = "lz_fold_argmax";
+        break;
+      case Op::ArgMin:
+        init = "0";
+        fold = "lz_fold_argmin";
+        break;
+      default:
+        break;
+    }
+    std::string store =
+        arg ? std::string("at")
+            : store_conversion(node.dtype, logical ? std::string("(acc != 0)")
+                                                   : convert(compute, node.dtype, "acc"));
+    std::string header =
+        cat("// lazyfuse: ", lower(ir::op_name(op)), " over ", region_.shape.rank(),
+            " dim(s) with the folded ones last, merged to ", space_.dims.size(), "\n");
+    std::string element = group_offsets() + element_statements(false, "      ");
+    return header + absl::StrReplaceAll(std::string(template_text("reduction_skeleton.cuh")),
+                                        {{"$ARGS", args_text_},
+                                         {"$THREADS", std::to_string(kPointwiseThreads)},
+                                         {"$INDEX_TYPE", space_.index_32bit ? "unsigned int"
+                                                                            : "unsigned long long"},
+                                         {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
+                                         {"$UNIFORM_LOADS", uniform_statements()},
+                                         {"$ELEMENT", element},
+                                         {"$ACC", acc_type},
+                                         {"$INIT", init},
+                                         {"$FOLD", fold},
+                                         {"$VALUE", value},
+                                         {"$STORE", store}});
+  }
+
   std::string fill_skeleton() const {
+    if (region_.reduction) return fill_reduction_skeleton();
     // Nothing here may depend on sizes: one source serves every shape of the same structure.
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
                              region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
@@ -366,11 +465,13 @@ class PointwiseEmitter {
       if (++op_count <= kNamedOpsInKernelName)
         ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
     }
+    if (region_.reduction)
+      ops.insert(ops.begin(), lower(ir::op_name(pending_[region_.reduction->node]->op)));
     if (ops.empty()) ops.push_back("copy");
     if (op_count > kNamedOpsInKernelName)
       ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
     ir::Hash128 hash = ir::hash_bytes(body.data(), body.size());
-    return cat("lz_", absl::StrJoin(ops, "_"), "_", dtype_name(root_dtype(0)), "_",
+    return cat("lz_", absl::StrJoin(ops, "_"), "_", dtype_name(output_dtype(0)), "_",
                hash.to_hex().substr(0, 8));
   }
 

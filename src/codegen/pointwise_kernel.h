@@ -36,14 +36,16 @@ struct GeneratedKernel {
   std::string source;  // complete CUDA C++; includes the embedded templates by name
   std::vector<std::string> nvrtc_options;  // beyond the arch and language standard
   std::vector<ArgSource> args;
-  std::int64_t numel;  // size of the iteration space
-  int vector_width;    // elements a thread takes per step
+  std::int64_t numel;   // size of the iteration space
+  int vector_width;     // elements a thread takes per step
+  std::int64_t blocks;  // the grid: enough groups for every element, or one block per result
 };
 
 // Threads per block of pointwise kernels: 8 warps, enough to hide memory latency with the
 // 16-byte accesses each thread issues, small enough for many resident blocks per SM.
 inline constexpr int kPointwiseThreads = 256;
 
+// Also generates a reduction region's kernel (region.reduction set): one block per result.
 GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                    std::span<const ir::NodePtr> externals,
                                    const CodegenOptions& options = {});

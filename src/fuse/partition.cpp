@@ -19,6 +19,12 @@ using ir::OpKind;
 constexpr std::int32_t kNoRegion = -1;
 constexpr std::int32_t kFailed = -1;
 
+Region region_over(const Shape& shape) {
+  Region region;
+  region.shape = shape;
+  return region;
+}
+
 Term make_term(Term::Kind kind, std::uint32_t source) {
   Term term;
   term.kind = kind;
@@ -86,6 +92,8 @@ class Partitioner {
       if (!options_.fusion && (kind == OpKind::pointwise || kind == OpKind::copy)) {
         cut(i, live_[i] ? CutReason::live_output : CutReason::fusion_disabled);
       }
+      if (kind == OpKind::reduction)
+        cut(i, live_[i] ? CutReason::live_output : CutReason::reduction);
       if (!live_[i]) continue;
       if (node.op == Op::Scalar) {
         live_scalars_.push_back(i);
@@ -155,8 +163,9 @@ class Partitioner {
     for (std::uint32_t i = 0; i < pending_.size(); ++i) {
       if (!cut_[i]) continue;
       const Shape& shape = pending_[i]->shape;
+      const bool is_reduction = ir::op_kind(pending_[i]->op) == OpKind::reduction;
       bool read_back = reason_[i] == CutReason::kernel_size_limit ||
-                       reason_[i] == CutReason::reshape_not_strided;
+                       reason_[i] == CutReason::reshape_not_strided || is_reduction;
       std::int32_t target = kNoRegion;
       if (options_.fusion && !read_back) {
         for (std::size_t r = 0; r < result_.regions.size(); ++r) {
@@ -170,12 +179,43 @@ class Partitioner {
       if (target == kNoRegion) {
         if (read_back) closed.assign(closed.size(), true);
         target = std::int32_t(result_.regions.size());
-        result_.regions.push_back(Region{shape, {}, {}, {}});
+        result_.regions.push_back(is_reduction ? reduction_region(i) : region_over(shape));
         closed.push_back(read_back);
       }
       result_.regions[target].roots.push_back({i, reason_[i]});
       result_.region_of[i] = target;
     }
+  }
+
+  // A reduction's region iterates over its input with the folded axes last.
+  Region reduction_region(std::uint32_t index) {
+    const Node& node = *pending_[index];
+    const Shape& in = node.inputs[0]->shape;
+    const auto mask = std::uint64_t(node.attrs[0]);
+    ReductionInfo info{index, node.shape.numel(), 1, nullptr};
+    ir::Attrs order;
+    Shape permuted;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int a = 0; a < in.rank(); ++a) {
+        bool folded = mask & (std::uint64_t(1) << a);
+        if (folded != (pass == 1)) continue;
+        order.push(a);
+        permuted.push_back(in[a]);
+        if (folded) info.extent *= in[a];
+      }
+    }
+    bool identity = true;
+    for (int a = 0; a < in.rank(); ++a) identity = identity && order[a] == a;
+    if (!identity) {
+      info.permute = std::make_shared<Node>();
+      info.permute->op = Op::Permute;
+      info.permute->dtype = node.inputs[0]->dtype;
+      info.permute->shape = permuted;
+      info.permute->attrs = order;
+    }
+    Region region = region_over(permuted);
+    region.reduction = info;
+    return region;
   }
 
   bool build_all_terms() {
@@ -187,6 +227,11 @@ class Partitioner {
         std::int32_t term;
         if (root.external_copy) {
           term = add_load(root.node, true, externals_[root.node]->data->layout);
+        } else if (region.reduction) {
+          // The reduced expression, read through the permutation of the region.
+          std::vector<const Node*> path;
+          if (region.reduction->permute) path.push_back(region.reduction->permute.get());
+          term = visit(pending_[root.node]->inputs[0], path);
         } else {
           std::vector<const Node*> path;
           term = visit(pending_[root.node], path);
@@ -262,7 +307,7 @@ class Partitioner {
       case OpKind::pointwise:
         break;
       case OpKind::reduction:
-        // The executor computes graphs with reductions on the host until reduction kernels exist.
+        // Always a root of an earlier region (it is cut, and closes the regions before it).
         std::abort();
     }
     Term term = make_term(is_generator(node->op) ? Term::Kind::generator : Term::Kind::op, index);
@@ -332,6 +377,8 @@ std::string_view cut_reason_name(CutReason reason) {
       return "fusion_disabled";
     case CutReason::kernel_size_limit:
       return "kernel_size_limit";
+    case CutReason::reduction:
+      return "reduction";
   }
   return "?";
 }

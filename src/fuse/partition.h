@@ -23,6 +23,7 @@ enum class CutReason : std::uint8_t {
   reshape_not_strided,  // a reshape no strides can express reads it: written densely first
   fusion_disabled,      // LAZY_FUSION=0: every op is its own kernel
   kernel_size_limit,    // the chain reading it is too long for one kernel
+  reduction,            // a reduction's result is written, and read back by its consumers
 };
 
 // Longest chain of ops one kernel computes before a value is written and read back: long enough
@@ -62,8 +63,19 @@ struct Term {
   int n_operands = 0;
 };
 
+// What a reduction region folds: its iteration space is the reduction's input with the folded
+// axes moved last, so element i belongs to result i / extent.
+struct ReductionInfo {
+  std::uint32_t node;    // pending index of the reduction
+  std::int64_t results;  // elements of the reduction's result
+  std::int64_t extent;   // elements folded into each
+  ir::NodePtr permute;   // the view that moves the folded axes last (null if they are)
+};
+
 struct Region {
-  Shape shape;  // the iteration space: every root has this shape
+  // The iteration space: every root has this shape (a reduction region: its permuted input).
+  Shape shape;
+  std::optional<ReductionInfo> reduction;
   std::vector<Root> roots;
   std::vector<Term> terms;
   std::vector<std::int32_t> root_terms;  // the term computing each root

@@ -43,6 +43,41 @@ Folding folding_of(const Shape& in, std::uint64_t mask) {
   return f;
 }
 
+bool is_nan(double v) {
+  return std::isnan(v);
+}
+bool is_nan(std::int64_t) {
+  return false;
+}
+
+// The position (within the folded axes) of the first NaN, else of the first extreme; values stay
+// in their own type, so int64 compares exactly.
+template <class T>
+std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Op op, const Folding& fold,
+                                   std::int64_t results) {
+  std::vector<T> best(std::size_t(results), T{});
+  std::vector<std::int64_t> at(std::size_t(results), -1);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    auto r = std::size_t(fold.result[i]);
+    const T v = values[i];
+    bool better;
+    if (at[r] < 0) {
+      better = true;
+    } else if (is_nan(best[r])) {
+      better = false;
+    } else if (is_nan(v)) {
+      better = true;
+    } else {
+      better = op == Op::ArgMax ? v > best[r] : v < best[r];
+    }
+    if (better) {
+      best[r] = v;
+      at[r] = fold.within[i];
+    }
+  }
+  return at;
+}
+
 }  // namespace
 
 Value evaluate_reduction(const ir::Node& node, const Value& input) {
@@ -63,34 +98,9 @@ Value evaluate_reduction(const ir::Node& node, const Value& input) {
     }
     out->ints = std::move(acc);
   } else if (op == Op::ArgMax || op == Op::ArgMin) {
-    // Read in the input's own precision; NaN wins (the first one), then the first extreme.
-    std::vector<double> values =
-        gather_floats(input, in_shape, is_floating(compute) ? compute : DType::f32);
-    if (!is_floating(compute)) {
-      std::vector<std::int64_t> ints = gather_ints(input, in_shape, compute);
-      for (std::size_t i = 0; i < ints.size(); ++i) values[i] = double(ints[i]);
-    }
-    std::vector<double> best(std::size_t(results), 0);
-    std::vector<std::int64_t> at(std::size_t(results), -1);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      auto r = std::size_t(fold.result[i]);
-      double v = values[i];
-      bool better;
-      if (at[r] < 0) {
-        better = true;
-      } else if (std::isnan(best[r])) {
-        better = false;
-      } else if (std::isnan(v)) {
-        better = true;
-      } else {
-        better = op == Op::ArgMax ? v > best[r] : v < best[r];
-      }
-      if (better) {
-        best[r] = v;
-        at[r] = fold.within[i];
-      }
-    }
-    out->ints = std::move(at);
+    out->ints = is_floating(compute)
+                    ? arg_fold(gather_floats(input, in_shape, compute), op, fold, results)
+                    : arg_fold(gather_ints(input, in_shape, compute), op, fold, results);
   } else if (is_floating(compute)) {
     std::vector<double> values = gather_floats(
         input, in_shape, node.inputs[0]->dtype == compute ? compute : node.inputs[0]->dtype);

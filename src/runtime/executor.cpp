@@ -34,9 +34,6 @@ using codegen::ArgSource;
 // sm_90 (H100 and H200).
 constexpr int kDefaultHostArch = 90;
 
-// Grid size limit of a 1-d launch; kernels loop over what a grid does not cover.
-constexpr std::int64_t kMaxGridBlocks = 2147483647;
-
 thread_local bool reference_execution = false;
 std::atomic<bool> poison_outputs{std::getenv("LAZY_POISON_OUTPUTS") != nullptr &&
                                  std::string_view(std::getenv("LAZY_POISON_OUTPUTS")) == "1"};
@@ -265,9 +262,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     planned.name = kernel.name;
     planned.numel = kernel.numel;
     planned.block = codegen::kPointwiseThreads;
-    std::int64_t groups = kernel.numel / kernel.vector_width;
-    std::int64_t blocks = (std::max<std::int64_t>(groups, 1) + planned.block - 1) / planned.block;
-    planned.grid = unsigned(std::min(blocks, kMaxGridBlocks));
+    planned.grid = unsigned(kernel.blocks);
     planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);
     for (const fuse::Root& root : region.roots) {
       const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
@@ -418,29 +413,6 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   return results;
 }
 
-bool has_reduction(const ir::Trace& trace) {
-  for (const ir::NodePtr& node : trace.pending())
-    if (ir::op_kind(node->op) == ir::OpKind::reduction) return true;
-  return false;
-}
-
-// Reductions have no generated kernels yet (issue 5): a graph with one runs on the host
-// evaluator, correct but slow, which the program is told once.
-std::vector<std::optional<ir::TensorData>> execute_on_host(const ir::Trace& trace,
-                                                           const std::vector<bool>& live) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (Device::get() != nullptr) {
-      ir::debug_print(
-          "lazyfuse: graphs with reductions are computed on the host reference evaluator in this "
-          "version (no GPU kernels for reductions yet); expect them to be slow");
-    }
-  });
-  counters().syncs++;
-  for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
-  return ref::evaluate(trace.pending(), live);
-}
-
 }  // namespace
 
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
@@ -448,7 +420,6 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   auto start = std::chrono::steady_clock::now();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
-  if (has_reduction(trace)) return execute_on_host(trace, live);
   const bool fusion = fusion_enabled();
   const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();

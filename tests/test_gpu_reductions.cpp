@@ -1,0 +1,131 @@
+// Reductions and the normalizations built from them, as generated kernels on the GPU, against the
+// reference evaluator on the same fresh random inputs, outputs poisoned. Skipped without a GPU.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using lazy_test::expect_matches_reference;
+using lazy_test::fresh_seed;
+using lazy_test::GpuTest;
+
+Tensor random_input(DType dtype, const Shape& shape) {
+  Tensor normal = lazy::randn(shape, fresh_seed());
+  Tensor x = lazy::is_floating(dtype) ? (normal * 2.0f).to(dtype)
+             : dtype == DType::bool_  ? normal > 0.5f
+                                      : (normal * 20.0f).to(dtype);
+  lazy::eval({x});
+  return x;
+}
+
+// A float sum over many elements in f32 differs from the double reference by rounding that
+// grows with the count.
+constexpr double kSumTolerance = 1e-4;
+
+class GpuReductions : public GpuTest {};
+
+TEST_F(GpuReductions, EveryReductionOverEveryAxisSetMatchesTheReference) {
+  const Shape shape{5, 33, 64};
+  const std::vector<lazy::Axes> axis_sets = {lazy::Axes{}, 0, 1, -1, {0, 2}, {1, 2}};
+  for (DType dtype : {DType::f32, DType::bf16, DType::i32, DType::bool_}) {
+    Tensor x = random_input(dtype, shape);
+    for (const lazy::Axes& axes : axis_sets) {
+      for (bool keepdim : {false, true}) {
+        std::string what =
+            std::string(lazy::dtype_name(dtype)) + " keepdim " + std::to_string(keepdim);
+        expect_matches_reference([&] { return std::vector{lazy::sum(x, axes, keepdim)}; },
+                                 "sum " + what, lazy::is_floating(dtype) ? kSumTolerance : 0);
+        expect_matches_reference(
+            [&] {
+              return std::vector{lazy::max(x, axes, keepdim), lazy::min(x, axes, keepdim)};
+            },
+            "max/min " + what, 0);
+        expect_matches_reference(
+            [&] {
+              return std::vector{lazy::any(x, axes, keepdim), lazy::all(x, axes, keepdim)};
+            },
+            "any/all " + what, 0);
+        if (lazy::is_floating(dtype)) {
+          expect_matches_reference(
+              [&] {
+                return std::vector{lazy::mean(x, axes, keepdim), lazy::var(x, axes, 1, keepdim)};
+              },
+              "mean/var " + what, kSumTolerance);
+        }
+      }
+    }
+    for (std::optional<int> axis : {std::optional<int>{}, std::optional<int>{1}}) {
+      expect_matches_reference(
+          [&] {
+            return std::vector{lazy::argmax(x, axis), lazy::argmin(x, axis)};
+          },
+          "argmax/argmin " + std::string(lazy::dtype_name(dtype)), 0);
+    }
+  }
+}
+
+TEST_F(GpuReductions, PrologueAndEpilogueAroundAReduction) {
+  Tensor x = random_input(DType::f32, {64, 1000});
+  Tensor w = random_input(DType::f32, {1000});
+  expect_matches_reference(
+      [&] { return std::vector{lazy::exp(lazy::sum(lazy::tanh(x * w) + 1.0f, -1) * 0.01f)}; },
+      "prologue/epilogue", kSumTolerance);
+  expect_matches_reference([&] { return std::vector{lazy::sum(x.transpose(0, 1), 0)}; },
+                           "over a transposed view", kSumTolerance);
+  expect_matches_reference(
+      [&] {
+        return std::vector{lazy::sum(w.broadcast_to({7, 1000}), 1)};
+      },
+      "over a broadcast", kSumTolerance);
+}
+
+TEST_F(GpuReductions, NormalizationsMatchTheReference) {
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    Tensor x = random_input(dtype, {16, 4096});
+    Tensor w = random_input(dtype, {4096});
+    Tensor b = random_input(dtype, {4096});
+    std::string what(lazy::dtype_name(dtype));
+    double tol = dtype == DType::f32 ? 1e-4 : lazy_test::tolerance_for(dtype);
+    expect_matches_reference(
+        [&] {
+          return std::vector{lazy::softmax(x), lazy::log_softmax(x)};
+        },
+        "softmax " + what, tol);
+    expect_matches_reference([&] { return std::vector{lazy::layer_norm(x, w, b)}; },
+                             "layer_norm " + what, tol);
+    expect_matches_reference([&] { return std::vector{lazy::rms_norm(x + b, w)}; },
+                             "rms_norm " + what, tol);
+    expect_matches_reference([&] { return std::vector{lazy::logsumexp(x, -1)}; },
+                             "logsumexp " + what, tol);
+  }
+}
+
+TEST_F(GpuReductions, LongAndShortRows) {
+  Tensor long_rows = random_input(DType::f32, {4, 1 << 20});
+  Tensor short_rows = random_input(DType::f32, {1 << 16, 32});
+  expect_matches_reference([&] { return std::vector{lazy::softmax(long_rows)}; }, "long rows",
+                           1e-4);
+  expect_matches_reference([&] { return std::vector{lazy::softmax(short_rows)}; }, "short rows",
+                           1e-4);
+  Tensor odd = random_input(DType::f32, {1000003});
+  expect_matches_reference(
+      [&] {
+        return std::vector{lazy::sum(odd), lazy::max(odd)};
+      },
+      "1000003", 1e-4);
+}
+
+TEST_F(GpuReductions, SameInputGivesBitwiseEqualResults) {
+  Tensor x = random_input(DType::f32, {1 << 22});
+  std::vector<float> first = lazy::sum(x).to_vector<float>();
+  std::vector<float> second = lazy::sum(x).to_vector<float>();
+  EXPECT_EQ(first, second);
+}
+
+}  // namespace

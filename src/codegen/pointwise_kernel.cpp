@@ -51,6 +51,7 @@ class PointwiseEmitter {
     kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
     kernel.args = std::move(args_);
     kernel.numel = space_.numel;
+    kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
     kernel.vector_width = space_.vector_width;
     constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
     std::int64_t groups = region_.reduction ? region_.reduction->results * kPointwiseThreads

@@ -37,6 +37,9 @@ struct GeneratedKernel {
   std::vector<std::string> nvrtc_options;  // beyond the arch and language standard
   std::vector<ArgSource> args;
   std::int64_t numel;   // size of the iteration space
+  // Elements the kernel writes per output: numel, or a reduction's results (which it writes even
+  // when it folds nothing: a sum over an empty axis is 0). Nothing to write, no launch.
+  std::int64_t written;
   int vector_width;     // elements a thread takes per step
   std::int64_t blocks;  // the grid: enough groups for every element, or one block per result
 };

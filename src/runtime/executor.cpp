@@ -260,7 +260,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     const fuse::Region& region = partition.regions[k];
     PlannedKernel planned;
     planned.name = kernel.name;
-    planned.numel = kernel.numel;
+    planned.numel = kernel.written;
     planned.block = codegen::kPointwiseThreads;
     planned.grid = unsigned(kernel.blocks);
     planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);

@@ -28,7 +28,7 @@ struct PlannedKernel {
   std::string name;
   std::vector<codegen::ArgSource> args;
   std::vector<PlannedOutput> outputs;
-  std::int64_t numel;
+  std::int64_t numel;  // elements each output holds; 0: nothing to launch
   unsigned grid;
   unsigned block;
   std::int64_t bytes_moved;  // the fewest bytes the kernel reads and writes (LAZY_DEBUG=3)

@@ -1,8 +1,12 @@
-// GPU time of issue 3's pointwise workloads, fused and unfused, against the device's own copy
-// bandwidth. Each iteration is timed with device events from before recording to after the
-// sync's kernels, so recording, planning and launch overhead count as a user would see them.
+// GPU time of issue 3's pointwise and issue 5's reduction workloads, fused and unfused, against the
+// device's own copy bandwidth. Each iteration is timed with device events from before recording to
+// after the sync's kernels, so recording, planning and launch overhead count as a user would see
+// them.
 //
-//   bench_fusion [--iters N] [--only chain4|chain16|swiglu|adam] [--json PATH]
+//   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
+//
+// WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
+// sum_all or softmax_long.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -46,6 +50,18 @@ constexpr int kChain16Rounds = 4;
 constexpr std::int64_t kSwigluRows = 8192;
 constexpr std::int64_t kSwigluCols = 11008;  // Llama-7B's MLP width
 constexpr std::int64_t kAdamParams = std::int64_t(1) << 26;
+
+// Shapes from issue 5.
+constexpr std::int64_t kSoftmaxRows = 8192;
+constexpr std::int64_t kSoftmaxCols = 8192;
+constexpr std::int64_t kNormRows = 16384;  // layernorm and add_rmsnorm
+constexpr std::int64_t kNormCols = 4096;
+constexpr double kLayerNormEps = 1e-5;
+constexpr double kRmsNormEps = 1e-6;
+constexpr std::int64_t kSumRows = 16384;  // sum_axis0 and sum_all
+constexpr std::int64_t kSumCols = 4096;
+constexpr std::int64_t kSoftmaxLongRows = 64;
+constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
 // torch.optim.Adam's defaults, except a learning rate typical of training.
 constexpr float kAdamLr = 1e-3f;
@@ -137,6 +153,62 @@ Workload adam() {
                                             (lazy::sqrt(v_next * correction2) + kAdamEps);
               return std::vector<lazy::Tensor>{p_next, m_next, v_next};
             });
+          }};
+}
+
+// Softmax over the last axis: softmax (issue 5's [8192, 8192]) and softmax_long (few long rows).
+Workload softmax(lazy::DType dtype, bool long_rows = false) {
+  const std::int64_t rows = long_rows ? kSoftmaxLongRows : kSoftmaxRows;
+  const std::int64_t cols = long_rows ? kSoftmaxLongCols : kSoftmaxCols;
+  return {long_rows ? "softmax_long" : "softmax", dtype, 2 * bytes_of(rows * cols, dtype),
+          [dtype, rows, cols, long_rows] {
+            lazy::Tensor x = computed_randn({rows, cols}, long_rows ? 12 : 11, dtype);
+            return StepFn([x] { return std::vector<lazy::Tensor>{lazy::softmax(x, -1)}; });
+          }};
+}
+
+Workload layernorm(lazy::DType dtype) {
+  const std::int64_t n = kNormRows * kNormCols;
+  return {"layernorm", dtype, bytes_of(2 * n + 2 * kNormCols, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kNormRows, kNormCols}, 13, dtype);
+            lazy::Tensor weight = computed_randn({kNormCols}, 14, dtype);
+            lazy::Tensor bias = computed_randn({kNormCols}, 15, dtype);
+            return StepFn([x, weight, bias] {
+              return std::vector<lazy::Tensor>{lazy::layer_norm(x, weight, bias, kLayerNormEps)};
+            });
+          }};
+}
+
+// A residual add feeding rms_norm, as in a transformer block: the sum h is kept (it is the next
+// block's residual) along with the normalized y.
+Workload add_rmsnorm() {
+  const lazy::DType dtype = lazy::DType::f32;
+  const std::int64_t n = kNormRows * kNormCols;
+  return {"add_rmsnorm", dtype, bytes_of(4 * n + kNormCols, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kNormRows, kNormCols}, 16, dtype);
+            lazy::Tensor residual = computed_randn({kNormRows, kNormCols}, 17, dtype);
+            lazy::Tensor weight = computed_randn({kNormCols}, 18, dtype);
+            return StepFn([x, residual, weight] {
+              lazy::Tensor h = x + residual;
+              lazy::Tensor y = lazy::rms_norm(h, weight, kRmsNormEps);
+              return std::vector<lazy::Tensor>{h, y};
+            });
+          }};
+}
+
+Workload sum_axis0() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"sum_axis0", dtype, bytes_of(kSumRows * kSumCols + kSumCols, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kSumRows, kSumCols}, 19, dtype);
+            return StepFn([x] { return std::vector<lazy::Tensor>{lazy::sum(x, 0)}; });
+          }};
+}
+
+Workload sum_all() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"sum_all", dtype, bytes_of(kSumRows * kSumCols + 1, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kSumRows, kSumCols}, 20, dtype);
+            return StepFn([x] { return std::vector<lazy::Tensor>{lazy::sum(x)}; });
           }};
 }
 
@@ -253,11 +325,11 @@ void write_json(const std::string& path, const std::string& device_name, double 
 
 void print_table(double copy_gbps, const std::vector<Row>& rows) {
   std::printf("\ncopy bandwidth: %.0f GB/s (read + write)\n", copy_gbps);
-  std::printf("%-8s %-5s %10s %11s %10s %9s %8s\n", "workload", "dtype", "fused ms", "unfused ms",
+  std::printf("%-12s %-5s %10s %11s %10s %9s %8s\n", "workload", "dtype", "fused ms", "unfused ms",
               "GB/s", "% copy", "speedup");
   for (const Row& row : rows) {
     const double rate = gbps(row.bytes, row.fused_ms);
-    std::printf("%-8s %-5s %10.3f %11.3f %10.0f %8.1f%% %7.2fx\n", row.workload.c_str(),
+    std::printf("%-12s %-5s %10.3f %11.3f %10.0f %8.1f%% %7.2fx\n", row.workload.c_str(),
                 row.dtype.c_str(), row.fused_ms, row.unfused_ms, rate, 100.0 * rate / copy_gbps,
                 row.unfused_ms / row.fused_ms);
   }
@@ -271,8 +343,9 @@ struct Options {
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::cerr << "bench_fusion: " << message << "\n"
-            << "usage: bench_fusion [--iters N] [--only chain4|chain16|swiglu|adam] "
-               "[--json PATH]\n";
+            << "usage: bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]\n"
+            << "workloads: chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
+               "sum_axis0 sum_all softmax_long\n";
   std::exit(2);
 }
 
@@ -280,7 +353,8 @@ Options parse_options(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage_error("times issue 3's workloads on the GPU");
+    if (flag == "--help" || flag == "-h")
+      usage_error("times issue 3's and issue 5's workloads on the GPU");
     if (i + 1 >= argc) usage_error("missing value after " + std::string(flag));
     const std::string value = argv[++i];
     if (flag == "--iters") {
@@ -307,7 +381,15 @@ int main(int argc, char** argv) {
                                      chain16(),
                                      chain16(true),
                                      swiglu(),
-                                     adam()};
+                                     adam(),
+                                     softmax(lazy::DType::f32),
+                                     softmax(lazy::DType::bf16),
+                                     layernorm(lazy::DType::f32),
+                                     layernorm(lazy::DType::bf16),
+                                     add_rmsnorm(),
+                                     sum_axis0(),
+                                     sum_all(),
+                                     softmax(lazy::DType::f32, true)};
   if (!options.only.empty()) {
     std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
     if (workloads.empty()) usage_error("no workload named " + options.only);
@@ -335,7 +417,7 @@ int main(int argc, char** argv) {
         const std::string impl_label = label + (fusion ? " fused" : " unfused");
         Measurement m = measure(step, fusion, options.iters, *device, impl_label);
         (fusion ? row.fused_ms : row.unfused_ms) = m.median_ms;
-        std::printf("%-22s %9.3f ms  %7.0f GB/s  %.0f kernel(s) per iteration\n",
+        std::printf("%-28s %9.3f ms  %7.0f GB/s  %.0f kernel(s) per iteration\n",
                     impl_label.c_str(), m.median_ms, gbps(workload.bytes, m.median_ms),
                     m.launches_per_iter);
       }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3's workloads in PyTorch, eager and torch.compile, measured as bench_fusion measures lazyfuse.
+"""Issue 3's and 5's workloads in PyTorch, eager and torch.compile, as bench_fusion times lazyfuse.
 
 Same shapes, dtypes and formulas as bench/bench_fusion.cpp; each call is timed with CUDA events
 around it, median over iterations after warm-up (torch.compile compiles during warm-up). As
@@ -7,7 +7,7 @@ triton.testing.do_bench does, a 256 MB memset is queued before each timed call: 
 keeps the GPU busy while the host dispatches, so the time measured is the GPU's. Copy bandwidth
 is measured first, in the same process.
 
-    python3 bench/peers.py [--iters N] [--only chain4|chain16|swiglu|adam] [--json PATH]
+    python3 bench/peers.py [--iters N] [--only WORKLOAD] [--json PATH]
 
 bench/compare.py puts the result beside bench_fusion's.
 """
@@ -37,6 +37,14 @@ CHAIN16_ROUNDS = 4
 SWIGLU_ROWS, SWIGLU_COLS = 8192, 11008  # Llama-7B's MLP width
 ADAM_PARAMS = 1 << 26
 
+# Shapes from issue 5 (the same constants as bench_fusion.cpp).
+SOFTMAX_ROWS, SOFTMAX_COLS = 8192, 8192
+NORM_ROWS, NORM_COLS = 16384, 4096  # layernorm and add_rmsnorm
+LAYER_NORM_EPS = 1e-5
+RMS_NORM_EPS = 1e-6
+SUM_ROWS, SUM_COLS = 16384, 4096  # sum_axis0 and sum_all
+SOFTMAX_LONG_ROWS, SOFTMAX_LONG_COLS = 64, 1 << 20
+
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
 
@@ -63,6 +71,29 @@ def adam_step(p, g, m, v, correction1, correction2):
     v_next = ADAM_BETA2 * v + (1 - ADAM_BETA2) * g * g
     p_next = p - ADAM_LR * (m_next * correction1) / (torch.sqrt(v_next * correction2) + ADAM_EPS)
     return p_next, m_next, v_next
+
+
+def softmax(x):
+    return torch.softmax(x, -1)
+
+
+def layernorm(x, weight, bias):
+    return F.layer_norm(x, (NORM_COLS,), weight, bias, LAYER_NORM_EPS)
+
+
+def add_rmsnorm(x, residual, weight):
+    # Written out: F.rms_norm is absent from older PyTorch. Both outputs are kept.
+    h = x + residual
+    y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + RMS_NORM_EPS) * weight
+    return h, y
+
+
+def sum_axis0(x):
+    return x.sum(0)
+
+
+def sum_all(x):
+    return x.sum()
 
 
 def bias_corrections(t):
@@ -169,6 +200,81 @@ def adam_workload():
     return Workload("adam", dtype, 7 * ADAM_PARAMS * itemsize(dtype), make_steps)
 
 
+def softmax_workload(dtype, long_rows=False):
+    """softmax over the last axis: issue 5's [8192, 8192], or softmax_long's few long rows."""
+    rows, cols = (SOFTMAX_LONG_ROWS, SOFTMAX_LONG_COLS) if long_rows else (SOFTMAX_ROWS,
+                                                                          SOFTMAX_COLS)
+
+    def make_steps():
+        x = randn((rows, cols), 12 if long_rows else 11, dtype)
+        fused = compiled(softmax)
+        return {"torch_eager": lambda: softmax(x), "torch_compile": lambda: fused(x)}
+
+    name = "softmax_long" if long_rows else "softmax"
+    return Workload(name, dtype, 2 * rows * cols * itemsize(dtype), make_steps)
+
+
+def layernorm_workload(dtype):
+    n = NORM_ROWS * NORM_COLS
+
+    def make_steps():
+        x = randn((NORM_ROWS, NORM_COLS), 13, dtype)
+        weight = randn((NORM_COLS,), 14, dtype)
+        bias = randn((NORM_COLS,), 15, dtype)
+        fused = compiled(layernorm)
+        return {
+            "torch_eager": lambda: layernorm(x, weight, bias),
+            "torch_compile": lambda: fused(x, weight, bias),
+        }
+
+    return Workload("layernorm", dtype, (2 * n + 2 * NORM_COLS) * itemsize(dtype), make_steps)
+
+
+def add_rmsnorm_workload():
+    """A residual add feeding rms_norm, as in a transformer block: h (the next block's residual)
+    and y are both outputs."""
+    dtype = torch.float32
+    n = NORM_ROWS * NORM_COLS
+
+    def make_steps():
+        x = randn((NORM_ROWS, NORM_COLS), 16, dtype)
+        residual = randn((NORM_ROWS, NORM_COLS), 17, dtype)
+        weight = randn((NORM_COLS,), 18, dtype)
+        fused = compiled(add_rmsnorm)
+        return {
+            "torch_eager": lambda: add_rmsnorm(x, residual, weight),
+            "torch_compile": lambda: fused(x, residual, weight),
+        }
+
+    return Workload("add_rmsnorm", dtype, (4 * n + NORM_COLS) * itemsize(dtype), make_steps)
+
+
+def sum_axis0_workload():
+    dtype = torch.float32
+
+    def make_steps():
+        x = randn((SUM_ROWS, SUM_COLS), 19, dtype)
+        fused = compiled(sum_axis0)
+        return {"torch_eager": lambda: sum_axis0(x), "torch_compile": lambda: fused(x)}
+
+    return Workload("sum_axis0", dtype, (SUM_ROWS * SUM_COLS + SUM_COLS) * itemsize(dtype),
+                    make_steps)
+
+
+def sum_all_workload():
+    dtype = torch.float32
+
+    def make_steps():
+        x = randn((SUM_ROWS, SUM_COLS), 20, dtype)
+        fused = compiled(sum_all)
+        return {"torch_eager": lambda: sum_all(x), "torch_compile": lambda: fused(x)}
+
+    return Workload("sum_all", dtype, (SUM_ROWS * SUM_COLS + 1) * itemsize(dtype), make_steps)
+
+
+WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
+                  "sum_axis0", "sum_all", "softmax_long"]
+
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
 
@@ -226,7 +332,7 @@ def dtype_name(dtype):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, default=DEFAULT_TIMED_ITERS)
-    parser.add_argument("--only", choices=["chain4", "chain16", "swiglu", "adam"])
+    parser.add_argument("--only", choices=WORKLOAD_NAMES)
     parser.add_argument("--json", default="peers.json")
     args = parser.parse_args()
     if args.iters < 1:
@@ -236,7 +342,11 @@ def main():
         return 0
 
     workloads = [chain4_workload(torch.float32), chain4_workload(torch.bfloat16),
-                 chain16_workload(), swiglu_workload(), adam_workload()]
+                 chain16_workload(), swiglu_workload(), adam_workload(),
+                 softmax_workload(torch.float32), softmax_workload(torch.bfloat16),
+                 layernorm_workload(torch.float32), layernorm_workload(torch.bfloat16),
+                 add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
+                 softmax_workload(torch.float32, long_rows=True)]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 
@@ -253,7 +363,7 @@ def main():
         for impl in ("torch_compile", "torch_eager"):
             label = f"{workload.name} {dtype} {impl}"
             times[impl] = measure(steps[impl], args.iters, label)
-            print(f"{label:<28} {times[impl]:9.3f} ms  {gbps(workload.bytes, times[impl]):7.0f} GB/s")
+            print(f"{label:<32} {times[impl]:9.3f} ms  {gbps(workload.bytes, times[impl]):7.0f} GB/s")
         rows.append((workload.name, dtype, workload.bytes, times))
         del steps  # frees the inputs before the next workload's
         torch.cuda.empty_cache()
@@ -272,11 +382,11 @@ def main():
     print(f"wrote {args.json}")
 
     print(f"\ncopy bandwidth: {copy_gbps:.0f} GB/s (read + write)")
-    print(f"{'workload':<8} {'dtype':<5} {'compile ms':>10} {'eager ms':>9} {'GB/s':>10} "
+    print(f"{'workload':<12} {'dtype':<5} {'compile ms':>10} {'eager ms':>9} {'GB/s':>10} "
           f"{'% copy':>9} {'speedup':>8}")
     for name, dtype, nbytes, times in rows:
         rate = gbps(nbytes, times["torch_compile"])
-        print(f"{name:<8} {dtype:<5} {times['torch_compile']:10.3f} {times['torch_eager']:9.3f} "
+        print(f"{name:<12} {dtype:<5} {times['torch_compile']:10.3f} {times['torch_eager']:9.3f} "
               f"{rate:10.0f} {100 * rate / copy_gbps:8.1f}% "
               f"{times['torch_eager'] / times['torch_compile']:7.2f}x")
     return 0

@@ -97,14 +97,44 @@ Tensor reduce_in_chunks(Op op, std::string_view name, const Tensor& x, const Sha
   return total.reshape(result_shape, loc);
 }
 
+// Fewer results than this (about two per SM of an H100) leave SMs idle when each is one block.
+constexpr std::int64_t kFewResults = 256;
+
+bool folds_trailing_axes(const Shape& shape, std::uint64_t mask) {
+  bool folding = false;
+  for (int a = 0; a < shape.rank(); ++a) {
+    bool folded = mask & (std::uint64_t(1) << a);
+    if (folding && !folded) return false;
+    folding = folding || folded;
+  }
+  return true;
+}
+
+// Few long rows (softmax over [64, 2^20], say): each row folds in chunks first, then the chunks.
+Tensor reduce_rows_in_chunks(Op op, std::string_view name, const Tensor& x,
+                             const ReducedShape& reduced, DType dtype, DType compute_dtype,
+                             std::source_location loc) {
+  const std::int64_t rows = reduced.shape.numel();
+  Tensor chunks = x.reshape({rows, reduced.extent / kTwoStageChunk, kTwoStageChunk}, loc);
+  DType partial_dtype = op == Op::ReduceAny || op == Op::ReduceAll ? DType::bool_ : compute_dtype;
+  Tensor partial = reduce(op, name, chunks, Axes(2), false, partial_dtype, compute_dtype, loc);
+  return reduce(op, name, partial, Axes(1), false, dtype, compute_dtype, loc)
+      .reshape(reduced.shape, loc);
+}
+
 Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, bool keepdim,
               DType dtype, DType compute_dtype, std::source_location loc) {
   api::sync_if_trace_full();
   const ir::NodePtr& in = api::node_of(x, name, loc);
   ReducedShape reduced = reduced_shape(in->shape, axes, keepdim, name, loc);
-  if (splits_into_chunks(op) && reduced.shape.numel() == 1 &&
-      reduced.extent >= kTwoStageMinElements) {
-    return reduce_in_chunks(op, name, x, reduced.shape, dtype, compute_dtype, loc);
+  if (splits_into_chunks(op) && reduced.extent >= kTwoStageMinElements) {
+    if (reduced.shape.numel() == 1) {
+      return reduce_in_chunks(op, name, x, reduced.shape, dtype, compute_dtype, loc);
+    }
+    if (reduced.shape.numel() < kFewResults && reduced.extent % kTwoStageChunk == 0 &&
+        folds_trailing_axes(in->shape, reduced.mask)) {
+      return reduce_rows_in_chunks(op, name, x, reduced, dtype, compute_dtype, loc);
+    }
   }
   bool needs_elements =
       op == Op::ReduceMax || op == Op::ReduceMin || op == Op::ArgMax || op == Op::ArgMin;

@@ -169,3 +169,19 @@ TEST_F(PartitionTest, ConsumersOfAReadBackValueComeAfterIt) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(PartitionTest, HeldValueReadThroughAnInexpressibleReshapeIsReadBack) {
+  // a is held (a root already); a reshape of its transpose cannot be strides, so e must read a
+  // back from memory: a gets a region of its own ahead of e's.
+  Tensor x = computed({6, 4});
+  Tensor a = lazy::exp(x.transpose(0, 1));
+  Tensor e = a.reshape({6, 4}).transpose(0, 1) + 1.0f;
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 2u);
+  EXPECT_EQ(p.regions[0].roots[0].node, a.node()->trace_index);
+  EXPECT_EQ(p.regions[1].roots[0].node, e.node()->trace_index);
+}
+
+}  // namespace

@@ -1,8 +1,6 @@
 #include "codegen/pointwise_kernel.h"
 
-#include <bit>
 #include <cctype>
-#include <cstdlib>
 #include <cstring>
 
 #include <absl/strings/str_join.h>

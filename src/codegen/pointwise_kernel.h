@@ -36,7 +36,7 @@ struct GeneratedKernel {
   std::string source;  // complete CUDA C++; includes the embedded templates by name
   std::vector<std::string> nvrtc_options;  // beyond the arch and language standard
   std::vector<ArgSource> args;
-  std::int64_t numel;   // size of the iteration space
+  std::int64_t numel;  // size of the iteration space
   // Elements the kernel writes per output: numel, or a reduction's results (which it writes even
   // when it folds nothing: a sum over an empty axis is 0). Nothing to write, no launch.
   std::int64_t written;

@@ -48,6 +48,7 @@ class Partitioner {
         options_(options),
         cut_(pending.size(), false),
         reason_(pending.size(), CutReason::live_output),
+        read_back_(pending.size(), false),
         external_copy_(externals.size(), false) {
     for (std::size_t slot = 0; slot < externals.size(); ++slot)
       slot_of_[externals[slot].get()] = std::uint32_t(slot);
@@ -63,7 +64,10 @@ class Partitioner {
       result_.live_views = live_views_;
       result_.live_scalars = live_scalars_;
       form_regions();
+      progressed_ = false;
       if (build_all_terms()) return std::move(result_);
+      // Each failed pass must have cut something new (cuts only grow, so this ends).
+      if (!progressed_) std::abort();
     }
   }
 
@@ -72,6 +76,19 @@ class Partitioner {
     if (cut_[index]) return;
     cut_[index] = true;
     reason_[index] = reason;
+  }
+
+  // A cut whose consumers must read it back from memory (a reshape strides cannot express reads
+  // it): its own region, ahead of its consumers', even if a handle already made it a root.
+  void cut_for_read_back(std::uint32_t index, CutReason reason) {
+    if (!cut_[index]) {
+      cut(index, reason);
+      progressed_ = true;
+    }
+    if (!read_back_[index]) {
+      read_back_[index] = true;
+      progressed_ = true;
+    }
   }
 
   void mark_needed() {
@@ -115,7 +132,7 @@ class Partitioner {
       for (const NodePtr& input : pending_[i]->inputs)
         if (input->is_pending()) deepest = std::max(deepest, depth[input->trace_index]);
       depth[i] = deepest + 1;
-      if (depth[i] > kMaxFusedDepth) cut(i, CutReason::kernel_size_limit);
+      if (depth[i] > kMaxFusedDepth) cut_for_read_back(i, CutReason::kernel_size_limit);
       if (cut_[i]) depth[i] = 0;
     }
   }
@@ -164,8 +181,7 @@ class Partitioner {
       if (!cut_[i]) continue;
       const Shape& shape = pending_[i]->shape;
       const bool is_reduction = ir::op_kind(pending_[i]->op) == OpKind::reduction;
-      bool read_back = reason_[i] == CutReason::kernel_size_limit ||
-                       reason_[i] == CutReason::reshape_not_strided || is_reduction;
+      bool read_back = read_back_[i] || reason_[i] == CutReason::kernel_size_limit || is_reduction;
       std::int32_t target = kNoRegion;
       if (options_.fusion && !read_back) {
         for (std::size_t r = 0; r < result_.regions.size(); ++r) {
@@ -264,8 +280,9 @@ class Partitioner {
     if (!layout) {
       const NodePtr& input = failed->inputs[0];
       if (input->is_pending()) {
-        cut(input->trace_index, CutReason::reshape_not_strided);
+        cut_for_read_back(input->trace_index, CutReason::reshape_not_strided);
       } else {
+        progressed_ = progressed_ || !external_copy_[slot_of_.at(input.get())];
         external_copy_[slot_of_.at(input.get())] = true;
       }
     }
@@ -354,6 +371,8 @@ class Partitioner {
   std::vector<bool> needed_;
   std::vector<bool> cut_;
   std::vector<CutReason> reason_;
+  std::vector<bool> read_back_;  // cut so that consumers read it back from memory
+  bool progressed_ = false;
   std::vector<bool> external_copy_;
   std::vector<std::uint32_t> live_views_;
   std::vector<std::uint32_t> live_scalars_;

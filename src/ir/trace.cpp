@@ -112,6 +112,13 @@ void Trace::append(const NodePtr& node) {
 }
 
 Hash128 Trace::sync_key() const {
+  std::vector<bool> live(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    live[i] = nodes_[i]->handles.load(std::memory_order_relaxed) > 0;
+  return sync_key(live);
+}
+
+Hash128 Trace::sync_key(const std::vector<bool>& live) const {
   std::vector<std::uint64_t> words;
   words.reserve(program_.size() + 2 + nodes_.size() / 64);
   words = program_;
@@ -119,8 +126,7 @@ Hash128 Trace::sync_key() const {
   // One bit per pending node: does a handle hold it.
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i]->handles.load(std::memory_order_relaxed) > 0)
-      bits |= std::uint64_t(1) << (i % 64);
+    if (live[i]) bits |= std::uint64_t(1) << (i % 64);
     if (i % 64 == 63) {
       words.push_back(bits);
       bits = 0;

@@ -37,6 +37,9 @@ class Trace {
   // the same program gives the same key in every run. Costs one hash over a flat array of a
   // few words per node, not a walk of the graph.
   Hash128 sync_key() const;
+  // The same, for a liveness snapshot taken once (so the key and the plan built from the snapshot
+  // agree even if another thread drops a handle meanwhile).
+  Hash128 sync_key(const std::vector<bool>& live) const;
 
   // Forgets every pending node (computed ones keep their data).
   void clear();

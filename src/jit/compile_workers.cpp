@@ -1,7 +1,6 @@
 #include "jit/compile_workers.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -148,29 +147,12 @@ std::optional<std::vector<CompileResult>> WorkerPool::compile(
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < used; ++w) {
     threads.emplace_back([&, w] {
-      Worker& worker = workers_[w];
-      for (std::size_t r = w; r < requests.size(); r += used) {
-        CompileResult& result = results[r];
-        std::uint64_t status = 0, micros = 0;
-        std::string payload;
-        if (worker.socket < 0 || !write_request(worker.socket, requests[r]) ||
-            !read_word(worker.socket, &status) || !read_word(worker.socket, &micros) ||
-            !read_blob(worker.socket, &payload)) {
-          result.log = "the compile worker " + program_ + " stopped answering";
-          if (worker.socket >= 0) {
-            ::close(worker.socket);
-            int ignored;
-            ::waitpid(worker.pid, &ignored, 0);
-            worker.socket = -1;
-          }
-          continue;
-        }
-        result.ok = status == std::uint64_t(Status::ok);
-        result.seconds = double(micros) * 1e-6;
-        if (result.ok) {
-          result.cubin.assign(payload.begin(), payload.end());
-        } else {
-          result.log = std::move(payload);
+      try {
+        serve_worker(w, used, requests, results);
+      } catch (const std::exception& error) {  // a thread must not end the program
+        for (std::size_t r = w; r < requests.size(); r += used) {
+          results[r].ok = false;
+          results[r].log = error.what();
         }
       }
     });
@@ -179,14 +161,44 @@ std::optional<std::vector<CompileResult>> WorkerPool::compile(
   return results;
 }
 
+void WorkerPool::serve_worker(std::size_t w, std::size_t used,
+                              std::span<const CompileRequest> requests,
+                              std::vector<CompileResult>& results) {
+  Worker& worker = workers_[w];
+  for (std::size_t r = w; r < requests.size(); r += used) {
+    CompileResult& result = results[r];
+    std::uint64_t status = 0, micros = 0;
+    std::string payload;
+    if (worker.socket < 0 || !write_request(worker.socket, requests[r]) ||
+        !read_word(worker.socket, &status) || !read_word(worker.socket, &micros) ||
+        !read_blob(worker.socket, &payload)) {
+      result.log = "the compile worker " + program_ + " stopped answering";
+      if (worker.socket >= 0) {
+        ::close(worker.socket);
+        int ignored;
+        ::waitpid(worker.pid, &ignored, 0);
+        worker.socket = -1;
+      }
+      continue;
+    }
+    result.ok = status == std::uint64_t(Status::ok);
+    result.seconds = double(micros) * 1e-6;
+    if (result.ok) {
+      result.cubin.assign(payload.begin(), payload.end());
+    } else {
+      result.log = std::move(payload);
+    }
+  }
+}
+
 std::optional<std::vector<CompileResult>> compile_in_workers(
     std::span<const CompileRequest> requests, std::size_t max_workers) {
   return WorkerPool::instance().compile(requests, max_workers);
 }
 
 int serve_compile_requests(int in_fd, int out_fd) {
-  // Pay NVRTC's first-compile cost now, while the library is still busy (initialising CUDA,
-  // say), not when the first request waits for it.
+  // NVRTC's first compile costs most (loading and initialising it); a warm-up paid before the
+  // first request keeps it out of that request's measured compile time.
   try {
     compile_kernel_source("extern \"C\" __global__ void lz_warm_up() {}", "lz_warm_up", 90, {});
   } catch (const std::exception&) {

@@ -51,6 +51,10 @@ class WorkerPool {
                                                     std::size_t max_workers);
 
  private:
+  // Sends worker w its share of the requests (every used-th from w) and reads the answers.
+  void serve_worker(std::size_t w, std::size_t used, std::span<const CompileRequest> requests,
+                    std::vector<CompileResult>& results);
+
   std::mutex mutex_;
   std::string program_;
   std::vector<Worker> workers_;

@@ -146,6 +146,10 @@ DiskCacheConfig disk_cache_config_from_env() {
     constexpr std::uint64_t kMaxMegabytes = std::uint64_t(1) << 40;  // no overflow below
     config.max_bytes = std::min(megabytes, kMaxMegabytes) << 20;
   }
+  if (!config.root.empty()) {
+    std::error_code ignored;
+    config.root = fs::absolute(config.root, ignored);  // a relative LAZY_CACHE_DIR works too
+  }
   const char* save = std::getenv("LAZY_CACHE_SAVE_SOURCE");
   config.save_source = save != nullptr && std::string_view(save) == "1";
   return config;
@@ -170,6 +174,7 @@ DiskCache::DiskCache(DiskCacheConfig config) : config_(std::move(config)) {
 
 void DiskCache::disable(const std::string& why) {
   usable_ = false;
+  if (warned_.exchange(true)) return;  // one warning, however many threads found the problem
   std::fprintf(stderr,
                "lazyfuse: warning: the kernel cache directory %s %s; compiled kernels are kept in "
                "memory only (set LAZY_CACHE_DIR to another directory, or LAZY_CACHE=0 to silence "

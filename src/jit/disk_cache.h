@@ -87,8 +87,9 @@ class DiskCache {
   bool trusted(const std::filesystem::path& path, bool directory) const;
 
   DiskCacheConfig config_;
-  bool usable_ = false;
-  std::mutex mutex_;  // guards the running total and eviction
+  std::atomic<bool> usable_{false};  // written when compiles on several threads fail at once
+  std::atomic<bool> warned_{false};  // the one warning has been printed
+  std::mutex mutex_;                 // guards the running total and eviction
   std::optional<std::uint64_t> total_bytes_;
   DiskCacheCounters counters_;
 };

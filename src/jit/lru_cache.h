@@ -23,25 +23,21 @@ class LruCache {
     return &it->second->second;
   }
 
-  // Inserts or replaces; returns how many entries were evicted to make room.
-  std::size_t insert(const Key& key, Value value) {
+  // Inserts or replaces, evicting the least recently used entries past the capacity.
+  void insert(const Key& key, Value value) {
     if (Value* existing = find(key)) {
       *existing = std::move(value);
-      return 0;
+      return;
     }
     order_.emplace_front(key, std::move(value));
     index_[key] = order_.begin();
-    std::size_t evicted = 0;
     while (order_.size() > capacity_) {
       index_.erase(order_.back().first);
       order_.pop_back();
-      ++evicted;
     }
-    return evicted;
   }
 
   std::size_t size() const { return order_.size(); }
-  std::size_t capacity() const { return capacity_; }
   void clear() {
     order_.clear();
     index_.clear();

@@ -219,10 +219,26 @@ std::vector<jit::KernelCache::Lookup> compile_all(
   return lookups;
 }
 
+// Kernels loaded on the device, by kernel cache key: a kernel that serves several plans (batch
+// sizes) is loaded once, and a plan dropped from its cache leaves nothing loaded behind.
+struct LoadedKernels {
+  std::mutex mutex;
+  absl::flat_hash_map<ir::Hash128, CUfunction> functions;
+};
+LoadedKernels& loaded_kernels() {
+  static LoadedKernels* loaded = new LoadedKernels();  // modules live until the process ends
+  return *loaded;
+}
+
 // Loads a kernel on the device. A CUBIN from the disk cache that the driver refuses (an entry
 // from another driver, say) is dropped and compiled afresh, never a failure of the program.
 CUfunction load_function(Device& device, const codegen::GeneratedKernel& kernel,
                          jit::KernelCache::Lookup& lookup, int arch) {
+  LoadedKernels& loaded = loaded_kernels();
+  std::lock_guard lock(loaded.mutex);
+  if (auto it = loaded.functions.find(lookup.kernel->key); it != loaded.functions.end()) {
+    return it->second;
+  }
   CUmodule module;
   try {
     module = device.load_module(lookup.kernel->cubin);
@@ -236,7 +252,9 @@ CUfunction load_function(Device& device, const codegen::GeneratedKernel& kernel,
                                                     kernel.nvrtc_options);
     module = device.load_module(lookup.kernel->cubin);
   }
-  return device.get_function(module, kernel.name.c_str());
+  CUfunction function = device.get_function(module, kernel.name.c_str());
+  loaded.functions[lookup.kernel->key] = function;
+  return function;
 }
 
 std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector<bool>& live,
@@ -253,7 +271,13 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     kernels.push_back(codegen::generate_pointwise(region, pending, externals, {.fast_math = fast}));
     stats.kernels_generated++;
   }
-  std::vector<jit::KernelCache::Lookup> lookups = compile_all(kernels, arch);
+  std::vector<jit::KernelCache::Lookup> lookups;
+  try {
+    lookups = compile_all(kernels, arch);
+  } catch (const CompileError& error) {
+    if (ir::debug_level() >= 1) ir::debug_print("lazyfuse: failed kernel\n" + error.source());
+    throw;
+  }
   int from[3] = {0, 0, 0};  // memory, disk, NVRTC
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const codegen::GeneratedKernel& kernel = kernels[k];
@@ -275,7 +299,6 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
         ir::debug_print("lazyfuse: generated kernel " + kernel.name + "\n" + kernel.source);
       }
       if (device != nullptr) planned.function = load_function(*device, kernel, lookup, arch);
-      planned.compiled = lookup.kernel;
     }
     planned.args = kernel.args;
     plan->kernels.push_back(std::move(planned));
@@ -420,10 +443,15 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   auto start = std::chrono::steady_clock::now();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
+  if (std::string why; device != nullptr && !jit::nvrtc_available(&why)) {
+    throw RuntimeError("lazyfuse: a GPU is in use but kernels cannot be compiled: " + why +
+                           " (or set LAZY_DEVICE=cpu to compute on the host)",
+                       std::source_location::current());
+  }
   const bool fusion = fusion_enabled();
   const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();
-  const ir::Hash128 key = plan_key(trace, trace.sync_key(), fusion, fast, arch);
+  const ir::Hash128 key = plan_key(trace, trace.sync_key(live), fusion, fast, arch);
   Counters& stats = counters();
   stats.syncs++;
 

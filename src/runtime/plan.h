@@ -23,8 +23,7 @@ struct PlannedOutput {
 };
 
 struct PlannedKernel {
-  std::shared_ptr<const jit::CompiledKernel> compiled;  // null when NVRTC is unavailable
-  CUfunction function = nullptr;                        // null when computing on the host
+  CUfunction function = nullptr;  // null when computing on the host
   std::string name;
   std::vector<codegen::ArgSource> args;
   std::vector<PlannedOutput> outputs;

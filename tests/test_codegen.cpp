@@ -5,7 +5,7 @@
 
 #include <lazy/lazy.h>
 
-#include "codegen/pointwise_kernel.h"
+#include "codegen/kernel_emitter.h"
 #include "codegen/templates.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
@@ -31,8 +31,8 @@ Generated generate_pending(bool fusion = true, bool fast_math = false) {
   Generated out;
   out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   for (const auto& region : out.partition.regions)
-    out.kernels.push_back(lazy::codegen::generate_pointwise(
-        region, trace.pending(), trace.externals(), {.fast_math = fast_math}));
+    out.kernels.push_back(lazy::codegen::generate_kernel(region, trace.pending(), trace.externals(),
+                                                         {.fast_math = fast_math}));
   return out;
 }
 

@@ -1,8 +1,8 @@
 #include "ir/trace.h"
 
-#include <cstdlib>
+#include "ir/env.h"
 
-#include <absl/strings/numbers.h>
+
 
 namespace lazy::ir {
 
@@ -42,12 +42,8 @@ Hash128 scalar_node_hash(const Node& node) {
 }  // namespace
 
 std::int64_t max_pending_ops() {
-  static const std::int64_t value = [] {
-    std::int64_t parsed = 0;
-    const char* env = std::getenv("LAZY_MAX_PENDING_OPS");
-    if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
-    return kDefaultMaxPendingOps;
-  }();
+  static const std::int64_t value =
+      positive_from_env("LAZY_MAX_PENDING_OPS", kDefaultMaxPendingOps);
   return value;
 }
 

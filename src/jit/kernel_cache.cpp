@@ -1,12 +1,11 @@
 #include "jit/kernel_cache.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
-#include <absl/strings/numbers.h>
 
 #include "codegen/templates.h"
+#include "ir/env.h"
 #include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
 
@@ -15,10 +14,7 @@ namespace lazy::jit {
 namespace {
 
 std::size_t capacity_from_env() {
-  std::size_t parsed = 0;
-  const char* env = std::getenv("LAZY_KERNEL_CACHE_ENTRIES");
-  if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
-  return kDefaultKernelCacheEntries;
+  return ir::positive_from_env("LAZY_KERNEL_CACHE_ENTRIES", kDefaultKernelCacheEntries);
 }
 
 ir::Hash128 kernel_key(const std::string& source, int arch,

@@ -15,6 +15,7 @@
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
+#include "ir/env.h"
 #include "jit/compile_workers.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
@@ -57,10 +58,7 @@ int host_arch() {
 }
 
 std::size_t plan_capacity() {
-  std::size_t parsed = 0;
-  const char* env = std::getenv("LAZY_PLAN_CACHE_ENTRIES");
-  if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
-  return kDefaultPlanCacheEntries;
+  return ir::positive_from_env("LAZY_PLAN_CACHE_ENTRIES", kDefaultPlanCacheEntries);
 }
 
 struct PlanCache {
@@ -158,12 +156,8 @@ PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
 // hardware thread; LAZY_COMPILE_THREADS overrides it (1 compiles one kernel at a time, in the
 // program's own process, and starts no workers).
 std::size_t compile_threads() {
-  static const std::size_t threads = [] {
-    std::size_t parsed = 0;
-    const char* env = std::getenv("LAZY_COMPILE_THREADS");
-    if (env != nullptr && absl::SimpleAtoi(env, &parsed) && parsed > 0) return parsed;
-    return std::size_t(std::max(1u, std::thread::hardware_concurrency()));
-  }();
+  static const std::size_t threads = ir::positive_from_env(
+      "LAZY_COMPILE_THREADS", std::size_t(std::max(1u, std::thread::hardware_concurrency())));
   return threads;
 }
 
@@ -268,7 +262,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   Counters& stats = counters();
   std::vector<codegen::GeneratedKernel> kernels;
   for (const fuse::Region& region : partition.regions) {
-    kernels.push_back(codegen::generate_pointwise(region, pending, externals, {.fast_math = fast}));
+    kernels.push_back(codegen::generate_kernel(region, pending, externals, {.fast_math = fast}));
     stats.kernels_generated++;
   }
   std::vector<jit::KernelCache::Lookup> lookups;
@@ -285,7 +279,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     PlannedKernel planned;
     planned.name = kernel.name;
     planned.numel = kernel.written;
-    planned.block = codegen::kPointwiseThreads;
+    planned.block = codegen::kThreadsPerBlock;
     planned.grid = unsigned(kernel.blocks);
     planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);
     for (const fuse::Root& root : region.roots) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/pointwise_kernel.h"
+#include "codegen/kernel_emitter.h"
 #include "ir/layout.h"
 #include "jit/kernel_cache.h"
 #include "runtime/device.h"

@@ -1,5 +1,6 @@
 // A region of the partition as one CUDA kernel: its source, filled from
-// nvrtc_templates/pointwise_skeleton.cuh, and where each of its arguments comes from at launch.
+// nvrtc_templates/pointwise_skeleton.cuh (or reduction_skeleton.cuh for a reduction region), and
+// where each of its arguments comes from at launch.
 // Sizes, strides and scalars are arguments, so one compiled kernel serves every shape that
 // walks its iteration space the same way.
 #pragma once
@@ -44,13 +45,15 @@ struct GeneratedKernel {
   std::int64_t blocks;  // the grid: enough groups for every element, or one block per result
 };
 
-// Threads per block of pointwise kernels: 8 warps, enough to hide memory latency with the
-// 16-byte accesses each thread issues, small enough for many resident blocks per SM.
-inline constexpr int kPointwiseThreads = 256;
+// Threads per block: 8 warps, enough to hide memory latency with the 16-byte accesses each thread
+// of a pointwise kernel issues, small enough for many resident blocks per SM (a reduction's block
+// folds one result).
+inline constexpr int kThreadsPerBlock = 256;
 
-// Also generates a reduction region's kernel (region.reduction set): one block per result.
-GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                                   std::span<const ir::NodePtr> externals,
-                                   const CodegenOptions& options = {});
+// A pointwise region's kernel, or a reduction region's (region.reduction set: one block per
+// result).
+GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                                std::span<const ir::NodePtr> externals,
+                                const CodegenOptions& options = {});
 
 }  // namespace lazy::codegen

@@ -1,4 +1,4 @@
-#include "codegen/pointwise_kernel.h"
+#include "codegen/kernel_emitter.h"
 
 #include <cctype>
 #include <cstring>
@@ -33,10 +33,10 @@ std::string basename(const char* path) {
   return slash ? slash + 1 : path;
 }
 
-class PointwiseEmitter {
+class KernelEmitter {
  public:
-  PointwiseEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                   std::span<const ir::NodePtr> externals, const CodegenOptions& options)
+  KernelEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                std::span<const ir::NodePtr> externals, const CodegenOptions& options)
       : region_(region), pending_(pending), externals_(externals), options_(options) {}
 
   GeneratedKernel run() {
@@ -52,10 +52,10 @@ class PointwiseEmitter {
     kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
     kernel.vector_width = space_.vector_width;
     constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
-    std::int64_t groups = region_.reduction ? region_.reduction->results * kPointwiseThreads
+    std::int64_t groups = region_.reduction ? region_.reduction->results * kThreadsPerBlock
                                             : space_.numel / space_.vector_width;
     kernel.blocks =
-        std::min((std::max<std::int64_t>(groups, 1) + kPointwiseThreads - 1) / kPointwiseThreads,
+        std::min((std::max<std::int64_t>(groups, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
                  kMaxGridBlocks);
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
@@ -424,7 +424,7 @@ class PointwiseEmitter {
     std::string element = group_offsets() + element_statements(false, "      ");
     return header + absl::StrReplaceAll(std::string(template_text("reduction_skeleton.cuh")),
                                         {{"$ARGS", args_text_},
-                                         {"$THREADS", std::to_string(kPointwiseThreads)},
+                                         {"$THREADS", std::to_string(kThreadsPerBlock)},
                                          {"$INDEX_TYPE", space_.index_32bit ? "unsigned int"
                                                                             : "unsigned long long"},
                                          {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
@@ -446,7 +446,7 @@ class PointwiseEmitter {
     std::string body = absl::StrReplaceAll(
         std::string(template_text("pointwise_skeleton.cuh")),
         {{"$ARGS", args_text_},
-         {"$THREADS", std::to_string(kPointwiseThreads)},
+         {"$THREADS", std::to_string(kThreadsPerBlock)},
          {"$INDEX_TYPE", space_.index_32bit ? "unsigned int" : "unsigned long long"},
          {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
          {"$UNIFORM_LOADS", uniform_statements()},
@@ -487,10 +487,10 @@ class PointwiseEmitter {
 
 }  // namespace
 
-GeneratedKernel generate_pointwise(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                                   std::span<const ir::NodePtr> externals,
-                                   const CodegenOptions& options) {
-  return PointwiseEmitter(region, pending, externals, options).run();
+GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                                std::span<const ir::NodePtr> externals,
+                                const CodegenOptions& options) {
+  return KernelEmitter(region, pending, externals, options).run();
 }
 
 }  // namespace lazy::codegen

@@ -15,20 +15,13 @@
 #include <tuple>
 #include <vector>
 
+#include "host_test_support.h"
 #include "lazy/lazy.h"
 #include "runtime/executor.h"
 
-namespace lazy {
-// GoogleTest prints a dtype by its name in failure messages.
-void PrintTo(DType dtype, std::ostream* os) {
-  *os << dtype_name(dtype);
-}
-void PrintTo(const Shape& shape, std::ostream* os) {
-  *os << shape.to_string();
-}
-}  // namespace lazy
-
 namespace {
+
+using namespace lazy_test;  // NOLINT: the shared test helpers
 
 using lazy::DType;
 using lazy::Shape;
@@ -36,48 +29,18 @@ using lazy::Tensor;
 using ::testing::Combine;
 using ::testing::ValuesIn;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kI32Max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kI64Min = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 
-constexpr DType kFloatingDTypes[] = {lazy::f32, lazy::f16, lazy::bf16};
 constexpr DType kIntegerDTypes[] = {lazy::i32, lazy::i64};
-constexpr DType kNonFloatingDTypes[] = {lazy::i32, lazy::i64, lazy::bool_};
-constexpr DType kAllDTypes[] = {lazy::f32, lazy::f16, lazy::bf16,
-                                lazy::i32, lazy::i64, lazy::bool_};
 
 // Elements in each random input: enough to meet every branch of an op many times.
 constexpr std::size_t kCount = 64;
 
 // ---------------------------------------------------------------------------------------------
 // Reference arithmetic, independent of the library.
-
-// The value `dtype` stores for `value`: the nearest one, ties to even, for floating dtypes (f16
-// through the compiler's _Float16, bf16 as 8 significant bits; the tests never leave the normal
-// range of bf16); truncation toward zero for integers; non-zero for bool.
-double round_to(DType dtype, double value) {
-  switch (dtype) {
-    case lazy::f32:
-      return double(float(value));
-    case lazy::f16:
-      return double(static_cast<_Float16>(value));
-    case lazy::bf16: {
-      if (!std::isfinite(value) || value == 0) return value;
-      int exponent;
-      double mantissa = std::frexp(value, &exponent);  // in [0.5, 1)
-      return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
-    }
-    case lazy::i32:
-    case lazy::i64:
-      return std::trunc(value);
-    case lazy::bool_:
-      return value != 0 ? 1.0 : 0.0;
-  }
-  return value;
-}
 
 // Two's complement wrapping to the integer dtype's width.
 std::int64_t wrap_to(DType dtype, std::uint64_t value) {

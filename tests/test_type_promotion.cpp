@@ -10,18 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "host_test_support.h"
 #include "ir/type_promotion.h"
 #include "lazy/lazy.h"
-
-namespace lazy {
-// GoogleTest prints dtypes and shapes readably in failure messages.
-void PrintTo(DType dtype, std::ostream* os) {
-  *os << dtype_name(dtype);
-}
-void PrintTo(const Shape& shape, std::ostream* os) {
-  *os << shape.to_string();
-}
-}  // namespace lazy
 
 namespace {
 

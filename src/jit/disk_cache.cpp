@@ -277,9 +277,7 @@ void DiskCache::store(const ir::Hash128& key, std::string_view source,
   counters_.writes++;
   std::uint64_t written = header.size() + source.size() + cubin.size();
   if (config_.save_source) {
-    fs::path source_path = path;
-    source_path.replace_extension(kSourceExtension);
-    if (write_atomically(source_path, {source}, &error)) written += source.size();
+    if (write_atomically(source_beside(path), {source}, &error)) written += source.size();
   }
   std::lock_guard lock(mutex_);
   if (!total_bytes_) {

@@ -118,7 +118,9 @@ Device* Device::get() {
 }
 
 std::string Device::why_host() {
-  return device_selection().why_host;
+  std::string why = device_selection().why_host;
+  if (why.starts_with("lazyfuse: ")) why.erase(0, 10);  // the driver loader's messages carry it
+  return why;
 }
 
 Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal_(ordinal) {

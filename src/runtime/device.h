@@ -82,7 +82,8 @@ class Device {
   // LAZY_DEVICE, a cuda:N beyond the GPUs present, or a GPU that fails to initialise.
   // The device lives until the process exits.
   static Device* get();
-  // Why get() returns nullptr; empty when it does not.
+  // Why get() returns nullptr, as a clause to put in a sentence (no "lazyfuse:" in front);
+  // empty when it does not.
   static std::string why_host();
 
   Device(const Device&) = delete;

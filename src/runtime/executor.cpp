@@ -77,8 +77,7 @@ void note_host_execution() {
   std::call_once(once, [] {
     std::string why_no_nvrtc;
     bool nvrtc = jit::nvrtc_available(&why_no_nvrtc);
-    std::string why_host = Device::why_host();
-    if (why_host.starts_with("lazyfuse: ")) why_host.erase(0, 10);
+    const std::string why_host = Device::why_host();
     std::ostringstream text;
     text << "lazyfuse: computing on the host with the reference evaluator; ";
     if (nvrtc) {

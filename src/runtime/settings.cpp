@@ -48,9 +48,7 @@ bool on_gpu() {
 std::string device_description() {
   runtime::Device* device = runtime::Device::get();
   if (device == nullptr) {
-    std::string why = runtime::Device::why_host();
-    if (why.starts_with("lazyfuse: ")) why.erase(0, 10);
-    return "host (" + why + ")";
+    return "host (" + runtime::Device::why_host() + ")";
   }
   return device->name() + " (sm_" + std::to_string(device->sm_arch()) + ")";
 }

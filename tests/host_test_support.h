@@ -1,0 +1,55 @@
+// Shared by the host tests: readable dtypes and shapes in failure messages, the dtype lists, and
+// rounding to a dtype computed independently of the library.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <ostream>
+
+#include "lazy/lazy.h"
+
+namespace lazy {
+// GoogleTest prints a dtype and a shape by name in failure messages.
+inline void PrintTo(DType dtype, std::ostream* os) {
+  *os << dtype_name(dtype);
+}
+inline void PrintTo(const Shape& shape, std::ostream* os) {
+  *os << shape.to_string();
+}
+}  // namespace lazy
+
+namespace lazy_test {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+inline constexpr lazy::DType kFloatingDTypes[] = {lazy::f32, lazy::f16, lazy::bf16};
+inline constexpr lazy::DType kNonFloatingDTypes[] = {lazy::i32, lazy::i64, lazy::bool_};
+inline constexpr lazy::DType kAllDTypes[] = {lazy::f32, lazy::f16, lazy::bf16,
+                                             lazy::i32, lazy::i64, lazy::bool_};
+
+// The value `dtype` stores for `value`: the nearest one, ties to even, for floating dtypes (f16
+// through the compiler's _Float16, bf16 as 8 significant bits; the tests stay in bf16's normal
+// range); truncation toward zero for integers; non-zero for bool.
+inline double round_to(lazy::DType dtype, double value) {
+  switch (dtype) {
+    case lazy::f32:
+      return double(float(value));
+    case lazy::f16:
+      return double(static_cast<_Float16>(value));
+    case lazy::bf16: {
+      if (!std::isfinite(value) || value == 0) return value;
+      int exponent;
+      double mantissa = std::frexp(value, &exponent);  // in [0.5, 1)
+      return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+    }
+    case lazy::i32:
+    case lazy::i64:
+      return std::trunc(value);
+    case lazy::bool_:
+      return value != 0 ? 1.0 : 0.0;
+  }
+  return value;
+}
+
+}  // namespace lazy_test

@@ -54,6 +54,24 @@ TEST_F(CompileWorkers, ACompileErrorComesBackWithTheLog) {
   EXPECT_THAT((*results)[1].log, ::testing::HasSubstr("error"));
 }
 
+// /bin/true starts, reads nothing and exits: each worker fails the one request it took and takes
+// no more, so every request comes back not ok (the caller then compiles it itself).
+TEST_F(CompileWorkers, WorkersThatStopAnsweringLeaveRequestsNotOk) {
+  lazy::jit::WorkerPool pool("/bin/true");
+  std::vector<CompileRequest> requests;
+  for (int k = 0; k < 5; ++k)
+    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
+  auto results = pool.compile(requests, 2);
+  ASSERT_TRUE(results.has_value());
+  ASSERT_EQ(results->size(), requests.size());
+  int stopped = 0;
+  for (const auto& result : *results) {
+    EXPECT_FALSE(result.ok);
+    if (result.log.find("stopped answering") != std::string::npos) ++stopped;
+  }
+  EXPECT_EQ(stopped, 2);  // one per worker; the other requests were never sent
+}
+
 TEST_F(CompileWorkers, AMissingWorkerProgramIsNotFound) {
   ::setenv("LAZY_NVRTC_WORKER", "/nonexistent/lazyfuse-nvrtc-worker", 1);
   EXPECT_EQ(lazy::jit::find_worker_program(), "");

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -119,13 +120,22 @@ std::string find_worker_program() {
 }
 
 WorkerPool& WorkerPool::instance() {
-  static WorkerPool* pool = new WorkerPool();  // workers end when the process does (EOF)
+  // Never destroyed: the workers end when the process does (their input closes).
+  static WorkerPool* pool = new WorkerPool(find_worker_program());
   return *pool;
+}
+
+WorkerPool::~WorkerPool() {
+  for (const Worker& worker : workers_) {
+    if (worker.socket < 0) continue;
+    ::close(worker.socket);  // the worker reads end of input and exits
+    int ignored;
+    ::waitpid(worker.pid, &ignored, 0);
+  }
 }
 
 void WorkerPool::start(std::size_t count) {
   std::lock_guard lock(mutex_);
-  if (program_.empty()) program_ = find_worker_program();
   if (program_.empty()) return;
   while (workers_.size() < count) {
     std::optional<Worker> worker = start_worker(program_);
@@ -142,15 +152,17 @@ std::optional<std::vector<CompileResult>> WorkerPool::compile(
   if (workers_.empty() || requests.empty()) return std::nullopt;
   const std::size_t used = std::min(workers_.size(), requests.size());
 
-  // Worker w takes requests w, w + n, w + 2n, ...: one request out, one answer back.
+  // Each worker takes the next unserved request when it finishes one: compile times vary
+  // several-fold, so a fixed share would leave workers idle while one finishes a long list.
   std::vector<CompileResult> results(requests.size());
+  std::atomic<std::size_t> next{0};
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < used; ++w) {
     threads.emplace_back([&, w] {
       try {
-        serve_worker(w, used, requests, results);
+        serve_worker(workers_[w], next, requests, results);
       } catch (const std::exception& error) {  // a thread must not end the program
-        for (std::size_t r = w; r < requests.size(); r += used) {
+        for (std::size_t r = next++; r < requests.size(); r = next++) {
           results[r].ok = false;
           results[r].log = error.what();
         }
@@ -161,25 +173,22 @@ std::optional<std::vector<CompileResult>> WorkerPool::compile(
   return results;
 }
 
-void WorkerPool::serve_worker(std::size_t w, std::size_t used,
+void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
                               std::span<const CompileRequest> requests,
                               std::vector<CompileResult>& results) {
-  Worker& worker = workers_[w];
-  for (std::size_t r = w; r < requests.size(); r += used) {
+  // A request left unserved (every worker stopped) stays not ok: the caller compiles it itself.
+  for (std::size_t r = next++; worker.socket >= 0 && r < requests.size(); r = next++) {
     CompileResult& result = results[r];
     std::uint64_t status = 0, micros = 0;
     std::string payload;
-    if (worker.socket < 0 || !write_request(worker.socket, requests[r]) ||
-        !read_word(worker.socket, &status) || !read_word(worker.socket, &micros) ||
-        !read_blob(worker.socket, &payload)) {
+    if (!write_request(worker.socket, requests[r]) || !read_word(worker.socket, &status) ||
+        !read_word(worker.socket, &micros) || !read_blob(worker.socket, &payload)) {
       result.log = "the compile worker " + program_ + " stopped answering";
-      if (worker.socket >= 0) {
-        ::close(worker.socket);
-        int ignored;
-        ::waitpid(worker.pid, &ignored, 0);
-        worker.socket = -1;
-      }
-      continue;
+      ::close(worker.socket);
+      int ignored;
+      ::waitpid(worker.pid, &ignored, 0);
+      worker.socket = -1;
+      return;
     }
     result.ok = status == std::uint64_t(Status::ok);
     result.seconds = double(micros) * 1e-6;
@@ -197,8 +206,9 @@ std::optional<std::vector<CompileResult>> compile_in_workers(
 }
 
 int serve_compile_requests(int in_fd, int out_fd) {
-  // NVRTC's first compile costs most (loading and initialising it); a warm-up paid before the
-  // first request keeps it out of that request's measured compile time.
+  // NVRTC's first compile costs most (it loads and initialises the CUDA driver, about 150 ms on
+  // an H100 machine); a warm-up paid before the first request keeps it out of that request's
+  // measured compile time.
   try {
     compile_kernel_source("extern \"C\" __global__ void lz_warm_up() {}", "lz_warm_up", 90, {});
   } catch (const std::exception&) {

@@ -1,8 +1,9 @@
-// NVRTC compiles in worker processes. One process's NVRTC compiles one program at a time
-// (threads contend on a lock inside it: measured on H100's host, 16 threads compiled 50 kernels
-// no faster than one), so a cold start that needs many kernels spreads them over processes.
+// NVRTC compiles in worker processes. Within one process, NVRTC's compiles that the CUDA driver's
+// compute cache answers are serialized (16 threads compiled 50 such kernels no faster than one on
+// the H100 machine), so a cold start that needs many kernels spreads them over processes.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -43,7 +44,14 @@ struct Worker {
 // initialises, was measured on H100: it only moved their start-up cost into initialisation.
 class WorkerPool {
  public:
+  // The process's pool, running find_worker_program().
   static WorkerPool& instance();
+  // A pool of its own running `program` (tests give it a program that is not a worker).
+  explicit WorkerPool(std::string program) : program_(std::move(program)) {}
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  ~WorkerPool();
+
   // Starts workers until `count` run (no more if the worker program is missing).
   void start(std::size_t count);
   // Compiles every request on up to `max_workers` workers; nothing when none could start.
@@ -51,9 +59,10 @@ class WorkerPool {
                                                     std::size_t max_workers);
 
  private:
-  // Sends worker w its share of the requests (every used-th from w) and reads the answers.
-  void serve_worker(std::size_t w, std::size_t used, std::span<const CompileRequest> requests,
-                    std::vector<CompileResult>& results);
+  // Sends the worker the next unserved request (counted by `next`) until none is left. A worker
+  // that stops answering fails the requests it takes.
+  void serve_worker(Worker& worker, std::atomic<std::size_t>& next,
+                    std::span<const CompileRequest> requests, std::vector<CompileResult>& results);
 
   std::mutex mutex_;
   std::string program_;

@@ -152,6 +152,9 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   cuuint64_t threshold = kPoolReleaseThreshold;
   check_cuda(driver_.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
              "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
+  // The pool's first allocation sets the driver's allocator up (about 7 ms on an H100): part of
+  // initialising the device, not of the program's first sync.
+  allocate(1).reset();
 }
 
 // Asks the driver rather than trusting a per-thread flag: other code on the thread (a framework

@@ -57,6 +57,7 @@ class KernelEmitter {
     kernel.blocks =
         std::min((std::max<std::int64_t>(groups, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
                  kMaxGridBlocks);
+    kernel.threads = kThreadsPerBlock;
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
   }

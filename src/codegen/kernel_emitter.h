@@ -43,6 +43,7 @@ struct GeneratedKernel {
   std::int64_t written;
   int vector_width;     // elements a thread takes per step
   std::int64_t blocks;  // the grid: enough groups for every element, or one block per result
+  int threads;          // threads per block
 };
 
 // Threads per block: 8 warps, enough to hide memory latency with the 16-byte accesses each thread

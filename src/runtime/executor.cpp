@@ -278,7 +278,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     PlannedKernel planned;
     planned.name = kernel.name;
     planned.numel = kernel.written;
-    planned.block = codegen::kThreadsPerBlock;
+    planned.block = unsigned(kernel.threads);
     planned.grid = unsigned(kernel.blocks);
     planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);
     for (const fuse::Root& root : region.roots) {

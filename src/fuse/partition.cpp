@@ -1,8 +1,10 @@
 #include "fuse/partition.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <sstream>
+#include <tuple>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/hash/hash.h>
@@ -36,6 +38,23 @@ bool is_generator(Op op) {
   return op == Op::Arange || op == Op::RandUniform || op == Op::RandNormal;
 }
 
+// How many trailing axes of its input a reduction folds when it folds exactly those; 0 when it
+// folds other axes too, or none.
+int trailing_folded_axes(const Node& reduction) {
+  const int rank = reduction.inputs[0]->shape.rank();
+  const auto mask = std::uint64_t(reduction.attrs[0]);
+  const int count = std::popcount(mask);
+  const std::uint64_t trailing = ((std::uint64_t(1) << count) - 1) << (rank - count);
+  return count > 0 && mask == trailing ? count : 0;
+}
+
+// Elements of the first `count` axes of `shape`.
+std::int64_t leading_numel(const Shape& shape, int count) {
+  std::int64_t n = 1;
+  for (int a = 0; a < count; ++a) n *= shape[a];
+  return n;
+}
+
 // Builds the partition: cuts, regions, then each region's terms. A reshape found inexpressible
 // while building terms adds a cut and starts the regions over; cuts only grow, so this ends.
 class Partitioner {
@@ -49,7 +68,11 @@ class Partitioner {
         cut_(pending.size(), false),
         reason_(pending.size(), CutReason::live_output),
         read_back_(pending.size(), false),
+        stored_(live),
+        no_row_(pending.size(), false),
         external_copy_(externals.size(), false) {
+    // Unfused, every consumer of a reduction is another kernel: it reads the result from memory.
+    if (!options.fusion) stored_.assign(pending.size(), true);
     for (std::size_t slot = 0; slot < externals.size(); ++slot)
       slot_of_[externals[slot].get()] = std::uint32_t(slot);
   }
@@ -181,8 +204,18 @@ class Partitioner {
       if (!cut_[i]) continue;
       const Shape& shape = pending_[i]->shape;
       const bool is_reduction = ir::op_kind(pending_[i]->op) == OpKind::reduction;
+      if (is_reduction && row_fusable(i)) {
+        place_row_reduction(i, closed);
+        continue;
+      }
       bool read_back = read_back_[i] || reason_[i] == CutReason::kernel_size_limit || is_reduction;
       std::int32_t target = kNoRegion;
+      if (options_.fusion && !read_back) target = row_region_computing(i, closed);
+      if (target != kNoRegion) {
+        result_.regions[target].roots.push_back({i, reason_[i], false, true});
+        result_.region_of[i] = target;
+        continue;
+      }
       if (options_.fusion && !read_back) {
         for (std::size_t r = 0; r < result_.regions.size(); ++r) {
           const Region& region = result_.regions[r];
@@ -201,6 +234,93 @@ class Partitioner {
       result_.regions[target].roots.push_back({i, reason_[i]});
       result_.region_of[i] = target;
     }
+  }
+
+  // A reduction over trailing axes of a non-empty input, each row short enough for 32-bit
+  // positions, can fold in a row region.
+  bool row_fusable(std::uint32_t index) const {
+    const Node& node = *pending_[index];
+    const Shape& space = node.inputs[0]->shape;
+    const int folded = trailing_folded_axes(node);
+    if (no_row_[index] || folded == 0 || space.numel() == 0) return false;
+    return space.numel() / leading_numel(space, space.rank() - folded) <
+           (std::int64_t(1) << 31) / 16;
+  }
+
+  // A reduction over trailing axes joins the open region over its input (a row region, or a
+  // pointwise one, which becomes a row region), or starts one. Regions before it close: work
+  // after it that joined them would need its result before it exists.
+  void place_row_reduction(std::uint32_t index, std::vector<bool>& closed) {
+    const Node& node = *pending_[index];
+    const Shape& space = node.inputs[0]->shape;
+    const int folded = trailing_folded_axes(node);
+    // Read in a way no row of the kernel can (or unfused): a region of its own, written.
+    const bool alone = read_back_[index] || !options_.fusion;
+    if (alone) stored_[index] = true;
+    std::int32_t target = kNoRegion;
+    for (std::size_t r = 0; r < result_.regions.size() && !alone; ++r) {
+      const Region& region = result_.regions[r];
+      if (!closed[r] && region.shape == space && !region.reduction &&
+          (!region.row || region.row->folded_axes == folded) &&
+          int(region.roots.size()) < kMaxOutputsPerKernel) {
+        target = std::int32_t(r);
+      }
+    }
+    if (target == kNoRegion) {
+      target = std::int32_t(result_.regions.size());
+      result_.regions.push_back(region_over(space));
+      closed.push_back(alone);
+    }
+    Region& region = result_.regions[target];
+    if (!region.row) {
+      const int kept = space.rank() - folded;
+      const std::int64_t rows = leading_numel(space, kept);
+      std::int64_t extent = 1;
+      for (int a = kept; a < space.rank(); ++a) extent *= space[a];
+      region.row = RowInfo{rows, extent, folded, {}, {}};
+    }
+    region.row->reductions.push_back(index);
+    if (stored_[index]) region.roots.push_back({index, reason_[index], false, true});
+    result_.region_of[index] = target;
+    for (std::size_t r = 0; r < closed.size(); ++r) closed[r] = closed[r] || r != std::size_t(target);
+  }
+
+  // The open row region that computes `index` once per row: it has the region's kept axes (the
+  // folded ones dropped or kept as 1s) and reads one of the region's per-row values.
+  std::int32_t row_region_computing(std::uint32_t index, const std::vector<bool>& closed) {
+    for (std::size_t r = 0; r < result_.regions.size(); ++r) {
+      const Region& region = result_.regions[r];
+      if (closed[r] || !region.row || int(region.roots.size()) >= kMaxOutputsPerKernel) continue;
+      if (!is_per_row_shape(region, pending_[index]->shape)) continue;
+      absl::flat_hash_map<std::uint32_t, bool> seen;
+      if (reads_per_row_value(index, std::int32_t(r), seen)) return std::int32_t(r);
+    }
+    return kNoRegion;
+  }
+
+  static bool is_per_row_shape(const Region& region, const Shape& shape) {
+    const int kept = region.shape.rank() - region.row->folded_axes;
+    if (shape.rank() != kept && shape.rank() != region.shape.rank()) return false;
+    for (int a = 0; a < shape.rank(); ++a) {
+      if (shape[a] != (a < kept ? region.shape[a] : 1)) return false;
+    }
+    return shape != region.shape;
+  }
+
+  // Whether inlined work from `index` reaches a reduction or per-row root of region r.
+  bool reads_per_row_value(std::uint32_t index, std::int32_t r,
+                           absl::flat_hash_map<std::uint32_t, bool>& seen) {
+    for (const NodePtr& input : pending_[index]->inputs) {
+      if (!input->is_pending()) continue;
+      const std::uint32_t i = input->trace_index;
+      if (!seen.try_emplace(i, true).second) continue;
+      if (cut_[i]) {
+        if (result_.region_of[i] == r) return true;
+        continue;
+      }
+      if (reads_per_row_value(i, r, seen)) return true;
+    }
+    return false;
   }
 
   // A reduction's region iterates over its input with the folded axes last.
@@ -239,6 +359,10 @@ class Partitioner {
       current_ = std::int32_t(r);
       memo_.clear();
       Region& region = result_.regions[r];
+      if (region.row) {
+        if (!build_row_terms(region)) return false;
+        continue;
+      }
       for (const Root& root : region.roots) {
         std::int32_t term;
         if (root.external_copy) {
@@ -255,6 +379,77 @@ class Partitioner {
         if (term == kFailed) return false;
         region.root_terms.push_back(term);
       }
+    }
+    return true;
+  }
+
+  // A row region's terms: each reduction's folded value over the iteration space, then its
+  // roots, per element or per row. Every access must walk rows and the folded extent with one
+  // stride each; where one does not, its reductions leave row fusion (found once, cuts only grow).
+  bool build_row_terms(Region& region) {
+    RowInfo& row = *region.row;
+    row.reduction_terms.clear();
+    std::vector<const Node*> path;
+    per_row_ = false;
+    for (std::uint32_t reduction : row.reductions) {
+      std::int32_t term = visit(pending_[reduction]->inputs[0], path);
+      if (term == kFailed) return false;
+      row.reduction_terms.push_back(term);
+    }
+    for (const Root& root : region.roots) {
+      per_row_ = root.per_row;
+      const Node& node = *pending_[root.node];
+      std::int32_t term = ir::op_kind(node.op) == OpKind::reduction
+                              ? reduced_term(root.node)
+                              : visit(pending_[root.node], path);
+      if (term == kFailed) return false;
+      region.root_terms.push_back(term);
+    }
+    per_row_ = false;
+    const Shape rows_by_extent{row.rows, row.extent};
+    for (const Term& term : region.terms) {
+      if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
+      if (term.layout.shape.rank() == 0 || rows_by_extent.numel() == 0) continue;
+      if (!ir::reshape_layout(term.layout, rows_by_extent)) {
+        for (std::uint32_t reduction : row.reductions) no_row_[reduction] = true;
+        progressed_ = true;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::int32_t reduced_term(std::uint32_t reduction) {
+    const std::vector<Term>& terms = result_.regions[current_].terms;
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      if (terms[t].kind == Term::Kind::reduced && terms[t].source == reduction) return std::int32_t(t);
+    return add_term(make_term(Term::Kind::reduced, reduction));
+  }
+
+  // A layout over a per-row root's shape (the kept axes, the folded ones dropped or kept as 1s)
+  // as one over the row region's iteration space: the same element for the whole row.
+  ir::Layout per_row_layout(const ir::Layout& layout) const {
+    const Region& region = result_.regions[current_];
+    const int kept = region.shape.rank() - region.row->folded_axes;
+    ir::Layout out;
+    out.shape = region.shape;
+    out.offset = layout.offset;
+    for (int a = 0; a < kept; ++a) out.strides[a] = layout.strides[a];
+    return out;
+  }
+
+  // Whether `layout` (over a row region's iteration space) reads a reduction's result as the
+  // row's own value: stride 0 along the folded axes, the row's index along the kept ones.
+  bool is_row_broadcast(const ir::Layout& layout) const {
+    const Region& region = result_.regions[current_];
+    const int kept = region.shape.rank() - region.row->folded_axes;
+    Shape kept_shape;
+    for (int a = 0; a < kept; ++a) kept_shape.push_back(region.shape[a]);
+    const ir::Layout rows = ir::Layout::contiguous(kept_shape);
+    if (layout.offset != 0) return false;
+    for (int a = 0; a < region.shape.rank(); ++a) {
+      if (region.shape[a] == 1) continue;
+      if (layout.strides[a] != (a < kept ? rows.strides[a] : 0)) return false;
     }
     return true;
   }
@@ -277,6 +472,7 @@ class Partitioner {
                                            const std::vector<const Node*>& views) {
     const Node* failed = nullptr;
     std::optional<ir::Layout> layout = compose_views(base, views, &failed);
+    if (layout && per_row_ && layout->shape.rank() > 0) layout = per_row_layout(*layout);
     if (!layout) {
       const NodePtr& input = failed->inputs[0];
       if (input->is_pending()) {
@@ -290,7 +486,7 @@ class Partitioner {
   }
 
   std::int32_t visit(const NodePtr& node, std::vector<const Node*>& path) {
-    auto key = std::make_pair(node.get(), path);
+    auto key = std::make_tuple(node.get(), path, per_row_);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     std::int32_t term = visit_uncached(node, path);
     if (term != kFailed) memo_.emplace(std::move(key), term);
@@ -306,6 +502,13 @@ class Partitioner {
     }
     std::uint32_t index = node->trace_index;
     std::int32_t region = result_.region_of[index];
+    if (region != kNoRegion && region < current_ && !stored_[index] &&
+        ir::op_kind(node->op) == OpKind::reduction) {
+      // A later kernel reads a row region's reduction: the region writes it too.
+      stored_[index] = true;
+      progressed_ = true;
+      return kFailed;
+    }
     if (region != kNoRegion && region < current_) {
       std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
       return layout ? add_load(index, false, *layout) : kFailed;
@@ -323,9 +526,20 @@ class Partitioner {
         return visit(node->inputs[0], path);
       case OpKind::pointwise:
         break;
-      case OpKind::reduction:
-        // Always a root of an earlier region (it is cut, and closes the regions before it).
-        std::abort();
+      case OpKind::reduction: {
+        // Earlier regions' reductions were loaded above; what remains is one of this row
+        // region's (a reduction closes the regions before it).
+        const Region& current = result_.regions[current_];
+        if (!current.row || region != current_) std::abort();
+        std::optional<ir::Layout> layout =
+            compose_or_cut(ir::Layout::contiguous(node->shape), path);
+        if (!layout) return kFailed;
+        if (layout->shape.rank() > 0 && !is_row_broadcast(*layout)) {
+          cut_for_read_back(index, CutReason::reduction);
+          return kFailed;
+        }
+        return reduced_term(index);
+      }
     }
     Term term = make_term(is_generator(node->op) ? Term::Kind::generator : Term::Kind::op, index);
     if (term.kind == Term::Kind::generator) {
@@ -372,12 +586,16 @@ class Partitioner {
   std::vector<bool> cut_;
   std::vector<CutReason> reason_;
   std::vector<bool> read_back_;  // cut so that consumers read it back from memory
+  std::vector<bool> stored_;     // a row region's reduction that is written to memory
+  std::vector<bool> no_row_;     // a reduction whose accesses a row region cannot express
   bool progressed_ = false;
   std::vector<bool> external_copy_;
   std::vector<std::uint32_t> live_views_;
   std::vector<std::uint32_t> live_scalars_;
   absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
-  absl::flat_hash_map<std::pair<const Node*, std::vector<const Node*>>, std::int32_t> memo_;
+  absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t>
+      memo_;
+  bool per_row_ = false;  // visiting a per-row root of a row region
   Partition result_;
   std::int32_t current_ = 0;
 };

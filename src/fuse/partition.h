@@ -41,6 +41,9 @@ struct Root {
   std::uint32_t node;  // pending index, or external slot when `external_copy`
   CutReason reason;
   bool external_copy = false;
+  // In a row region: one value per row (a reduction, or pointwise work on reduced values),
+  // written at out[row]; otherwise one value per element of the iteration space.
+  bool per_row = false;
 };
 
 // One step of a region's computation, in an order where operands come first.
@@ -50,6 +53,7 @@ struct Term {
     scalar,     // a Scalar node's value: a kernel argument
     generator,  // Arange, RandUniform, RandNormal at an index
     op,         // a pointwise op on operand terms
+    reduced,    // a row region's reduction `source`, the same for every element of a row
   };
   Kind kind;
   // load: pending index of the root read, or external slot (`external`); else the pending index.
@@ -72,10 +76,24 @@ struct ReductionInfo {
   ir::NodePtr permute;   // the view that moves the folded axes last (null if they are)
 };
 
+// A row region: reductions over the trailing axes of its iteration space, fused with the
+// pointwise work before, between and after them, so that reduce-then-broadcast (softmax, the
+// norms) is one kernel. Every load's layout is over the iteration space; those of per-row values
+// have stride 0 along the folded axes.
+struct RowInfo {
+  std::int64_t rows;    // elements of the kept (leading) axes
+  std::int64_t extent;  // elements of the folded (trailing) axes
+  int folded_axes;
+  std::vector<std::uint32_t> reductions;      // pending indices, in the order they fold
+  std::vector<std::int32_t> reduction_terms;  // the term of each one's folded value
+};
+
 struct Region {
-  // The iteration space: every root has this shape (a reduction region: its permuted input).
+  // The iteration space: every root has this shape (a reduction region: its permuted input; a
+  // row region: its reductions' input, per-row roots have its kept axes).
   Shape shape;
   std::optional<ReductionInfo> reduction;
+  std::optional<RowInfo> row;
   std::vector<Root> roots;
   std::vector<Term> terms;
   std::vector<std::int32_t> root_terms;  // the term computing each root

@@ -1,0 +1,557 @@
+#include "codegen/row_kernel_emitter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstring>
+
+#include <absl/strings/str_join.h>
+#include <absl/strings/str_replace.h>
+
+#include "codegen/op_expressions.h"
+#include "codegen/reduction_folds.h"
+#include "codegen/templates.h"
+#include "codegen/text.h"
+#include "ir/hash.h"
+
+namespace lazy::codegen {
+
+namespace {
+
+using fuse::Term;
+
+// Threads per block when a warp holds several rows.
+constexpr int kShortRowBlock = 256;
+// Rows of at most this many vector groups are folded by a slice of a warp.
+constexpr std::int64_t kShortRowGroups = 128;
+// Groups a thread holds at most, and the registers it gives them: beyond either, more threads
+// share the row, then the row is looped over instead of held.
+constexpr int kMaxItems = 8;
+constexpr int kMaxHeldWords = 64;
+constexpr int kMaxRowThreads = 1024;
+constexpr int kLoopedRowThreads = 512;
+constexpr std::int64_t kMaxGridBlocks = 2147483647;
+constexpr int kNamedOpsInKernelName = 8;
+
+int pow2_at_least(std::int64_t n) {
+  return int(std::bit_ceil(std::uint64_t(std::max<std::int64_t>(n, 1))));
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Where a term's value varies: the same everywhere, once per row, or per element.
+enum class Level : std::uint8_t { uniform, per_row, element };
+
+// A load's or generator's walk over the region as [rows, extent].
+struct RowAccess {
+  std::int64_t offset = 0;
+  std::int64_t row_stride = 0;
+  std::int64_t extent_stride = 0;
+};
+
+std::string lower(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string basename(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+class RowKernelEmitter {
+ public:
+  RowKernelEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                   std::span<const ir::NodePtr> externals, const CodegenOptions& options)
+      : region_(region),
+        row_(*region.row),
+        pending_(pending),
+        externals_(externals),
+        options_(options) {}
+
+  GeneratedKernel run() {
+    classify_terms();
+    vector_width_ = choose_vector_width();
+    const std::int64_t groups = ceil_div(row_.extent, vector_width_);
+    launch_ = choose_row_launch(groups, vector_width_, held_words_per_group());
+    declare_args();
+    std::string body = fill_skeleton();
+    GeneratedKernel kernel;
+    kernel.name = kernel_name(body);
+    kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
+    kernel.args = std::move(args_);
+    kernel.numel = row_.rows * row_.extent;
+    kernel.written = row_.rows;  // rows: each writes its per-row values even over no elements
+    kernel.vector_width = vector_width_;
+    const int rows_per_block = launch_.block / launch_.row_threads;
+    kernel.blocks = std::min(std::max<std::int64_t>(ceil_div(row_.rows, rows_per_block), 1),
+                             kMaxGridBlocks);
+    kernel.threads = launch_.block;
+    if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
+    return kernel;
+  }
+
+ private:
+  DType term_dtype(const Term& t) const {
+    if (t.kind == Term::Kind::load && t.external) return externals_[t.source]->dtype;
+    return pending_[t.source]->dtype;
+  }
+  DType output_dtype(std::size_t r) const { return pending_[region_.roots[r].node]->dtype; }
+  bool is_access(const Term& t) const {
+    return t.kind == Term::Kind::load || t.kind == Term::Kind::generator;
+  }
+
+  // Each term's level, and how many reductions must have folded before it can be computed.
+  void classify_terms() {
+    const std::size_t n = region_.terms.size();
+    level_.assign(n, Level::uniform);
+    phase_.assign(n, 0);
+    access_.assign(n, RowAccess{});
+    for (std::size_t t = 0; t < n; ++t) {
+      const Term& term = region_.terms[t];
+      if (is_access(term)) {
+        access_[t] = row_access(term.layout);
+        level_[t] = access_[t].extent_stride != 0 ? Level::element
+                    : access_[t].row_stride != 0  ? Level::per_row
+                                                  : Level::uniform;
+      }
+      if (term.kind == Term::Kind::reduced) {
+        level_[t] = Level::per_row;
+        phase_[t] = reduction_position(term.source) + 1;
+      }
+      for (int i = 0; i < term.n_operands; ++i) {
+        level_[t] = std::max(level_[t], level_[term.operands[i]]);
+        phase_[t] = std::max(phase_[t], phase_[term.operands[i]]);
+      }
+    }
+  }
+
+  RowAccess row_access(const ir::Layout& layout) const {
+    RowAccess access;
+    access.offset = layout.offset;
+    if (layout.shape.rank() == 0 || row_.rows * row_.extent == 0) return access;
+    // The partitioner checked that every access reshapes to [rows, extent].
+    ir::Layout flat = *ir::reshape_layout(layout, Shape{row_.rows, row_.extent});
+    access.offset = flat.offset;
+    access.row_stride = row_.rows > 1 ? flat.strides[0] : 0;
+    access.extent_stride = row_.extent > 1 ? flat.strides[1] : 0;
+    return access;
+  }
+
+  int reduction_position(std::uint32_t node) const {
+    auto it = std::find(row_.reductions.begin(), row_.reductions.end(), node);
+    return int(it - row_.reductions.begin());
+  }
+
+  bool element_load(std::size_t t) const {
+    return region_.terms[t].kind == Term::Kind::load && level_[t] == Level::element;
+  }
+  bool contiguous_load(std::size_t t) const {
+    return element_load(t) && access_[t].extent_stride == 1;
+  }
+
+  // 16 bytes of the narrowest element access per thread step, halved until every contiguous
+  // access and the stores stay aligned and rows hold whole groups.
+  int choose_vector_width() const {
+    int narrowest = 0;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!element_load(t)) continue;
+      const int size = itemsize(term_dtype(region_.terms[t]));
+      narrowest = narrowest == 0 ? size : std::min(narrowest, size);
+    }
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      if (region_.roots[r].per_row) continue;
+      const int size = itemsize(output_dtype(r));
+      narrowest = narrowest == 0 ? size : std::min(narrowest, size);
+    }
+    if (narrowest == 0) return 1;
+    int width = 16 / narrowest;
+    auto aligned = [&](int w) {
+      if (row_.extent % w != 0) return false;
+      for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+        if (!contiguous_load(t)) continue;
+        if (access_[t].offset % w != 0 || access_[t].row_stride % w != 0) return false;
+      }
+      return true;
+    };
+    while (width > 1 && !aligned(width)) width /= 2;
+    return width;
+  }
+
+  int held_words_per_group() const {
+    int bytes = 0;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (element_load(t)) bytes += vector_width_ * itemsize(term_dtype(region_.terms[t]));
+    return (bytes + 3) / 4;
+  }
+
+  void arg(std::string declaration, ArgSource source) {
+    append(args_text_, "  ", declaration, ";\n");
+    args_.push_back(source);
+  }
+  void constant(std::string name, std::uint64_t value) {
+    arg(cat("long long ", name), {ArgSource::Kind::constant, value});
+  }
+
+  void declare_args() {
+    constant("rows", std::uint64_t(row_.rows));
+    constant("extent", std::uint64_t(row_.extent));
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      const Term& term = region_.terms[t];
+      if (term.kind == Term::Kind::scalar) {
+        const bool as_float = is_floating(term_dtype(term));
+        arg(cat(as_float ? "unsigned long long" : "long long", " s", t),
+            {as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source});
+        continue;
+      }
+      if (!is_access(term)) continue;
+      if (term.kind == Term::Kind::load) {
+        ArgSource::Kind kind = term.from_copy  ? ArgSource::Kind::copy_pointer
+                               : term.external ? ArgSource::Kind::external_pointer
+                                               : ArgSource::Kind::root_pointer;
+        arg(cat("const ", storage_type(term_dtype(term)), "* p", t), {kind, term.source});
+      }
+      constant(cat("off", t), std::uint64_t(access_[t].offset));
+      if (level_[t] != Level::uniform) constant(cat("sr", t), std::uint64_t(access_[t].row_stride));
+      if (level_[t] == Level::element) constant(cat("se", t), std::uint64_t(access_[t].extent_stride));
+    }
+    for (std::size_t r = 0; r < region_.roots.size(); ++r)
+      arg(cat(storage_type(output_dtype(r)), "* out", r),
+          {ArgSource::Kind::root_pointer, region_.roots[r].node});
+  }
+
+  // The stored element a load reads: once (uniform), once per row, or at element g * V + e of
+  // the row (from registers when held).
+  std::string raw_element(std::size_t t) const {
+    switch (level_[t]) {
+      case Level::uniform:
+        return cat("a.p", t, "[a.off", t, "]");
+      case Level::per_row:
+        return cat("a.p", t, "[b", t, "]");
+      case Level::element:
+        break;
+    }
+    if (launch_.items > 0) return cat("H", t, "[k * ", vector_width_, " + e]");
+    if (contiguous_load(t) && vector_width_ > 1) return cat("L", t, ".v[e]");
+    return cat("a.p", t, "[", element_offset(t), "]");
+  }
+
+  std::string element_offset(std::size_t t) const {
+    return cat("b", t, " + (Offset)(g * ", vector_width_, " + e) * a.se", t);
+  }
+
+  std::string generator_index(std::size_t t) const {
+    switch (level_[t]) {
+      case Level::uniform:
+        return cat("a.off", t);
+      case Level::per_row:
+        return cat("b", t);
+      case Level::element:
+        break;
+    }
+    return element_offset(t);
+  }
+
+  // The statement computing term t's value v<t>.
+  std::string term_statement(std::size_t t) const {
+    const Term& term = region_.terms[t];
+    const DType dtype = term_dtype(term);
+    const std::string lhs = cat("const ", value_type(dtype), " v", t, " = ");
+    switch (term.kind) {
+      case Term::Kind::scalar:
+        return cat(lhs,
+                   is_floating(dtype) ? convert(DType::f32, dtype,
+                                                cat("__uint_as_float((unsigned int)a.s", t, ")"))
+                                      : cat("(", value_type(dtype), ")a.s", t),
+                   ";\n");
+      case Term::Kind::load:
+        return cat(lhs, load_conversion(dtype, raw_element(t)), ";\n");
+      case Term::Kind::reduced: {
+        const int j = reduction_position(term.source);
+        const ir::Node& node = *pending_[term.source];
+        return cat(lhs, fold_result(node, fold_of(node), cat("acc", j), cat("at", j)), ";\n");
+      }
+      case Term::Kind::generator:
+      case Term::Kind::op:
+        break;
+    }
+    const ir::Node& node = *pending_[term.source];
+    std::vector<std::string> operands;
+    for (int i = 0; i < term.n_operands; ++i) {
+      const int operand = term.operands[i];
+      const DType from = term_dtype(region_.terms[operand]);
+      const DType to = term.kind == Term::Kind::generator ? from : operand_dtype(node, i);
+      operands.push_back(convert(from, to, cat("v", operand)));
+    }
+    const std::string value = term.kind == Term::Kind::generator
+                                  ? generator_expression(node, operands, generator_index(t))
+                                  : op_expression(node, operands, options_.fast_math);
+    return cat(lhs, value, ";  // ", lower(ir::op_name(node.op)), " (",
+               basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
+  }
+
+  // The element terms `targets` need, in order.
+  std::vector<bool> element_cone(std::span<const std::int32_t> targets) const {
+    std::vector<bool> needed(region_.terms.size(), false);
+    for (std::int32_t target : targets) needed[target] = true;
+    for (std::size_t t = region_.terms.size(); t-- > 0;) {
+      if (!needed[t] || level_[t] != Level::element) continue;
+      const Term& term = region_.terms[t];
+      for (int i = 0; i < term.n_operands; ++i) needed[term.operands[i]] = true;
+    }
+    for (std::size_t t = 0; t < needed.size(); ++t)
+      needed[t] = needed[t] && level_[t] == Level::element;
+    return needed;
+  }
+
+  // Opens the loop over this thread's groups of the row (g: the group's index in the row).
+  std::string open_group_loop(std::string_view indent) const {
+    if (launch_.items > 0) {
+      return cat(indent, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items,
+                 "; ++k) {\n", indent, "  const int g = lane + k * kRowThreads;\n", indent,
+                 "  if (!active || g * ", vector_width_, " >= extent) continue;\n");
+    }
+    std::string out = cat(indent, "for (int g = lane; active && g * ", vector_width_,
+                          " < extent; g += kRowThreads) {\n");
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (contiguous_load(t) && vector_width_ > 1) {
+        append(out, indent, "  const auto L", t, " = lz_load_vec<", vector_width_, ">(a.p", t,
+               " + b", t, " + (Offset)g * ", vector_width_, ");\n");
+      }
+    }
+    return out;
+  }
+
+  std::string element_statements(const std::vector<bool>& needed, std::string_view indent) const {
+    std::string out;
+    for (std::size_t t = 0; t < needed.size(); ++t)
+      if (needed[t]) append(out, indent, term_statement(t));
+    return out;
+  }
+
+  // Loads every element access of the row into registers once (held rows only).
+  std::string held_loads() const {
+    if (launch_.items == 0) return {};
+    const int v = vector_width_;
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!element_load(t)) continue;
+      append(out, "    ", storage_type(term_dtype(region_.terms[t])), " H", t, "[",
+             launch_.items * v, "];\n");
+    }
+    if (out.empty()) return out;
+    append(out, "#pragma unroll\n    for (int k = 0; k < ", launch_.items, "; ++k) {\n",
+           "      const int g = lane + k * kRowThreads;\n",
+           "      if (!active || g * ", v, " >= extent) continue;\n");
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!element_load(t)) continue;
+      if (contiguous_load(t) && v > 1) {
+        append(out, "      const auto L", t, " = lz_load_vec<", v, ">(a.p", t, " + b", t,
+               " + (Offset)g * ", v, ");\n");
+        append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) H", t, "[k * ", v,
+               " + e] = L", t, ".v[e];\n");
+      } else {
+        append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) H", t, "[k * ", v,
+               " + e] = a.p", t, "[", element_offset(t), "];\n");
+      }
+    }
+    append(out, "    }\n");
+    return out;
+  }
+
+  // Every thread of the row ends with the same bits: xor shuffles pair the same two values on
+  // both sides, and the warps' partials combine in one order.
+  std::string combine(int j, const Fold& fold) const {
+    const bool positional = fold.positional;
+    auto butterfly = [&](int from, std::string_view width) {
+      std::string out = cat("    for (int o = ", from, "; o > 0; o /= 2) {\n",
+                            "      const ", fold.acc_type, " other = __shfl_xor_sync(0xffffffffu, acc",
+                            j, ", o", width, ");\n");
+      append(out, "      const long long other_at = ",
+             positional ? cat("__shfl_xor_sync(0xffffffffu, at", j, ", o", width, ")") : "-1",
+             ";\n", "      ", fold.function, "(acc", j, ", at", j, ", other, other_at);\n    }\n");
+      return out;
+    };
+    const int threads = launch_.row_threads;
+    if (threads <= 32) return threads > 1 ? butterfly(threads / 2, cat(", ", threads)) : "";
+    std::string out = butterfly(16, "");
+    append(out, "    if ((threadIdx.x & 31) == 0) {\n      partial", j, "[threadIdx.x >> 5] = acc",
+           j, ";\n");
+    if (positional) append(out, "      partial_at", j, "[threadIdx.x >> 5] = at", j, ";\n");
+    append(out, "    }\n    __syncthreads();\n", "    acc", j, " = (threadIdx.x & 31) < ",
+           threads / 32, " ? partial", j, "[threadIdx.x & 31] : ", fold.identity, ";\n");
+    if (positional) {
+      append(out, "    at", j, " = (threadIdx.x & 31) < ", threads / 32, " ? partial_at", j,
+             "[threadIdx.x & 31] : -1;\n");
+    }
+    append(out, butterfly(threads / 64, ""), "    __syncthreads();  // partials are reused\n");
+    return out;
+  }
+
+  std::string shared_declarations() const {
+    if (launch_.row_threads <= 32) return {};
+    std::string out;
+    for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
+      const Fold fold = fold_of(*pending_[row_.reductions[j]]);
+      append(out, "  __shared__ ", fold.acc_type, " partial", j, "[32];\n");
+      if (fold.positional) append(out, "  __shared__ long long partial_at", j, "[32];\n");
+    }
+    return out;
+  }
+
+  // Per-row terms computable once `phase` reductions have folded.
+  std::string per_row_statements(int phase) const {
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (level_[t] == Level::per_row && phase_[t] == phase) append(out, "    ", term_statement(t));
+    return out;
+  }
+
+  std::string row_body() const {
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!is_access(region_.terms[t]) || level_[t] == Level::uniform) continue;
+      append(out, "    const Offset b", t, " = (Offset)a.off", t, " + safe_row * (Offset)a.sr", t,
+             ";\n");
+    }
+    append(out, per_row_statements(0), held_loads());
+    const int v = vector_width_;
+    for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
+      const ir::Node& node = *pending_[row_.reductions[j]];
+      const Fold fold = fold_of(node);
+      const std::int32_t input = row_.reduction_terms[j];
+      append(out, "    // ", lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()),
+             ":", node.loc.line(), ")\n", "    ", fold.acc_type, " acc", j, " = ", fold.identity,
+             ";\n    long long at", j, " = -1;\n", open_group_loop("    "),
+             "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
+             element_statements(element_cone(std::span(&input, 1)), "        "), "        ",
+             fold.function, "(acc", j, ", at", j, ", ",
+             fold_input(node, fold, term_dtype(region_.terms[input]), cat("v", input)),
+             ", (long long)(g * ", v, " + e));\n      }\n    }\n", combine(int(j), fold),
+             per_row_statements(int(j) + 1));
+    }
+    std::vector<std::int32_t> element_roots;
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      if (!region_.roots[r].per_row) {
+        element_roots.push_back(region_.root_terms[r]);
+        continue;
+      }
+      append(out, "    if (lane == 0 && active) a.out", r, "[row] = ",
+             store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+    }
+    if (element_roots.empty()) return out;
+    append(out, "    const Offset out_base = row * (Offset)extent;\n", open_group_loop("    "));
+    for (std::size_t r = 0; r < region_.roots.size(); ++r)
+      if (!region_.roots[r].per_row)
+        append(out, "      lz_vec<", v, ", ", storage_type(output_dtype(r)), "> W", r, ";\n");
+    append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
+           element_statements(element_cone(element_roots), "        "));
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      if (region_.roots[r].per_row) continue;
+      append(out, "        W", r, ".v[e] = ",
+             store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+    }
+    append(out, "      }\n");
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      if (region_.roots[r].per_row) continue;
+      if (v > 1) {
+        append(out, "      lz_store_vec<", v, ">(a.out", r, " + out_base + (Offset)g * ", v,
+               ", W", r, ");\n");
+      } else {
+        append(out, "      a.out", r, "[out_base + g] = W", r, ".v[0];\n");
+      }
+    }
+    append(out, "    }\n");
+    return out;
+  }
+
+  std::string uniform_statements() const {
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (level_[t] == Level::uniform) append(out, "  ", term_statement(t));
+    return out;
+  }
+
+  std::string fill_skeleton() const {
+    std::string header = cat(
+        "// lazyfuse: ", row_.reductions.size(), " reduction(s) over rows of ",
+        region_.shape.to_string(), ", ", launch_.row_threads, " thread(s) per row, ",
+        launch_.items > 0 ? cat(launch_.items, " group(s) of ", vector_width_, " held per thread")
+                          : cat("looping over groups of ", vector_width_),
+        "\n");
+    return header + absl::StrReplaceAll(std::string(template_text("row_skeleton.cuh")),
+                                        {{"$ARGS", args_text_},
+                                         {"$BLOCK", std::to_string(launch_.block)},
+                                         {"$ROW_THREADS", std::to_string(launch_.row_threads)},
+                                         {"$SHARED", shared_declarations()},
+                                         {"$UNIFORM_LOADS", uniform_statements()},
+                                         {"$ROW_BODY", row_body()}});
+  }
+
+  std::string kernel_name(const std::string& body) const {
+    std::vector<std::string> ops;
+    for (std::uint32_t reduction : row_.reductions)
+      ops.push_back(lower(ir::op_name(pending_[reduction]->op)));
+    int op_count = 0;
+    for (const Term& term : region_.terms) {
+      if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
+      if (++op_count <= kNamedOpsInKernelName)
+        ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
+    }
+    if (op_count > kNamedOpsInKernelName)
+      ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
+    ir::Hash128 hash = ir::hash_bytes(body.data(), body.size());
+    return cat("lz_row_", absl::StrJoin(ops, "_"), "_", dtype_name(output_dtype(0)), "_",
+               hash.to_hex().substr(0, 8));
+  }
+
+  const fuse::Region& region_;
+  const fuse::RowInfo& row_;
+  std::span<const ir::NodePtr> pending_;
+  std::span<const ir::NodePtr> externals_;
+  CodegenOptions options_;
+  std::vector<Level> level_;
+  std::vector<int> phase_;
+  std::vector<RowAccess> access_;
+  int vector_width_ = 1;
+  RowLaunch launch_{};
+  std::string args_text_;
+  std::vector<ArgSource> args_;
+};
+
+}  // namespace
+
+RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words_per_group) {
+  groups = std::max<std::int64_t>(groups, 1);
+  RowLaunch launch{0, 0, 0, vector_width};
+  launch.row_threads = groups <= kShortRowGroups
+                           ? std::min(pow2_at_least(ceil_div(groups, 4)), 32)
+                           : std::clamp(pow2_at_least(ceil_div(groups, kMaxItems)), 64,
+                                        kMaxRowThreads);
+  auto items_for = [&](int threads) { return pow2_at_least(ceil_div(groups, threads)); };
+  launch.items = items_for(launch.row_threads);
+  // Fewer held registers per thread: more threads share the row.
+  while (launch.items * held_words_per_group > kMaxHeldWords && launch.items > 1 &&
+         launch.row_threads < kMaxRowThreads) {
+    launch.row_threads *= 2;
+    launch.items = items_for(launch.row_threads);
+  }
+  if (launch.items > kMaxItems || launch.items * held_words_per_group > kMaxHeldWords) {
+    launch.items = 0;
+    launch.row_threads = std::min(pow2_at_least(groups), kLoopedRowThreads);
+  }
+  launch.block = launch.row_threads <= 32 ? kShortRowBlock : launch.row_threads;
+  return launch;
+}
+
+GeneratedKernel generate_row_kernel(const fuse::Region& region,
+                                    std::span<const ir::NodePtr> pending,
+                                    std::span<const ir::NodePtr> externals,
+                                    const CodegenOptions& options) {
+  return RowKernelEmitter(region, pending, externals, options).run();
+}
+
+}  // namespace lazy::codegen

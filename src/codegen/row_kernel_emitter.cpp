@@ -76,7 +76,9 @@ class RowKernelEmitter {
     classify_terms();
     vector_width_ = choose_vector_width();
     const std::int64_t groups = ceil_div(row_.extent, vector_width_);
+    plan_phases();
     launch_ = choose_row_launch(groups, vector_width_, held_words_per_group());
+    if (launch_.items == 0) reused_.assign(reused_.size(), false);
     declare_args();
     std::string body = fill_skeleton();
     GeneratedKernel kernel;
@@ -181,11 +183,44 @@ class RowKernelEmitter {
     return width;
   }
 
+  // Registers a thread holds per group: the row's loads, and values kept for later phases.
   int held_words_per_group() const {
     int bytes = 0;
-    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (element_load(t)) bytes += vector_width_ * itemsize(term_dtype(region_.terms[t]));
+      if (reused_[t]) bytes += vector_width_ * std::max(4, itemsize(term_dtype(region_.terms[t])));
+    }
     return (bytes + 3) / 4;
+  }
+
+  // What each phase computes: phase j folds reduction j, the last one writes the element roots.
+  std::vector<std::int32_t> phase_targets(std::size_t phase) const {
+    if (phase < row_.reductions.size()) return {row_.reduction_terms[phase]};
+    std::vector<std::int32_t> roots;
+    for (std::size_t r = 0; r < region_.roots.size(); ++r)
+      if (!region_.roots[r].per_row) roots.push_back(region_.root_terms[r]);
+    return roots;
+  }
+
+  // Element values one phase computes and a later one needs again (softmax's exp(x - max)):
+  // held in registers with the row, they are computed once.
+  void plan_phases() {
+    const std::size_t n = region_.terms.size();
+    first_phase_.assign(n, -1);
+    reused_.assign(n, false);
+    std::vector<bool> read_later(n, false);
+    for (std::size_t p = 0; p <= row_.reductions.size(); ++p) {
+      // Every value an earlier phase computed counts as held while this phase's needs are found.
+      for (std::size_t t = 0; t < n; ++t)
+        reused_[t] = first_phase_[t] >= 0 && region_.terms[t].kind != Term::Kind::load;
+      const std::vector<bool> needed = element_cone(phase_targets(p), int(p));
+      for (std::size_t t = 0; t < n; ++t) {
+        if (!needed[t]) continue;
+        if (first_phase_[t] < 0) first_phase_[t] = int(p);
+        if (held_from_earlier(t, int(p))) read_later[t] = true;
+      }
+    }
+    reused_ = read_later;
   }
 
   void arg(std::string declaration, ArgSource source) {
@@ -293,12 +328,13 @@ class RowKernelEmitter {
                basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
   }
 
-  // The element terms `targets` need, in order.
-  std::vector<bool> element_cone(std::span<const std::int32_t> targets) const {
+  // The element terms phase `phase` needs for `targets`, in order; values held from an earlier
+  // phase end the walk.
+  std::vector<bool> element_cone(std::span<const std::int32_t> targets, int phase) const {
     std::vector<bool> needed(region_.terms.size(), false);
     for (std::int32_t target : targets) needed[target] = true;
     for (std::size_t t = region_.terms.size(); t-- > 0;) {
-      if (!needed[t] || level_[t] != Level::element) continue;
+      if (!needed[t] || level_[t] != Level::element || held_from_earlier(t, phase)) continue;
       const Term& term = region_.terms[t];
       for (int i = 0; i < term.n_operands; ++i) needed[term.operands[i]] = true;
     }
@@ -325,10 +361,35 @@ class RowKernelEmitter {
     return out;
   }
 
-  std::string element_statements(const std::vector<bool>& needed, std::string_view indent) const {
+  bool held_from_earlier(std::size_t t, int phase) const {
+    return !reused_.empty() && reused_[t] && first_phase_[t] < phase;
+  }
+
+  std::string element_statements(std::span<const std::int32_t> targets, int phase,
+                                 std::string_view indent) const {
+    const std::vector<bool> needed = element_cone(targets, phase);
+    const std::string at = cat("[k * ", vector_width_, " + e]");
     std::string out;
-    for (std::size_t t = 0; t < needed.size(); ++t)
-      if (needed[t]) append(out, indent, term_statement(t));
+    for (std::size_t t = 0; t < needed.size(); ++t) {
+      if (!needed[t]) continue;
+      if (held_from_earlier(t, phase)) {
+        append(out, indent, "const ", value_type(term_dtype(region_.terms[t])), " v", t, " = X", t,
+               at, ";\n");
+        continue;
+      }
+      append(out, indent, term_statement(t));
+      if (reused_[t]) append(out, indent, "X", t, at, " = v", t, ";\n");
+    }
+    return out;
+  }
+
+  std::string reused_declarations() const {
+    std::string out;
+    for (std::size_t t = 0; t < reused_.size(); ++t) {
+      if (!reused_[t]) continue;
+      append(out, "    ", value_type(term_dtype(region_.terms[t])), " X", t, "[",
+             launch_.items * vector_width_, "];\n");
+    }
     return out;
   }
 
@@ -381,13 +442,13 @@ class RowKernelEmitter {
     append(out, "    if ((threadIdx.x & 31) == 0) {\n      partial", j, "[threadIdx.x >> 5] = acc",
            j, ";\n");
     if (positional) append(out, "      partial_at", j, "[threadIdx.x >> 5] = at", j, ";\n");
-    append(out, "    }\n    __syncthreads();\n", "    acc", j, " = (threadIdx.x & 31) < ",
-           threads / 32, " ? partial", j, "[threadIdx.x & 31] : ", fold.identity, ";\n");
-    if (positional) {
-      append(out, "    at", j, " = (threadIdx.x & 31) < ", threads / 32, " ? partial_at", j,
-             "[threadIdx.x & 31] : -1;\n");
-    }
-    append(out, butterfly(threads / 64, ""), "    __syncthreads();  // partials are reused\n");
+    // Each slice of `warps` lanes folds every warp's partial, so every lane ends with the row's.
+    const int warps = threads / 32;
+    append(out, "    }\n    __syncthreads();\n", "    acc", j, " = partial", j, "[threadIdx.x % ",
+           warps, "];\n");
+    if (positional) append(out, "    at", j, " = partial_at", j, "[threadIdx.x % ", warps, "];\n");
+    append(out, butterfly(warps / 2, cat(", ", warps)),
+           "    __syncthreads();  // partials are reused\n");
     return out;
   }
 
@@ -417,7 +478,7 @@ class RowKernelEmitter {
       append(out, "    const Offset b", t, " = (Offset)a.off", t, " + safe_row * (Offset)a.sr", t,
              ";\n");
     }
-    append(out, per_row_statements(0), held_loads());
+    append(out, per_row_statements(0), held_loads(), reused_declarations());
     const int v = vector_width_;
     for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
       const ir::Node& node = *pending_[row_.reductions[j]];
@@ -427,7 +488,7 @@ class RowKernelEmitter {
              ":", node.loc.line(), ")\n", "    ", fold.acc_type, " acc", j, " = ", fold.identity,
              ";\n    long long at", j, " = -1;\n", open_group_loop("    "),
              "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-             element_statements(element_cone(std::span(&input, 1)), "        "), "        ",
+             element_statements(std::span(&input, 1), int(j), "        "), "        ",
              fold.function, "(acc", j, ", at", j, ", ",
              fold_input(node, fold, term_dtype(region_.terms[input]), cat("v", input)),
              ", (long long)(g * ", v, " + e));\n      }\n    }\n", combine(int(j), fold),
@@ -448,7 +509,7 @@ class RowKernelEmitter {
       if (!region_.roots[r].per_row)
         append(out, "      lz_vec<", v, ", ", storage_type(output_dtype(r)), "> W", r, ";\n");
     append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-           element_statements(element_cone(element_roots), "        "));
+           element_statements(element_roots, int(row_.reductions.size()), "        "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
       append(out, "        W", r, ".v[e] = ",
@@ -516,6 +577,8 @@ class RowKernelEmitter {
   std::vector<Level> level_;
   std::vector<int> phase_;
   std::vector<RowAccess> access_;
+  std::vector<int> first_phase_;  // the first phase that computes each element term
+  std::vector<bool> reused_;      // element values held for later phases
   int vector_width_ = 1;
   RowLaunch launch_{};
   std::string args_text_;

@@ -178,6 +178,27 @@ std::string cast(DType from, DType to, const std::string& x) {
 
 }  // namespace
 
+bool is_transcendental(Op op) {
+  switch (op) {
+    case Op::Exp:
+    case Op::Exp2:
+    case Op::Log:
+    case Op::Log2:
+    case Op::Log1p:
+    case Op::Expm1:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tanh:
+    case Op::Erf:
+    case Op::Sigmoid:
+    case Op::Pow:
+    case Op::RandNormal:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string_view value_type(DType dtype) {
   switch (dtype) {
     case DType::i32:

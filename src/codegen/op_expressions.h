@@ -30,6 +30,10 @@ std::string convert(DType from, DType to, const std::string& value);
 std::string op_expression(const ir::Node& node, std::span<const std::string> operands,
                           bool fast_math = false);
 
+// Ops computed on the special-function unit (or as long instruction sequences): worth computing
+// once per element rather than again.
+bool is_transcendental(ir::Op op);
+
 // The dtype an op reads operand `i` as: numbers keep their own, tensors take the op's common
 // dtype; logical ops, classification, casts and where's condition read operands as they are.
 DType operand_dtype(const ir::Node& node, int i);

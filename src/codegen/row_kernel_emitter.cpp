@@ -12,6 +12,7 @@
 #include "codegen/reduction_folds.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
+#include "ir/env.h"
 #include "ir/hash.h"
 
 namespace lazy::codegen {
@@ -89,8 +90,8 @@ class RowKernelEmitter {
     kernel.written = row_.rows;  // rows: each writes its per-row values even over no elements
     kernel.vector_width = vector_width_;
     const int rows_per_block = launch_.block / launch_.row_threads;
-    kernel.blocks = std::min(std::max<std::int64_t>(ceil_div(row_.rows, rows_per_block), 1),
-                             kMaxGridBlocks);
+    kernel.blocks =
+        std::min(std::max<std::int64_t>(ceil_div(row_.rows, rows_per_block), 1), kMaxGridBlocks);
     kernel.threads = launch_.block;
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
@@ -154,6 +155,11 @@ class RowKernelEmitter {
   bool contiguous_load(std::size_t t) const {
     return element_load(t) && access_[t].extent_stride == 1;
   }
+  // Loads that several phases read are held in registers with the row: memory is read once.
+  // A load one phase reads (a norm's weight) is read where it is used.
+  bool held_load(std::size_t t) const {
+    return element_load(t) && launch_.items > 0 && phases_using_[t] > 1;
+  }
 
   // 16 bytes of the narrowest element access per thread step, halved until every contiguous
   // access and the stores stay aligned and rows hold whole groups.
@@ -187,7 +193,8 @@ class RowKernelEmitter {
   int held_words_per_group() const {
     int bytes = 0;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (element_load(t)) bytes += vector_width_ * itemsize(term_dtype(region_.terms[t]));
+      if (element_load(t) && phases_using_[t] > 1)
+        bytes += vector_width_ * itemsize(term_dtype(region_.terms[t]));
       if (reused_[t]) bytes += vector_width_ * std::max(4, itemsize(term_dtype(region_.terms[t])));
     }
     return (bytes + 3) / 4;
@@ -207,17 +214,19 @@ class RowKernelEmitter {
   void plan_phases() {
     const std::size_t n = region_.terms.size();
     first_phase_.assign(n, -1);
+    phases_using_.assign(n, 0);
     reused_.assign(n, false);
     std::vector<bool> read_later(n, false);
     for (std::size_t p = 0; p <= row_.reductions.size(); ++p) {
-      // Every value an earlier phase computed counts as held while this phase's needs are found.
-      for (std::size_t t = 0; t < n; ++t)
-        reused_[t] = first_phase_[t] >= 0 && region_.terms[t].kind != Term::Kind::load;
+      // Costly values an earlier phase computed count as held while this phase's needs are
+      // found; cheap ones (casts, arithmetic) are computed again from the held loads.
+      for (std::size_t t = 0; t < n; ++t) reused_[t] = first_phase_[t] >= 0 && costly(t);
       const std::vector<bool> needed = element_cone(phase_targets(p), int(p));
       for (std::size_t t = 0; t < n; ++t) {
         if (!needed[t]) continue;
         if (first_phase_[t] < 0) first_phase_[t] = int(p);
         if (held_from_earlier(t, int(p))) read_later[t] = true;
+        phases_using_[t]++;
       }
     }
     reused_ = read_later;
@@ -251,7 +260,8 @@ class RowKernelEmitter {
       }
       constant(cat("off", t), std::uint64_t(access_[t].offset));
       if (level_[t] != Level::uniform) constant(cat("sr", t), std::uint64_t(access_[t].row_stride));
-      if (level_[t] == Level::element) constant(cat("se", t), std::uint64_t(access_[t].extent_stride));
+      if (level_[t] == Level::element)
+        constant(cat("se", t), std::uint64_t(access_[t].extent_stride));
     }
     for (std::size_t r = 0; r < region_.roots.size(); ++r)
       arg(cat(storage_type(output_dtype(r)), "* out", r),
@@ -269,7 +279,7 @@ class RowKernelEmitter {
       case Level::element:
         break;
     }
-    if (launch_.items > 0) return cat("H", t, "[k * ", vector_width_, " + e]");
+    if (held_load(t)) return cat("H", t, "[k * ", vector_width_, " + e]");
     if (contiguous_load(t) && vector_width_ > 1) return cat("L", t, ".v[e]");
     return cat("a.p", t, "[", element_offset(t), "]");
   }
@@ -343,22 +353,32 @@ class RowKernelEmitter {
     return needed;
   }
 
-  // Opens the loop over this thread's groups of the row (g: the group's index in the row).
-  std::string open_group_loop(std::string_view indent) const {
-    if (launch_.items > 0) {
-      return cat(indent, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items,
-                 "; ++k) {\n", indent, "  const int g = lane + k * kRowThreads;\n", indent,
-                 "  if (!active || g * ", vector_width_, " >= extent) continue;\n");
-    }
-    std::string out = cat(indent, "for (int g = lane; active && g * ", vector_width_,
-                          " < extent; g += kRowThreads) {\n");
+  // Opens the loop over this thread's groups of the row (g: the group's index in the row), with
+  // the group's loads of what phase `phase` reads from memory.
+  std::string open_group_loop(std::span<const std::int32_t> targets, int phase,
+                              std::string_view indent) const {
+    std::string out =
+        launch_.items > 0
+            ? cat(indent, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items,
+                  "; ++k) {\n", indent, "  const int g = lane + k * kRowThreads;\n", indent,
+                  "  if (!active || g * ", vector_width_, " >= extent) continue;\n")
+            : cat(indent, "for (int g = lane; active && g * ", vector_width_,
+                  " < extent; g += kRowThreads) {\n");
+    const std::vector<bool> needed = element_cone(targets, phase);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (contiguous_load(t) && vector_width_ > 1) {
+      if (needed[t] && contiguous_load(t) && !held_load(t) && vector_width_ > 1) {
         append(out, indent, "  const auto L", t, " = lz_load_vec<", vector_width_, ">(a.p", t,
                " + b", t, " + (Offset)g * ", vector_width_, ");\n");
       }
     }
     return out;
+  }
+
+  bool costly(std::size_t t) const {
+    const Term& term = region_.terms[t];
+    if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) return false;
+    const ir::Op op = pending_[term.source]->op;
+    return is_transcendental(op) || op == ir::Op::Div || op == ir::Op::Sqrt || op == ir::Op::Rsqrt;
   }
 
   bool held_from_earlier(std::size_t t, int phase) const {
@@ -399,16 +419,16 @@ class RowKernelEmitter {
     const int v = vector_width_;
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (!element_load(t)) continue;
+      if (!held_load(t)) continue;
       append(out, "    ", storage_type(term_dtype(region_.terms[t])), " H", t, "[",
              launch_.items * v, "];\n");
     }
     if (out.empty()) return out;
     append(out, "#pragma unroll\n    for (int k = 0; k < ", launch_.items, "; ++k) {\n",
-           "      const int g = lane + k * kRowThreads;\n",
-           "      if (!active || g * ", v, " >= extent) continue;\n");
+           "      const int g = lane + k * kRowThreads;\n", "      if (!active || g * ", v,
+           " >= extent) continue;\n");
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (!element_load(t)) continue;
+      if (!held_load(t)) continue;
       if (contiguous_load(t) && v > 1) {
         append(out, "      const auto L", t, " = lz_load_vec<", v, ">(a.p", t, " + b", t,
                " + (Offset)g * ", v, ");\n");
@@ -428,9 +448,9 @@ class RowKernelEmitter {
   std::string combine(int j, const Fold& fold) const {
     const bool positional = fold.positional;
     auto butterfly = [&](int from, std::string_view width) {
-      std::string out = cat("    for (int o = ", from, "; o > 0; o /= 2) {\n",
-                            "      const ", fold.acc_type, " other = __shfl_xor_sync(0xffffffffu, acc",
-                            j, ", o", width, ");\n");
+      std::string out =
+          cat("    for (int o = ", from, "; o > 0; o /= 2) {\n", "      const ", fold.acc_type,
+              " other = __shfl_xor_sync(0xffffffffu, acc", j, ", o", width, ");\n");
       append(out, "      const long long other_at = ",
              positional ? cat("__shfl_xor_sync(0xffffffffu, at", j, ", o", width, ")") : "-1",
              ";\n", "      ", fold.function, "(acc", j, ", at", j, ", other, other_at);\n    }\n");
@@ -484,9 +504,10 @@ class RowKernelEmitter {
       const ir::Node& node = *pending_[row_.reductions[j]];
       const Fold fold = fold_of(node);
       const std::int32_t input = row_.reduction_terms[j];
-      append(out, "    // ", lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()),
-             ":", node.loc.line(), ")\n", "    ", fold.acc_type, " acc", j, " = ", fold.identity,
-             ";\n    long long at", j, " = -1;\n", open_group_loop("    "),
+      append(out, "    // ", lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()), ":",
+             node.loc.line(), ")\n", "    ", fold.acc_type, " acc", j, " = ", fold.identity,
+             ";\n    long long at", j, " = -1;\n",
+             open_group_loop(std::span(&input, 1), int(j), "    "),
              "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
              element_statements(std::span(&input, 1), int(j), "        "), "        ",
              fold.function, "(acc", j, ", at", j, ", ",
@@ -500,11 +521,12 @@ class RowKernelEmitter {
         element_roots.push_back(region_.root_terms[r]);
         continue;
       }
-      append(out, "    if (lane == 0 && active) a.out", r, "[row] = ",
-             store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+      append(out, "    if (lane == 0 && active) a.out", r,
+             "[row] = ", store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
     }
     if (element_roots.empty()) return out;
-    append(out, "    const Offset out_base = row * (Offset)extent;\n", open_group_loop("    "));
+    append(out, "    const Offset out_base = row * (Offset)extent;\n",
+           open_group_loop(element_roots, int(row_.reductions.size()), "    "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r)
       if (!region_.roots[r].per_row)
         append(out, "      lz_vec<", v, ", ", storage_type(output_dtype(r)), "> W", r, ";\n");
@@ -512,15 +534,15 @@ class RowKernelEmitter {
            element_statements(element_roots, int(row_.reductions.size()), "        "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
-      append(out, "        W", r, ".v[e] = ",
-             store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+      append(out, "        W", r,
+             ".v[e] = ", store_conversion(output_dtype(r), cat("v", region_.root_terms[r])), ";\n");
     }
     append(out, "      }\n");
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
       if (v > 1) {
-        append(out, "      lz_store_vec<", v, ">(a.out", r, " + out_base + (Offset)g * ", v,
-               ", W", r, ");\n");
+        append(out, "      lz_store_vec<", v, ">(a.out", r, " + out_base + (Offset)g * ", v, ", W",
+               r, ");\n");
       } else {
         append(out, "      a.out", r, "[out_base + g] = W", r, ".v[0];\n");
       }
@@ -578,7 +600,8 @@ class RowKernelEmitter {
   std::vector<int> phase_;
   std::vector<RowAccess> access_;
   std::vector<int> first_phase_;  // the first phase that computes each element term
-  std::vector<bool> reused_;      // element values held for later phases
+  std::vector<int> phases_using_;
+  std::vector<bool> reused_;  // element values held for later phases
   int vector_width_ = 1;
   RowLaunch launch_{};
   std::string args_text_;
@@ -590,10 +613,13 @@ class RowKernelEmitter {
 RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words_per_group) {
   groups = std::max<std::int64_t>(groups, 1);
   RowLaunch launch{0, 0, 0, vector_width};
-  launch.row_threads = groups <= kShortRowGroups
-                           ? std::min(pow2_at_least(ceil_div(groups, 4)), 32)
-                           : std::clamp(pow2_at_least(ceil_div(groups, kMaxItems)), 64,
-                                        kMaxRowThreads);
+  launch.row_threads =
+      groups <= kShortRowGroups
+          ? std::min(pow2_at_least(ceil_div(groups, 4)), 32)
+          : std::clamp(pow2_at_least(ceil_div(groups, kMaxItems)), 64, kMaxRowThreads);
+  // LAZY_ROW_THREADS: threads per row (a power of two up to 1024), for tuning.
+  static const int forced = ir::positive_from_env("LAZY_ROW_THREADS", 0);
+  if (forced > 0) launch.row_threads = std::min(pow2_at_least(forced), kMaxRowThreads);
   auto items_for = [&](int threads) { return pow2_at_least(ceil_div(groups, threads)); };
   launch.items = items_for(launch.row_threads);
   // Fewer held registers per thread: more threads share the row.

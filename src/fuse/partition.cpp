@@ -282,7 +282,8 @@ class Partitioner {
     region.row->reductions.push_back(index);
     if (stored_[index]) region.roots.push_back({index, reason_[index], false, true});
     result_.region_of[index] = target;
-    for (std::size_t r = 0; r < closed.size(); ++r) closed[r] = closed[r] || r != std::size_t(target);
+    for (std::size_t r = 0; r < closed.size(); ++r)
+      closed[r] = closed[r] || r != std::size_t(target);
   }
 
   // The open row region that computes `index` once per row: it has the region's kept axes (the
@@ -422,7 +423,8 @@ class Partitioner {
   std::int32_t reduced_term(std::uint32_t reduction) {
     const std::vector<Term>& terms = result_.regions[current_].terms;
     for (std::size_t t = 0; t < terms.size(); ++t)
-      if (terms[t].kind == Term::Kind::reduced && terms[t].source == reduction) return std::int32_t(t);
+      if (terms[t].kind == Term::Kind::reduced && terms[t].source == reduction)
+        return std::int32_t(t);
     return add_term(make_term(Term::Kind::reduced, reduction));
   }
 
@@ -593,8 +595,7 @@ class Partitioner {
   std::vector<std::uint32_t> live_views_;
   std::vector<std::uint32_t> live_scalars_;
   absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
-  absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t>
-      memo_;
+  absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
   bool per_row_ = false;  // visiting a per-row root of a row region
   Partition result_;
   std::int32_t current_ = 0;
@@ -665,6 +666,13 @@ std::string Partition::describe(std::span<const ir::NodePtr> pending) const {
     const Region& region = regions[r];
     out << "region " << r << ": iteration space " << region.shape.to_string() << ", "
         << region.roots.size() << " output(s), " << region.terms.size() << " terms\n";
+    if (region.row) {
+      out << "  folds rows of " << region.row->extent << " element(s) ("
+          << region.row->reductions.size() << " reduction(s) in one pass):";
+      for (std::uint32_t reduction : region.row->reductions)
+        out << " %" << reduction << " " << ir::op_name(pending[reduction]->op);
+      out << "\n";
+    }
     for (const Root& root : region.roots) {
       if (root.external_copy) {
         out << "  writes a dense copy of input " << root.node << " ("

@@ -1,0 +1,190 @@
+// Reduce-then-broadcast fusion (issue 5): softmax, the norms and reductions with pointwise work
+// around them become one kernel; where fusion stops, the partition says why. Runs without a GPU
+// (the host path still partitions and generates every kernel).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <lazy/lazy.h>
+
+#include "codegen/kernel_emitter.h"
+#include "codegen/row_kernel_emitter.h"
+#include "fuse/partition.h"
+#include "ir/trace.h"
+
+namespace {
+
+using lazy::Tensor;
+using lazy::fuse::Partition;
+using lazy::ir::Trace;
+
+class RowFusion : public ::testing::Test {
+ protected:
+  void SetUp() override { lazy::sync(); }
+  void TearDown() override { Trace::current().clear(); }
+
+  static Partition partition_pending() {
+    Trace& trace = Trace::current();
+    std::vector<bool> live;
+    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    return lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
+  }
+  static lazy::codegen::GeneratedKernel kernel_of(const Partition& p, std::size_t region) {
+    Trace& trace = Trace::current();
+    return lazy::codegen::generate_kernel(p.regions[region], trace.pending(), trace.externals());
+  }
+  static Tensor computed(const lazy::Shape& shape, std::uint64_t seed = 7) {
+    Tensor t = lazy::randn(shape, seed);
+    lazy::eval({t});
+    return t;
+  }
+  // Kernels one sync of `outputs` generates (the host path generates them as a GPU would run).
+  static std::int64_t kernels_for(std::vector<Tensor> outputs) {
+    lazy::reset_stats();
+    lazy::eval(outputs);
+    return lazy::stats().kernels_generated;
+  }
+};
+
+TEST_F(RowFusion, SoftmaxIsOneRegionFoldingMaxThenSum) {
+  Tensor x = computed({64, 1000});
+  Tensor y = lazy::softmax(x);
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  ASSERT_TRUE(p.regions[0].row.has_value());
+  EXPECT_EQ(p.regions[0].row->reductions.size(), 2u);
+  EXPECT_EQ(p.regions[0].row->rows, 64);
+  EXPECT_EQ(p.regions[0].row->extent, 1000);
+  ASSERT_EQ(p.regions[0].roots.size(), 1u);  // only the output is written
+  EXPECT_EQ(p.regions[0].roots[0].node, y.node()->trace_index);
+}
+
+TEST_F(RowFusion, SoftmaxLayerNormAndLogSoftmaxAreOneKernelEach) {
+  Tensor x = computed({32, 512});
+  Tensor w = computed({512}, 8);
+  Tensor b = computed({512}, 9);
+  EXPECT_EQ(kernels_for({lazy::softmax(x)}), 1);
+  EXPECT_EQ(kernels_for({lazy::log_softmax(x)}), 1);
+  EXPECT_EQ(kernels_for({lazy::layer_norm(x, w, b)}), 1);
+  EXPECT_EQ(kernels_for({lazy::rms_norm(x, w)}), 1);
+  EXPECT_EQ(kernels_for({lazy::logsumexp(x, -1)}), 1);
+}
+
+TEST_F(RowFusion, ResidualAddAndRmsNormAreOneKernelWithTwoOutputs) {
+  Tensor x = computed({64, 256});
+  Tensor r = computed({64, 256}, 8);
+  Tensor w = computed({256}, 9);
+  Tensor h = x + r;
+  Tensor y = lazy::rms_norm(h, w);
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  ASSERT_EQ(p.regions[0].roots.size(), 2u);
+  EXPECT_EQ(p.regions[0].roots[0].node, h.node()->trace_index);
+  EXPECT_EQ(p.regions[0].roots[1].node, y.node()->trace_index);
+}
+
+TEST_F(RowFusion, PrologueAndEpilogueFuseWithTheReduction) {
+  Tensor x = computed({16, 300});
+  Tensor y = lazy::sum(lazy::exp(x) * 2.0f, -1) + 1.0f;
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  ASSERT_EQ(p.regions[0].roots.size(), 1u);  // the sum itself is not written
+  EXPECT_EQ(p.regions[0].roots[0].node, y.node()->trace_index);
+  EXPECT_TRUE(p.regions[0].roots[0].per_row);
+}
+
+TEST_F(RowFusion, MeanAndVarianceOfOneInputFoldInOnePass) {
+  Tensor x = computed({8, 4096});
+  Tensor m = lazy::mean(x, -1);
+  Tensor v = lazy::var(x, -1);
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  EXPECT_EQ(p.regions[0].row->reductions.size(), 3u);  // the mean, the variance's mean, its sum
+  EXPECT_EQ(p.regions[0].roots.size(), 2u);
+}
+
+TEST_F(RowFusion, AReducedValueHeldByTheUserIsWrittenToo) {
+  Tensor x = computed({8, 64});
+  Tensor m = lazy::max(x, -1, true);
+  Tensor y = x - m;
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  ASSERT_EQ(p.regions[0].roots.size(), 2u);
+  EXPECT_EQ(p.regions[0].roots[0].node, m.node()->trace_index);
+  EXPECT_TRUE(p.regions[0].roots[0].per_row);
+}
+
+// Reading a row's sum across rows (through a transpose) is no row broadcast: the sum is written
+// by a kernel of its own and read back, and the description says why.
+TEST_F(RowFusion, AReductionReadAcrossRowsIsReadBack) {
+  Tensor x = computed({8, 8});
+  Tensor y = x + lazy::sum(x, -1, true).permute({1, 0});
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 2u);
+  EXPECT_THAT(p.describe(Trace::current().pending()), ::testing::HasSubstr("(reduction)"));
+  std::vector<float> values = y.to_vector<float>();
+  std::vector<float> xs = x.to_vector<float>();
+  float row1 = 0;
+  for (int c = 0; c < 8; ++c) row1 += xs[8 + c];
+  EXPECT_NEAR(values[1], xs[1] + row1, 1e-5f);  // element (0, 1) adds row 1's sum
+}
+
+// A later kernel over another shape reads the row region's reduction: the region writes it.
+TEST_F(RowFusion, AReductionReadByALaterKernelIsWritten) {
+  Tensor x = computed({8, 64});
+  Tensor m = lazy::max(x, -1);
+  Tensor y = lazy::sum(lazy::exp(x - m.reshape({8, 1})), -1);
+  Tensor z = lazy::sum(m);  // another iteration space
+  std::vector<float> total = z.to_vector<float>();
+  std::vector<float> maxima = m.to_vector<float>();
+  float expected = 0;
+  for (float v : maxima) expected += v;
+  EXPECT_NEAR(total[0], expected, 1e-4f * std::abs(expected) + 1e-5f);
+  EXPECT_EQ(y.shape(), lazy::Shape({8}));
+}
+
+TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
+  Tensor short_rows = computed({4096, 32});
+  Tensor s = lazy::softmax(short_rows);
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  lazy::codegen::GeneratedKernel k = kernel_of(p, 0);
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_THAT(k.source, ::testing::HasSubstr(" 2 thread(s) per row"));
+  lazy::eval({s});
+
+  Tensor long_rows = computed({4, 8192});
+  Tensor l = lazy::softmax(long_rows);
+  Partition q = partition_pending();
+  ASSERT_EQ(q.regions.size(), 1u);
+  lazy::codegen::GeneratedKernel lk = kernel_of(q, 0);
+  EXPECT_GE(lk.threads, 64);
+  EXPECT_THAT(lk.source, ::testing::HasSubstr("held per thread"));
+}
+
+// Few very long rows fold in chunks first (no kernel would fill the GPU otherwise); nothing of
+// the row's size is written but the result.
+TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {
+  Tensor x = computed({4, 1 << 20});
+  Tensor y = lazy::softmax(x);
+  Partition p = partition_pending();
+  EXPECT_GT(p.regions.size(), 1u);
+  const auto& pending = Trace::current().pending();
+  for (const auto& region : p.regions) {
+    for (const auto& root : region.roots) {
+      if (root.node == y.node()->trace_index) continue;
+      EXPECT_LE(pending[root.node]->shape.numel(), 4 * 256) << p.describe(pending);
+    }
+  }
+}
+
+TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
+  using lazy::codegen::choose_row_launch;
+  EXPECT_EQ(choose_row_launch(8, 4, 1).row_threads, 2);       // 32 floats: 2 threads
+  EXPECT_EQ(choose_row_launch(2048, 4, 4).row_threads, 256);  // 8192 floats held
+  EXPECT_EQ(choose_row_launch(2048, 4, 4).items, 8);
+  EXPECT_EQ(choose_row_launch(1 << 20, 4, 4).items, 0);  // too long to hold: loops
+  // More registers per group: more threads share the row.
+  EXPECT_GT(choose_row_launch(2048, 4, 16).row_threads, 256);
+}
+
+}  // namespace

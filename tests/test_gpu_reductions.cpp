@@ -128,4 +128,40 @@ TEST_F(GpuReductions, SameInputGivesBitwiseEqualResults) {
   EXPECT_EQ(first, second);
 }
 
+// Issue 5's kernel counts, launched on the GPU, each checked against the reference: softmax,
+// layer_norm, a residual add with rms_norm keeping both outputs, and a reduction with a pointwise
+// prologue and epilogue are one kernel each; short and long rows of softmax too.
+TEST_F(GpuReductions, ReduceThenBroadcastIsOneKernelLaunch) {
+  const Tensor x = random_input(DType::f32, {300, 1000});
+  const Tensor r = random_input(DType::f32, {300, 1000});
+  const Tensor w = random_input(DType::f32, {1000});
+  const Tensor b = random_input(DType::f32, {1000});
+  const Tensor short_rows = random_input(DType::f32, {1 << 20, 32});
+  const Tensor long_row = random_input(DType::f32, {256, 1 << 16});
+  struct Case {
+    std::string what;
+    std::function<std::vector<Tensor>()> program;
+  };
+  const std::vector<Case> cases = {
+      {"softmax", [&] { return std::vector{lazy::softmax(x)}; }},
+      {"layer_norm", [&] { return std::vector{lazy::layer_norm(x, w, b)}; }},
+      {"add + rms_norm",
+       [&] {
+         Tensor h = x + r;
+         return std::vector{h, lazy::rms_norm(h, w)};
+       }},
+      {"prologue and epilogue",
+       [&] { return std::vector{lazy::sqrt(lazy::sum(lazy::abs(x) * 2.0f, -1) + 1.0f)}; }},
+      {"short rows", [&] { return std::vector{lazy::softmax(short_rows)}; }},
+      {"long rows", [&] { return std::vector{lazy::softmax(long_row)}; }},
+  };
+  for (const Case& c : cases) {
+    lazy::reset_stats();
+    std::vector<Tensor> outputs = c.program();
+    lazy::eval(outputs);
+    EXPECT_EQ(lazy::stats().kernel_launches, 1) << c.what;
+    expect_matches_reference(c.program, c.what, kSumTolerance);
+  }
+}
+
 }  // namespace

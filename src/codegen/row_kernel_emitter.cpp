@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
-#include <cstring>
 
 #include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
@@ -11,6 +9,7 @@
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/templates.h"
+#include "codegen/term_statements.h"
 #include "codegen/text.h"
 #include "ir/env.h"
 #include "ir/hash.h"
@@ -51,17 +50,6 @@ struct RowAccess {
   std::int64_t row_stride = 0;
   std::int64_t extent_stride = 0;
 };
-
-std::string lower(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string basename(const char* path) {
-  const char* slash = std::strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
 
 class RowKernelEmitter {
  public:
@@ -307,11 +295,7 @@ class RowKernelEmitter {
     const std::string lhs = cat("const ", value_type(dtype), " v", t, " = ");
     switch (term.kind) {
       case Term::Kind::scalar:
-        return cat(lhs,
-                   is_floating(dtype) ? convert(DType::f32, dtype,
-                                                cat("__uint_as_float((unsigned int)a.s", t, ")"))
-                                      : cat("(", value_type(dtype), ")a.s", t),
-                   ";\n");
+        return scalar_statement(t, dtype);
       case Term::Kind::load:
         return cat(lhs, load_conversion(dtype, raw_element(t)), ";\n");
       case Term::Kind::reduced: {
@@ -323,19 +307,11 @@ class RowKernelEmitter {
       case Term::Kind::op:
         break;
     }
-    const ir::Node& node = *pending_[term.source];
-    std::vector<std::string> operands;
-    for (int i = 0; i < term.n_operands; ++i) {
-      const int operand = term.operands[i];
-      const DType from = term_dtype(region_.terms[operand]);
-      const DType to = term.kind == Term::Kind::generator ? from : operand_dtype(node, i);
-      operands.push_back(convert(from, to, cat("v", operand)));
-    }
-    const std::string value = term.kind == Term::Kind::generator
-                                  ? generator_expression(node, operands, generator_index(t))
-                                  : op_expression(node, operands, options_.fast_math);
-    return cat(lhs, value, ";  // ", lower(ir::op_name(node.op)), " (",
-               basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
+    std::vector<DType> operand_dtypes;
+    for (int i = 0; i < term.n_operands; ++i)
+      operand_dtypes.push_back(term_dtype(region_.terms[term.operands[i]]));
+    return computed_statement(term, t, *pending_[term.source], operand_dtypes, generator_index(t),
+                              options_.fast_math);
   }
 
   // The element terms phase `phase` needs for `targets`, in order; values held from an earlier
@@ -504,9 +480,8 @@ class RowKernelEmitter {
       const ir::Node& node = *pending_[row_.reductions[j]];
       const Fold fold = fold_of(node);
       const std::int32_t input = row_.reduction_terms[j];
-      append(out, "    // ", lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()), ":",
-             node.loc.line(), ")\n", "    ", fold.acc_type, " acc", j, " = ", fold.identity,
-             ";\n    long long at", j, " = -1;\n",
+      append(out, "    // ", op_and_place(node), "\n", "    ", fold.acc_type, " acc", j, " = ",
+             fold.identity, ";\n    long long at", j, " = -1;\n",
              open_group_loop(std::span(&input, 1), int(j), "    "),
              "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
              element_statements(std::span(&input, 1), int(j), "        "), "        ",

@@ -1,0 +1,29 @@
+// The statements both kernel emitters write for a term: `const T v<t> = ...;` for a scalar
+// argument, and for a pointwise op or generator over its operands' values, commented with the
+// op and the user's file:line.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "fuse/partition.h"
+
+namespace lazy::codegen {
+
+std::string lower(std::string_view name);
+
+// "exp (model.cpp:42)": the op and where the user recorded it, for comments in generated code.
+std::string op_and_place(const ir::Node& node);
+
+// Scalar term t, from kernel argument a.s<t> (floats travel as f32 bits).
+std::string scalar_statement(std::size_t t, DType dtype);
+
+// Op or generator term t of `node`; operand_dtypes[i] is the dtype of v<operand i>, `index` the
+// generator's linear index expression (unused for ops).
+std::string computed_statement(const fuse::Term& term, std::size_t t, const ir::Node& node,
+                               std::span<const DType> operand_dtypes, const std::string& index,
+                               bool fast_math);
+
+}  // namespace lazy::codegen

@@ -1,15 +1,19 @@
 #include "codegen/kernel_emitter.h"
 
-#include <cctype>
-#include <cstring>
+#include <bit>
+#include <optional>
 
 #include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
 #include "codegen/text.h"
 
+#include "codegen/column_reduction.h"
 #include "codegen/iteration_space.h"
 #include "codegen/op_expressions.h"
+#include "codegen/reduction_folds.h"
+#include "codegen/row_kernel_emitter.h"
 #include "codegen/templates.h"
+#include "codegen/term_statements.h"
 #include "ir/hash.h"
 
 namespace lazy::codegen {
@@ -21,17 +25,6 @@ using ir::Op;
 
 // How many op names a kernel's name lists before it just counts the rest.
 constexpr int kNamedOpsInKernelName = 8;
-
-std::string lower(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string basename(const char* path) {
-  const char* slash = std::strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
 
 class KernelEmitter {
  public:
@@ -48,14 +41,17 @@ class KernelEmitter {
     kernel.name = kernel_name(body);
     kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
     kernel.args = std::move(args_);
-    kernel.numel = space_.numel;
+    kernel.numel = region_.shape.numel();
     kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
     kernel.vector_width = space_.vector_width;
     constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
-    std::int64_t groups = region_.reduction ? region_.reduction->results * kThreadsPerBlock
-                                            : space_.numel / space_.vector_width;
+    // Threads wanted: a group each; a block per result; a column kernel's lanes per group.
+    std::int64_t threads =
+        column_ ? (column_->groups + column_->lanes - 1) / column_->lanes * kThreadsPerBlock
+        : region_.reduction ? region_.reduction->results * kThreadsPerBlock
+                            : space_.numel / space_.vector_width;
     kernel.blocks =
-        std::min((std::max<std::int64_t>(groups, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
+        std::min((std::max<std::int64_t>(threads, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
                  kMaxGridBlocks);
     kernel.threads = kThreadsPerBlock;
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
@@ -84,6 +80,15 @@ class KernelEmitter {
       for (std::size_t r = 0; r < region_.roots.size(); ++r)
         accesses.push_back({ir::Layout::contiguous(region_.shape), itemsize(output_dtype(r))});
     }
+    if (region_.reduction) {
+      const auto mask = std::uint64_t(pending_[region_.reduction->node]->attrs[0]);
+      column_ =
+          plan_column_reduction(region_.shape, std::popcount(mask), accesses, kThreadsPerBlock);
+      if (column_) {
+        space_ = column_->kept;
+        return;
+      }
+    }
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
     if (region_.reduction) space_.vector_width = 1;  // threads stride over the folded elements
   }
@@ -92,26 +97,8 @@ class KernelEmitter {
   int transcendentals() const {
     int count = 0;
     for (const Term& term : region_.terms) {
-      if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
-      switch (pending_[term.source]->op) {
-        case Op::Exp:
-        case Op::Exp2:
-        case Op::Log:
-        case Op::Log2:
-        case Op::Log1p:
-        case Op::Expm1:
-        case Op::Sin:
-        case Op::Cos:
-        case Op::Tanh:
-        case Op::Erf:
-        case Op::Sigmoid:
-        case Op::Pow:
-        case Op::RandNormal:
-          ++count;
-          break;
-        default:
-          break;
-      }
+      const bool computed = term.kind == Term::Kind::op || term.kind == Term::Kind::generator;
+      if (computed && is_transcendental(pending_[term.source]->op)) ++count;
     }
     return count;
   }
@@ -159,8 +146,14 @@ class KernelEmitter {
   }
 
   void declare_args() {
-    constant("n", std::uint64_t(space_.numel));
-    if (region_.reduction) {
+    if (column_) {
+      constant("groups", std::uint64_t(column_->groups));
+      constant("extent", std::uint64_t(column_->extent));
+      constant("lanes", std::uint64_t(column_->lanes));
+    } else {
+      constant("n", std::uint64_t(space_.numel));
+    }
+    if (region_.reduction && !column_) {
       constant("rows", std::uint64_t(region_.reduction->results));
       constant("extent", std::uint64_t(region_.reduction->extent));
     }
@@ -195,6 +188,8 @@ class KernelEmitter {
       if (plan.mode == AccessMode::strided) {
         for (int d = 0; d < rank; ++d)
           constant(cat("st", t, "_", d), std::uint64_t(plan.strides[d]));
+        if (column_)
+          constant(cat("fs", t), std::uint64_t(column_->folded_strides[access_of_term_[t]]));
       }
     }
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
@@ -212,30 +207,19 @@ class KernelEmitter {
     std::string lhs = cat("const ", value_type(dtype), " v", t, " = ");
     switch (term.kind) {
       case Term::Kind::scalar:
-        return cat(lhs,
-                   is_floating(dtype) ? convert(DType::f32, dtype,
-                                                cat("__uint_as_float((unsigned int)a.s", t, ")"))
-                                      : cat("(", value_type(dtype), ")a.s", t),
-                   ";\n");
+        return scalar_statement(t, dtype);
       case Term::Kind::load:
         return cat(lhs, load_conversion(dtype, raw_element(t, vector)), ";\n");
       case Term::Kind::generator:
       case Term::Kind::op:
+      case Term::Kind::reduced:  // only in row regions (row_kernel_emitter.h)
         break;
     }
-    const ir::Node& node = *pending_[term.source];
-    std::vector<std::string> operands;
-    for (int i = 0; i < term.n_operands; ++i) {
-      int operand = term.operands[i];
-      DType from = term_dtype(region_.terms[operand]);
-      DType to = term.kind == Term::Kind::generator ? from : operand_dtype(node, i);
-      operands.push_back(convert(from, to, cat("v", operand)));
-    }
-    std::string value = term.kind == Term::Kind::generator
-                            ? generator_expression(node, operands, generator_index(t, vector))
-                            : op_expression(node, operands, options_.fast_math);
-    return cat(lhs, value, ";  // ", lower(ir::op_name(node.op)), " (",
-               basename(node.loc.file_name()), ":", node.loc.line(), ")\n");
+    std::vector<DType> operand_dtypes;
+    for (int i = 0; i < term.n_operands; ++i)
+      operand_dtypes.push_back(term_dtype(region_.terms[term.operands[i]]));
+    return computed_statement(term, t, *pending_[term.source], operand_dtypes,
+                              generator_index(t, vector), options_.fast_math);
   }
 
   // The stored element a load reads, for element e of the group (or the one element i).
@@ -271,21 +255,23 @@ class KernelEmitter {
     return {};
   }
 
-  // Index arithmetic at the start of a group: the multi-index of i and each strided offset.
-  std::string group_offsets() const {
+  // Index arithmetic at the start of a group: the multi-index of i and each strided offset,
+  // named <offset_name><term>.
+  std::string group_offsets(std::string_view offset_name = "o",
+                            std::string_view indent = "    ") const {
     if (!space_.needs_multi_index()) return {};
     const int rank = int(space_.dims.size());
-    std::string out = "    Index rest = i;\n";
+    std::string out = cat(indent, "Index rest = i;\n");
     for (int d = rank - 1; d >= 1; --d) {
       std::string quotient = space_.index_32bit ? cat("lz_fast_div(rest, a.div", d, ")")
                                                 : cat("rest / (Index)a.size", d);
-      append(out, "    const Index q", d, " = ", quotient, ";\n", "    const Index c", d,
-             " = rest - q", d, " * (Index)a.size", d, ";\n", "    rest = q", d, ";\n");
+      append(out, indent, "const Index q", d, " = ", quotient, ";\n", indent, "const Index c", d,
+             " = rest - q", d, " * (Index)a.size", d, ";\n", indent, "rest = q", d, ";\n");
     }
-    append(out, "    const Index c0 = rest;\n");
+    append(out, indent, "const Index c0 = rest;\n");
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (access_of_term_[t] < 0 || access(int(t)).mode != AccessMode::strided) continue;
-      append(out, "    const Offset o", t, " = (Offset)a.off", t);
+      append(out, indent, "const Offset ", offset_name, t, " = (Offset)a.off", t);
       for (int d = 0; d < rank; ++d) append(out, " + (Offset)c", d, " * (Offset)a.st", t, "_", d);
       append(out, ";\n");
     }
@@ -359,86 +345,107 @@ class KernelEmitter {
     return out;
   }
 
-  // The reduction's fold, accumulator and store (reduction regions only).
-  std::string fill_reduction_skeleton() const {
+  // What a reduction region's kernel folds (reduction_folds.h): the element v<root> as the
+  // accumulator's type, and what it stores from accumulator `acc` and position `at`.
+  std::string fold_value(const Fold& fold) const {
+    return fold_input(*pending_[region_.reduction->node], fold, root_dtype(0),
+                      cat("v", region_.root_terms[0]));
+  }
+  std::string fold_store(const Fold& fold, const std::string& acc, const std::string& at) const {
     const ir::Node& node = *pending_[region_.reduction->node];
-    const Op op = node.op;
-    const DType folded = root_dtype(0);
-    const bool logical = op == Op::ReduceAny || op == Op::ReduceAll;
-    const bool arg = op == Op::ArgMax || op == Op::ArgMin;
-    // Accumulators: float, long long, or int (bool and i32; shuffles take no bool).
-    DType compute = node.compute_dtype;
-    std::string acc_type = logical || compute == DType::bool_ || compute == DType::i32
-                               ? "int"
-                               : std::string(value_type(compute));
-    std::string value = cat("v", region_.root_terms[0]);
-    value = logical ? cat("(int)(", convert(folded, DType::bool_, value), ")")
-                    : cat("(", acc_type, ")", convert(folded, compute, value));
-    std::string init, fold;
-    switch (op) {
-      case Op::ReduceSum:
-        init = "0";
-        fold = "lz_fold_sum";
-        break;
-      case Op::ReduceProd:
-        init = "1";
-        fold = "lz_fold_prod";
-        break;
-      case Op::ReduceMax:
-        init = acc_type == "float" ? "-__int_as_float(0x7f800000)"
-               : acc_type == "int" ? "(-2147483647 - 1)"
-                                   : "(-9223372036854775807LL - 1)";
-        fold = "lz_fold_max";
-        break;
-      case Op::ReduceMin:
-        init = acc_type == "float" ? "__int_as_float(0x7f800000)"
-               : acc_type == "int" ? "2147483647"
-                                   : "9223372036854775807LL";
-        fold = "lz_fold_min";
-        break;
-      case Op::ReduceAny:
-        init = "0";
-        fold = "lz_fold_any";
-        break;
-      case Op::ReduceAll:
-        init = "1";
-        fold = "lz_fold_all";
-        break;
-      case Op::ArgMax:
-        init = "0";
-        fold = "lz_fold_argmax";
-        break;
-      case Op::ArgMin:
-        init = "0";
-        fold = "lz_fold_argmin";
-        break;
-      default:
-        break;
-    }
-    std::string store =
-        arg ? std::string("at")
-            : store_conversion(node.dtype, logical ? std::string("(acc != 0)")
-                                                   : convert(compute, node.dtype, "acc"));
+    return store_conversion(node.dtype, fold_result(node, fold, acc, at));
+  }
+
+  using Substitutions = std::vector<std::pair<std::string, std::string>>;
+  // A skeleton's text with its own $-names and those every skeleton has replaced.
+  std::string fill(std::string_view skeleton, Substitutions substitutions) const {
+    substitutions.insert(
+        substitutions.end(),
+        {{"$ARGS", args_text_},
+         {"$THREADS", std::to_string(kThreadsPerBlock)},
+         {"$INDEX_TYPE", space_.index_32bit ? "unsigned int" : "unsigned long long"},
+         {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
+         {"$UNIFORM_LOADS", uniform_statements()}});
+    return absl::StrReplaceAll(std::string(template_text(skeleton)), substitutions);
+  }
+
+  // One block per result, its threads striding over the folded elements.
+  std::string fill_reduction_skeleton() const {
+    const Op op = pending_[region_.reduction->node]->op;
+    const Fold fold = fold_of(*pending_[region_.reduction->node]);
     std::string header =
         cat("// lazyfuse: ", lower(ir::op_name(op)), " over ", region_.shape.rank(),
             " dim(s) with the folded ones last, merged to ", space_.dims.size(), "\n");
     std::string element = group_offsets() + element_statements(false, "      ");
-    return header + absl::StrReplaceAll(std::string(template_text("reduction_skeleton.cuh")),
-                                        {{"$ARGS", args_text_},
-                                         {"$THREADS", std::to_string(kThreadsPerBlock)},
-                                         {"$INDEX_TYPE", space_.index_32bit ? "unsigned int"
-                                                                            : "unsigned long long"},
-                                         {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
-                                         {"$UNIFORM_LOADS", uniform_statements()},
-                                         {"$ELEMENT", element},
-                                         {"$ACC", acc_type},
-                                         {"$INIT", init},
-                                         {"$FOLD", fold},
-                                         {"$VALUE", value},
-                                         {"$STORE", store}});
+    return header + fill("reduction_skeleton.cuh", {{"$ELEMENT", element},
+                                                    {"$ACC", fold.acc_type},
+                                                    {"$INIT", fold.identity},
+                                                    {"$FOLD", fold.function},
+                                                    {"$VALUE", fold_value(fold)},
+                                                    {"$STORE", fold_store(fold, "acc", "at")}});
+  }
+
+  // The folded element r of the current group: offsets, loads, and the fold of each result.
+  std::string column_element(const Fold& fold) const {
+    const int width = space_.vector_width;
+    const std::string indent = "        ";
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (access_of_term_[t] < 0 || access(int(t)).mode != AccessMode::strided) continue;
+      append(out, indent, "const Offset o", t, " = b", t, " + (Offset)r * (Offset)a.fs", t, ";\n");
+    }
+    if (width == 1) {
+      append(out, element_statements(false, indent));
+      append(out, indent, fold.function, "(acc[0], at[0], ", fold_value(fold),
+             ", (long long)r);\n");
+      return out;
+    }
+    // Loads read the group's results at kept stride 1 (one vector) or 0 (one element).
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (region_.terms[t].kind != Term::Kind::load) continue;
+      const AccessPlan& plan = access(int(t));
+      if (plan.mode != AccessMode::strided) continue;
+      if (plan.strides.back() == 1) {
+        append(out, indent, "const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + o", t,
+               ");\n");
+      } else {
+        append(out, indent, "const auto L", t, " = a.p", t, "[o", t, "];\n");
+      }
+    }
+    append(out, "#pragma unroll\n", indent, "for (int e = 0; e < ", width, "; ++e) {\n");
+    append(out, element_statements(true, indent + "  "));
+    append(out, indent, "  ", fold.function, "(acc[e], at[e], ", fold_value(fold),
+           ", (long long)r);\n");
+    append(out, indent, "}\n");
+    return out;
+  }
+
+  // Threads take neighbouring results and fold along the columns (column_reduction.h).
+  std::string fill_column_skeleton() const {
+    const Op op = pending_[region_.reduction->node]->op;
+    const Fold fold = fold_of(*pending_[region_.reduction->node]);
+    const auto mask = std::uint64_t(pending_[region_.reduction->node]->attrs[0]);
+    std::string header = cat("// lazyfuse: ", lower(ir::op_name(op)),
+                             " over columns: ", region_.shape.rank() - std::popcount(mask),
+                             " kept dim(s) merged to ", space_.dims.size(), ", ",
+                             space_.vector_width, " result(s) per thread\n");
+    // The skeleton puts each on lines of its own.
+    auto lines = [](std::string text) {
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      return text;
+    };
+    return header + fill("column_reduction_skeleton.cuh",
+                         {{"$KEPT_OFFSETS", lines(group_offsets("b", "      "))},
+                          {"$ELEMENT", lines(column_element(fold))},
+                          {"$V", std::to_string(space_.vector_width)},
+                          {"$ACC", fold.acc_type},
+                          {"$INIT", fold.identity},
+                          {"$FOLD", fold.function},
+                          {"$STORE", fold_store(fold, "acc[e]", "at[e]")}});
   }
 
   std::string fill_skeleton() const {
+    if (column_) return fill_column_skeleton();
     if (region_.reduction) return fill_reduction_skeleton();
     // Nothing here may depend on sizes: one source serves every shape of the same structure.
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
@@ -465,6 +472,7 @@ class KernelEmitter {
       if (++op_count <= kNamedOpsInKernelName)
         ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
     }
+    if (column_) ops.insert(ops.begin(), "column");
     if (region_.reduction)
       ops.insert(ops.begin(), lower(ir::op_name(pending_[region_.reduction->node]->op)));
     if (ops.empty()) ops.push_back("copy");
@@ -480,6 +488,7 @@ class KernelEmitter {
   std::span<const ir::NodePtr> externals_;
   CodegenOptions options_;
   IterationSpace space_;
+  std::optional<ColumnReduction> column_;  // set for a reduction walked as columns
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
   std::string args_text_;
@@ -491,6 +500,7 @@ class KernelEmitter {
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options) {
+  if (region.row) return generate_row_kernel(region, pending, externals, options);
   return KernelEmitter(region, pending, externals, options).run();
 }
 

@@ -1,6 +1,7 @@
 // A region of the partition as one CUDA kernel: its source, filled from
-// nvrtc_templates/pointwise_skeleton.cuh (or reduction_skeleton.cuh for a reduction region), and
-// where each of its arguments comes from at launch.
+// nvrtc_templates/pointwise_skeleton.cuh (or reduction_skeleton.cuh or
+// column_reduction_skeleton.cuh for a reduction region), and where each of its arguments comes
+// from at launch.
 // Sizes, strides and scalars are arguments, so one compiled kernel serves every shape that
 // walks its iteration space the same way.
 #pragma once
@@ -41,9 +42,10 @@ struct GeneratedKernel {
   // Elements the kernel writes per output: numel, or a reduction's results (which it writes even
   // when it folds nothing: a sum over an empty axis is 0). Nothing to write, no launch.
   std::int64_t written;
-  int vector_width;     // elements a thread takes per step
-  std::int64_t blocks;  // the grid: enough groups for every element, or one block per result
-  int threads;          // threads per block
+  int vector_width;  // elements a thread takes per step
+  // The grid: enough groups for every element, one block per result, or a column reduction's tiles.
+  std::int64_t blocks;
+  int threads;  // threads per block
 };
 
 // Threads per block: 8 warps, enough to hide memory latency with the 16-byte accesses each thread
@@ -51,8 +53,8 @@ struct GeneratedKernel {
 // folds one result).
 inline constexpr int kThreadsPerBlock = 256;
 
-// A pointwise region's kernel, or a reduction region's (region.reduction set: one block per
-// result).
+// A pointwise region's kernel, or a reduction region's (region.reduction set: a column kernel
+// when its folded elements lie outside the kept ones in memory, else one block per result).
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options = {});

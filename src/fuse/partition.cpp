@@ -411,7 +411,12 @@ class Partitioner {
     for (const Term& term : region.terms) {
       if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
       if (term.layout.shape.rank() == 0 || rows_by_extent.numel() == 0) continue;
-      if (!ir::reshape_layout(term.layout, rows_by_extent)) {
+      std::optional<ir::Layout> walk = ir::reshape_layout(term.layout, rows_by_extent);
+      // A load whose rows are neighbours in memory (sum over axis 1 of a transpose) reads
+      // coalesced in the column kernel, not here.
+      const bool column_major =
+          walk && row.rows > 1 && row.extent > 1 && walk->strides[0] == 1 && walk->strides[1] > 1;
+      if (!walk || (column_major && term.kind == Term::Kind::load)) {
         for (std::uint32_t reduction : row.reductions) no_row_[reduction] = true;
         progressed_ = true;
         return false;

@@ -46,9 +46,11 @@ ReducedShape reduced_shape(const Shape& in, const Axes& axes, bool keepdim, std:
 
 // A full reduction of at least this many elements is folded in two stages (chunks, then the
 // chunks' results): a reduction kernel gives each result one block, and one block folding a
-// whole large tensor leaves the GPU idle (67M floats took 98 ms on H100 in one block).
+// whole large tensor leaves the GPU idle (67M floats took 98 ms on H100 in one block). Chunks of
+// 16384 (rows a row kernel holds in registers) summed [16384, 4096] f32 at 87.6% of copy
+// bandwidth on H100, against 86.8% for 4096 and 85.8% for 65536.
 constexpr std::int64_t kTwoStageMinElements = std::int64_t(1) << 16;
-constexpr std::int64_t kTwoStageChunk = 4096;
+constexpr std::int64_t kTwoStageChunk = 16384;
 
 bool splits_into_chunks(Op op) {
   return op == Op::ReduceSum || op == Op::ReduceProd || op == Op::ReduceMax ||

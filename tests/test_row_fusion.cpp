@@ -179,12 +179,16 @@ TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {
 
 TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   using lazy::codegen::choose_row_launch;
-  EXPECT_EQ(choose_row_launch(8, 4, 1).row_threads, 2);       // 32 floats: 2 threads
-  EXPECT_EQ(choose_row_launch(2048, 4, 4).row_threads, 256);  // 8192 floats held
-  EXPECT_EQ(choose_row_launch(2048, 4, 4).items, 8);
-  EXPECT_EQ(choose_row_launch(1 << 20, 4, 4).items, 0);  // too long to hold: loops
+  EXPECT_EQ(choose_row_launch(8, 4, 1, false).row_threads, 2);  // 32 floats: 2 threads
+  // 4096 floats, memory-bound: two groups per thread; with exp: four.
+  EXPECT_EQ(choose_row_launch(1024, 4, 4, false).row_threads, 512);
+  EXPECT_EQ(choose_row_launch(1024, 4, 4, false).items, 2);
+  EXPECT_EQ(choose_row_launch(1024, 4, 4, true).row_threads, 256);
+  EXPECT_EQ(choose_row_launch(1024, 4, 4, true).items, 4);
+  EXPECT_EQ(choose_row_launch(8192, 4, 4, false).items, 8);     // 32768 floats still held
+  EXPECT_EQ(choose_row_launch(1 << 20, 4, 4, false).items, 0);  // too long to hold: loops
   // More registers per group: more threads share the row.
-  EXPECT_GT(choose_row_launch(2048, 4, 16).row_threads, 256);
+  EXPECT_GT(choose_row_launch(2048, 4, 32, true).row_threads, 512);
 }
 
 }  // namespace

@@ -21,9 +21,9 @@ struct RowLaunch {
   int vector_width;
 };
 
-// `groups`: the row's length in vector groups; `cached_words`: 32-bit registers one group of
-// every load needs when held.
-RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int cached_words);
+// `groups`: the row's length in vector groups; `held_words`: 32-bit registers a thread needs per
+// group it holds; `math_heavy`: elements need transcendental math or division.
+RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words, bool math_heavy);
 
 GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> pending,

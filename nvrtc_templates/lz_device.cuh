@@ -130,9 +130,10 @@ __device__ __forceinline__ long long lz_wrap_mul(long long a, long long b) {
   return (long long)((unsigned long long)a * (unsigned long long)b);
 }
 
-// N elements of T loaded or stored as one access of N * sizeof(T) bytes (a multiple of 16).
+// N elements of T loaded or stored as one access of N * sizeof(T) bytes (16-byte pieces when
+// larger), aligned to its size so that a narrower vector is not read as a misaligned wider one.
 template <int N, class T>
-struct __align__(16) lz_vec {
+struct __align__(N * sizeof(T) < 16 ? N * sizeof(T) : 16) lz_vec {
   T v[N];
 };
 template <int N, class T>

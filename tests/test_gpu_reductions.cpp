@@ -164,4 +164,29 @@ TEST_F(GpuReductions, ReduceThenBroadcastIsOneKernelLaunch) {
   }
 }
 
+// Every row width the launch choice distinguishes (a slice of a warp, a whole warp, a block
+// holding the row, a block looping over it), and byte-wide vectors (bool rows and columns).
+TEST_F(GpuReductions, EveryRowWidthAndByteVectors) {
+  for (std::int64_t extent : {5, 24, 100, 300, 512, 1000, 4096, 40000}) {
+    for (DType dtype : {DType::f32, DType::bf16}) {
+      const Tensor x = random_input(dtype, {67, extent});
+      const std::string what =
+          std::string(lazy::dtype_name(dtype)) + " rows of " + std::to_string(extent);
+      expect_matches_reference(
+          [&] {
+            return std::vector{lazy::softmax(x), lazy::argmax(x, -1), lazy::sum(x, -1)};
+          },
+          what, kSumTolerance);
+    }
+  }
+  const Tensor flags = random_input(DType::bool_, {64, 24});
+  const Tensor wide = random_input(DType::bool_, {4096, 1024});
+  expect_matches_reference(
+      [&] {
+        return std::vector{lazy::any(flags, -1), lazy::all(flags, -1), lazy::any(wide, 0),
+                           lazy::sum(wide, 0)};
+      },
+      "bool rows and columns", kSumTolerance);
+}
+
 }  // namespace

@@ -142,6 +142,21 @@ TEST_F(RowFusion, AReductionReadByALaterKernelIsWritten) {
   EXPECT_EQ(y.shape(), lazy::Shape({8}));
 }
 
+// A held view of a row region's reduction (its only reader) has memory to share: the reduction
+// is written.
+TEST_F(RowFusion, AHeldViewOfAReductionGetsItWritten) {
+  Tensor x = computed({8, 16});
+  Tensor v = lazy::sum(x, -1).unsqueeze(1);
+  std::vector<float> sums = v.to_vector<float>();
+  std::vector<float> xs = x.to_vector<float>();
+  ASSERT_EQ(sums.size(), 8u);
+  for (int r = 0; r < 8; ++r) {
+    float expected = 0;
+    for (int c = 0; c < 16; ++c) expected += xs[r * 16 + c];
+    EXPECT_NEAR(sums[r], expected, 1e-4f);
+  }
+}
+
 TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
   Tensor short_rows = computed({4096, 32});
   Tensor s = lazy::softmax(short_rows);

@@ -183,6 +183,7 @@ class Partitioner {
       }
     } else {
       cut(base->trace_index, CutReason::base_of_live_view);
+      stored_[base->trace_index] = true;  // a row region's reduction is written for the view
     }
   }
 
@@ -510,7 +511,7 @@ class Partitioner {
     std::uint32_t index = node->trace_index;
     std::int32_t region = result_.region_of[index];
     if (region != kNoRegion && region < current_ && !stored_[index] &&
-        ir::op_kind(node->op) == OpKind::reduction) {
+        result_.regions[region].row && ir::op_kind(node->op) == OpKind::reduction) {
       // A later kernel reads a row region's reduction: the region writes it too.
       stored_[index] = true;
       progressed_ = true;

@@ -37,6 +37,21 @@ inline std::uint64_t fresh_seed() {
   return seed;
 }
 
+// A fresh random tensor of `dtype`, computed: normals scaled by 2 for floats, by 20 for integers,
+// and true where a normal exceeds 0.5 for bool.
+inline lazy::Tensor random_input(lazy::DType dtype, const lazy::Shape& shape) {
+  lazy::Tensor normal = lazy::randn(shape, fresh_seed());
+  lazy::Tensor x = lazy::is_floating(dtype)      ? (normal * 2.0f).to(dtype)
+                   : dtype == lazy::DType::bool_ ? normal > 0.5f
+                                                 : (normal * 20.0f).to(dtype);
+  lazy::eval({x});
+  return x;
+}
+
+// A float sum over many elements in f32 differs from the double reference by rounding that
+// grows with the count.
+inline constexpr double kSumTolerance = 1e-4;
+
 // Relative tolerance for results stored in `dtype`: f16 and bf16 kernels compute in f32 and
 // round once, while the reference rounds every op, so their difference is a few ulps.
 inline double tolerance_for(lazy::DType dtype) {

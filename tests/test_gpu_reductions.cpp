@@ -12,21 +12,9 @@ using lazy::DType;
 using lazy::Shape;
 using lazy::Tensor;
 using lazy_test::expect_matches_reference;
-using lazy_test::fresh_seed;
 using lazy_test::GpuTest;
-
-Tensor random_input(DType dtype, const Shape& shape) {
-  Tensor normal = lazy::randn(shape, fresh_seed());
-  Tensor x = lazy::is_floating(dtype) ? (normal * 2.0f).to(dtype)
-             : dtype == DType::bool_  ? normal > 0.5f
-                                      : (normal * 20.0f).to(dtype);
-  lazy::eval({x});
-  return x;
-}
-
-// A float sum over many elements in f32 differs from the double reference by rounding that
-// grows with the count.
-constexpr double kSumTolerance = 1e-4;
+using lazy_test::kSumTolerance;
+using lazy_test::random_input;
 
 class GpuReductions : public GpuTest {};
 

@@ -1,17 +1,16 @@
 #include "codegen/row_kernel_emitter.h"
 
 #include <algorithm>
-#include <bit>
 
 #include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
 
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
+#include "codegen/row_launch.h"
 #include "codegen/templates.h"
 #include "codegen/term_statements.h"
 #include "codegen/text.h"
-#include "ir/env.h"
 #include "ir/hash.h"
 
 namespace lazy::codegen {
@@ -20,28 +19,8 @@ namespace {
 
 using fuse::Term;
 
-// Threads per block when a warp holds several rows.
-constexpr int kShortRowBlock = 256;
-// Rows of at most this many vector groups are folded by a slice of a warp.
-constexpr std::int64_t kShortRowGroups = 128;
-// Groups a thread holds at most, and the registers it gives them: beyond either, more threads
-// share the row, then the row is looped over instead of held.
-constexpr int kMaxItems = 8;
-// Groups per thread a row kernel aims at: two for memory-bound rows, four where exp and the like
-// dominate. Measured on H100 with rows of 4096 and 8192 (f32 and bf16): layer_norm f32 0.182 ms
-// at two against 0.184 ms at eight; softmax bf16 0.110 ms at four against 0.121 ms at two.
-constexpr int kMemoryBoundItems = 2;
-constexpr int kMathHeavyItems = 4;
-constexpr int kPreferredRowThreads = 512;
-constexpr int kMaxHeldWords = 64;
-constexpr int kMaxRowThreads = 1024;
-constexpr int kLoopedRowThreads = 512;
 constexpr std::int64_t kMaxGridBlocks = 2147483647;
 constexpr int kNamedOpsInKernelName = 8;
-
-int pow2_at_least(std::int64_t n) {
-  return int(std::bit_ceil(std::uint64_t(std::max<std::int64_t>(n, 1))));
-}
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -596,36 +575,6 @@ class RowKernelEmitter {
 };
 
 }  // namespace
-
-RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words_per_group,
-                            bool math_heavy) {
-  groups = std::max<std::int64_t>(groups, 1);
-  RowLaunch launch{0, 0, 0, vector_width};
-  auto items_for = [&](int threads) { return pow2_at_least(ceil_div(groups, threads)); };
-  const int items_wanted = math_heavy ? kMathHeavyItems : kMemoryBoundItems;
-  launch.row_threads =
-      groups <= kShortRowGroups
-          ? std::min(pow2_at_least(ceil_div(groups, 4)), 32)
-          : std::clamp(pow2_at_least(ceil_div(groups, items_wanted)), 64, kPreferredRowThreads);
-  if (items_for(launch.row_threads) > kMaxItems)
-    launch.row_threads = std::min(pow2_at_least(ceil_div(groups, kMaxItems)), kMaxRowThreads);
-  // LAZY_ROW_THREADS: threads per row (a power of two up to 1024), for tuning.
-  static const int forced = ir::positive_from_env("LAZY_ROW_THREADS", 0);
-  if (forced > 0) launch.row_threads = std::min(pow2_at_least(forced), kMaxRowThreads);
-  launch.items = items_for(launch.row_threads);
-  // Fewer held registers per thread: more threads share the row.
-  while (launch.items * held_words_per_group > kMaxHeldWords && launch.items > 1 &&
-         launch.row_threads < kMaxRowThreads) {
-    launch.row_threads *= 2;
-    launch.items = items_for(launch.row_threads);
-  }
-  if (launch.items > kMaxItems || launch.items * held_words_per_group > kMaxHeldWords) {
-    launch.items = 0;
-    launch.row_threads = std::min(pow2_at_least(groups), kLoopedRowThreads);
-  }
-  launch.block = launch.row_threads <= 32 ? kShortRowBlock : launch.row_threads;
-  return launch;
-}
 
 GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> pending,

@@ -434,8 +434,10 @@ class RowKernelEmitter {
     append(out, "    }\n    __syncthreads();\n", "    acc", j, " = partial", j, "[threadIdx.x % ",
            warps, "];\n");
     if (positional) append(out, "    at", j, " = partial_at", j, "[threadIdx.x % ", warps, "];\n");
-    append(out, butterfly(warps / 2, cat(", ", warps)),
-           "    __syncthreads();  // partials are reused\n");
+    append(out, butterfly(warps / 2, cat(", ", warps)));
+    // Each reduction has its own partials; the next row writes them again only after another
+    // reduction's barrier, except in a kernel with one reduction.
+    if (row_.reductions.size() == 1) append(out, "    __syncthreads();  // partials are reused\n");
     return out;
   }
 

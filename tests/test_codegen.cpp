@@ -5,43 +5,16 @@
 
 #include <lazy/lazy.h>
 
-#include "codegen/kernel_emitter.h"
-#include "codegen/templates.h"
-#include "fuse/partition.h"
-#include "ir/trace.h"
-#include "jit/nvrtc.h"
+#include "codegen_test_support.h"
 
 namespace {
 
 using lazy::ir::Trace;
 using ::testing::HasSubstr;
 
-constexpr int kArch = 90;
-
-struct Generated {
-  lazy::fuse::Partition partition;
-  std::vector<lazy::codegen::GeneratedKernel> kernels;
-};
-
-// Partitions what the thread has pending and generates every region's kernel, then forgets it.
-Generated generate_pending(bool fusion = true, bool fast_math = false) {
-  Trace& trace = Trace::current();
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
-  Generated out;
-  out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
-  for (const auto& region : out.partition.regions)
-    out.kernels.push_back(lazy::codegen::generate_kernel(region, trace.pending(), trace.externals(),
-                                                         {.fast_math = fast_math}));
-  return out;
-}
-
-std::vector<char> compile(const lazy::codegen::GeneratedKernel& kernel) {
-  std::vector<lazy::jit::InMemoryHeader> headers;
-  for (const auto& t : lazy::codegen::embedded_templates()) headers.push_back({t.name, t.text});
-  return lazy::jit::compile_to_cubin(kernel.source, kernel.name, kArch, kernel.nvrtc_options,
-                                     headers);
-}
+using lazy_test::expect_compiles;
+using lazy_test::generate_pending;
+using lazy_test::Generated;
 
 class Codegen : public ::testing::Test {
  protected:
@@ -51,17 +24,6 @@ class Codegen : public ::testing::Test {
     lazy::sync();
   }
   void TearDown() override { Trace::current().clear(); }
-
-  void expect_compiles(const Generated& g) {
-    for (const auto& kernel : g.kernels) {
-      std::vector<char> cubin = compile(kernel);
-      ASSERT_GE(cubin.size(), 4u);
-      EXPECT_EQ(std::string(cubin.data(), 4),
-                "\x7f"
-                "ELF")
-          << kernel.source;
-    }
-  }
 };
 
 TEST_F(Codegen, QuickstartChainIsOneKernelThatCompiles) {

@@ -14,10 +14,11 @@
 
 #include "codegen/column_reduction.h"
 #include "codegen/kernel_emitter.h"
-#include "codegen/templates.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
 #include "jit/nvrtc.h"
+
+#include "codegen_test_support.h"
 
 namespace {
 
@@ -28,10 +29,12 @@ using lazy::codegen::Access;
 using lazy::codegen::plan_column_reduction;
 using lazy::ir::Layout;
 using lazy::ir::Trace;
+using lazy_test::expect_compiles;
+using lazy_test::generate_pending;
+using lazy_test::Generated;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr int kArch = 90;
 constexpr int kThreads = lazy::codegen::kThreadsPerBlock;
 
 // ---------------------------------------------------------------------------------------------
@@ -126,24 +129,6 @@ TEST(ColumnPlan, ABroadcastAlongTheResultsIsOneElementPerRow) {
 // ---------------------------------------------------------------------------------------------
 // Generated kernels of recorded reductions.
 
-struct Generated {
-  lazy::fuse::Partition partition;
-  std::vector<lazy::codegen::GeneratedKernel> kernels;
-};
-
-// Partitions what the thread has pending and generates every region's kernel.
-Generated generate_pending() {
-  Trace& trace = Trace::current();
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
-  Generated out;
-  out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {});
-  for (const auto& region : out.partition.regions)
-    out.kernels.push_back(
-        lazy::codegen::generate_kernel(region, trace.pending(), trace.externals(), {}));
-  return out;
-}
-
 bool is_column_kernel(const lazy::codegen::GeneratedKernel& kernel) {
   return kernel.name.find("_column_") != std::string::npos;
 }
@@ -173,20 +158,6 @@ class ColumnKernel : public ::testing::Test {
     expect_compiles(g);
     Trace::current().clear();
     return g.kernels.at(0);
-  }
-
-  void expect_compiles(const Generated& g) {
-    std::vector<lazy::jit::InMemoryHeader> headers;
-    for (const auto& t : lazy::codegen::embedded_templates()) headers.push_back({t.name, t.text});
-    for (const auto& kernel : g.kernels) {
-      std::vector<char> cubin = lazy::jit::compile_to_cubin(kernel.source, kernel.name, kArch,
-                                                            kernel.nvrtc_options, headers);
-      ASSERT_GE(cubin.size(), 4u);
-      EXPECT_EQ(std::string(cubin.data(), 4),
-                "\x7f"
-                "ELF")
-          << kernel.source;
-    }
   }
 };
 

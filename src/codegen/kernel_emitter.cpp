@@ -59,10 +59,7 @@ class KernelEmitter {
   }
 
  private:
-  DType term_dtype(const Term& t) const {
-    if (t.kind == Term::Kind::load && t.external) return externals_[t.source]->dtype;
-    return pending_[t.source]->dtype;
-  }
+  DType term_dtype(const Term& t) const { return codegen::term_dtype(t, pending_, externals_); }
 
   void plan_accesses() {
     std::vector<Access> accesses;

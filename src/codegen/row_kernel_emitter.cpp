@@ -71,10 +71,7 @@ class RowKernelEmitter {
   }
 
  private:
-  DType term_dtype(const Term& t) const {
-    if (t.kind == Term::Kind::load && t.external) return externals_[t.source]->dtype;
-    return pending_[t.source]->dtype;
-  }
+  DType term_dtype(const Term& t) const { return codegen::term_dtype(t, pending_, externals_); }
   DType output_dtype(std::size_t r) const { return pending_[region_.roots[r].node]->dtype; }
   bool is_access(const Term& t) const {
     return t.kind == Term::Kind::load || t.kind == Term::Kind::generator;

@@ -24,6 +24,12 @@ std::string lower(std::string_view name) {
   return out;
 }
 
+DType term_dtype(const fuse::Term& term, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals) {
+  if (term.kind == fuse::Term::Kind::load && term.external) return externals[term.source]->dtype;
+  return pending[term.source]->dtype;
+}
+
 std::string op_and_place(const ir::Node& node) {
   return cat(lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()), ":",
              node.loc.line(), ")");

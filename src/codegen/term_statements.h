@@ -14,6 +14,10 @@ namespace lazy::codegen {
 
 std::string lower(std::string_view name);
 
+// The dtype of a term's value: an external input's for a load of one, else its node's.
+DType term_dtype(const fuse::Term& term, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals);
+
 // "exp (model.cpp:42)": the op and where the user recorded it, for comments in generated code.
 std::string op_and_place(const ir::Node& node);
 

@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__($BLOCK) $NAME(const Args a) {
   constexpr int kRowsPerBlock = $BLOCK / kRowThreads;
   constexpr int kRowsPerWarp = kRowThreads <= 32 ? 32 / kRowThreads : 1;
   const long long rows = a.rows;
-  const int extent = (int)a.extent;
+  constexpr int extent = $EXTENT;  // fixed per kernel: loops and bounds checks fold away
   const int lane = threadIdx.x % kRowThreads;
   const int warp_rows = kRowThreads <= 32 ? (int)(threadIdx.x / 32) * kRowsPerWarp : 0;
   const int row_in_warp = kRowThreads <= 32 ? (int)(threadIdx.x % 32) / kRowThreads : 0;

@@ -157,6 +157,28 @@ TEST_F(GpuReductions, ReduceThenBroadcastIsOneKernelLaunch) {
   }
 }
 
+// Loads that every row reads alike (a norm's weight and bias) are held in registers: before the
+// loop over rows when they fit (f32), with each row otherwise (bf16). Checked at every row width
+// the launch distinguishes, contiguous and strided, and in a dtype other than the row's.
+TEST_F(GpuReductions, WeightsSharedByEveryRowMatchTheReference) {
+  for (std::int64_t extent : {5, 24, 300, 4096, 40000}) {
+    for (DType dtype : {DType::f32, DType::bf16}) {
+      const Tensor x = random_input(dtype, {67, extent});
+      const Tensor w = random_input(dtype, {extent});
+      const Tensor b = random_input(DType::f32, {extent});
+      const Tensor strided = random_input(dtype, {2 * extent}).slice(0, 0, 2 * extent, 2);
+      const std::string what =
+          std::string(lazy::dtype_name(dtype)) + " rows of " + std::to_string(extent);
+      const double tol = dtype == DType::f32 ? 1e-4 : lazy_test::tolerance_for(dtype);
+      expect_matches_reference(
+          [&] {
+            return std::vector{lazy::layer_norm(x, w, b), lazy::rms_norm(x, strided)};
+          },
+          what, tol);
+    }
+  }
+}
+
 // Every row width the launch choice distinguishes (a slice of a warp, a whole warp, a block
 // holding the row, a block looping over it), and byte-wide vectors (bool rows and columns).
 TEST_F(GpuReductions, EveryRowWidthAndByteVectors) {

@@ -6,8 +6,7 @@
 
 namespace lazy::codegen {
 
-// How a row kernel lays threads on rows; chosen from the row's length, so kernels are shared by
-// shapes whose rows fall in the same power-of-two bucket.
+// How a row kernel lays threads on rows, chosen from the row's length.
 struct RowLaunch {
   int row_threads;  // threads folding one row: 1 to 32 (a warp holds several rows) or a block
   int block;        // threads per block

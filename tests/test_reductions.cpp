@@ -1041,7 +1041,9 @@ struct NormShape {
 void PrintTo(const NormShape& c, std::ostream* os) {
   *os << c.name;
 }
-const NormShape kNormShapes[] = {{"4x37", {4, 37}}, {"3x5x64", {3, 5, 64}}};
+// 2x65536: rows long enough that the softmax family folds them in chunks.
+const NormShape kNormShapes[] = {
+    {"4x37", {4, 37}}, {"3x5x64", {3, 5, 64}}, {"2x65536", {2, 65536}}};
 constexpr DType kNormDTypes[] = {lazy::f32, lazy::bf16};
 
 // Uniform in [lo, hi], exact in `dtype`.
@@ -1120,6 +1122,31 @@ TEST(Softmax, OfLargeValuesDoesNotOverflow) {
     EXPECT_TRUE(std::isfinite(got[i])) << "element " << i;
     EXPECT_NEAR(got[i], want[i], tolerance_of(lazy::f32) * want[i]) << "element " << i;
   }
+}
+
+// Long rows fold in chunks, each chunk shifted by its own max; chunks of -inf and an infinite
+// element must still give what one pass over the row gives: PyTorch's results.
+TEST(Softmax, LongRowsWithInfinitiesMatchOnePassOverTheRow) {
+  constexpr std::int64_t n = 65536;
+  const double inf = std::numeric_limits<double>::infinity();
+  Row x = uniform_inputs(lazy::f32, 3 * n, -3, 3, seed_of_current_test());
+  for (std::int64_t i = 0; i < 16384; ++i) x[std::size_t(i)] = -inf;  // row 0: a chunk of -inf
+  for (std::int64_t i = n; i < 2 * n; ++i) x[std::size_t(i)] = -inf;  // row 1: all -inf
+  x[std::size_t(2 * n + 40000)] = inf;                                // row 2: one +inf
+  const Tensor t = tensor_of(x, {3, n}, lazy::f32);
+  const std::vector<double> soft = lazy::softmax(t).to_vector<double>();
+  const std::vector<double> lse = lazy::logsumexp(t, -1).to_vector<double>();
+  const Row row0(x.begin(), x.begin() + n);
+  const Row want0 = softmax_of(row0, {}, {});
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_NEAR(soft[std::size_t(i)], want0[std::size_t(i)], 1e-5 * want0[std::size_t(i)]) << i;
+  double s = 0;
+  for (double v : row0) s += std::exp(v - max_of(row0));
+  EXPECT_NEAR(lse[0], std::log(s) + max_of(row0), 1e-5);
+  EXPECT_TRUE(std::isnan(soft[std::size_t(n)])) << "an all -inf row is NaN, as in PyTorch";
+  EXPECT_EQ(lse[1], -inf);
+  EXPECT_TRUE(std::isnan(soft[std::size_t(2 * n)])) << "a row with +inf is NaN, as in PyTorch";
+  EXPECT_EQ(lse[2], inf);
 }
 
 TEST(Softmax, AlongTheFirstAxisNormalizesColumns) {

@@ -182,7 +182,13 @@ TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {
   Tensor x = computed({4, 1 << 20});
   Tensor y = lazy::softmax(x);
   Partition p = partition_pending();
-  EXPECT_GT(p.regions.size(), 1u);
+  // The chunks' max and sum of exp in one pass (online softmax), the chunks' values folded per
+  // row, then the output: x is read twice.
+  ASSERT_EQ(p.regions.size(), 3u) << p.describe(Trace::current().pending());
+  ASSERT_TRUE(p.regions[0].row.has_value());
+  EXPECT_EQ(p.regions[0].row->reductions.size(), 2u);
+  ASSERT_TRUE(p.regions[1].row.has_value());
+  EXPECT_EQ(p.regions[1].row->reductions.size(), 2u);
   const auto& pending = Trace::current().pending();
   for (const auto& region : p.regions) {
     for (const auto& root : region.roots) {

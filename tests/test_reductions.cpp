@@ -589,6 +589,41 @@ TEST_P(LongAxis, MaxMatchesLoop) {
   expect_exact(result, {max_of(x)});
 }
 
+// A long axis with few results folds in runs, then the runs' winners: the first extreme element
+// (or the first NaN) must still win across runs and over the elements past the last whole run.
+TEST_P(LongAxis, ArgmaxAndArgminMatchLoops) {
+  const DType dtype = GetParam();
+  struct Case {
+    Dims dims;
+    std::optional<int> axis;
+  };
+  const Case cases[] = {{{kLongAxis}, std::nullopt},
+                        {{3, kLongAxis}, -1},
+                        {{kLongAxis, 3}, 0},
+                        {{1003, 997}, std::nullopt}};
+  for (const Case& c : cases) {
+    std::vector<double> x =
+        random_inputs(Inputs::signed_values, dtype, numel_of(c.dims), seed_of_current_test());
+    if (lazy::is_floating(dtype)) {
+      x[x.size() - 5] = std::nan("");  // past the last whole run of a flat fold
+      x[x.size() / 2] = std::nan("");
+    }
+    const std::vector<int> axes =
+        c.axis ? std::vector<int>{*c.axis < 0 ? int(c.dims.size()) + *c.axis : *c.axis}
+               : std::vector<int>{};
+    const Folding folding = fold(x, c.dims, axes, false);
+    std::vector<double> want_max, want_min;
+    for (const std::vector<double>& group : folding.groups) {
+      want_max.push_back(argmax_of(group));
+      want_min.push_back(argmin_of(group));
+    }
+    const Tensor t = tensor_of(x, c.dims, dtype);
+    SCOPED_TRACE(::testing::PrintToString(c.dims));
+    expect_exact(lazy::argmax(t, c.axis), want_max);
+    expect_exact(lazy::argmin(t, c.axis), want_min);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllDTypes, LongAxis, ValuesIn(kAllDTypes), dtype_test_name);
 
 // =============================================================================================

@@ -1,10 +1,12 @@
 // Reductions, and the composites written from them (mean, var, std, logsumexp, softmax, the
 // norms).
+#include <bit>
 #include <cmath>
 
 #include "api/composites.h"
 #include "api/recording.h"
 #include "ir/type_promotion.h"
+#include "lazy/factories.h"
 #include "lazy/reductions.h"
 
 namespace lazy {
@@ -207,6 +209,70 @@ std::int64_t column_chunks(const ReducedShape& reduced, std::int64_t rows) {
   return std::max<std::int64_t>(chunks, 1);
 }
 
+// Elements each run of a split arg-reduction over one axis folds, or 0 where it is not split:
+// where a sum would split (few results of a long fold), so does argmax. A fold over the last axis
+// runs over chunks of 16384, as rows of a row kernel; one with kept axes after it over as many
+// runs as column_chunks gives.
+std::int64_t arg_run_length(const Shape& shape, int axis) {
+  const std::int64_t extent = shape[axis];
+  if (extent == 0) return 0;
+  const std::int64_t results = shape.numel() / extent;
+  if (axis == shape.rank() - 1) {
+    return extent >= kTwoStageMinElements && results < kFewResults ? kTwoStageChunk : 0;
+  }
+  if (results >= kColumnSplitResults || extent < kColumnSplitMinExtent ||
+      results * extent < kColumnSplitMinElements) {
+    return 0;
+  }
+  const std::int64_t runs = std::min({(kColumnSplitResults + results - 1) / results,
+                                      extent / kColumnSplitMinChunk, kColumnSplitMaxChunks});
+  return runs > 1 ? extent / runs : 0;
+}
+
+// argmax or argmin over one long axis in two stages: runs of `length` each give their extreme
+// value and its position in one pass, the runs' extremes then fold in order (the first of equal
+// ones, or the first NaN, wins, as over the whole axis), and the winning run's position is picked
+// out. Elements past the last whole run fold on their own and win only when strictly better.
+Tensor arg_in_runs(Op op, std::string_view name, const Tensor& x, int axis, std::int64_t length,
+                   DType compute_dtype, std::source_location loc) {
+  const bool is_max = op == Op::ArgMax;
+  const Op value_op = is_max ? Op::ReduceMax : Op::ReduceMin;
+  const DType dtype = x.dtype();
+  const Shape& in = x.shape();
+  const std::int64_t extent = in[axis];
+  const std::int64_t runs = extent / length;
+  const std::int64_t whole = runs * length;
+  Shape split, along;
+  for (int a = 0; a < in.rank(); ++a) {
+    split.push_back(a == axis ? runs : in[a]);
+    if (a == axis) split.push_back(length);
+    along.push_back(a == axis ? runs : 1);
+  }
+  Tensor body = (whole < extent ? x.slice(axis, 0, whole, 1, loc) : x).reshape(split, loc);
+  Tensor values = reduce(value_op, name, body, Axes(axis + 1), false, dtype, compute_dtype, loc);
+  Tensor positions =
+      add(reduce(op, name, body, Axes(axis + 1), false, DType::i64, compute_dtype, loc),
+          arange(0, whole, length, DType::i64, loc).reshape(along, loc), loc);
+  Tensor best_run = reduce(op, name, values, Axes(axis), true, DType::i64, compute_dtype, loc);
+  Tensor picked = where(eq(arange(0, runs, 1, DType::i64, loc).reshape(along, loc), best_run, loc),
+                        positions, 0, loc);
+  Tensor position = sum(picked, axis, true, loc);
+  if (whole < extent) {
+    Tensor best = reduce(value_op, name, values, Axes(axis), true, dtype, compute_dtype, loc);
+    Tensor rest = x.slice(axis, whole, extent, 1, loc);
+    Tensor rest_best = reduce(value_op, name, rest, Axes(axis), true, dtype, compute_dtype, loc);
+    Tensor rest_position =
+        add(reduce(op, name, rest, Axes(axis), true, DType::i64, compute_dtype, loc), whole, loc);
+    Tensor better = is_max ? gt(rest_best, best, loc) : lt(rest_best, best, loc);
+    if (is_floating(dtype)) {
+      better = logical_and(logical_not(isnan(best, loc), loc),
+                           logical_or(isnan(rest_best, loc), better, loc), loc);
+    }
+    position = where(better, rest_position, position, loc);
+  }
+  return position;
+}
+
 Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, bool keepdim,
               DType dtype, DType compute_dtype, std::source_location loc) {
   api::sync_if_trace_full();
@@ -219,6 +285,18 @@ Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, b
     if (reduced.shape.numel() < kFewResults && reduced.extent % kTwoStageChunk == 0 &&
         folds_trailing_axes(in->shape, reduced.mask)) {
       return reduce_rows_in_chunks(op, name, x, reduced, dtype, compute_dtype, loc);
+    }
+  }
+  const int folded_axes = std::popcount(reduced.mask);
+  if ((op == Op::ArgMax || op == Op::ArgMin) && reduced.extent > 0 &&
+      (folded_axes == 1 || folded_axes == in->shape.rank())) {
+    // One axis, or all of them as one flat axis (positions are then flat indices).
+    const bool flat = folded_axes == in->shape.rank();
+    const Tensor along = flat ? x.reshape({-1}, loc) : x;
+    const int axis = flat ? 0 : std::countr_zero(reduced.mask);
+    if (const std::int64_t length = arg_run_length(along.shape(), axis); length > 0) {
+      return arg_in_runs(op, name, along, axis, length, compute_dtype, loc)
+          .reshape(reduced.shape, loc);
     }
   }
   const std::int64_t results = reduced.shape.numel();

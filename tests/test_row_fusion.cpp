@@ -198,6 +198,28 @@ TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {
   }
 }
 
+// A row region reading another's reduction per row restarts the partition to have it written;
+// the regions built after the restart must not read their loads per row. The reduction over a
+// sliced, reshaped view below once read one element per row of 16384.
+TEST_F(RowFusion, LoadsBuiltAfterARestartWalkEveryElement) {
+  Tensor x = computed({3, 1000003});
+  Tensor out;
+  {
+    Tensor values = lazy::max(x.slice(1, 0, 999424, 1).reshape({3, 61, 16384}), 2);
+    Tensor best = lazy::max(values, 1, true);
+    Tensor rest_best = lazy::max(x.slice(1, 999424, 1000003, 1), 1, true);
+    out = lazy::logical_and(lazy::logical_not(lazy::isnan(best)), rest_best > best);
+  }
+  Partition p = partition_pending();
+  ASSERT_FALSE(p.regions.empty());
+  for (const auto& region : p.regions) {
+    for (const auto& term : region.terms) {
+      if (term.kind != lazy::fuse::Term::Kind::load || term.layout.shape.rank() != 3) continue;
+      EXPECT_EQ(term.layout.strides[2], 1) << p.describe(Trace::current().pending());
+    }
+  }
+}
+
 TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   using lazy::codegen::choose_row_launch;
   EXPECT_EQ(choose_row_launch(8, 4, 1, false).row_threads, 2);  // 32 floats: 2 threads

@@ -209,10 +209,17 @@ std::int64_t column_chunks(const ReducedShape& reduced, std::int64_t rows) {
   return std::max<std::int64_t>(chunks, 1);
 }
 
+// A split arg-reduction over an outer axis reads its input twice (the column kernel folds the
+// runs' max and argmax in two kernels), which pays only where one stage starves the GPU. On H100,
+// argmax over axis 0 of [65536, 256] f32: 0.077 ms split against 0.15; [16384, 4096]: 0.20
+// against 0.13.
+constexpr std::int64_t kArgColumnSplitMaxResults = 1024;
+
 // Elements each run of a split arg-reduction over one axis folds, or 0 where it is not split:
-// where a sum would split (few results of a long fold), so does argmax. A fold over the last axis
-// runs over chunks of 16384, as rows of a row kernel; one with kept axes after it over as many
-// runs as column_chunks gives.
+// where a sum would split (few results of a long fold), so does argmax, but over an outer axis
+// only up to kArgColumnSplitMaxResults. A fold over the last axis runs over chunks of 16384, as
+// rows of a row kernel (one kernel folds each run's max and argmax); one with kept axes after it
+// over as many runs as column_chunks gives.
 std::int64_t arg_run_length(const Shape& shape, int axis) {
   const std::int64_t extent = shape[axis];
   if (extent == 0) return 0;
@@ -220,7 +227,7 @@ std::int64_t arg_run_length(const Shape& shape, int axis) {
   if (axis == shape.rank() - 1) {
     return extent >= kTwoStageMinElements && results < kFewResults ? kTwoStageChunk : 0;
   }
-  if (results >= kColumnSplitResults || extent < kColumnSplitMinExtent ||
+  if (results > kArgColumnSplitMaxResults || extent < kColumnSplitMinExtent ||
       results * extent < kColumnSplitMinElements) {
     return 0;
   }

@@ -360,6 +360,7 @@ class Partitioner {
     for (std::size_t r = 0; r < result_.regions.size(); ++r) {
       current_ = std::int32_t(r);
       memo_.clear();
+      per_row_ = false;  // a build that failed part-way may have left it set
       Region& region = result_.regions[r];
       if (region.row) {
         if (!build_row_terms(region)) return false;

@@ -159,20 +159,21 @@ class RowKernelEmitter {
     return words * launch_.items;
   }
 
+  // Bytes of the narrowest element the row loads or stores (0 for none).
+  int narrowest_itemsize() const {
+    int narrowest = 0;
+    auto take = [&](int size) { narrowest = narrowest == 0 ? size : std::min(narrowest, size); };
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (element_load(t)) take(itemsize(term_dtype(region_.terms[t])));
+    for (std::size_t r = 0; r < region_.roots.size(); ++r)
+      if (!region_.roots[r].per_row) take(itemsize(output_dtype(r)));
+    return narrowest;
+  }
+
   // 16 bytes of the narrowest element access per thread step, halved until every contiguous
   // access and the stores stay aligned and rows hold whole groups.
   int choose_vector_width() const {
-    int narrowest = 0;
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (!element_load(t)) continue;
-      const int size = itemsize(term_dtype(region_.terms[t]));
-      narrowest = narrowest == 0 ? size : std::min(narrowest, size);
-    }
-    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      if (region_.roots[r].per_row) continue;
-      const int size = itemsize(output_dtype(r));
-      narrowest = narrowest == 0 ? size : std::min(narrowest, size);
-    }
+    const int narrowest = narrowest_itemsize();
     if (narrowest == 0) return 1;
     int width = 16 / narrowest;
     auto aligned = [&](int w) {
@@ -187,7 +188,11 @@ class RowKernelEmitter {
     return width;
   }
 
+  // Costly math per element bounds a row kernel only over elements of 2 bytes or fewer: on H100,
+  // softmax bf16 [8192, 8192] is bounded by its exp, softmax f32 by memory (2959 GB/s with two
+  // groups per thread against 2949 with four).
   bool math_heavy() const {
+    if (narrowest_itemsize() > 2) return false;
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
       if (level_[t] == Level::element && costly(t)) return true;
     return false;

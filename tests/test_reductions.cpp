@@ -626,6 +626,19 @@ TEST_P(LongAxis, ArgmaxAndArgminMatchLoops) {
 
 INSTANTIATE_TEST_SUITE_P(AllDTypes, LongAxis, ValuesIn(kAllDTypes), dtype_test_name);
 
+// Runs add an axis, so a rank-8 input (the most a shape holds) folds its one axis in one stage.
+TEST(ArgReductionRank, EightAxesFoldALongAxisToo) {
+  const std::vector<double> row =
+      random_inputs(Inputs::signed_values, lazy::f32, 70000, seed_of_current_test());
+  const Tensor x = tensor_of(row, {1, 1, 1, 1, 1, 1, 1, 70000}, lazy::f32);
+  expect_exact(lazy::argmax(x, -1), {argmax_of(row)});
+  expect_exact(lazy::argmin(x, -1, true), {argmin_of(row)});
+  const std::vector<double> column =
+      random_inputs(Inputs::signed_values, lazy::f32, 700000, seed_of_current_test() + 1);
+  const Tensor y = tensor_of(column, {700000, 1, 1, 1, 1, 1, 1, 1}, lazy::f32);
+  expect_exact(lazy::argmax(y, 0), {argmax_of(column)});
+}
+
 // =============================================================================================
 // Integer results are exact.
 

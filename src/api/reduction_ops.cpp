@@ -113,7 +113,8 @@ bool folds_trailing_axes(const Shape& shape, std::uint64_t mask) {
   return true;
 }
 
-// Few long rows (softmax over [64, 2^20], say): each row folds in chunks first, then the chunks.
+// Few long rows (a sum over the last axis of [64, 2^20], say): each row folds in chunks first, then
+// the chunks.
 Tensor reduce_rows_in_chunks(Op op, std::string_view name, const Tensor& x,
                              const ReducedShape& reduced, DType dtype, DType compute_dtype,
                              std::source_location loc) {
@@ -295,8 +296,9 @@ Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, b
     }
   }
   const int folded_axes = std::popcount(reduced.mask);
+  // (Runs add an axis: one axis of a rank-kMaxRank input is folded in one stage.)
   if ((op == Op::ArgMax || op == Op::ArgMin) && reduced.extent > 0 &&
-      (folded_axes == 1 || folded_axes == in->shape.rank())) {
+      (folded_axes == in->shape.rank() || (folded_axes == 1 && in->shape.rank() < kMaxRank))) {
     // One axis, or all of them as one flat axis (positions are then flat indices).
     const bool flat = folded_axes == in->shape.rank();
     const Tensor along = flat ? x.reshape({-1}, loc) : x;

@@ -20,11 +20,11 @@ namespace {
 using fuse::Term;
 
 constexpr std::int64_t kMaxGridBlocks = 2147483647;
-// Registers a thread may give to row-invariant loads held across rows (a norm's weight and bias)
-// beside the row's own: the compiler keeps them converted to f32 across the row loop, and past
-// this budget the occupancy lost costs more than the early load gains. On H100, layer_norm
-// [16384, 4096] f32 (24 words) held them: 0.8% faster; bf16 (40 words) 4% slower, so it loads
-// them with each row instead.
+// Registers a thread may hold in all (the row's loads and values, and the row-invariant loads,
+// a norm's weight and bias) for row-invariant loads to be held across rows: the compiler keeps
+// them converted to f32 across the row loop, and past this budget the occupancy lost costs more
+// than the early load gains. On H100, layer_norm [16384, 4096] f32 (24 words with the row's x)
+// held them: 0.8% faster; bf16 (40 words) 4% slower, so it loads them with each row instead.
 constexpr int kMaxBlockHeldWords = 32;
 constexpr int kNamedOpsInKernelName = 8;
 
@@ -133,10 +133,9 @@ class RowKernelEmitter {
     return element_load(t) && access_[t].extent_stride == 1;
   }
   // Loads that several phases read are held in registers with the row: memory is read once.
-  // A load one phase reads (a norm's weight) is read where it is used.
   // Loads that every row reads alike (a norm's weight) are held too: read before the reductions,
   // their latency hides behind the row's. Measured on H100: layer_norm f32 0.8% faster, add +
-  // rms_norm 0.3%.
+  // rms_norm 0.3%. Other loads are read where they are used.
   bool held_load(std::size_t t) const {
     return element_load(t) && launch_.items > 0 && !block_held_load(t) &&
            (phases_using_[t] > 1 || row_invariant_load(t));
@@ -148,7 +147,8 @@ class RowKernelEmitter {
   bool block_held_load(std::size_t t) const {
     return invariants_held_for_block_ && row_invariant_load(t);
   }
-  // Registers a thread holds with row-invariant loads kept across rows, at 4 bytes an element.
+  // Registers a thread holds when row-invariant loads are kept across rows, those at 4 bytes an
+  // element at least.
   int block_held_words() const {
     int words = held_words_per_group();
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
@@ -159,14 +159,19 @@ class RowKernelEmitter {
     return words * launch_.items;
   }
 
-  // Bytes of the narrowest element the row loads or stores (0 for none).
-  int narrowest_itemsize() const {
+  // Bytes of the narrowest element the row loads or stores, of any dtype or only floating ones
+  // (0 for none).
+  int narrowest_itemsize(bool floating_only = false) const {
     int narrowest = 0;
-    auto take = [&](int size) { narrowest = narrowest == 0 ? size : std::min(narrowest, size); };
+    auto take = [&](DType dtype) {
+      if (floating_only && !is_floating(dtype)) return;
+      const int size = itemsize(dtype);
+      narrowest = narrowest == 0 ? size : std::min(narrowest, size);
+    };
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
-      if (element_load(t)) take(itemsize(term_dtype(region_.terms[t])));
+      if (element_load(t)) take(term_dtype(region_.terms[t]));
     for (std::size_t r = 0; r < region_.roots.size(); ++r)
-      if (!region_.roots[r].per_row) take(itemsize(output_dtype(r)));
+      if (!region_.roots[r].per_row) take(output_dtype(r));
     return narrowest;
   }
 
@@ -188,11 +193,11 @@ class RowKernelEmitter {
     return width;
   }
 
-  // Costly math per element bounds a row kernel only over elements of 2 bytes or fewer: on H100,
-  // softmax bf16 [8192, 8192] is bounded by its exp, softmax f32 by memory (2959 GB/s with two
-  // groups per thread against 2949 with four).
+  // Costly math per element bounds a row kernel only over floating elements of 2 bytes or fewer
+  // (a bool mask beside f32 data does not count): on H100, softmax bf16 [8192, 8192] is bounded by
+  // its exp, softmax f32 by memory (2959 GB/s with two groups per thread against 2949 with four).
   bool math_heavy() const {
-    if (narrowest_itemsize() > 2) return false;
+    if (narrowest_itemsize(true) > 2) return false;
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
       if (level_[t] == Level::element && costly(t)) return true;
     return false;

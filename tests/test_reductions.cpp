@@ -1009,6 +1009,23 @@ TEST_P(SizeZeroAxis, AnyIsFalseAndAllIsTrue) {
 
 INSTANTIATE_TEST_SUITE_P(AllDTypes, SizeZeroAxis, ValuesIn(kAllDTypes), dtype_test_name);
 
+// As PyTorch: the log of an empty sum is -inf, and softmax of nothing is nothing.
+TEST(Logsumexp, OverAnAxisOfSizeZeroIsMinusInfinity) {
+  const double inf = std::numeric_limits<double>::infinity();
+  expect_exact(lazy::logsumexp(lazy::zeros(Shape{2, 0}), 1), {-inf, -inf});
+  const Tensor kept = lazy::logsumexp(lazy::zeros(Shape{2, 0}, lazy::bf16), -1, true);
+  EXPECT_EQ(kept.shape(), (Shape{2, 1}));
+  EXPECT_EQ(kept.dtype(), lazy::bf16);
+  expect_exact(kept, {-inf, -inf});
+}
+
+TEST(Softmax, OverAnAxisOfSizeZeroIsEmpty) {
+  const Tensor y = lazy::softmax(lazy::zeros(Shape{3, 0}));
+  EXPECT_EQ(y.shape(), (Shape{3, 0}));
+  EXPECT_EQ(lazy::log_softmax(lazy::zeros(Shape{0, 4}), 0).shape(), (Shape{0, 4}));
+  EXPECT_THROW(lazy::softmax(lazy::zeros(Shape{3, 0}), 2), lazy::AxisError);
+}
+
 TEST(Mean, OverAnAxisOfSizeZeroIsNaN) {
   expect_exact(lazy::mean(lazy::zeros(Shape{2, 0}), 1), {kNaN, kNaN});
 }

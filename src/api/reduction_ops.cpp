@@ -2,6 +2,7 @@
 // norms).
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "api/composites.h"
 #include "api/recording.h"
@@ -461,6 +462,11 @@ Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdim,
 Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
   Tensor v = is_floating(api::node_of(x, "logsumexp", loc)->dtype) ? x : cast(x, DType::f32, loc);
   return api::in_compute_type(v, loc, [&](const Tensor& f) {
+    const ReducedShape reduced = reduced_shape(f.shape(), axes, keepdim, "logsumexp", loc);
+    // The log of an empty sum, as PyTorch (max has no element to shift by).
+    if (reduced.extent == 0) {
+      return full(reduced.shape, -std::numeric_limits<double>::infinity(), DType::f32, loc);
+    }
     // Over the last axis alone: the softmax family's fold, in chunks for long rows.
     const bool last_axis =
         axes.list().size() == 1 && f.rank() > 0 &&
@@ -473,13 +479,14 @@ Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_lo
       folded.total = sum(exp(sub(f, folded.shift, loc), loc), axes, true, loc);
     }
     Tensor result = add(log(folded.total, loc), folded.shift, loc);
-    if (keepdim) return result;
-    return result.reshape(reduced_shape(f.shape(), axes, false, "logsumexp", loc).shape, loc);
+    return keepdim ? result : result.reshape(reduced.shape, loc);
   });
 }
 
 Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
   api::require_floating(x, "softmax", loc);
+  // Nothing to normalize (and an axis of size 0 has no max to shift by).
+  if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "softmax", loc) >= 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     if (is_last_axis(v, axis, "softmax", loc)) {
       ExpSum folded = exp_sum_over_last_axis(v, false, loc);
@@ -492,6 +499,7 @@ Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
 
 Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
   api::require_floating(x, "log_softmax", loc);
+  if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "log_softmax", loc) >= 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     if (is_last_axis(v, axis, "log_softmax", loc)) {
       ExpSum folded = exp_sum_over_last_axis(v, false, loc);

@@ -347,26 +347,24 @@ std::int64_t folded_count(const Tensor& x, const Axes& axes) {
   return n;
 }
 
-bool is_last_axis(const Tensor& x, int axis, std::string_view name, std::source_location loc) {
-  return x.rank() > 0 && api::normalize_axis(axis, x.rank(), name, loc) == x.rank() - 1;
-}
-
-// The softmax family's fold over the last axis of v (kept as an axis of 1): the shift, which is
-// the row's max (or, with zero_infinite_shift, 0 where that max is infinite), and the sum of
-// exp(v - shift).
+// The softmax family's fold over `axes` of v (kept as axes of 1): the shift, which is the max
+// (or, with zero_infinite_shift, 0 where that max is infinite), and the sum of exp(v - shift).
 struct ExpSum {
   Tensor shift;
   Tensor total;
 };
 
-ExpSum exp_sum_over_last_axis(const Tensor& v, bool zero_infinite_shift, std::source_location loc) {
+ExpSum exp_sum(const Tensor& v, const Axes& axes, bool zero_infinite_shift, std::string_view name,
+               std::source_location loc) {
   auto shift_of = [&](const Tensor& largest) {
     return zero_infinite_shift ? where(isinf(largest, loc), 0.0, largest, loc) : largest;
   };
-  const std::int64_t extent = v.size(-1);
+  const bool last_axis = axes.list().size() == 1 && v.rank() > 0 &&
+                         api::normalize_axis(axes.list()[0], v.rank(), name, loc) == v.rank() - 1;
+  const std::int64_t extent = last_axis ? v.size(-1) : 0;
   if (extent < kTwoStageMinElements || extent % kTwoStageChunk != 0) {
-    Tensor shift = shift_of(max(v, -1, true, loc));
-    return {shift, sum(exp(sub(v, shift, loc), loc), -1, true, loc)};
+    Tensor shift = shift_of(max(v, axes, true, loc));
+    return {shift, sum(exp(sub(v, shift, loc), loc), axes, true, loc)};
   }
   // A row too long to hold on chip, folded in chunks with the online-softmax rescaling: one pass
   // over v gives each chunk's max m_c and s_c = sum(exp(x - m_c)); the row's sum is then
@@ -467,17 +465,8 @@ Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_lo
     if (reduced.extent == 0) {
       return full(reduced.shape, -std::numeric_limits<double>::infinity(), DType::f32, loc);
     }
-    // Over the last axis alone: the softmax family's fold, in chunks for long rows.
-    const bool last_axis =
-        axes.list().size() == 1 && f.rank() > 0 &&
-        api::normalize_axis(axes.list()[0], f.rank(), "logsumexp", loc) == f.rank() - 1;
-    ExpSum folded = last_axis ? exp_sum_over_last_axis(f, true, loc) : ExpSum{};
-    if (!last_axis) {
-      // Shift by the largest element; an infinite one (all -inf, or +inf) shifts by 0 instead.
-      Tensor largest = max(f, axes, true, loc);
-      folded.shift = where(isinf(largest, loc), 0.0, largest, loc);
-      folded.total = sum(exp(sub(f, folded.shift, loc), loc), axes, true, loc);
-    }
+    // Shift by the largest element; an infinite one (all -inf, or +inf) shifts by 0 instead.
+    ExpSum folded = exp_sum(f, axes, true, "logsumexp", loc);
     Tensor result = add(log(folded.total, loc), folded.shift, loc);
     return keepdim ? result : result.reshape(reduced.shape, loc);
   });
@@ -488,12 +477,8 @@ Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
   // Nothing to normalize (and an axis of size 0 has no max to shift by).
   if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "softmax", loc) >= 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    if (is_last_axis(v, axis, "softmax", loc)) {
-      ExpSum folded = exp_sum_over_last_axis(v, false, loc);
-      return div(exp(sub(v, folded.shift, loc), loc), folded.total, loc);
-    }
-    Tensor e = exp(sub(v, max(v, axis, true, loc), loc), loc);
-    return div(e, sum(e, axis, true, loc), loc);
+    ExpSum folded = exp_sum(v, axis, false, "softmax", loc);
+    return div(exp(sub(v, folded.shift, loc), loc), folded.total, loc);
   });
 }
 
@@ -501,12 +486,8 @@ Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
   api::require_floating(x, "log_softmax", loc);
   if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "log_softmax", loc) >= 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    if (is_last_axis(v, axis, "log_softmax", loc)) {
-      ExpSum folded = exp_sum_over_last_axis(v, false, loc);
-      return sub(sub(v, folded.shift, loc), log(folded.total, loc), loc);
-    }
-    Tensor shifted = sub(v, max(v, axis, true, loc), loc);
-    return sub(shifted, log(sum(exp(shifted, loc), axis, true, loc), loc), loc);
+    ExpSum folded = exp_sum(v, axis, false, "log_softmax", loc);
+    return sub(sub(v, folded.shift, loc), log(folded.total, loc), loc);
   });
 }
 

@@ -3,18 +3,17 @@
 #include <bit>
 #include <optional>
 
-#include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
 #include "codegen/text.h"
 
 #include "codegen/column_reduction.h"
 #include "codegen/iteration_space.h"
+#include "codegen/kernel_name.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/templates.h"
 #include "codegen/term_statements.h"
-#include "ir/hash.h"
 
 namespace lazy::codegen {
 
@@ -24,7 +23,6 @@ using fuse::Term;
 using ir::Op;
 
 // How many op names a kernel's name lists before it just counts the rest.
-constexpr int kNamedOpsInKernelName = 8;
 
 class KernelEmitter {
  public:
@@ -38,7 +36,7 @@ class KernelEmitter {
     declare_args();
     std::string body = fill_skeleton();
     GeneratedKernel kernel;
-    kernel.name = kernel_name(body);
+    kernel.name = name_of(body);
     kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
     kernel.args = std::move(args_);
     kernel.numel = region_.shape.numel();
@@ -461,23 +459,12 @@ class KernelEmitter {
     return header + body;
   }
 
-  std::string kernel_name(const std::string& body) const {
-    std::vector<std::string> ops;
-    int op_count = 0;
-    for (const Term& term : region_.terms) {
-      if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
-      if (++op_count <= kNamedOpsInKernelName)
-        ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
-    }
-    if (column_) ops.insert(ops.begin(), "column");
+  std::string name_of(const std::string& body) const {
+    std::vector<std::string> leading;
     if (region_.reduction)
-      ops.insert(ops.begin(), lower(ir::op_name(pending_[region_.reduction->node]->op)));
-    if (ops.empty()) ops.push_back("copy");
-    if (op_count > kNamedOpsInKernelName)
-      ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
-    ir::Hash128 hash = ir::hash_bytes(body.data(), body.size());
-    return cat("lz_", absl::StrJoin(ops, "_"), "_", dtype_name(output_dtype(0)), "_",
-               hash.to_hex().substr(0, 8));
+      leading.push_back(lower(ir::op_name(pending_[region_.reduction->node]->op)));
+    if (column_) leading.push_back("column");
+    return kernel_name("lz_", std::move(leading), region_, pending_, output_dtype(0), body);
   }
 
   const fuse::Region& region_;

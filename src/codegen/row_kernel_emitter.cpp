@@ -2,16 +2,15 @@
 
 #include <algorithm>
 
-#include <absl/strings/str_join.h>
 #include <absl/strings/str_replace.h>
 
+#include "codegen/kernel_name.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/row_launch.h"
 #include "codegen/templates.h"
 #include "codegen/term_statements.h"
 #include "codegen/text.h"
-#include "ir/hash.h"
 
 namespace lazy::codegen {
 
@@ -26,7 +25,6 @@ constexpr std::int64_t kMaxGridBlocks = 2147483647;
 // than the early load gains. On H100, layer_norm [16384, 4096] f32 (24 words with the row's x)
 // held them: 0.8% faster; bf16 (40 words) 4% slower, so it loads them with each row instead.
 constexpr int kMaxBlockHeldWords = 32;
-constexpr int kNamedOpsInKernelName = 8;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -63,7 +61,7 @@ class RowKernelEmitter {
     declare_args();
     std::string body = fill_skeleton();
     GeneratedKernel kernel;
-    kernel.name = kernel_name(body);
+    kernel.name = name_of(body);
     kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
     kernel.args = std::move(args_);
     kernel.numel = row_.rows * row_.extent;
@@ -586,21 +584,11 @@ class RowKernelEmitter {
                          {"$ROW_BODY", row_body()}});
   }
 
-  std::string kernel_name(const std::string& body) const {
-    std::vector<std::string> ops;
+  std::string name_of(const std::string& body) const {
+    std::vector<std::string> leading;
     for (std::uint32_t reduction : row_.reductions)
-      ops.push_back(lower(ir::op_name(pending_[reduction]->op)));
-    int op_count = 0;
-    for (const Term& term : region_.terms) {
-      if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) continue;
-      if (++op_count <= kNamedOpsInKernelName)
-        ops.push_back(lower(ir::op_name(pending_[term.source]->op)));
-    }
-    if (op_count > kNamedOpsInKernelName)
-      ops.push_back(cat("and", op_count - kNamedOpsInKernelName));
-    ir::Hash128 hash = ir::hash_bytes(body.data(), body.size());
-    return cat("lz_row_", absl::StrJoin(ops, "_"), "_", dtype_name(output_dtype(0)), "_",
-               hash.to_hex().substr(0, 8));
+      leading.push_back(lower(ir::op_name(pending_[reduction]->op)));
+    return kernel_name("lz_row_", std::move(leading), region_, pending_, output_dtype(0), body);
   }
 
   const fuse::Region& region_;

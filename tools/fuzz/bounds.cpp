@@ -1,0 +1,129 @@
+#include "tools/fuzz/bounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lazy::fuzz {
+
+double Bounds::magnitude() const {
+  return std::max(std::abs(lo), std::abs(hi));
+}
+
+int significand_bits(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return 24;
+    case DType::f16:
+      return 11;
+    case DType::bf16:
+      return 8;
+    case DType::i32:
+      return 31;
+    case DType::i64:
+      return 53;  // the reference evaluator holds integers exactly; reads go through double
+    case DType::bool_:
+      return 1;
+  }
+  return 0;
+}
+
+double largest(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return 3.4028234663852886e38;
+    case DType::f16:
+      return 65504.0;
+    case DType::bf16:
+      return 3.3895313892515355e38;
+    case DType::i32:
+      return 2147483647.0;
+    case DType::i64:
+      return 9007199254740992.0;
+    case DType::bool_:
+      return 1;
+  }
+  return 0;
+}
+
+int finest_quantum(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return 149;
+    case DType::f16:
+      return 24;
+    case DType::bf16:
+      return 133;
+    default:
+      return 0;
+  }
+}
+
+double ulp(DType dtype, double mag) {
+  if (!is_floating(dtype)) return 0;
+  double finest = std::ldexp(1.0, -finest_quantum(dtype));
+  if (mag <= 0 || !std::isfinite(mag)) return finest;
+  int exponent = std::ilogb(mag);
+  return std::max(finest, std::ldexp(1.0, exponent - (significand_bits(dtype) - 1)));
+}
+
+bool fits(DType dtype, double lo, double hi, int quantum) {
+  if (quantum == kNoQuantum) return false;
+  double mag = std::max(std::abs(lo), std::abs(hi));
+  if (!std::isfinite(mag) || mag > largest(dtype)) return false;
+  if (!is_floating(dtype)) return quantum <= 0;
+  if (mag == 0) return true;
+  if (quantum > finest_quantum(dtype)) return false;
+  return std::ldexp(mag, quantum) < std::ldexp(1.0, significand_bits(dtype));
+}
+
+Bounds exact_result(DType dtype, double lo, double hi, int quantum) {
+  Bounds b{std::min(lo, hi), std::max(lo, hi), 0, quantum, false, false};
+  if (dtype == DType::bool_) {
+    b.quantum = 0;
+    return b;
+  }
+  if (!fits(dtype, b.lo, b.hi, quantum)) {
+    // Not representable: the reference rounds at once, a fused kernel when it stores.
+    b.err = ulp(dtype, b.magnitude()) + ulp(DType::f32, b.magnitude());
+    b.quantum = kNoQuantum;
+  }
+  return b;
+}
+
+Bounds inexact_result(DType dtype, double lo, double hi, double inherited, double ulps) {
+  Bounds b{std::min(lo, hi), std::max(lo, hi), 0, kNoQuantum, false, false};
+  double mag = b.magnitude();
+  b.err = inherited + ulps * ulp(DType::f32, mag) + ulp(dtype, mag);
+  if (!is_floating(dtype)) b.err = inherited;
+  return b;
+}
+
+Bounds converted(const Bounds& b, DType from, DType to) {
+  if (from == to || b.unchecked) return b;
+  Bounds out = b;
+  if (to == DType::bool_) {
+    // Non-zero is true: decided exactly unless an inexact value may sit at zero.
+    bool ambiguous = b.err > 0 && b.lo - b.err <= 0 && b.hi + b.err >= 0;
+    bool may_be_zero = b.lo <= 0 && b.hi >= 0;
+    out = Bounds{may_be_zero ? 0.0 : 1.0, 1.0, 0, 0, false, ambiguous};
+    if (b.lo > 0 || b.hi < 0) out.lo = 1;
+    return out;
+  }
+  if (is_floating(from) && !is_floating(to)) {
+    // Truncation toward zero: exact for exact inputs; an inexact one may cross an integer.
+    out = Bounds{std::trunc(b.lo), std::trunc(b.hi), 0, 0, b.special, b.err > 0};
+    return out;
+  }
+  if (b.err == 0 && fits(to, b.lo, b.hi, b.quantum)) return out;
+  // An exact value rounds the same way everywhere; an inexact one stays as inexact.
+  if (b.err == 0) {
+    out.quantum = kNoQuantum;
+    out.err = 0;
+    return out;
+  }
+  out.err = b.err + ulp(to, b.magnitude());
+  out.quantum = kNoQuantum;
+  return out;
+}
+
+}  // namespace lazy::fuzz

@@ -1,0 +1,468 @@
+#include "tools/fuzz/builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "ir/type_promotion.h"
+#include "tools/fuzz/input_values.h"
+#include "tools/fuzz/value_rules.h"
+
+namespace lazy::fuzz {
+
+namespace {
+
+using Loc = std::source_location;
+using UnaryFn = Tensor (*)(const Tensor&, Loc);
+using BinaryFn = Tensor (*)(const lazy::Operand&, const lazy::Operand&, Loc);
+using ReduceFn = Tensor (*)(const Tensor&, const Axes&, bool, Loc);
+
+// Tensors past this many elements make the reference evaluator the bottleneck.
+constexpr std::int64_t kMaxElements = std::int64_t(1) << 22;
+// Values known to less than this (relative to their magnitude, or absolutely below 1) are too
+// noisy to compare usefully; the generator picks another op instead.
+constexpr double kMaxRelativeError = 0.02;
+
+template <class Fn>
+Fn find_fn(const std::vector<std::pair<std::string_view, Fn>>& table, std::string_view name) {
+  for (const auto& [n, fn] : table)
+    if (n == name) return fn;
+  throw std::logic_error("lazyfuse-fuzz: unknown op " + std::string(name));
+}
+
+UnaryFn unary_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, UnaryFn>> table = {
+      {"neg", lazy::neg},
+      {"abs", lazy::abs},
+      {"sign", lazy::sign},
+      {"square", lazy::square},
+      {"relu", lazy::relu},
+      {"floor", lazy::floor},
+      {"ceil", lazy::ceil},
+      {"round", lazy::round},
+      {"exp", lazy::exp},
+      {"exp2", lazy::exp2},
+      {"log", lazy::log},
+      {"log2", lazy::log2},
+      {"log1p", lazy::log1p},
+      {"expm1", lazy::expm1},
+      {"sqrt", lazy::sqrt},
+      {"rsqrt", lazy::rsqrt},
+      {"sin", lazy::sin},
+      {"cos", lazy::cos},
+      {"tanh", lazy::tanh},
+      {"erf", lazy::erf},
+      {"sigmoid", lazy::sigmoid},
+      {"reciprocal", lazy::reciprocal},
+      {"gelu", lazy::gelu},
+      {"gelu_tanh", lazy::gelu_tanh},
+      {"silu", lazy::silu},
+      {"softplus", lazy::softplus},
+      {"logical_not", lazy::logical_not},
+      {"isnan", lazy::isnan},
+      {"isinf", lazy::isinf},
+  };
+  return find_fn(table, name);
+}
+
+BinaryFn binary_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, BinaryFn>> table = {
+      {"add", lazy::add},
+      {"sub", lazy::sub},
+      {"mul", lazy::mul},
+      {"div", lazy::div},
+      {"pow", lazy::pow},
+      {"maximum", lazy::maximum},
+      {"minimum", lazy::minimum},
+      {"eq", lazy::eq},
+      {"ne", lazy::ne},
+      {"lt", lazy::lt},
+      {"le", lazy::le},
+      {"gt", lazy::gt},
+      {"ge", lazy::ge},
+      {"logical_and", lazy::logical_and},
+      {"logical_or", lazy::logical_or},
+  };
+  return find_fn(table, name);
+}
+
+ReduceFn reduce_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, ReduceFn>> table = {
+      {"sum", lazy::sum}, {"mean", lazy::mean},           {"prod", lazy::prod}, {"max", lazy::max},
+      {"min", lazy::min}, {"logsumexp", lazy::logsumexp}, {"any", lazy::any},   {"all", lazy::all},
+  };
+  return find_fn(table, name);
+}
+
+Scalar scalar_of(const Arg& arg) {
+  switch (arg.kind) {
+    case Scalar::Kind::boolean:
+      return Scalar(arg.number != 0);
+    case Scalar::Kind::integer:
+      return Scalar(std::int64_t(arg.number));
+    case Scalar::Kind::floating:
+      return Scalar(arg.number);
+  }
+  return Scalar(arg.number);
+}
+
+ir::PromotionOperand promotion_of(const Arg& arg, const std::vector<Tensor>& tensors) {
+  if (!arg.is_tensor()) return ir::promotion_operand_of_scalar(scalar_of(arg));
+  const Tensor& t = tensors[arg.step];
+  return {t.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
+                        : ir::PromotionOperand::Tier::dimensioned,
+          t.dtype()};
+}
+
+// Axes of `rank` a reduction folds: all of them when none are named.
+std::vector<int> folded_axes(const std::vector<int>& axes, int rank) {
+  std::vector<int> out;
+  if (axes.empty()) {
+    for (int a = 0; a < rank; ++a) out.push_back(a);
+    return out;
+  }
+  for (int a : axes) out.push_back(a < 0 ? a + rank : a);
+  return out;
+}
+
+std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
+                               bool keepdim) {
+  std::vector<Dim> out;
+  for (int a = 0; a < int(in.size()); ++a) {
+    bool f = std::find(folded.begin(), folded.end(), a) != folded.end();
+    if (!f)
+      out.push_back(in[a]);
+    else if (keepdim)
+      out.push_back(Dim{});
+  }
+  return out;
+}
+
+std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
+  std::int64_t n = 1;
+  for (int a : folded) n *= shape[a];
+  return n;
+}
+
+bool is_one(const Dim& d) {
+  return d.sizes.empty() && d.literal == 1;
+}
+
+Bounds data_bounds(const Step& s) {
+  if (s.dtype == DType::bool_) return Bounds{0, 1, 0, 0};
+  if (!is_floating(s.dtype)) return Bounds{s.data.lo, s.data.hi, 0, 0};
+  Bounds b{s.data.lo, s.data.hi, 0, s.data.quantum >= 0 ? s.data.quantum : kNoQuantum};
+  if (!fits(s.dtype, b.lo, b.hi, b.quantum)) b.quantum = kNoQuantum;  // rounded once, the same
+  b.special = s.data.special > 0;
+  return b;
+}
+
+}  // namespace
+
+bool broadcast_dims(const std::vector<Dim>& a, const std::vector<Dim>& b, std::vector<Dim>& out) {
+  std::size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, Dim{});
+  for (std::size_t i = 0; i < rank; ++i) {
+    const Dim* da = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
+    const Dim* db = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
+    if (da == nullptr || is_one(*da))
+      out[i] = db ? *db : Dim{};
+    else if (db == nullptr || is_one(*db) || *da == *db)
+      out[i] = *da;
+    else
+      return false;
+  }
+  return true;
+}
+
+void Builder::apply(int i) {
+  const Step& step = program_.steps[i];
+  Tensor out;
+  Bounds bounds;
+  std::vector<Dim> shape;
+  record(step, out, bounds, shape);
+  if (concrete_shape(program_, shape) != out.shape())
+    throw std::logic_error("lazyfuse-fuzz: symbolic shape " +
+                           concrete_shape(program_, shape).to_string() +
+                           " differs from the recorded " + out.shape().to_string());
+  if (out.numel() > kMaxElements) throw StepRejected("too many elements");
+  if (!bounds.unchecked && is_floating(out.dtype()) &&
+      bounds.err > kMaxRelativeError * std::max(bounds.magnitude(), 1.0))
+    throw StepRejected("values too inexact to compare");
+  tensors_.push_back(std::move(out));
+  bounds_.push_back(bounds);
+  shapes_.push_back(std::move(shape));
+}
+
+void Builder::apply_all() {
+  for (int i = size(); i < int(program_.steps.size()); ++i) apply(i);
+}
+
+void Builder::release_intermediates() {
+  for (int i = 0; i < size(); ++i)
+    if (!program_.steps[i].held) tensors_[i] = Tensor();
+}
+
+void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& shape) {
+  const Loc loc = Loc::current();
+  auto arg_tensor = [&](int k) -> const Tensor& { return tensors_[s.args[k].step]; };
+  auto operand = [&](int k, DType compute) -> Operand {
+    const Arg& a = s.args[k];
+    if (a.is_tensor()) return Operand{bounds_[a.step], tensors_[a.step].dtype()};
+    return Operand{number_bounds(a.number, compute), compute};
+  };
+  auto api_operand = [&](int k) -> lazy::Operand {
+    const Arg& a = s.args[k];
+    if (a.is_tensor()) return lazy::Operand(tensors_[a.step], loc);
+    return lazy::Operand(scalar_of(a), loc);
+  };
+  auto pointwise_shape = [&] {
+    std::vector<Dim> result;
+    for (const Arg& a : s.args) {
+      if (!a.is_tensor()) continue;
+      std::vector<Dim> next;
+      if (!broadcast_dims(result, shapes_[a.step], next))
+        throw StepRejected("shapes do not broadcast symbolically");
+      result = next;
+    }
+    return result;
+  };
+  switch (s.op) {
+    case Op::data: {
+      Shape sh = concrete_shape(program_, s.shape);
+      std::int64_t n = sh.numel();
+      if (n > kMaxElements) throw StepRejected("too many elements");
+      if (is_floating(s.dtype)) {
+        out = from_data(
+            fz_floats(s.data.key, n, s.data.lo, s.data.hi, s.data.quantum, s.data.special), sh,
+            s.dtype, loc);
+      } else if (s.dtype == DType::bool_) {
+        out = from_data(fz_bools(s.data.key, n, s.data.bool_percent), sh, s.dtype, loc);
+      } else {
+        out = from_data(fz_ints(s.data.key, n, std::int64_t(s.data.lo), std::int64_t(s.data.hi)),
+                        sh, s.dtype, loc);
+      }
+      b = data_bounds(s);
+      shape = s.shape;
+      return;
+    }
+    case Op::full: {
+      Shape sh = concrete_shape(program_, s.shape);
+      if (s.name == "zeros")
+        out = zeros(sh, s.dtype, loc);
+      else if (s.name == "ones")
+        out = ones(sh, s.dtype, loc);
+      else
+        out = full(sh, scalar_of(s.args[0]), s.dtype, loc);
+      double v = s.name == "zeros" ? 0 : s.name == "ones" ? 1 : s.args[0].number;
+      if (s.dtype == DType::bool_)
+        v = v != 0;
+      else if (!is_floating(s.dtype))
+        v = std::trunc(v);
+      b = cast_rule(Operand{number_bounds(v, DType::f32), DType::f32}, s.dtype);
+      if (!is_floating(s.dtype)) b = Bounds{v, v, 0, 0};
+      shape = s.shape;
+      return;
+    }
+    case Op::arange: {
+      std::int64_t n = dim_value(program_, s.shape[0]);
+      out = arange(Scalar(s.start), Scalar(s.start + s.step * n), Scalar(s.step), s.dtype, loc);
+      double last = double(s.start + s.step * std::max<std::int64_t>(n - 1, 0));
+      b = cast_rule(
+          Operand{Bounds{std::min<double>(s.start, last), std::max<double>(s.start, last), 0, 0},
+                  DType::i64},
+          s.dtype);
+      shape = s.shape;
+      return;
+    }
+    case Op::rand:
+    case Op::randn: {
+      Shape sh = concrete_shape(program_, s.shape);
+      if (s.op == Op::rand) {
+        out = rand(sh, s.data.key, s.dtype, loc);
+        b = Bounds{0, 1, 0, significand_bits(s.dtype)};
+      } else {
+        out = randn(sh, s.data.key, s.dtype, loc);
+        // Box-Muller in the host's libm and the GPU's: a few ulp apart.
+        b = inexact_result(s.dtype, -7, 7, 0, 8);
+      }
+      shape = s.shape;
+      return;
+    }
+    case Op::unary: {
+      out = unary_fn(s.name)(arg_tensor(0), loc);
+      b = unary_rule(s.name, operand(0, arg_tensor(0).dtype()), out.dtype());
+      shape = shapes_[s.args[0].step];
+      return;
+    }
+    case Op::binary: {
+      out = binary_fn(s.name)(api_operand(0), api_operand(1), loc);
+      ir::PromotionOperand ops[2] = {promotion_of(s.args[0], tensors_),
+                                     promotion_of(s.args[1], tensors_)};
+      DType compute = ir::result_type(ops);
+      if (s.name == "div" && !is_floating(compute)) compute = DType::f32;
+      if (s.name == "logical_and" || s.name == "logical_or") compute = DType::bool_;
+      b = binary_rule(s.name, operand(0, compute), operand(1, compute), compute, out.dtype());
+      shape = pointwise_shape();
+      return;
+    }
+    case Op::where: {
+      out = where(arg_tensor(0), api_operand(1), api_operand(2), loc);
+      b = select_rule(bounds_[s.args[0].step], operand(1, out.dtype()), operand(2, out.dtype()),
+                      out.dtype());
+      shape = pointwise_shape();
+      return;
+    }
+    case Op::clamp: {
+      out = clamp(arg_tensor(0), api_operand(1), api_operand(2), loc);
+      DType d = out.dtype();
+      Bounds low = binary_rule("maximum", operand(0, d), operand(1, d), d, d);
+      b = binary_rule("minimum", Operand{low, d}, operand(2, d), d, d);
+      shape = pointwise_shape();
+      return;
+    }
+    case Op::cast: {
+      out = s.name == "to" ? arg_tensor(0).to(s.dtype, loc) : cast(arg_tensor(0), s.dtype, loc);
+      b = cast_rule(operand(0, arg_tensor(0).dtype()), s.dtype);
+      shape = shapes_[s.args[0].step];
+      return;
+    }
+    default:
+      break;
+  }
+  const Tensor& x = arg_tensor(0);
+  const std::vector<Dim>& in_shape = shapes_[s.args[0].step];
+  b = bounds_[s.args[0].step];
+  switch (s.op) {
+    case Op::reshape:
+      if (s.name == "flatten") {
+        out = x.flatten(s.axes[0], s.axes[1], loc);
+        int r = int(in_shape.size());
+        int start = r == 0 ? 0 : (s.axes[0] + r) % r, end = r == 0 ? 0 : (s.axes[1] + r) % r;
+        shape.assign(in_shape.begin(), in_shape.begin() + start);
+        Dim merged;
+        for (int a = start; a <= end && a < r; ++a) {
+          merged.literal *= in_shape[a].literal;
+          merged.sizes.insert(merged.sizes.end(), in_shape[a].sizes.begin(),
+                              in_shape[a].sizes.end());
+        }
+        std::sort(merged.sizes.begin(), merged.sizes.end());
+        shape.push_back(merged);
+        if (r > 0) shape.insert(shape.end(), in_shape.begin() + end + 1, in_shape.end());
+      } else {
+        Shape target = concrete_shape(program_, s.shape);
+        if (s.name == "reshape_infer") target[s.axis] = -1;
+        out = x.reshape(target, loc);
+        shape = s.shape;
+      }
+      return;
+    case Op::permute:
+      if (s.name == "transpose") {
+        out = x.transpose(s.axes[0], s.axes[1], loc);
+        shape = in_shape;
+        int r = int(in_shape.size());
+        std::swap(shape[(s.axes[0] + r) % r], shape[(s.axes[1] + r) % r]);
+      } else {
+        out = x.permute(std::span<const int>(s.axes), loc);
+        for (int a : s.axes) shape.push_back(in_shape[(a + in_shape.size()) % in_shape.size()]);
+      }
+      return;
+    case Op::expand:
+      out = s.name == "broadcast_to" ? x.broadcast_to(concrete_shape(program_, s.shape), loc)
+                                     : x.expand(concrete_shape(program_, s.shape), loc);
+      shape = s.shape;
+      return;
+    case Op::slice: {
+      std::optional<std::int64_t> start, stop;
+      if (s.has_start) start = s.start;
+      if (s.has_stop) stop = s.stop;
+      out = x.slice(s.axis, start, stop, s.step, loc);
+      int axis = s.axis < 0 ? s.axis + x.rank() : s.axis;
+      program_.sizes[s.derived_size].value = out.shape()[axis];
+      shape = in_shape;
+      shape[axis] = Dim{{s.derived_size}, 1};
+      return;
+    }
+    case Op::squeeze:
+      if (s.name == "squeeze_all") {
+        out = x.squeeze(loc);
+        for (const Dim& d : in_shape)
+          if (dim_value(program_, d) != 1) shape.push_back(d);
+      } else {
+        out = x.squeeze(s.axis, loc);
+        shape = in_shape;
+        shape.erase(shape.begin() + (s.axis < 0 ? s.axis + x.rank() : s.axis));
+      }
+      return;
+    case Op::unsqueeze: {
+      out = x.unsqueeze(s.axis, loc);
+      shape = in_shape;
+      int axis = s.axis < 0 ? s.axis + x.rank() + 1 : s.axis;
+      shape.insert(shape.begin() + axis, Dim{});
+      return;
+    }
+    case Op::contiguous:
+      out = x.contiguous(loc);
+      shape = in_shape;
+      return;
+    default:
+      break;
+  }
+  const Operand xin{bounds_[s.args[0].step], x.dtype()};
+  std::vector<int> folded = folded_axes(s.axes, x.rank());
+  switch (s.op) {
+    case Op::reduce:
+      out = reduce_fn(s.name)(x, Axes(std::span<const int>(s.axes)), s.keepdim, loc);
+      b = reduce_rule(s.name, xin, out.dtype(), folded_count(x.shape(), folded));
+      shape = reduced_shape(in_shape, folded, s.keepdim);
+      return;
+    case Op::arg_reduce: {
+      std::optional<int> axis;
+      if (!s.no_axis) axis = s.axis;
+      out = s.name == "argmax" ? argmax(x, axis, s.keepdim, loc) : argmin(x, axis, s.keepdim, loc);
+      std::vector<int> over =
+          s.no_axis ? folded_axes({}, x.rank()) : folded_axes({s.axis}, x.rank());
+      b = arg_reduce_rule(xin, folded_count(x.shape(), over));
+      shape = reduced_shape(in_shape, over, s.keepdim);
+      return;
+    }
+    case Op::var:
+    case Op::std_dev:
+      out = s.op == Op::var
+                ? var(x, Axes(std::span<const int>(s.axes)), s.correction, s.keepdim, loc)
+                : lazy::std(x, Axes(std::span<const int>(s.axes)), s.correction, s.keepdim, loc);
+      b = variance_rule(xin, out.dtype(), folded_count(x.shape(), folded), s.correction,
+                        s.op == Op::std_dev);
+      shape = reduced_shape(in_shape, folded, s.keepdim);
+      return;
+    case Op::softmax:
+    case Op::log_softmax: {
+      out = s.op == Op::softmax ? softmax(x, s.axis, loc) : log_softmax(x, s.axis, loc);
+      int axis = s.axis < 0 ? s.axis + x.rank() : s.axis;
+      b = softmax_rule(xin, out.dtype(), x.rank() == 0 ? 1 : x.shape()[axis],
+                       s.op == Op::log_softmax);
+      shape = in_shape;
+      return;
+    }
+    case Op::layer_norm:
+    case Op::rms_norm: {
+      const Tensor& w = arg_tensor(1);
+      Operand win{bounds_[s.args[1].step], w.dtype()};
+      std::int64_t n = x.rank() == 0 ? 1 : x.shape()[x.rank() - 1];
+      if (s.op == Op::layer_norm) {
+        out = layer_norm(x, w, arg_tensor(2), s.eps, loc);
+        Operand bin{bounds_[s.args[2].step], arg_tensor(2).dtype()};
+        b = norm_rule(xin, win, &bin, out.dtype(), n, s.eps);
+      } else {
+        out = rms_norm(x, w, s.eps, loc);
+        b = norm_rule(xin, win, nullptr, out.dtype(), n, s.eps);
+      }
+      shape = in_shape;
+      return;
+    }
+    default:
+      throw std::logic_error("lazyfuse-fuzz: unhandled step kind");
+  }
+}
+
+}  // namespace lazy::fuzz

@@ -1,0 +1,565 @@
+#include "tools/fuzz/generator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tools/fuzz/builder.h"
+
+namespace lazy::fuzz {
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a ^ (b * 0x9e3779b97f4a7c15ull);
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() { return state_ = mix(state_, 1); }
+  // Uniform in [0, n).
+  std::int64_t below(std::int64_t n) {
+    return n <= 0 ? 0 : std::int64_t(next() % std::uint64_t(n));
+  }
+  std::int64_t between(std::int64_t lo, std::int64_t hi) { return lo + below(hi - lo + 1); }
+  bool chance(int percent) { return below(100) < percent; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[std::size_t(below(std::int64_t(v.size())))];
+  }
+  // An index drawn with the given weights.
+  int weighted(std::initializer_list<int> weights) {
+    int total = std::accumulate(weights.begin(), weights.end(), 0);
+    int r = int(below(total));
+    int i = 0;
+    for (int w : weights) {
+      if (r < w) return i;
+      r -= w, ++i;
+    }
+    return i - 1;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Sizes that reach the kernels' edge cases: empty, one, odd, around vector widths, warps and
+// blocks, the 16384-element chunks of long reductions, 2^16-element softmax rows.
+const std::vector<std::int64_t> kEdgeSizes = {
+    0,  1,   2,   3,   4,   5,   7,   8,    15,   16,   17,   31,   32,   33,    63,    64,
+    65, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2049, 4099, 16385, 65536, 70001};
+
+class Generator {
+ public:
+  Generator(std::uint64_t seed, std::int64_t index, const GenerateOptions& options)
+      : random_(mix(seed, std::uint64_t(index) + 1)), options_(options), builder_(program_) {
+    program_.seed = seed;
+    program_.index = index;
+  }
+
+  Program run() {
+    int target = int(random_.between(2, options_.max_steps));
+    if (random_.chance(10)) target = options_.max_steps * 2;
+    for (int attempts = 0; int(program_.steps.size()) < target && attempts < target * 12;
+         ++attempts)
+      add_random_step();
+    if (program_.steps.empty()) add_leaf(fresh_shape());
+    choose_outputs();
+    return program_;
+  }
+
+ private:
+  // Appends `step`; keeps it when the API accepts it and its values can be bounded.
+  bool try_add(Step step) {
+    program_.steps.push_back(std::move(step));
+    std::size_t sizes = program_.sizes.size();
+    try {
+      builder_.apply(int(program_.steps.size()) - 1);
+      return true;
+    } catch (const lazy::Error&) {
+    } catch (const StepRejected&) {
+    }
+    program_.steps.pop_back();
+    program_.sizes.resize(sizes);
+    return false;
+  }
+
+  int count() const { return int(program_.steps.size()); }
+  int pick_step() {
+    // Recent steps more often, so chains grow deep.
+    int n = count();
+    if (random_.chance(60)) return int(std::max<std::int64_t>(0, n - 1 - random_.below(3)));
+    return int(random_.below(n));
+  }
+
+  int new_size() {
+    std::int64_t v;
+    int kind = random_.weighted({40, 40, 20});
+    if (kind == 0)
+      v = random_.between(1, 8);
+    else if (kind == 1)
+      v = random_.between(9, 300);
+    else
+      v = random_.pick(kEdgeSizes);
+    program_.sizes.push_back(SizeVar{v, false});
+    return int(program_.sizes.size()) - 1;
+  }
+
+  int some_size() {
+    std::vector<int> free;
+    for (int i = 0; i < int(program_.sizes.size()); ++i)
+      if (!program_.sizes[i].derived) free.push_back(i);
+    if (free.empty() || random_.chance(30)) return new_size();
+    return random_.pick(free);
+  }
+
+  std::vector<Dim> fresh_shape() {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      int rank = random_.weighted({8, 20, 30, 18, 10, 8, 6});
+      std::vector<Dim> shape;
+      for (int a = 0; a < rank; ++a) {
+        int kind = random_.weighted({80, 12, 8});
+        if (kind == 1)
+          shape.push_back(Dim{});
+        else if (kind == 2) {
+          Dim d{{some_size(), some_size()}, 1};
+          std::sort(d.sizes.begin(), d.sizes.end());
+          shape.push_back(d);
+        } else
+          shape.push_back(Dim{{some_size()}, 1});
+      }
+      std::int64_t limit = random_.chance(5) ? options_.max_elements : options_.max_elements / 16;
+      if (element_count(program_, shape) <= limit) return shape;
+    }
+    return {};
+  }
+
+  // A shape that broadcasts against `shape`: leading axes dropped, some axes set to 1.
+  std::vector<Dim> broadcastable(const std::vector<Dim>& shape) {
+    std::vector<Dim> out(shape.begin() + random_.below(std::int64_t(shape.size()) + 1),
+                         shape.end());
+    for (Dim& d : out)
+      if (random_.chance(30)) d = Dim{};
+    return out;
+  }
+
+  DType random_dtype() {
+    static const std::vector<DType> all = {DType::f32, DType::f16, DType::bf16,
+                                           DType::i32, DType::i64, DType::bool_};
+    return all[std::size_t(random_.weighted({40, 12, 12, 10, 10, 16}))];
+  }
+
+  DType floating_dtype() {
+    return std::vector<DType>{DType::f32, DType::f32, DType::f16, DType::bf16}[random_.below(4)];
+  }
+
+  DataSpec data_spec(DType dtype) {
+    DataSpec d;
+    d.key = random_.next();
+    if (is_floating(dtype)) {
+      static const std::vector<std::pair<double, double>> exact_ranges = {
+          {-4, 4}, {-2, 2}, {0.25, 4}, {-100, 100}, {1, 8}, {-1, 0}};
+      static const std::vector<std::pair<double, double>> ranges = {
+          {-3, 3}, {0.1, 5}, {-30, 30}, {0.5, 1.5}};
+      if (random_.chance(60)) {
+        std::tie(d.lo, d.hi) = random_.pick(exact_ranges);
+        d.quantum = int(random_.pick(std::vector<std::int64_t>{0, 1, 2, 3, 4, 6}));
+        if (d.hi - d.lo > 50) d.quantum = std::min(d.quantum, 2);
+      } else {
+        std::tie(d.lo, d.hi) = random_.pick(ranges);
+      }
+      if (random_.chance(12)) d.special = int(random_.between(2, 12));
+    } else if (dtype == DType::bool_) {
+      d.bool_percent = int(random_.between(5, 95));
+    } else {
+      static const std::vector<std::pair<double, double>> ranges = {
+          {-100, 100}, {0, 10}, {-5, 5}, {1, 1000}};
+      std::tie(d.lo, d.hi) = random_.pick(ranges);
+    }
+    return d;
+  }
+
+  int add_leaf(const std::vector<Dim>& shape, std::optional<DType> dtype = {}) {
+    Step s;
+    s.dtype = dtype.value_or(random_dtype());
+    s.shape = shape;
+    int kind = random_.weighted({70, 12, 6, 6, 6});
+    if (kind == 0) {
+      s.op = Op::data;
+      s.data = data_spec(s.dtype);
+    } else if (kind == 1) {
+      s.op = Op::full;
+      s.name = std::vector<std::string>{"full", "zeros", "ones"}[random_.below(3)];
+      s.args.push_back(random_number());
+    } else if (kind == 2 && shape.size() == 1) {
+      s.op = Op::arange;
+      s.start = random_.between(-5, 5);
+      s.step = random_.pick(std::vector<std::int64_t>{1, 2, -1, 3});
+      if (random_.chance(50)) s.dtype = DType::i64;
+    } else if (kind == 3 && is_floating(s.dtype)) {
+      s.op = random_.chance(50) ? Op::rand : Op::randn;
+      s.data.key = random_.next();
+    } else {
+      s.op = Op::data;
+      s.data = data_spec(s.dtype);
+    }
+    return try_add(s) ? count() - 1 : -1;
+  }
+
+  Arg random_number() {
+    Arg a;
+    int kind = random_.weighted({20, 65, 15});
+    if (kind == 0) {
+      a.kind = Scalar::Kind::integer;
+      a.number = double(random_.between(-4, 5));
+    } else if (kind == 1) {
+      a.kind = Scalar::Kind::floating;
+      a.number = random_.pick(
+          std::vector<double>{0.5, 0.25, 2.0, -1.5, 0.125, 3.0, -0.75, 1.2, 0.1, 10.0, 1e-3});
+    } else {
+      a.kind = Scalar::Kind::boolean;
+      a.number = random_.chance(50);
+    }
+    return a;
+  }
+
+  static Step step_of(Op op, std::string name, std::vector<Arg> args) {
+    Step s;
+    s.op = op;
+    s.name = std::move(name);
+    s.args = std::move(args);
+    return s;
+  }
+
+  Arg tensor_arg(int step) {
+    Arg a;
+    a.step = step;
+    return a;
+  }
+
+  // A tensor whose shape broadcasts with `shape`: an existing one, or a new leaf.
+  int partner_for(int step) {
+    const std::vector<Dim>& shape = builder_.shape(step);
+    std::vector<int> candidates;
+    std::vector<Dim> unused;
+    for (int i = 0; i < count(); ++i)
+      if (i != step && broadcast_dims(shape, builder_.shape(i), unused)) candidates.push_back(i);
+    if (!candidates.empty() && random_.chance(60)) return random_.pick(candidates);
+    return add_leaf(random_.chance(70) ? shape : broadcastable(shape));
+  }
+
+  void add_unary(int x) {
+    static const std::vector<std::string> ops = {
+        "neg",  "abs",      "sign",        "square", "relu",    "floor",      "ceil", "round",
+        "exp",  "exp2",     "log",         "log2",   "log1p",   "expm1",      "sqrt", "rsqrt",
+        "sin",  "cos",      "tanh",        "erf",    "sigmoid", "reciprocal", "gelu", "gelu_tanh",
+        "silu", "softplus", "logical_not", "isnan",  "isinf"};
+    Step s;
+    s.op = Op::unary;
+    s.name = random_.pick(ops);
+    s.args = {tensor_arg(x)};
+    if (try_add(s)) return;
+    // Domain-limited functions get a positive argument: |x| + 0.5.
+    Step abs_step = step_of(Op::unary, "abs", {tensor_arg(x)});
+    if (!try_add(abs_step)) return;
+    Arg half;
+    half.number = 0.5;
+    Step shifted = step_of(Op::binary, "add", {tensor_arg(count() - 1), half});
+    if (!try_add(shifted)) return;
+    s.args = {tensor_arg(count() - 1)};
+    try_add(s);
+  }
+
+  void add_binary(int x) {
+    static const std::vector<std::string> ops = {
+        "add", "sub", "mul", "div", "pow", "maximum",     "minimum",   "eq",
+        "ne",  "lt",  "le",  "gt",  "ge",  "logical_and", "logical_or"};
+    Step s;
+    s.op = Op::binary;
+    s.name = random_.pick(ops);
+    if (random_.chance(40)) {
+      Arg number = random_number();
+      if (s.name == "pow") {
+        number.kind = Scalar::Kind::floating;
+        number.number = random_.pick(std::vector<double>{2, 3, 0.5, -1, 1.5, 0});
+      }
+      s.args = random_.chance(75) ? std::vector<Arg>{tensor_arg(x), number}
+                                  : std::vector<Arg>{number, tensor_arg(x)};
+    } else {
+      int y = partner_for(x);
+      if (y < 0) return;
+      s.args = {tensor_arg(x), tensor_arg(y)};
+      if (random_.chance(50)) std::swap(s.args[0], s.args[1]);
+    }
+    try_add(s);
+  }
+
+  void add_select(int x) {
+    Step s;
+    if (random_.chance(60)) {
+      s.op = Op::where;
+      int cond = x;
+      if (builder_.tensor(x).dtype() != DType::bool_) {
+        Step compare =
+            step_of(Op::binary, random_.chance(50) ? "gt" : "le", {tensor_arg(x), random_number()});
+        if (!try_add(compare)) return;
+        cond = count() - 1;
+      }
+      Arg a = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number();
+      Arg b = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number();
+      if ((a.is_tensor() && a.step < 0) || (b.is_tensor() && b.step < 0)) return;
+      s.args = {tensor_arg(cond), a, b};
+    } else {
+      s.op = Op::clamp;
+      Arg lo = random_number(), hi = random_number();
+      if (lo.kind == Scalar::Kind::boolean) lo.kind = Scalar::Kind::integer;
+      if (hi.kind == Scalar::Kind::boolean) hi.kind = Scalar::Kind::integer;
+      if (random_.chance(30)) lo = tensor_arg(partner_for(x));
+      if (lo.is_tensor() && lo.step < 0) return;
+      s.args = {tensor_arg(x), lo, hi};
+    }
+    try_add(s);
+  }
+
+  void add_cast(int x) {
+    Step s = step_of(Op::cast, random_.chance(50) ? "to" : "cast", {tensor_arg(x)});
+    s.dtype = random_dtype();
+    try_add(s);
+  }
+
+  int random_axis(int rank, bool allow_negative = true) {
+    if (rank == 0) return 0;
+    int a = int(random_.below(rank));
+    return allow_negative && random_.chance(30) ? a - rank : a;
+  }
+
+  void add_view(int x) {
+    const std::vector<Dim>& shape = builder_.shape(x);
+    int rank = int(shape.size());
+    Step s;
+    s.args = {tensor_arg(x)};
+    switch (random_.weighted({18, 22, 16, 10, 8, 20, 6})) {
+      case 0:  // permute or transpose
+        if (rank < 2) return;
+        s.op = Op::permute;
+        if (random_.chance(40)) {
+          s.name = "transpose";
+          s.axes = {random_axis(rank), random_axis(rank)};
+        } else {
+          s.axes.resize(rank);
+          std::iota(s.axes.begin(), s.axes.end(), 0);
+          for (int i = rank - 1; i > 0; --i) std::swap(s.axes[i], s.axes[random_.below(i + 1)]);
+        }
+        break;
+      case 1: {  // slice, negative steps too
+        if (rank == 0) return;
+        s.op = Op::slice;
+        s.axis = random_axis(rank);
+        std::int64_t n = dim_value(program_, shape[(s.axis + rank) % rank]);
+        s.step = random_.pick(std::vector<std::int64_t>{1, 1, 2, 3, -1, -2});
+        s.has_start = random_.chance(60);
+        s.has_stop = random_.chance(60);
+        s.start = random_.between(-n - 2, n + 2);
+        s.stop = random_.between(-n - 2, n + 2);
+        program_.sizes.push_back(SizeVar{0, true});
+        s.derived_size = int(program_.sizes.size()) - 1;
+        break;
+      }
+      case 2: {  // expand a size-1 axis, or add leading axes
+        s.op = Op::expand;
+        s.name = random_.chance(30) ? "broadcast_to" : "expand";
+        s.shape = shape;
+        bool changed = false;
+        for (Dim& d : s.shape)
+          if (d == Dim{} && random_.chance(70)) d = Dim{{some_size()}, 1}, changed = true;
+        if (!changed || random_.chance(30)) s.shape.insert(s.shape.begin(), Dim{{some_size()}, 1});
+        if (s.shape.size() > 6) return;
+        break;
+      }
+      case 3:  // unsqueeze
+        if (rank >= 6) return;
+        s.op = Op::unsqueeze;
+        s.axis = int(random_.between(-(rank + 1), rank));
+        break;
+      case 4: {  // squeeze
+        s.op = Op::squeeze;
+        std::vector<int> ones;
+        for (int a = 0; a < rank; ++a)
+          if (shape[a] == Dim{}) ones.push_back(a);
+        if (!ones.empty() && random_.chance(70))
+          s.axis = random_.pick(ones);
+        else
+          s.name = "squeeze_all";
+        break;
+      }
+      case 5: {  // reshape: flatten, merge, split, add ones
+        s.op = Op::reshape;
+        if (rank >= 1 && random_.chance(30)) {
+          s.name = "flatten";
+          int a = int(random_.below(rank)), b = int(random_.between(a, rank - 1));
+          s.axes = {random_.chance(30) ? a - rank : a, b};
+          break;
+        }
+        s.shape = shape;
+        int edit = random_.weighted({40, 30, 30});
+        if (edit == 0 && rank >= 2) {
+          int a = int(random_.below(rank - 1));
+          Dim merged{s.shape[a].sizes, s.shape[a].literal * s.shape[a + 1].literal};
+          merged.sizes.insert(merged.sizes.end(), s.shape[a + 1].sizes.begin(),
+                              s.shape[a + 1].sizes.end());
+          std::sort(merged.sizes.begin(), merged.sizes.end());
+          s.shape[a] = merged;
+          s.shape.erase(s.shape.begin() + a + 1);
+        } else if (edit == 1) {
+          for (int a = 0; a < rank; ++a) {
+            if (s.shape[a].sizes.size() >= 2) {
+              Dim inner{{s.shape[a].sizes.back()}, 1};
+              s.shape[a].sizes.pop_back();
+              s.shape.insert(s.shape.begin() + a + 1, inner);
+              break;
+            }
+          }
+        } else if (rank < 6) {
+          s.shape.insert(s.shape.begin() + random_.below(rank + 1), Dim{});
+        }
+        if (s.shape.size() > 6) return;
+        if (!s.shape.empty() && random_.chance(30)) {
+          s.name = "reshape_infer";
+          s.axis = int(random_.below(std::int64_t(s.shape.size())));
+        }
+        break;
+      }
+      default:
+        s.op = Op::contiguous;
+        break;
+    }
+    try_add(s);
+  }
+
+  std::vector<int> random_axes(int rank) {
+    std::vector<int> axes;
+    int kind = random_.weighted({25, 45, 30});
+    if (kind == 0 || rank == 0) return axes;
+    if (kind == 1) return {random_axis(rank)};
+    for (int a = 0; a < rank; ++a)
+      if (random_.chance(50)) axes.push_back(random_.chance(20) ? a - rank : a);
+    return axes;
+  }
+
+  void add_reduction(int x) {
+    int rank = int(builder_.shape(x).size());
+    Step s;
+    s.args = {tensor_arg(x)};
+    s.keepdim = random_.chance(40);
+    switch (random_.weighted({70, 10, 10})) {
+      case 0:
+        s.op = Op::reduce;
+        s.name = std::vector<std::string>{"sum",       "sum", "sum", "mean", "mean",
+                                          "max",       "max", "min", "prod", "logsumexp",
+                                          "logsumexp", "any", "all"}[random_.below(13)];
+        s.axes = random_axes(rank);
+        break;
+      case 1:
+        s.op = Op::arg_reduce;
+        s.name = random_.chance(50) ? "argmax" : "argmin";
+        s.no_axis = rank == 0 || random_.chance(25);
+        s.axis = random_axis(rank);
+        break;
+      default:
+        s.op = random_.chance(50) ? Op::var : Op::std_dev;
+        s.axes = random_axes(rank);
+        s.correction = double(random_.below(2));
+        break;
+    }
+    try_add(s);
+  }
+
+  void add_normalization(int x) {
+    int rank = int(builder_.shape(x).size());
+    Step s;
+    s.args = {tensor_arg(x)};
+    int kind = random_.weighted({35, 25, 20, 20});
+    if (kind <= 1) {
+      s.op = kind == 0 ? Op::softmax : Op::log_softmax;
+      s.axis = random_.chance(70) ? -1 : random_axis(rank);
+      try_add(s);
+      return;
+    }
+    if (rank == 0) return;
+    std::vector<Dim> row{builder_.shape(x).back()};
+    DType dtype = random_.chance(70) ? builder_.tensor(x).dtype() : DType::f32;
+    if (!is_floating(dtype)) dtype = DType::f32;
+    int weight = add_leaf(row, dtype);
+    if (weight < 0) return;
+    s.args.push_back(tensor_arg(weight));
+    s.eps = random_.pick(std::vector<double>{1e-5, 1e-6, 1e-3});
+    if (kind == 2) {
+      s.op = Op::layer_norm;
+      int bias = add_leaf(row, dtype);
+      if (bias < 0) return;
+      s.args.push_back(tensor_arg(bias));
+    } else {
+      s.op = Op::rms_norm;
+    }
+    try_add(s);
+  }
+
+  void add_random_step() {
+    if (count() == 0 || random_.chance(8)) {
+      add_leaf(count() > 0 && random_.chance(60) ? builder_.shape(pick_step()) : fresh_shape());
+      return;
+    }
+    int x = pick_step();
+    switch (random_.weighted({24, 24, 7, 5, 18, 14, 8})) {
+      case 0:
+        add_unary(x);
+        break;
+      case 1:
+        add_binary(x);
+        break;
+      case 2:
+        add_select(x);
+        break;
+      case 3:
+        add_cast(x);
+        break;
+      case 4:
+        add_view(x);
+        break;
+      case 5:
+        add_reduction(x);
+        break;
+      default:
+        add_normalization(x);
+        break;
+    }
+  }
+
+  void choose_outputs() {
+    for (Step& s : program_.steps) s.held = random_.chance(s.op == Op::data ? 5 : 25);
+    program_.steps.back().held = true;
+  }
+
+  Random random_;
+  GenerateOptions options_;
+  Program program_;
+  Builder builder_;
+};
+
+}  // namespace
+
+Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& options) {
+  Program program;
+  {
+    Generator generator(seed, index, options);
+    program = generator.run();
+  }
+  lazy::sync();  // drops the generator's recording: nothing in it is held any more
+  return program;
+}
+
+}  // namespace lazy::fuzz

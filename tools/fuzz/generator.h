@@ -1,0 +1,25 @@
+// Random, valid programs from (seed, index): every public op and view, every dtype, ranks 0 to
+// 6, sizes that are 0, 1, odd or large, broadcasts, negative-step slices and reshapes of
+// non-contiguous views; some intermediates held, most dropped.
+#pragma once
+
+#include <cstdint>
+
+#include "tools/fuzz/program.h"
+
+namespace lazy::fuzz {
+
+struct GenerateOptions {
+  int max_steps = 16;
+  // Elements of the largest tensor a program makes (rarely: most stay far below).
+  std::int64_t max_elements = std::int64_t(1) << 20;
+};
+
+// Records the program as it is built (to learn result dtypes and to skip what the API refuses)
+// and drops that recording with a sync, so the calling thread's trace is empty afterwards.
+Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& options);
+
+// A 64-bit mix of several words (splitmix64), for seeds and keys.
+std::uint64_t mix(std::uint64_t a, std::uint64_t b = 0);
+
+}  // namespace lazy::fuzz

@@ -1,0 +1,109 @@
+// A random program as a value: the steps the fuzzer records through the public API, with sizes
+// kept symbolic so that a shrunk size leaves every step valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+namespace lazy::fuzz {
+
+// The size of one axis: a literal times a product of the program's named sizes. Two axes built
+// from the same names are equal whatever the names' values, which is what keeps broadcasts and
+// binary ops valid when the shrinker changes a size.
+struct Dim {
+  std::vector<int> sizes;  // ids into Program::sizes, sorted
+  std::int64_t literal = 1;
+  friend bool operator==(const Dim&, const Dim&) = default;
+};
+
+// A named size: free (the generator chose it, the shrinker may lower it) or read off the
+// result of the step that made it (a slice's length).
+struct SizeVar {
+  std::int64_t value = 1;
+  bool derived = false;
+};
+
+enum class Op : std::uint8_t {
+  // leaves
+  data,
+  full,
+  arange,
+  rand,
+  randn,
+  // pointwise
+  unary,
+  binary,
+  where,
+  clamp,
+  cast,
+  // views
+  reshape,
+  permute,
+  expand,
+  slice,
+  squeeze,
+  unsqueeze,
+  contiguous,
+  // reductions and the normalizations written from them
+  reduce,
+  arg_reduce,
+  var,
+  std_dev,
+  softmax,
+  log_softmax,
+  layer_norm,
+  rms_norm,
+};
+
+// A tensor operand (an earlier step of the same program) or a number.
+struct Arg {
+  int step = -1;  // >= 0: a tensor
+  double number = 0;
+  Scalar::Kind kind = Scalar::Kind::floating;
+  bool is_tensor() const { return step >= 0; }
+};
+
+// How a data leaf's values are drawn: uniform in [lo, hi], rounded to multiples of 2^-quantum
+// when quantum >= 0 (exact in narrow dtypes), with `special` in 128 of them NaN, +-inf or -0.
+struct DataSpec {
+  std::uint64_t key = 0;
+  double lo = -1, hi = 1;
+  int quantum = -1;
+  int special = 0;
+  int bool_percent = 50;
+};
+
+struct Step {
+  Op op = Op::data;
+  std::string name;  // the API function for unary, binary and reduce steps ("exp", "add", "sum")
+  std::vector<Arg> args;
+  DType dtype = DType::f32;  // leaves and casts
+  std::vector<Dim> shape;    // leaves, reshape, expand
+  DataSpec data;             // data leaves; rand and randn use data.key as the seed
+  std::vector<int> axes;     // permute, reductions
+  int axis = 0;              // slice, squeeze, unsqueeze, arg_reduce (-1 with no_axis)
+  bool keepdim = false;
+  bool no_axis = false;                        // argmax/argmin over the flattened tensor
+  std::int64_t start = 0, stop = 0, step = 1;  // slice (with has_start / has_stop)
+  bool has_start = false, has_stop = false;
+  double correction = 1, eps = 1e-5;
+  int derived_size = -1;  // the size a slice defines
+  bool held = false;      // an output: a handle holds it at the sync, its values compared
+};
+
+struct Program {
+  std::uint64_t seed = 0;
+  std::int64_t index = 0;
+  std::vector<SizeVar> sizes;
+  std::vector<Step> steps;
+};
+
+// Concrete value of a symbolic axis size.
+std::int64_t dim_value(const Program& program, const Dim& dim);
+Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);
+std::int64_t element_count(const Program& program, const std::vector<Dim>& dims);
+
+}  // namespace lazy::fuzz

@@ -1,0 +1,197 @@
+#include "tools/fuzz/runner.h"
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "runtime/executor.h"
+#include "tools/fuzz/bounds.h"
+#include "tools/fuzz/builder.h"
+
+namespace lazy::fuzz {
+
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::reference:
+      return "reference";
+    case Mode::fused:
+      return "fused";
+    case Mode::unfused:
+      return "unfused";
+  }
+  return "?";
+}
+
+const char* kind_name(Failure::Kind kind) {
+  switch (kind) {
+    case Failure::Kind::mismatch:
+      return "mismatch";
+    case Failure::Kind::error:
+      return "error";
+    case Failure::Kind::out_of_bounds:
+      return "out of bounds";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Held {
+  int program;
+  int step;
+  Bounds bounds;
+  DType dtype;
+  Shape shape;
+};
+
+struct ModeResult {
+  std::vector<Held> held;
+  std::vector<std::vector<double>> values;
+  std::optional<std::string> error;
+  bool invalid = false;
+};
+
+std::vector<double> read_values(const Tensor& t) {
+  if (is_floating(t.dtype())) return t.to_vector<double>();
+  std::vector<double> out;
+  for (std::int64_t v : t.to_vector<std::int64_t>()) out.push_back(double(v));
+  return out;
+}
+
+// Applies the mode's settings for the scope of one run.
+class ModeScope {
+ public:
+  explicit ModeScope(Mode mode) : fusion_(fusion_enabled()) {
+    runtime::set_reference_execution(mode == Mode::reference);
+    runtime::set_poison_outputs(mode != Mode::reference);
+    set_fusion_enabled(mode != Mode::unfused);
+  }
+  ~ModeScope() {
+    runtime::set_reference_execution(false);
+    runtime::set_poison_outputs(false);
+    set_fusion_enabled(fusion_);
+  }
+
+ private:
+  bool fusion_;
+};
+
+ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
+  ModeScope scope(mode);
+  ModeResult result;
+  std::vector<std::unique_ptr<Builder>> builders;
+  std::vector<Tensor> outputs;
+  try {
+    for (int p = 0; p < int(programs.size()); ++p) {
+      builders.push_back(std::make_unique<Builder>(programs[p]));
+      Builder& b = *builders.back();
+      b.apply_all();
+      b.release_intermediates();
+      for (int i = 0; i < b.size(); ++i) {
+        if (!programs[p].steps[i].held) continue;
+        result.held.push_back(Held{p, i, b.bounds(i), b.tensor(i).dtype(), b.tensor(i).shape()});
+        outputs.push_back(b.tensor(i));
+      }
+    }
+  } catch (const std::exception& e) {
+    // Programs are valid by construction; one that no longer records is a shrinker candidate
+    // gone wrong, reported as an error of the reference mode.
+    result.error = std::string("recording failed: ") + e.what();
+    result.invalid = true;
+    lazy::sync();
+    return result;
+  }
+  try {
+    lazy::eval(outputs);
+    for (const Tensor& t : outputs) result.values.push_back(read_values(t));
+  } catch (const std::exception& e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
+std::string describe(const Held& h, std::int64_t element, double want, double got, double tol) {
+  std::ostringstream s;
+  s.precision(9);
+  s << "step t" << h.step << " " << dtype_name(h.dtype) << " " << h.shape.to_string() << " element "
+    << element << ": reference " << want << ", got " << got << " (tolerance " << tol << ")";
+  return s.str();
+}
+
+// The first element of `got` that the bounds say cannot be right.
+std::optional<std::string> compare(const Held& h, const std::vector<double>& want,
+                                   const std::vector<double>& got) {
+  if (h.bounds.unchecked) return {};
+  if (want.size() != got.size()) return "different element counts";
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    double r = want[k], g = got[k];
+    if (std::isnan(r) || std::isnan(g)) {
+      if (std::isnan(r) != std::isnan(g)) return describe(h, std::int64_t(k), r, g, 0);
+      continue;
+    }
+    double tol = h.bounds.err == 0 ? 0 : 2 * h.bounds.err + ulp(h.dtype, std::abs(r));
+    if (std::isinf(r) || std::isinf(g) ? r != g : !(std::abs(g - r) <= tol))
+      return describe(h, std::int64_t(k), r, g, tol);
+  }
+  return {};
+}
+
+// The reference's values lie where the fuzzer's bounds say: a check of the reference evaluator
+// and of the bounds themselves.
+std::optional<std::string> check_bounds(const Held& h, const std::vector<double>& want) {
+  if (h.bounds.unchecked) return {};
+  double slack = h.bounds.err + ulp(h.dtype, h.bounds.magnitude()) + 1e-300;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    double r = want[k];
+    if (!std::isfinite(r)) {
+      if (!h.bounds.special) return describe(h, std::int64_t(k), r, r, 0) + ": not finite";
+      continue;
+    }
+    if (!h.bounds.special && (r < h.bounds.lo - slack || r > h.bounds.hi + slack)) {
+      std::ostringstream s;
+      s << describe(h, std::int64_t(k), r, r, slack) << ": outside [" << h.bounds.lo << ", "
+        << h.bounds.hi << "]";
+      return s.str();
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+RunReport run_programs(std::vector<Program>& programs) {
+  RunReport report;
+  ModeResult reference = run_mode(programs, Mode::reference);
+  if (reference.invalid) {
+    report.invalid = true;
+    return report;
+  }
+  if (reference.error) {
+    report.failures.push_back({Failure::Kind::error, Mode::reference, 0, -1, *reference.error});
+    return report;
+  }
+  report.outputs = std::int64_t(reference.held.size());
+  for (std::size_t i = 0; i < reference.held.size(); ++i) {
+    const Held& h = reference.held[i];
+    if (auto bad = check_bounds(h, reference.values[i]))
+      report.failures.push_back(
+          {Failure::Kind::out_of_bounds, Mode::reference, h.program, h.step, *bad});
+  }
+  for (Mode mode : {Mode::fused, Mode::unfused}) {
+    ModeResult run = run_mode(programs, mode);
+    if (run.error) {
+      report.failures.push_back({Failure::Kind::error, mode, 0, -1, *run.error});
+      continue;
+    }
+    for (std::size_t i = 0; i < reference.held.size(); ++i) {
+      const Held& h = reference.held[i];
+      report.compared += std::int64_t(reference.values[i].size());
+      if (auto bad = compare(h, reference.values[i], run.values[i]))
+        report.failures.push_back({Failure::Kind::mismatch, mode, h.program, h.step, *bad});
+    }
+  }
+  return report;
+}
+
+}  // namespace lazy::fuzz

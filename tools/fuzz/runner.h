@@ -1,0 +1,38 @@
+// Runs programs fused on the GPU, unfused on the GPU and on the reference evaluator, and
+// compares every held value with the reference within the bounds the fuzzer derived.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/fuzz/program.h"
+
+namespace lazy::fuzz {
+
+enum class Mode { reference, fused, unfused };
+const char* mode_name(Mode mode);
+
+struct Failure {
+  enum class Kind { mismatch, error, out_of_bounds };
+  Kind kind;
+  Mode mode;
+  int program = 0;  // index into the batch
+  int step = -1;
+  std::string detail;
+};
+const char* kind_name(Failure::Kind kind);
+
+struct RunReport {
+  // The programs no longer record (a shrinking step made them invalid); nothing was compared.
+  bool invalid = false;
+  std::vector<Failure> failures;
+  std::int64_t outputs = 0;   // held values, per mode
+  std::int64_t compared = 0;  // elements compared with the reference, over all modes
+};
+
+// Records the programs together, syncs once per mode, compares. Throws nothing a program does:
+// an error a sync throws is a Failure of kind error. On a host without a GPU every mode runs the
+// reference evaluator after planning as it would for the GPU (partition, codegen, NVRTC).
+RunReport run_programs(std::vector<Program>& programs);
+
+}  // namespace lazy::fuzz

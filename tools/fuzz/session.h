@@ -1,0 +1,33 @@
+// A fuzzing session: programs (seed, start), (seed, start + 1), ... in batches recorded together,
+// each batch run and compared, failures shrunk and printed as standalone reproducers.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string>
+
+namespace lazy::fuzz {
+
+struct SessionOptions {
+  std::uint64_t seed = 1;
+  std::int64_t start = 0;
+  std::int64_t count = 100;
+  int max_batch = 8;  // programs recorded before one sync: 1 to this many
+  double seconds = std::numeric_limits<double>::infinity();
+  int max_steps = 16;
+  std::int64_t max_elements = std::int64_t(1) << 20;
+  bool shrink = true;
+  int max_shrink_runs = 300;
+  std::string out_dir;  // reproducers are written here as fail_<seed>_<index>.cpp
+};
+
+struct SessionSummary {
+  std::int64_t programs = 0, batches = 0, outputs = 0, compared = 0, failures = 0;
+  double seconds = 0;
+  bool context_lost = false;  // the GPU became unusable; the session stopped
+};
+
+SessionSummary run_session(const SessionOptions& options, std::ostream& log);
+
+}  // namespace lazy::fuzz

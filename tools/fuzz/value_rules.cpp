@@ -1,0 +1,479 @@
+#include "tools/fuzz/value_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/fuzz/builder.h"
+
+namespace lazy::fuzz {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+[[noreturn]] void reject(std::string_view op, std::string_view why) {
+  throw StepRejected(std::string(op) + ": " + std::string(why));
+}
+
+// Smallest and largest of f over [lo, hi], from the ends and the points where f turns.
+std::pair<double, double> range_of(const std::function<double(double)>& f, double lo, double hi,
+                                   std::initializer_list<double> turning_points) {
+  double a = f(lo), b = f(hi);
+  double mn = std::min(a, b), mx = std::max(a, b);
+  for (double t : turning_points) {
+    if (t > lo && t < hi) {
+      mn = std::min(mn, f(t));
+      mx = std::max(mx, f(t));
+    }
+  }
+  return {mn, mx};
+}
+
+double log2_of(std::int64_t n) {
+  return n > 1 ? std::log2(double(n)) : 0;
+}
+
+bool is_power_of_two(std::int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+Bounds with_flags(Bounds b, const Bounds& x) {
+  b.special = b.special || x.special;
+  b.unchecked = b.unchecked || x.unchecked;
+  return b;
+}
+
+Bounds with_flags(Bounds b, const Bounds& x, const Bounds& y) {
+  return with_flags(with_flags(b, x), y);
+}
+
+// A function of one floating argument: its values, how fast it changes, how far a GPU's
+// version may be from the correctly rounded one (in f32 ulps of the result's magnitude).
+struct FloatFunction {
+  std::function<double(double)> f;
+  double domain_lo, domain_hi;
+  std::function<double(double lo, double hi)> slope;  // largest |f'| over [lo, hi]
+  double ulps;
+  std::initializer_list<double> turning_points;
+  bool composite = false;  // several ops in f32: ulps count at the argument's magnitude too
+};
+
+double gelu(double x) {
+  return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+}
+double gelu_tanh(double x) {
+  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / kPi) * (x + 0.044715 * x * x * x)));
+}
+double silu(double x) {
+  return x / (1 + std::exp(-x));
+}
+double softplus(double x) {
+  return x > 20 ? x : std::log1p(std::exp(x));
+}
+
+const FloatFunction* float_function(std::string_view op) {
+  constexpr double inf = INFINITY;
+  static const auto constant = [](double c) { return [c](double, double) { return c; }; };
+  static const std::vector<std::pair<std::string_view, FloatFunction>> table = {
+      {"exp",
+       {[](double x) { return std::exp(x); },
+        -inf,
+        80,
+        [](double, double hi) { return std::exp(hi); },
+        4,
+        {}}},
+      {"exp2",
+       {[](double x) { return std::exp2(x); },
+        -inf,
+        120,
+        [](double, double hi) { return std::exp2(hi) * 0.7; },
+        4,
+        {}}},
+      {"expm1",
+       {[](double x) { return std::expm1(x); },
+        -inf,
+        80,
+        [](double, double hi) { return std::exp(hi); },
+        4,
+        {}}},
+      {"log",
+       {[](double x) { return std::log(x); },
+        1.0 / 1024,
+        inf,
+        [](double lo, double) { return 1 / lo; },
+        4,
+        {}}},
+      {"log2",
+       {[](double x) { return std::log2(x); },
+        1.0 / 1024,
+        inf,
+        [](double lo, double) { return 1.5 / lo; },
+        4,
+        {}}},
+      {"log1p",
+       {[](double x) { return std::log1p(x); },
+        -1 + 1.0 / 64,
+        inf,
+        [](double lo, double) { return 1 / (1 + lo); },
+        4,
+        {}}},
+      {"sqrt",
+       {[](double x) { return std::sqrt(x); },
+        1.0 / 1024,
+        inf,
+        [](double lo, double) { return 0.5 / std::sqrt(lo); },
+        2,
+        {}}},
+      {"rsqrt",
+       {[](double x) { return 1 / std::sqrt(x); },
+        1.0 / 1024,
+        inf,
+        [](double lo, double) { return 0.5 * std::pow(lo, -1.5); },
+        4,
+        {}}},
+      {"sin", {[](double x) { return std::sin(x); }, -1e4, 1e4, constant(1), 4, {}}},
+      {"cos", {[](double x) { return std::cos(x); }, -1e4, 1e4, constant(1), 4, {}}},
+      {"tanh", {[](double x) { return std::tanh(x); }, -inf, inf, constant(1), 4, {}}},
+      {"erf", {[](double x) { return std::erf(x); }, -inf, inf, constant(1.13), 4, {}}},
+      {"sigmoid",
+       {[](double x) { return 1 / (1 + std::exp(-x)); }, -inf, inf, constant(0.25), 4, {}}},
+      {"gelu", {gelu, -inf, inf, constant(1.13), 16, {-0.7518}, true}},
+      {"gelu_tanh", {gelu_tanh, -inf, inf, constant(1.13), 16, {-0.7522}, true}},
+      {"silu", {silu, -inf, inf, constant(1.1), 16, {-1.2785}, true}},
+      {"softplus", {softplus, -inf, inf, constant(1), 16, {}, true}},
+  };
+  for (const auto& [name, fn] : table)
+    if (name == op) return &fn;
+  return nullptr;
+}
+
+Bounds float_function_rule(std::string_view op, const FloatFunction& fn, const Bounds& x,
+                           DType result) {
+  const double lo = x.lo - x.err, hi = x.hi + x.err;
+  if (lo < fn.domain_lo || hi > fn.domain_hi) reject(op, "argument range outside the domain");
+  double out_lo, out_hi;
+  if ((op == "sin" || op == "cos") && x.hi - x.lo > 1) {
+    out_lo = -1, out_hi = 1;
+  } else if (op == "sin" || op == "cos") {
+    // Dense samples: f moves at most (step) between them.
+    out_lo = INFINITY, out_hi = -INFINITY;
+    for (int i = 0; i <= 64; ++i) {
+      double v = fn.f(x.lo + (x.hi - x.lo) * i / 64);
+      out_lo = std::min(out_lo, v), out_hi = std::max(out_hi, v);
+    }
+    double pad = (x.hi - x.lo) / 64;
+    out_lo = std::max(-1.0, out_lo - pad), out_hi = std::min(1.0, out_hi + pad);
+  } else {
+    std::tie(out_lo, out_hi) = range_of(fn.f, x.lo, x.hi, fn.turning_points);
+  }
+  double mag = std::max(std::abs(out_lo), std::abs(out_hi));
+  if (!(mag < largest(result) / 4)) reject(op, "the result may overflow");
+  double inherited = x.err > 0 ? fn.slope(lo, hi) * x.err : 0;
+  if (fn.composite) inherited += fn.ulps * ulp(DType::f32, x.magnitude());
+  return with_flags(inexact_result(result, out_lo, out_hi, inherited, fn.ulps), x);
+}
+
+// An exact op of one exact value (neg, abs, relu): the same error, the same grid.
+Bounds exact_map(const Bounds& x, double lo, double hi) {
+  Bounds b = x;
+  b.lo = std::min(lo, hi);
+  b.hi = std::max(lo, hi);
+  return b;
+}
+
+Bounds bool_result(bool unchecked, double lo = 0, double hi = 1) {
+  return Bounds{lo, hi, 0, 0, false, unchecked};
+}
+
+bool ambiguous_zero(const Bounds& b) {
+  return b.err > 0 && b.lo - b.err <= 0 && b.hi + b.err >= 0;
+}
+
+void check_integer_range(std::string_view op, double lo, double hi, DType result) {
+  if (!is_floating(result) && (std::abs(lo) >= largest(result) || std::abs(hi) >= largest(result)))
+    reject(op, "integers could overflow");
+}
+
+std::pair<double, double> corners(double a0, double a1, double b0, double b1,
+                                  double (*f)(double, double)) {
+  double v[4] = {f(a0, b0), f(a0, b1), f(a1, b0), f(a1, b1)};
+  return {*std::min_element(v, v + 4), *std::max_element(v, v + 4)};
+}
+
+}  // namespace
+
+Bounds number_bounds(double value, DType as) {
+  // Numbers in floating ops keep f32 precision (docs/semantics.md): exact when f32 holds them.
+  DType held = is_floating(as) ? DType::f32 : as;
+  for (int q = 0; q <= 30; ++q) {
+    double scaled = std::ldexp(value, q);
+    if (scaled == std::trunc(scaled) && fits(held, value, value, q))
+      return Bounds{value, value, 0, q, false, false};
+  }
+  return Bounds{value, value, ulp(DType::f32, std::abs(value)), kNoQuantum, false, false};
+}
+
+Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
+  const Bounds x = converted(in.bounds, in.dtype, is_floating(result) ? result : in.dtype);
+  if (op == "neg") return exact_map(x, -x.hi, -x.lo);
+  if (op == "abs") {
+    double lo = (x.lo <= 0 && x.hi >= 0) ? 0 : std::min(std::abs(x.lo), std::abs(x.hi));
+    return exact_map(x, lo, x.magnitude());
+  }
+  if (op == "relu") return exact_map(x, std::max(x.lo, 0.0), std::max(x.hi, 0.0));
+  if (op == "sign") {
+    Bounds b{x.lo < 0 ? -1.0 : (x.lo > 0 ? 1.0 : 0.0),
+             x.hi > 0 ? 1.0 : (x.hi < 0 ? -1.0 : 0.0),
+             0,
+             0,
+             x.special,
+             x.unchecked || ambiguous_zero(x)};
+    return b;
+  }
+  if (op == "square") {
+    Operand as_result{x, result};
+    return binary_rule("mul", as_result, as_result, result, result);
+  }
+  if (op == "floor" || op == "ceil" || op == "round") {
+    if (!is_floating(in.dtype)) return in.bounds;
+    Bounds b = exact_map(x, std::floor(x.lo), std::ceil(x.hi));
+    b.quantum = fits(result, b.lo, b.hi, 0) ? 0 : kNoQuantum;
+    b.unchecked = b.unchecked || x.err > 0;
+    b.err = 0;
+    return b;
+  }
+  if (op == "logical_not") {
+    Bounds b = converted(in.bounds, in.dtype, DType::bool_);
+    return Bounds{1 - b.hi, 1 - b.lo, 0, 0, false, b.unchecked};
+  }
+  if (op == "isnan" || op == "isinf") return bool_result(x.unchecked, 0, x.special ? 1 : 0);
+  if (op == "reciprocal") {
+    Operand one{Bounds{1, 1, 0, 0}, result};
+    return binary_rule("div", one, Operand{x, result}, result, result);
+  }
+  const FloatFunction* fn = float_function(op);
+  if (fn == nullptr) reject(op, "no value rule for this op");
+  return float_function_rule(op, *fn, x, result);
+}
+
+Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in, DType compute,
+                   DType result) {
+  const Bounds a = converted(a_in.bounds, a_in.dtype, compute);
+  const Bounds b = converted(b_in.bounds, b_in.dtype, compute);
+  const bool both_exact = a.exact() && b.exact();
+  const bool grids = a.quantum != kNoQuantum && b.quantum != kNoQuantum;
+  if (op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge") {
+    bool apart = a.hi + a.err < b.lo - b.err || b.hi + b.err < a.lo - a.err;
+    return bool_result(!(both_exact || apart) || a.unchecked || b.unchecked);
+  }
+  if (op == "logical_and" || op == "logical_or") {
+    Bounds ab = converted(a_in.bounds, a_in.dtype, DType::bool_);
+    Bounds bb = converted(b_in.bounds, b_in.dtype, DType::bool_);
+    return bool_result(ab.unchecked || bb.unchecked);
+  }
+  if (result == DType::bool_) return with_flags(bool_result(false), a, b);  // add/mul of bools
+  if (op == "maximum" || op == "minimum") {
+    bool max = op == "maximum";
+    Bounds r{max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo),
+             max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi), std::max(a.err, b.err),
+             grids ? std::max(a.quantum, b.quantum) : kNoQuantum};
+    return with_flags(r, a, b);
+  }
+  double lo, hi;
+  double inherited;
+  int quantum = kNoQuantum;
+  double ulps = 1;  // correctly rounded, but a mul may join an add in one fused multiply-add
+  if (op == "add" || op == "sub") {
+    lo = op == "add" ? a.lo + b.lo : a.lo - b.hi;
+    hi = op == "add" ? a.hi + b.hi : a.hi - b.lo;
+    inherited = a.err + b.err;
+    if (grids) quantum = std::max(a.quantum, b.quantum);
+  } else if (op == "mul") {
+    std::tie(lo, hi) = corners(a.lo, a.hi, b.lo, b.hi, [](double x, double y) { return x * y; });
+    inherited = a.magnitude() * b.err + b.magnitude() * a.err + a.err * b.err;
+    if (grids) quantum = a.quantum + b.quantum;
+  } else if (op == "div") {
+    double b_lo = b.lo - b.err, b_hi = b.hi + b.err;
+    double m = b_lo > 0 ? b_lo : (b_hi < 0 ? -b_hi : 0);
+    if (m < 1.0 / 256) reject(op, "the divisor may be zero");
+    std::tie(lo, hi) = corners(a.lo, a.hi, b.lo, b.hi, [](double x, double y) { return x / y; });
+    inherited = a.err / m + a.magnitude() * b.err / (m * m);
+  } else if (op == "pow") {
+    bool small_integer_exponent =
+        b.exact() && b.lo == b.hi && b.lo == std::trunc(b.lo) && b.lo >= 0 && b.lo <= 3;
+    if (!is_floating(result)) {
+      if (b.lo < 0 || b.hi > 4) reject(op, "integer exponents outside [0, 4]");
+      double big = std::pow(std::max(a.magnitude(), 1.0), b.hi);
+      check_integer_range(op, -big, big, result);
+      lo = -big, hi = big;
+      if (a.lo >= 0) lo = std::min(std::pow(a.lo, b.lo), std::pow(a.lo, b.hi));
+      return with_flags(Bounds{lo, hi, 0, 0}, a, b);
+    }
+    if (!small_integer_exponent && a.lo - a.err < 1.0 / 8) reject(op, "a base may be <= 0");
+    if (b.magnitude() > 4) reject(op, "exponent too large to bound");
+    double base_lo = a.lo - a.err, base_hi = a.hi + a.err;
+    double e_lo = b.lo - b.err, e_hi = b.hi + b.err;
+    std::vector<double> values;
+    std::vector<double> bases = {base_lo, base_hi};
+    if (base_lo < 0 && base_hi > 0) bases.push_back(0);
+    for (double base : bases)
+      for (double e : {e_lo, e_hi}) values.push_back(std::pow(base, e));
+    lo = *std::min_element(values.begin(), values.end());
+    hi = *std::max_element(values.begin(), values.end());
+    double big = std::max(std::abs(lo), std::abs(hi));
+    double slope_base =
+        4 * std::max(1.0, big) / std::max(1.0 / 8, std::min(std::abs(base_lo), std::abs(base_hi)));
+    if (small_integer_exponent) slope_base = 3 * std::max(1.0, a.magnitude() * a.magnitude());
+    double slope_exponent = big * std::max(std::abs(std::log(std::max(1e-300, std::abs(base_lo)))),
+                                           std::abs(std::log(std::max(1e-300, std::abs(base_hi)))));
+    inherited = slope_base * a.err + slope_exponent * b.err;
+    ulps = 4;
+    if (!(big < largest(result) / 4)) reject(op, "the result may overflow");
+    return with_flags(inexact_result(result, lo, hi, inherited, ulps), a, b);
+  } else {
+    reject(op, "no value rule for this op");
+  }
+  if (!is_floating(result)) {
+    check_integer_range(op, lo, hi, result);
+    return with_flags(Bounds{lo, hi, 0, 0}, a, b);
+  }
+  if (!(std::max(std::abs(lo), std::abs(hi)) < largest(result) / 4))
+    reject(op, "the result may overflow");
+  if (both_exact && op != "div" && fits(DType::f32, lo, hi, quantum))
+    return with_flags(exact_result(result, lo, hi, quantum), a, b);
+  return with_flags(inexact_result(result, lo, hi, inherited, ulps), a, b);
+}
+
+Bounds select_rule(const Bounds& cond, const Operand& a_in, const Operand& b_in, DType result) {
+  const Bounds a = converted(a_in.bounds, a_in.dtype, result);
+  const Bounds b = converted(b_in.bounds, b_in.dtype, result);
+  bool grids = a.quantum != kNoQuantum && b.quantum != kNoQuantum;
+  Bounds r{std::min(a.lo, b.lo), std::max(a.hi, b.hi), std::max(a.err, b.err),
+           grids ? std::max(a.quantum, b.quantum) : kNoQuantum};
+  r = with_flags(r, a, b);
+  r.unchecked = r.unchecked || cond.unchecked;
+  return r;
+}
+
+Bounds cast_rule(const Operand& x, DType to) {
+  if (is_floating(to) && x.bounds.magnitude() > largest(to) / 4)
+    throw StepRejected("cast: values overflow the target dtype");
+  if (is_floating(x.dtype) && !is_floating(to) && to != DType::bool_ &&
+      x.bounds.magnitude() >= largest(to))
+    throw StepRejected("cast: values saturate the target dtype");
+  return converted(x.bounds, x.dtype, to);
+}
+
+Bounds reduce_rule(std::string_view op, const Operand& in, DType result, std::int64_t n) {
+  const Bounds x = in.bounds;
+  const double nd = double(n);
+  const double mag = x.magnitude();
+  const double fold_error = (log2_of(n) + 8) * nd * mag * std::ldexp(1.0, -24);
+  if (op == "max" || op == "min") return x;
+  if (op == "any" || op == "all") {
+    Bounds b = converted(x, in.dtype, DType::bool_);
+    return bool_result(b.unchecked);
+  }
+  if (op == "sum") {
+    double lo = nd * std::min(x.lo, 0.0), hi = nd * std::max(x.hi, 0.0);
+    if (n > 0 && x.lo > 0) lo = x.lo;
+    if (n > 0 && x.hi < 0) hi = x.hi;
+    if (!is_floating(result)) {
+      check_integer_range(op, nd * x.lo, nd * x.hi, result);
+      return with_flags(Bounds{std::min(lo, nd * x.lo), std::max(hi, nd * x.hi), 0, 0}, x);
+    }
+    lo = std::min(lo, nd * x.lo), hi = std::max(hi, nd * x.hi);
+    if (!(std::max(std::abs(lo), std::abs(hi)) < largest(result) / 4))
+      throw StepRejected("sum: may overflow");
+    if (x.exact() && fits(DType::f32, lo, hi, x.quantum)) {
+      Bounds b{lo, hi, 0, x.quantum};
+      if (!fits(result, lo, hi, x.quantum)) b.quantum = kNoQuantum;  // one rounding, the same
+      return with_flags(b, x);
+    }
+    return with_flags(inexact_result(result, lo, hi, nd * x.err + fold_error, 1), x);
+  }
+  if (op == "mean") {
+    if (n == 0) return Bounds{0, 0, 0, kNoQuantum, true, x.unchecked};
+    int shift = int(log2_of(n));
+    if (x.exact() && is_power_of_two(n) && fits(DType::f32, nd * x.lo, nd * x.hi, x.quantum) &&
+        fits(result, x.lo, x.hi, x.quantum + shift))
+      return with_flags(Bounds{x.lo, x.hi, 0, x.quantum + shift}, x);
+    return with_flags(inexact_result(result, x.lo, x.hi, x.err + fold_error / nd, 2), x);
+  }
+  if (op == "prod") {
+    if (n == 0) return Bounds{1, 1, 0, 0};
+    if (n > 24) throw StepRejected("prod: too many factors to bound");
+    double big = std::pow(std::max(mag, 1.0), nd);
+    if (!(big < largest(result) / 16)) throw StepRejected("prod: may overflow");
+    double lo = -big, hi = big;
+    if (x.lo >= 0) lo = std::pow(x.lo, nd), hi = std::pow(x.hi, nd);
+    if (!is_floating(result)) return with_flags(Bounds{lo, hi, 0, 0}, x);
+    int quantum = x.quantum == kNoQuantum ? kNoQuantum : x.quantum * int(n);
+    if (x.exact() && fits(DType::f32, lo, hi, quantum))
+      return with_flags(exact_result(result, lo, hi, quantum), x);
+    double inherited = nd * std::pow(std::max(mag + x.err, 1.0), nd - 1) * x.err;
+    return with_flags(inexact_result(result, lo, hi, inherited, 2 * nd), x);
+  }
+  if (op == "logsumexp") {
+    if (n == 0) return Bounds{0, 0, 0, kNoQuantum, true, x.unchecked};
+    Bounds b = inexact_result(result, x.lo, x.hi + std::log(nd), x.err, 8);
+    b.err += 8 * ulp(DType::f32, std::max(mag, 1.0)) + ulp(result, std::max(mag, 1.0));
+    return with_flags(b, x);
+  }
+  throw StepRejected(std::string(op) + ": no value rule");
+}
+
+Bounds arg_reduce_rule(const Operand& x, std::int64_t n) {
+  Bounds b{0, double(std::max<std::int64_t>(n - 1, 0)), 0, 0};
+  b.unchecked = !x.bounds.exact();
+  return b;
+}
+
+Bounds variance_rule(const Operand& in, DType result, std::int64_t n, double correction,
+                     bool standard_deviation) {
+  const Bounds& x = in.bounds;
+  double nd = double(n), d = std::max(nd - correction, 1.0);
+  double width = x.hi - x.lo;
+  double var_hi = nd * width * width / (4 * d);
+  double mag = x.magnitude() + x.err;
+  double var_err =
+      nd / d * ((width + 2 * x.err) * 2 * x.err + (log2_of(n) + 16) * mag * mag * 1.2e-7);
+  Bounds b = standard_deviation
+                 ? inexact_result(result, 0, std::sqrt(var_hi), std::sqrt(var_err), 4)
+                 : inexact_result(result, 0, var_hi, var_err, 4);
+  b = with_flags(b, x);
+  if (nd - correction <= 0) b.special = true;  // 0/0 or x/0
+  return b;
+}
+
+Bounds softmax_rule(const Operand& in, DType result, std::int64_t n, bool log) {
+  const Bounds& x = in.bounds;
+  if (!log) return with_flags(inexact_result(result, 0, 1, 2.2 * x.err, 16), x);
+  double log_n = n > 0 ? std::log(double(n)) : 0;
+  Bounds b = inexact_result(result, x.lo - x.hi - log_n, 0, 2 * x.err, 16);
+  b.err += 16 * ulp(DType::f32, x.magnitude() + log_n);
+  return with_flags(b, x);
+}
+
+Bounds norm_rule(const Operand& in, const Operand& weight, const Operand* bias, DType result,
+                 std::int64_t n, double eps) {
+  const Bounds& x = in.bounds;
+  const Bounds& w = weight.bounds;
+  double amplify = 2 / std::sqrt(eps);  // d(normalized)/dx when a row's spread is near zero
+  double spread = bias != nullptr ? x.hi - x.lo : x.magnitude();
+  double z_max = std::min(std::sqrt(std::max(double(n), 1.0)), spread / std::sqrt(eps) + 1e-30);
+  double z_err = amplify * (2 * x.err + 64 * ulp(DType::f32, x.magnitude() + x.err)) +
+                 8 * ulp(DType::f32, z_max);
+  double out_mag = z_max * w.magnitude() + (bias != nullptr ? bias->bounds.magnitude() : 0);
+  double inherited =
+      z_err * (w.magnitude() + w.err) + z_max * w.err + (bias != nullptr ? bias->bounds.err : 0);
+  Bounds b = inexact_result(result, -out_mag, out_mag, inherited, 8);
+  b = with_flags(b, x, w);
+  if (bias != nullptr) b = with_flags(b, bias->bounds);
+  return b;
+}
+
+}  // namespace lazy::fuzz

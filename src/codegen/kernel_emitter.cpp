@@ -213,8 +213,11 @@ class KernelEmitter {
     std::vector<DType> operand_dtypes;
     for (int i = 0; i < term.n_operands; ++i)
       operand_dtypes.push_back(term_dtype(region_.terms[term.operands[i]]));
-    return computed_statement(term, t, *pending_[term.source], operand_dtypes,
-                              generator_index(t, vector), options_.fast_math);
+    // Only generators have an access (and an index): an op term has none to look up.
+    const std::string index =
+        term.kind == Term::Kind::generator ? generator_index(t, vector) : std::string();
+    return computed_statement(term, t, *pending_[term.source], operand_dtypes, index,
+                              options_.fast_math);
   }
 
   // The stored element a load reads, for element e of the group (or the one element i).

@@ -333,7 +333,8 @@ class RowKernelEmitter {
     std::vector<DType> operand_dtypes;
     for (int i = 0; i < term.n_operands; ++i)
       operand_dtypes.push_back(term_dtype(region_.terms[term.operands[i]]));
-    return computed_statement(term, t, *pending_[term.source], operand_dtypes, generator_index(t),
+    const std::string index = term.kind == Term::Kind::generator ? generator_index(t) : "";
+    return computed_statement(term, t, *pending_[term.source], operand_dtypes, index,
                               options_.fast_math);
   }
 

@@ -32,6 +32,80 @@ class FuzzRegressions : public ::testing::Test {
   }
 };
 
+// The value of pending node `index` as the reference evaluator computes it.
+double reference_value(std::uint32_t index) {
+  Trace& trace = Trace::current();
+  std::vector<bool> live(trace.pending().size(), false);
+  live[index] = true;
+  std::optional<lazy::ir::TensorData> data = lazy::ref::evaluate(trace.pending(), live)[index];
+  return lazy::ir::load_as_double(data->storage->host.data(), data->storage->dtype,
+                                  data->layout.offset);
+}
+
+// What a kernel computes from a scalar argument: f32 bits for floating dtypes, else an integer.
+double argument_value(std::uint64_t bits, DType dtype) {
+  if (lazy::is_floating(dtype)) return std::bit_cast<float>(std::uint32_t(bits));
+  return double(std::int64_t(bits));
+}
+
+// Every Scalar argument of every kernel of what is pending, next to the reference's value of it.
+void expect_scalar_arguments_match_reference(bool fusion, const std::string& what) {
+  const lazy_test::Generated generated = lazy_test::generate_pending(fusion);
+  std::span<const lazy::ir::NodePtr> pending = Trace::current().pending();
+  for (const lazy::codegen::GeneratedKernel& kernel : generated.kernels) {
+    for (const ArgSource& arg : kernel.args) {
+      if (arg.kind != ArgSource::Kind::scalar_float && arg.kind != ArgSource::Kind::scalar_int)
+        continue;
+      const lazy::ir::Node& node = *pending[arg.value];
+      EXPECT_EQ(argument_value(lazy::codegen::scalar_argument(node), node.dtype),
+                reference_value(std::uint32_t(arg.value)))
+          << what << ": scalar %" << arg.value << " of " << kernel.name;
+    }
+  }
+}
+
+TEST_F(FuzzRegressions, FloatingNumberFilledIntoBoolOrIntegerIsPassedAsItsValueThere) {
+  struct Case {
+    double number;
+    DType dtype;
+    double want;
+  };
+  for (Case c :
+       {Case{3.0, DType::bool_, 1}, Case{-0.125, DType::bool_, 1}, Case{NAN, DType::bool_, 1},
+        Case{0.0, DType::bool_, 0}, Case{1.5, DType::i32, 1}, Case{-2.5, DType::i64, -2}}) {
+    Tensor t = lazy::full({4}, c.number, c.dtype);
+    const lazy::ir::Node& scalar = *t.node()->inputs[0];
+    ASSERT_EQ(scalar.op, lazy::ir::Op::Scalar);
+    EXPECT_EQ(argument_value(lazy::codegen::scalar_argument(scalar), c.dtype), c.want)
+        << c.number << " as " << lazy::dtype_name(c.dtype);
+    Trace::current().clear();
+  }
+}
+
+TEST_F(FuzzRegressions, NarrowFloatScalarIsRoundedOnceFromTheNumber) {
+  // Through f32 this rounds to 1 + 2^-11, a tie that f16 then rounds to even (1).
+  const double number = 1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  Tensor t = lazy::full({4}, number, DType::f16);
+  const lazy::ir::Node& scalar = *t.node()->inputs[0];
+  EXPECT_EQ(argument_value(lazy::codegen::scalar_argument(scalar), DType::f16),
+            1 + std::ldexp(1.0, -10));
+  EXPECT_EQ(t.to_vector<double>()[0], 1 + std::ldexp(1.0, -10));
+}
+
+TEST_F(FuzzRegressions, ScalarArgumentsOfTheReproducersAreTheReferenceValues) {
+  const std::pair<const char*, Program> programs[] = {
+      {"p559", lazy_test::fuzz::program_p559}, {"p242", lazy_test::fuzz::program_p242},
+      {"p153", lazy_test::fuzz::program_p153}, {"p304", lazy_test::fuzz::program_p304},
+      {"p441", lazy_test::fuzz::program_p441}, {"p34-44", lazy_test::fuzz::program_p34_to_44}};
+  for (const auto& [name, program] : programs) {
+    for (bool fusion : {true, false}) {
+      std::vector<Tensor> outputs = program();
+      expect_scalar_arguments_match_reference(fusion, name);
+      Trace::current().clear();
+    }
+  }
+}
+
 TEST_F(FuzzRegressions, RankZeroReductionsOfAScalarChainGenerateAndCompute) {
   std::vector<Tensor> out = lazy_test::fuzz::program_p559();
   const lazy_test::Generated generated = lazy_test::generate_pending();  // crashed here
@@ -91,6 +165,22 @@ class GpuFuzzRegressions : public lazy_test::GpuTest {
 
 TEST_F(GpuFuzzRegressions, RankZeroScalarChainMatchesReference) {
   expect_gpu_matches_reference(lazy_test::fuzz::program_p559, "p559");
+}
+
+TEST_F(GpuFuzzRegressions, GeluOfMinimumWithFilledBoolMatchesReference) {
+  expect_gpu_matches_reference(lazy_test::fuzz::program_p242, "p242");
+}
+
+TEST_F(GpuFuzzRegressions, WhereOfRankZeroFilledBoolMatchesReference) {
+  expect_gpu_matches_reference(lazy_test::fuzz::program_p153, "p153");
+}
+
+TEST_F(GpuFuzzRegressions, MaximumOfFilledBoolMatchesReference) {
+  expect_gpu_matches_reference(lazy_test::fuzz::program_p304, "p304");
+}
+
+TEST_F(GpuFuzzRegressions, AllOfFilledIntegerMatchesReference) {
+  expect_gpu_matches_reference(lazy_test::fuzz::program_p441, "p441");
 }
 
 }  // namespace

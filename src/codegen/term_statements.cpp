@@ -1,11 +1,13 @@
 #include "codegen/term_statements.h"
 
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <vector>
 
 #include "codegen/op_expressions.h"
 #include "codegen/text.h"
+#include "ir/dtype_codec.h"
 
 namespace lazy::codegen {
 
@@ -43,6 +45,13 @@ std::string scalar_statement(std::size_t t, DType dtype) {
           ? convert(DType::f32, dtype, cat("__uint_as_float((unsigned int)a.s", t, ")"))
           : cat("(", value_type(dtype), ")a.s", t);
   return cat("const ", value_type(dtype), " v", t, " = ", value, ";\n");
+}
+
+std::uint64_t scalar_argument(const ir::Node& scalar) {
+  if (is_floating(scalar.dtype))
+    return std::bit_cast<std::uint32_t>(
+        ir::to_f32(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));
+  return std::uint64_t(ir::scalar_as_int(*scalar.scalar, scalar.dtype));
 }
 
 std::string computed_statement(const fuse::Term& term, std::size_t t, const ir::Node& node,

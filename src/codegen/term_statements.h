@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ std::string op_and_place(const ir::Node& node);
 
 // Scalar term t, from kernel argument a.s<t> (floats travel as f32 bits).
 std::string scalar_statement(std::size_t t, DType dtype);
+// The kernel argument scalar_statement reads for a Scalar node: its value in the node's dtype
+// (ir::scalar_as_float / scalar_as_int, as the reference holds it), floats as f32 bits.
+std::uint64_t scalar_argument(const ir::Node& scalar);
 
 // Op or generator term t of `node`; operand_dtypes[i] is the dtype of v<operand i>, `index` the
 // generator's linear index expression (unused for ops).

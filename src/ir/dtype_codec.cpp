@@ -176,6 +176,17 @@ double integer_to_float_dtype(std::int64_t value, DType dtype) {
   return round_to_dtype(round_int_to_precision(value, precision_of(dtype)), dtype);
 }
 
+double scalar_as_float(const Scalar& value, DType dtype) {
+  if (value.kind() == Scalar::Kind::floating) return round_to_dtype(value.to_double(), dtype);
+  return integer_to_float_dtype(value.to_int(), dtype);
+}
+
+std::int64_t scalar_as_int(const Scalar& value, DType dtype) {
+  if (value.kind() == Scalar::Kind::floating)
+    return float_to_integer_dtype(value.to_double(), dtype);
+  return wrap_to_dtype(value.to_int(), dtype);
+}
+
 double load_as_double(const void* data, DType dtype, std::int64_t index) {
   switch (dtype) {
     case DType::f32:

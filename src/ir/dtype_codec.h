@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "lazy/dtype.h"
+#include "lazy/scalar.h"
 
 namespace lazy::ir {
 
@@ -22,6 +23,12 @@ std::int64_t float_to_integer_dtype(double value, DType dtype);
 // An integer converted to a floating dtype, rounded once (through double it could round twice
 // past 2^53).
 double integer_to_float_dtype(std::int64_t value, DType dtype);
+
+// A number as a tensor of `dtype` holds it, the one conversion every backend uses for a Scalar
+// node (a kernel argument, the reference's value, a held 0-d result): a floating number into an
+// integer dtype truncates and saturates, into bool is non-zero; an integer wraps, or rounds once.
+double scalar_as_float(const Scalar& value, DType dtype);      // `dtype` floating
+std::int64_t scalar_as_int(const Scalar& value, DType dtype);  // `dtype` integer or bool
 
 // A double rounded to f32, overflowing to infinity (a plain cast is undefined out of range).
 float to_f32(double value);

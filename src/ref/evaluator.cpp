@@ -36,11 +36,9 @@ Value evaluate_view(const ir::Node& node, const Value& in) {
 Value scalar_value(const ir::Node& node) {
   auto buffer = std::make_shared<Buffer>(node.dtype, 1);
   if (is_floating(node.dtype)) {
-    buffer->floats[0] = ir::round_to_dtype(node.scalar->to_double(), node.dtype);
-  } else if (node.scalar->kind() == Scalar::Kind::floating) {
-    buffer->ints[0] = ir::float_to_integer_dtype(node.scalar->to_double(), node.dtype);
+    buffer->floats[0] = ir::scalar_as_float(*node.scalar, node.dtype);
   } else {
-    buffer->ints[0] = ir::wrap_to_dtype(node.scalar->to_int(), node.dtype);
+    buffer->ints[0] = ir::scalar_as_int(*node.scalar, node.dtype);
   }
   return {buffer, ir::Layout::contiguous(Shape{})};
 }

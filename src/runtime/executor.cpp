@@ -12,6 +12,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/numbers.h>
 
+#include "codegen/term_statements.h"
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
@@ -335,10 +336,11 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
 
 std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
   auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
-  if (node.scalar->kind() == Scalar::Kind::floating) {
-    ir::store_double(storage->host.data(), node.dtype, 0, node.scalar->to_double());
+  if (is_floating(node.dtype)) {
+    ir::store_double(storage->host.data(), node.dtype, 0,
+                     ir::scalar_as_float(*node.scalar, node.dtype));
   } else {
-    ir::store_int(storage->host.data(), node.dtype, 0, node.scalar->to_int());
+    ir::store_int(storage->host.data(), node.dtype, 0, ir::scalar_as_int(*node.scalar, node.dtype));
   }
   return storage;
 }
@@ -377,11 +379,8 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
           packed.push_back(copies.at(arg.value)->device_address);
           break;
         case ArgSource::Kind::scalar_float:
-          packed.push_back(
-              std::bit_cast<std::uint32_t>(ir::to_f32(pending[arg.value]->scalar->to_double())));
-          break;
         case ArgSource::Kind::scalar_int:
-          packed.push_back(std::uint64_t(pending[arg.value]->scalar->to_int()));
+          packed.push_back(codegen::scalar_argument(*pending[arg.value]));
           break;
       }
     }

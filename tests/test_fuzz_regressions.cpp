@@ -119,6 +119,51 @@ TEST_F(FuzzRegressions, RankZeroReductionsOfAScalarChainGenerateAndCompute) {
   EXPECT_NEAR(out[3].item<double>(), std::expm1(std::sin(1 / std::sqrt(s + 0.25))), 1e-5);
 }
 
+TEST_F(FuzzRegressions, EmptyIterationSpaceHasNoUniformAccess) {
+  const lazy::codegen::Access access{lazy::ir::Layout::contiguous(Shape{1, 0}), 4};
+  const lazy::codegen::IterationSpace space =
+      lazy::codegen::plan_iteration_space(Shape{1, 0}, std::span(&access, 1));
+  ASSERT_EQ(space.accesses.size(), 1u);
+  EXPECT_NE(space.accesses[0].mode, lazy::codegen::AccessMode::uniform);
+}
+
+// True when the kernel reads a tensor (a.p<t>[...]) before its first loop: what a kernel over
+// no elements must not do.
+bool reads_before_loop(const std::string& source) {
+  const std::size_t loop = source.find("  for (");
+  const std::size_t read = source.find("= a.p");
+  return read != std::string::npos && read < loop;
+}
+
+// Every kernel over an empty iteration space that still launches (a reduction writing its
+// identity) reads nothing outside its loops.
+void expect_empty_kernels_read_nothing(bool fusion, const std::string& what) {
+  const lazy_test::Generated generated = lazy_test::generate_pending(fusion);
+  int empty = 0;
+  for (std::size_t k = 0; k < generated.kernels.size(); ++k) {
+    const lazy::codegen::GeneratedKernel& kernel = generated.kernels[k];
+    if (generated.partition.regions[k].shape.numel() != 0 || kernel.written == 0) continue;
+    ++empty;
+    EXPECT_FALSE(reads_before_loop(kernel.source)) << what << "\n" << kernel.source;
+  }
+  EXPECT_GT(empty, 0) << what;
+}
+
+TEST_F(FuzzRegressions, ReductionOfAnEmptyKernelOutputReadsNoElement) {
+  lazy::set_fusion_enabled(false);
+  Tensor x = lazy::from_data(std::vector<float>{}, {1, 0});
+  Tensor y = lazy::sum(x * 2.0f, {}, false);
+  expect_empty_kernels_read_nothing(false, "sum(x * 2) of [1, 0] unfused");
+}
+
+TEST_F(FuzzRegressions, SeveralProgramsSyncedTogetherReadNoElementOfEmptyTensors) {
+  for (bool fusion : {false, true}) {
+    std::vector<Tensor> outputs = lazy_test::fuzz::program_p34_to_44();
+    expect_empty_kernels_read_nothing(fusion, fusion ? "p34-44 fused" : "p34-44 unfused");
+    Trace::current().clear();
+  }
+}
+
 // On the GPU: every output of `program`, fused and unfused, against the reference evaluator.
 // The tolerances allow f16 and bf16 chains kept in f32 inside kernels (the reference rounds each
 // op); the bugs they guard against are wrong by far more (0 for 1, NaN, lost contexts).
@@ -181,6 +226,10 @@ TEST_F(GpuFuzzRegressions, MaximumOfFilledBoolMatchesReference) {
 
 TEST_F(GpuFuzzRegressions, AllOfFilledIntegerMatchesReference) {
   expect_gpu_matches_reference(lazy_test::fuzz::program_p441, "p441");
+}
+
+TEST_F(GpuFuzzRegressions, ElevenProgramsSyncedTogetherMatchReference) {
+  expect_gpu_matches_reference(lazy_test::fuzz::program_p34_to_44, "p34-44");
 }
 
 }  // namespace

@@ -27,8 +27,13 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
                                     int bytes_per_thread) {
   IterationSpace space;
   space.numel = shape.numel();
-  if (space.numel == 0) {  // nothing to launch; plan a trivial kernel
-    space.accesses.assign(accesses.size(), AccessPlan{AccessMode::uniform, 0, {}});
+  if (space.numel == 0) {
+    // No element exists, so no access may be read outside the loop over elements: a reduction
+    // over an empty extent still launches to write its identity, and a hoisted (uniform) load
+    // would read an empty tensor's null address.
+    space.accesses.clear();
+    for (const Access& access : accesses)
+      space.accesses.push_back(AccessPlan{AccessMode::dense, access.layout.offset, {}});
     space.vector_width = 1;
     space.index_32bit = true;
     return space;

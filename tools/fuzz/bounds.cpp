@@ -73,7 +73,7 @@ bool fits(DType dtype, double lo, double hi, int quantum) {
   if (!is_floating(dtype)) return quantum <= 0;
   if (mag == 0) return true;
   if (quantum > finest_quantum(dtype)) return false;
-  return std::ldexp(mag, quantum) < std::ldexp(1.0, significand_bits(dtype));
+  return std::ldexp(mag, quantum) <= std::ldexp(1.0, significand_bits(dtype));
 }
 
 Bounds exact_result(DType dtype, double lo, double hi, int quantum) {

@@ -152,6 +152,11 @@ Bounds data_bounds(const Step& s) {
   if (s.dtype == DType::bool_) return Bounds{0, 1, 0, 0};
   if (!is_floating(s.dtype)) return Bounds{s.data.lo, s.data.hi, 0, 0};
   Bounds b{s.data.lo, s.data.hi, 0, s.data.quantum >= 0 ? s.data.quantum : kNoQuantum};
+  if (s.data.quantum >= 0) {
+    // Values are rounded to the grid, which may take them just past the range's ends.
+    b.lo = std::nearbyint(std::ldexp(b.lo, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
+    b.hi = std::nearbyint(std::ldexp(b.hi, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
+  }
   if (!fits(s.dtype, b.lo, b.hi, b.quantum)) b.quantum = kNoQuantum;  // rounded once, the same
   b.special = s.data.special > 0;
   return b;

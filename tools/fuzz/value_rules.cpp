@@ -20,7 +20,7 @@ constexpr double kPi = 3.14159265358979323846;
 
 // Smallest and largest of f over [lo, hi], from the ends and the points where f turns.
 std::pair<double, double> range_of(const std::function<double(double)>& f, double lo, double hi,
-                                   std::initializer_list<double> turning_points) {
+                                   const std::vector<double>& turning_points) {
   double a = f(lo), b = f(hi);
   double mn = std::min(a, b), mx = std::max(a, b);
   for (double t : turning_points) {
@@ -57,7 +57,7 @@ struct FloatFunction {
   double domain_lo, domain_hi;
   std::function<double(double lo, double hi)> slope;  // largest |f'| over [lo, hi]
   double ulps;
-  std::initializer_list<double> turning_points;
+  std::vector<double> turning_points;
   bool composite = false;  // several ops in f32: ulps count at the argument's magnitude too
 };
 

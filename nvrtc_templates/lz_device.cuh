@@ -40,6 +40,23 @@ __device__ __forceinline__ long long lz_f32_to_i64(float f) {
   return i;
 }
 
+// Rounding a double or an integer to f16 or bf16 through a rounded f32 could round twice (onto a
+// tie of the narrow type). Rounding to f32 toward zero and making it odd when inexact keeps the
+// sticky information: 24 bits are enough for one correct rounding to 11 or 8.
+__device__ __forceinline__ float lz_f64_to_f32_odd(double d) {
+  float f;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(f) : "d"(d));
+  if ((double)f != d && f == f) f = __int_as_float(__float_as_int(f) | 1);
+  return f;
+}
+// An integer rounded once to bf16, as a float.
+__device__ __forceinline__ float lz_int_to_bf16(long long x) {
+  float f;
+  asm("cvt.rz.f32.s64 %0, %1;" : "=f"(f) : "l"(x));
+  if ((long long)f != x) f = __int_as_float(__float_as_int(f) | 1);
+  return lz_round_bf16(f);
+}
+
 // NaN-propagating max and min: one instruction from sm_80 on.
 __device__ __forceinline__ float lz_maximum(float a, float b) {
 #if __CUDA_ARCH__ >= 800

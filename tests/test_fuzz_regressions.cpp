@@ -164,6 +164,36 @@ TEST_F(FuzzRegressions, SeveralProgramsSyncedTogetherReadNoElementOfEmptyTensors
   }
 }
 
+// Integers of more than 24 bits and arange's double values round to bf16 / f16 once, as in the
+// reference: through a rounded f32 they could land on a tie and round again.
+constexpr double kTwo24 = 16777216;  // 2^24
+
+std::vector<Tensor> integer_to_bf16_program() {
+  Tensor x = lazy::from_data(std::vector<std::int64_t>{std::int64_t(kTwo24) + 65536 + 1}, {1});
+  return {x.to(DType::bf16)};
+}
+
+// 1 + 2^-11 + i * 2^-30: above f16's tie for i > 0, on it after rounding to f32.
+std::vector<Tensor> narrow_arange_program() {
+  const double start = 1 + std::ldexp(1.0, -11), step = std::ldexp(1.0, -30);
+  return {lazy::arange(start, start + 4 * step, step, DType::f16)};
+}
+
+TEST_F(FuzzRegressions, IntegerToBf16AndNarrowArangeRoundOnceInKernels) {
+  std::vector<Tensor> cast = integer_to_bf16_program();
+  std::vector<Tensor> range = narrow_arange_program();
+  const lazy_test::Generated generated = lazy_test::generate_pending();
+  std::string sources;
+  for (const auto& kernel : generated.kernels) sources += kernel.source;
+  EXPECT_NE(sources.find("lz_int_to_bf16("), std::string::npos);
+  EXPECT_NE(sources.find("lz_f64_to_f32_odd("), std::string::npos);
+  if (std::string why; lazy::jit::nvrtc_available(&why)) lazy_test::expect_compiles(generated);
+  lazy::eval({cast[0], range[0]});
+  EXPECT_EQ(cast[0].to_vector<double>()[0], kTwo24 + 131072);
+  const double up = 1 + std::ldexp(1.0, -10);
+  EXPECT_EQ(range[0].to_vector<double>(), (std::vector<double>{1, up, up, up}));
+}
+
 // On the GPU: every output of `program`, fused and unfused, against the reference evaluator.
 // The tolerances allow f16 and bf16 chains kept in f32 inside kernels (the reference rounds each
 // op); the bugs they guard against are wrong by far more (0 for 1, NaN, lost contexts).
@@ -230,6 +260,11 @@ TEST_F(GpuFuzzRegressions, AllOfFilledIntegerMatchesReference) {
 
 TEST_F(GpuFuzzRegressions, ElevenProgramsSyncedTogetherMatchReference) {
   expect_gpu_matches_reference(lazy_test::fuzz::program_p34_to_44, "p34-44");
+}
+
+TEST_F(GpuFuzzRegressions, IntegerToBf16AndNarrowArangeMatchReferenceExactly) {
+  expect_gpu_matches_reference(integer_to_bf16_program, "i64 to bf16");
+  expect_gpu_matches_reference(narrow_arange_program, "f16 arange");
 }
 
 }  // namespace

@@ -169,6 +169,8 @@ std::string cast(DType from, DType to, const std::string& x) {
   if (to == DType::bool_) return truth(from, x);
   if (is_floating(to)) {
     if (is_floating(from)) return round_to(to, x);
+    // f32 holds every f16 integer below f16's overflow, but not every integer bf16 rounds.
+    if (to == DType::bf16 && from != DType::bool_) return call("lz_int_to_bf16", x);
     return round_to(to, cat("((float)", x, ")"));
   }
   std::string_view type = value_type(to);
@@ -319,7 +321,10 @@ std::string generator_expression(const ir::Node& node, std::span<const std::stri
     case Op::Arange:
       if (is_floating(node.dtype)) {
         // In double, like the host evaluator: start + i * step rounds once.
-        return cat("((float)((double)", x[0], " + (double)(", index, ") * (double)", x[1], "))");
+        const std::string value =
+            cat("((double)", x[0], " + (double)(", index, ") * (double)", x[1], ")");
+        if (narrow_float(node.dtype)) return round_to(node.dtype, call("lz_f64_to_f32_odd", value));
+        return cat("((float)", value, ")");
       }
       return cat("((", value_type(node.dtype), ")lz_wrap_add(", x[0], ", lz_wrap_mul((long long)(",
                  index, "), ", x[1], ")))");

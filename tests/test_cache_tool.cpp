@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "helper_programs.h"
+
 extern char** environ;
 
 namespace {
@@ -93,7 +95,7 @@ class CacheTool : public ::testing::Test {
     }
     environment.push_back("LAZY_CACHE_DIR=" + root_.string());
     environment.insert(environment.end(), extra_environment.begin(), extra_environment.end());
-    std::vector<std::string> argv_strings = {LAZY_CACHE_TOOL};
+    std::vector<std::string> argv_strings = {lazy_test::helper_program(LAZY_CACHE_TOOL)};
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     // Built before the fork: the child only redirects and execs.
     std::vector<char*> argv, envp;

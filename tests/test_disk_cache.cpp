@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "helper_programs.h"
 #include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
@@ -41,11 +42,8 @@ class TempDir {
   fs::path path_;
 };
 
-// The child program: built beside the tests, or wherever LAZY_TEST_CACHE_CHILD says (a bundle
-// copied to a GPU machine).
 std::string child_program() {
-  const char* env = std::getenv("LAZY_TEST_CACHE_CHILD");
-  return env != nullptr ? env : LAZY_CACHE_CHILD;
+  return lazy_test::helper_program(LAZY_CACHE_CHILD);
 }
 
 struct ChildRun {

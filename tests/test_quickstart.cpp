@@ -9,6 +9,8 @@
 
 #include <lazy/lazy.h>
 
+#include "helper_programs.h"
+
 namespace {
 
 // gelu with PyTorch's tanh approximation.
@@ -35,7 +37,7 @@ double hand_checksum(std::int64_t rows, std::int64_t cols) {
 
 TEST(Quickstart, PrintsTheHandComputedChecksum) {
   const std::int64_t rows = 8;
-  std::string command = std::string(LAZY_QUICKSTART) + " " + std::to_string(rows);
+  std::string command = lazy_test::helper_program(LAZY_QUICKSTART) + " " + std::to_string(rows);
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   ASSERT_NE(pipe, nullptr);
   double expected = hand_checksum(rows, 4096);

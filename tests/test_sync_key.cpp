@@ -10,6 +10,7 @@
 
 #include <lazy/lazy.h>
 
+#include "helper_programs.h"
 #include "ir/trace.h"
 #include "key_program.h"
 
@@ -170,7 +171,8 @@ TEST_F(SyncKey, SameKeyInASecondProcess) {
     auto p = lazy_test::record_key_program(1.2f, 4);
     here = key_and_forget();
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(LAZY_KEY_PRINTER, "r"), pclose);
+  const std::string key_printer = lazy_test::helper_program(LAZY_KEY_PRINTER);
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(key_printer.c_str(), "r"), pclose);
   ASSERT_NE(pipe, nullptr);
   std::array<char, 128> line{};
   ASSERT_NE(fgets(line.data(), line.size(), pipe.get()), nullptr);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazy/error.h"
@@ -140,18 +141,61 @@ const CudaDriver* cuda_driver() {
   return state.usable ? &*state.table : nullptr;
 }
 
-void throw_cuda_error(CUresult result, std::string_view what, std::source_location where) {
+#define LAZY_STICKY_ERROR(code) \
+  { code, #code }
+constexpr std::pair<CUresult, std::string_view> kStickyErrors[] = {
+    LAZY_STICKY_ERROR(CUDA_ERROR_ILLEGAL_ADDRESS),
+    LAZY_STICKY_ERROR(CUDA_ERROR_LAUNCH_FAILED),
+    LAZY_STICKY_ERROR(CUDA_ERROR_ILLEGAL_INSTRUCTION),
+    LAZY_STICKY_ERROR(CUDA_ERROR_MISALIGNED_ADDRESS),
+    LAZY_STICKY_ERROR(CUDA_ERROR_INVALID_ADDRESS_SPACE),
+    LAZY_STICKY_ERROR(CUDA_ERROR_INVALID_PC),
+    LAZY_STICKY_ERROR(CUDA_ERROR_HARDWARE_STACK_ERROR),
+    LAZY_STICKY_ERROR(CUDA_ERROR_ASSERT),
+    LAZY_STICKY_ERROR(CUDA_ERROR_LAUNCH_TIMEOUT),
+    LAZY_STICKY_ERROR(CUDA_ERROR_TENSOR_MEMORY_LEAK),
+    LAZY_STICKY_ERROR(CUDA_ERROR_ECC_UNCORRECTABLE),
+    LAZY_STICKY_ERROR(CUDA_ERROR_CONTAINED),
+    LAZY_STICKY_ERROR(CUDA_ERROR_EXTERNAL_DEVICE),
+};
+#undef LAZY_STICKY_ERROR
+
+bool is_sticky_cuda_error(CUresult result) {
+  return !sticky_cuda_error_name(result).empty();
+}
+
+std::string_view sticky_cuda_error_name(CUresult result) {
+  for (const auto& [code, name] : kStickyErrors)
+    if (code == result) return name;
+  return {};
+}
+
+std::string cuda_error_name(CUresult result) {
   const char* name = nullptr;
-  const char* description = nullptr;
-  const DriverState& state = driver_state();
-  if (state.table) {
+  if (const DriverState& state = driver_state(); state.table)
     state.table->cuGetErrorName(result, &name);
+  if (name != nullptr) return name;
+  if (std::string_view sticky = sticky_cuda_error_name(result); !sticky.empty())
+    return std::string(sticky);
+  return "CUresult " + std::to_string(int(result));
+}
+
+std::string cuda_error_text(CUresult result) {
+  std::string text = cuda_error_name(result);
+  const char* description = nullptr;
+  if (const DriverState& state = driver_state(); state.table) {
     state.table->cuGetErrorString(result, &description);
   }
-  std::string message = std::string(what) + " failed: " +
-                        (name != nullptr ? name : "CUresult " + std::to_string(int(result)));
-  if (description != nullptr) message += std::string(" (") + description + ")";
-  throw RuntimeError(message, where);
+  if (description != nullptr) text += std::string(" (") + description + ")";
+  return text;
+}
+
+std::string describe_cuda_error(CUresult result, std::string_view what) {
+  return std::string(what) + " failed: " + cuda_error_text(result);
+}
+
+void throw_cuda_error(CUresult result, std::string_view what, std::source_location where) {
+  throw RuntimeError("lazyfuse: " + describe_cuda_error(result, what), where);
 }
 
 }  // namespace lazy::runtime

@@ -5,6 +5,7 @@
 #include <cuda.h>
 
 #include <source_location>
+#include <string>
 #include <string_view>
 
 #include "runtime/cuda_driver_status.h"
@@ -61,6 +62,23 @@ struct CudaDriver {
 // The driver's function table, loaded and cuInit-ed on first use; nullptr when unusable (see
 // why_no_cuda_driver()). Never unloaded: buffers may be freed until the process exits.
 const CudaDriver* cuda_driver();
+
+// Errors after which the context runs nothing more: a kernel faulted (an illegal address, a
+// trap, ...) or the GPU failed. The driver's documentation: "the process must be terminated and
+// relaunched". Every later call returns the same error.
+bool is_sticky_cuda_error(CUresult result);
+// <cuda.h>'s name of a sticky error ("CUDA_ERROR_ILLEGAL_ADDRESS"); empty for any other.
+std::string_view sticky_cuda_error_name(CUresult result);
+
+// The error's name: the driver's when it is loaded, else <cuda.h>'s for the sticky errors,
+// else "CUresult N".
+std::string cuda_error_name(CUresult result);
+
+// "<name> (<the driver's description>)"; the name alone without a driver.
+std::string cuda_error_text(CUresult result);
+
+// "<what> failed: <name> (<the driver's description>)".
+std::string describe_cuda_error(CUresult result, std::string_view what);
 
 [[noreturn]] void throw_cuda_error(CUresult result, std::string_view what,
                                    std::source_location where);

@@ -10,6 +10,7 @@
 
 #include "lazy/error.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/device_failures.h"
 
 namespace lazy::runtime {
 namespace {
@@ -46,6 +47,22 @@ int attribute(const CudaDriver& driver, CUdevice_attribute which, CUdevice devic
   int value = 0;
   check_cuda(driver.cuDeviceGetAttribute(&value, which, device), what);
   return value;
+}
+
+// Failed calls of a working device go through its DeviceFailures, which knows sticky errors.
+void check(DeviceFailures& failures, CUresult result, std::string_view what) {
+  if (result != CUDA_SUCCESS) [[unlikely]]
+    failures.fail(result, what);
+}
+
+// LAZY_SYNC_LAUNCHES=1, or CUDA_LAUNCH_BLOCKING=1 (the driver's own switch, which a user may
+// already know): wait for every launch, so a fault is reported by the kernel that made it.
+bool sync_launches_from_env() {
+  auto is_one = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string_view(value) == "1";
+  };
+  return is_one("LAZY_SYNC_LAUNCHES") || is_one("CUDA_LAUNCH_BLOCKING");
 }
 
 bool starts_with(std::span<const char> image, std::span<const unsigned char> magic) {
@@ -131,6 +148,9 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   char name[kDeviceNameCapacity] = {};
   check_cuda(driver_.cuDeviceGetName(name, kDeviceNameCapacity, device), "cuDeviceGetName");
   name_ = name;
+  description_ = "GPU " + std::to_string(ordinal) + " (" + name_ + ")";
+  failures_ = std::make_unique<DeviceFailures>(description_);
+  sync_launches_ = sync_launches_from_env();
   sm_arch_ = 10 * attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device,
                             "compute capability major") +
              attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device,
@@ -157,12 +177,15 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   allocate(1).reset();
 }
 
+Device::~Device() = default;
+
 // Asks the driver rather than trusting a per-thread flag: other code on the thread (a framework
 // sharing the process) may have switched contexts. cuCtxGetCurrent only reads thread state.
 void Device::make_current() {
+  failures_->check_usable();
   CUcontext current = nullptr;
-  check_cuda(driver_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current != context_) check_cuda(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  check(*failures_, driver_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current != context_) check(*failures_, driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
 std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
@@ -171,21 +194,26 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
     make_current();
     if (const CUresult result = driver_.cuMemAllocAsync(&buffer->ptr_, bytes, stream_);
         result != CUDA_SUCCESS) {
-      throw_cuda_error(result, "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_,
-                       std::source_location::current());
+      const std::string what = "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_;
+      if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+        throw OutOfDeviceMemory("lazyfuse: " + describe_cuda_error(result, what),
+                                std::source_location::current());
+      }
+      failures_->fail(result, what);
     }
   }
   return buffer;
 }
 
 void Device::free_async(CUdeviceptr ptr) noexcept {
-  if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed)) return;
+  // A lost context took its memory with it, and has been reported once already.
+  if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed) || failures_->lost()) return;
   try {
     make_current();
-    check_cuda(driver_.cuMemFreeAsync(ptr, stream_), "cuMemFreeAsync");
+    check(*failures_, driver_.cuMemFreeAsync(ptr, stream_), "cuMemFreeAsync");
   } catch (const std::exception& error) {
     // A destructor cannot throw; a failed free means the context is already broken.
-    std::fprintf(stderr, "lazyfuse: %s\n", error.what());
+    std::fprintf(stderr, "%s\n", error.what());
   }
 }
 
@@ -196,32 +224,40 @@ DeviceBuffer::~DeviceBuffer() {
 void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check_cuda(driver_.cuMemcpyHtoDAsync(dst, src, bytes, stream_), "cuMemcpyHtoDAsync");
-  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize after cuMemcpyHtoDAsync");
+  const std::uint64_t mark = failures_->launches().mark();
+  check(*failures_, driver_.cuMemcpyHtoDAsync(dst, src, bytes, stream_), "cuMemcpyHtoDAsync");
+  check(*failures_, driver_.cuStreamSynchronize(stream_),
+        "cuStreamSynchronize after cuMemcpyHtoDAsync");
+  failures_->launches().synchronized(mark);
 }
 
 void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check_cuda(driver_.cuMemcpyDtoHAsync(dst, src, bytes, stream_), "cuMemcpyDtoHAsync");
-  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize after cuMemcpyDtoHAsync");
+  const std::uint64_t mark = failures_->launches().mark();
+  check(*failures_, driver_.cuMemcpyDtoHAsync(dst, src, bytes, stream_), "cuMemcpyDtoHAsync");
+  check(*failures_, driver_.cuStreamSynchronize(stream_),
+        "cuStreamSynchronize after cuMemcpyDtoHAsync");
+  failures_->launches().synchronized(mark);
 }
 
 void Device::copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check_cuda(driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync");
+  check(*failures_, driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync");
 }
 
 void Device::fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check_cuda(driver_.cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
+  check(*failures_, driver_.cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
 }
 
 void Device::synchronize() {
   make_current();
-  check_cuda(driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  const std::uint64_t mark = failures_->launches().mark();
+  check(*failures_, driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  failures_->launches().synchronized(mark);
 }
 
 CUmodule Device::load_module(std::span<const char> cubin) {
@@ -236,10 +272,9 @@ CUmodule Device::load_module(std::span<const char> cubin) {
   CUmodule module = nullptr;
   if (const CUresult result = driver_.cuModuleLoadData(&module, cubin.data());
       result != CUDA_SUCCESS) {
-    throw_cuda_error(result,
-                     "cuModuleLoadData of a " + std::to_string(cubin.size()) + "-byte image on " +
-                         name_ + " (sm_" + std::to_string(sm_arch_) + ")",
-                     std::source_location::current());
+    failures_->fail(result, "cuModuleLoadData of a " + std::to_string(cubin.size()) +
+                                "-byte image on " + name_ + " (sm_" + std::to_string(sm_arch_) +
+                                ")");
   }
   return module;
 }
@@ -247,7 +282,7 @@ CUmodule Device::load_module(std::span<const char> cubin) {
 void Device::unload_module(CUmodule module) {
   if (module == nullptr || g_process_exiting.load(std::memory_order_relaxed)) return;
   make_current();
-  check_cuda(driver_.cuModuleUnload(module), "cuModuleUnload");
+  check(*failures_, driver_.cuModuleUnload(module), "cuModuleUnload");
 }
 
 CUfunction Device::get_function(CUmodule module, const char* name) {
@@ -255,8 +290,7 @@ CUfunction Device::get_function(CUmodule module, const char* name) {
   CUfunction function = nullptr;
   if (const CUresult result = driver_.cuModuleGetFunction(&function, module, name);
       result != CUDA_SUCCESS) {
-    throw_cuda_error(result, std::string("cuModuleGetFunction(\"") + name + "\")",
-                     std::source_location::current());
+    failures_->fail(result, std::string("cuModuleGetFunction(\"") + name + "\")");
   }
   return function;
 }
@@ -265,7 +299,7 @@ FunctionInfo Device::function_info(CUfunction function) {
   make_current();
   auto get = [&](CUfunction_attribute which, const char* what) {
     int value = 0;
-    check_cuda(driver_.cuFuncGetAttribute(&value, which, function), what);
+    check(*failures_, driver_.cuFuncGetAttribute(&value, which, function), what);
     return value;
   };
   return FunctionInfo{
@@ -273,6 +307,14 @@ FunctionInfo Device::function_info(CUfunction function) {
       get(CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute(NUM_REGS)"),
       get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "cuFuncGetAttribute(SHARED_SIZE_BYTES)"),
       get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")};
+}
+
+bool Device::context_lost() const {
+  return failures_->lost();
+}
+
+void Device::label_kernel(CUfunction function, KernelLabel label) {
+  failures_->launches().label(function, std::move(label));
 }
 
 void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
@@ -286,28 +328,30 @@ void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
           driver_.cuLaunchKernel(function, grid_x, 1, 1, block_x, 1, 1, dynamic_shared_bytes,
                                  stream_, nullptr, packed_args.empty() ? nullptr : extra);
       result != CUDA_SUCCESS) {
-    throw_cuda_error(result,
-                     "cuLaunchKernel (grid " + std::to_string(grid_x) + ", block " +
-                         std::to_string(block_x) + ", " + std::to_string(args_size) +
-                         " bytes of arguments)",
-                     std::source_location::current());
+    failures_->fail(result, "cuLaunchKernel of " + failures_->launches().label_of(function).text +
+                                " (grid " + std::to_string(grid_x) + ", block " +
+                                std::to_string(block_x) + ", " + std::to_string(args_size) +
+                                " bytes of arguments)");
   }
+  failures_->launches().record(function);
+  if (sync_launches_) synchronize();
 }
 
 DeviceTimer::DeviceTimer(Device& device) : device_(device) {
   device_.make_current();
-  check_cuda(device_.driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(*device_.failures_, device_.driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT),
+        "cuEventCreate");
   const CUresult stop_result = device_.driver_.cuEventCreate(&stop_, CU_EVENT_DEFAULT);
   if (stop_result != CUDA_SUCCESS) device_.driver_.cuEventDestroy(start_);
-  check_cuda(stop_result, "cuEventCreate");
+  check(*device_.failures_, stop_result, "cuEventCreate");
 }
 
 DeviceTimer::~DeviceTimer() {
-  if (g_process_exiting.load(std::memory_order_relaxed)) return;
+  if (g_process_exiting.load(std::memory_order_relaxed) || device_.failures_->lost()) return;
   try {
     device_.make_current();
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "lazyfuse: %s\n", error.what());
+    std::fprintf(stderr, "%s\n", error.what());
     return;
   }
   device_.driver_.cuEventDestroy(start_);
@@ -316,20 +360,22 @@ DeviceTimer::~DeviceTimer() {
 
 void DeviceTimer::start() {
   device_.make_current();
-  check_cuda(device_.driver_.cuEventRecord(start_, device_.stream_), "cuEventRecord(start)");
+  check(*device_.failures_, device_.driver_.cuEventRecord(start_, device_.stream_),
+        "cuEventRecord(start)");
 }
 
 void DeviceTimer::stop() {
   device_.make_current();
-  check_cuda(device_.driver_.cuEventRecord(stop_, device_.stream_), "cuEventRecord(stop)");
+  check(*device_.failures_, device_.driver_.cuEventRecord(stop_, device_.stream_),
+        "cuEventRecord(stop)");
 }
 
 float DeviceTimer::elapsed_ms() {
   device_.make_current();
-  check_cuda(device_.driver_.cuEventSynchronize(stop_), "cuEventSynchronize");
+  check(*device_.failures_, device_.driver_.cuEventSynchronize(stop_), "cuEventSynchronize");
   float milliseconds = 0.0f;
-  check_cuda(device_.driver_.cuEventElapsedTime(&milliseconds, start_, stop_),
-             "cuEventElapsedTime");
+  check(*device_.failures_, device_.driver_.cuEventElapsedTime(&milliseconds, start_, stop_),
+        "cuEventElapsedTime");
   return milliseconds;
 }
 

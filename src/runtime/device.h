@@ -11,6 +11,9 @@
 #include <string>
 #include <string_view>
 
+#include "lazy/error.h"
+#include "runtime/launch_log.h"
+
 // Handle types exactly as <cuda.h> declares them (a repeated alias of the same type is legal),
 // so users of this header need not have the toolkit's include directory.
 struct CUctx_st;
@@ -31,6 +34,13 @@ namespace lazy::runtime {
 
 struct CudaDriver;
 class Device;
+class DeviceFailures;
+
+// The GPU has no room for an allocation (not sticky: the program can go on). The runtime catches
+// it to name the op that needed the memory.
+class OutOfDeviceMemory : public RuntimeError {
+  using RuntimeError::RuntimeError;
+};
 
 // Where LAZY_DEVICE asks lazyfuse to compute.
 struct DeviceSpec {
@@ -88,15 +98,18 @@ class Device {
 
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
+  ~Device();
 
   int ordinal() const { return ordinal_; }
   const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }  // "GPU 0 (<name>)"
   int sm_arch() const { return sm_arch_; }  // compute capability major * 10 + minor: 90 for H100
   int multiprocessor_count() const { return multiprocessor_count_; }
   std::size_t total_memory() const { return total_memory_; }
   CUstream stream() const { return stream_; }
 
   // Stream-ordered allocation from the device's pool; 0 bytes gives a buffer with ptr() 0.
+  // Throws OutOfDeviceMemory when the GPU has no room.
   std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes);
 
   // Returns when the copy is done, so `src` may be reused at once.
@@ -115,12 +128,20 @@ class Device {
   CUfunction get_function(CUmodule module, const char* name);
   FunctionInfo function_info(CUfunction function);
 
-  // Queues a 1-d launch. packed_args is the kernel's parameters laid out as the kernel declares
-  // them (lazyfuse packs 8-byte fields); grid_x and block_x must be at least 1.
+  // Names `function` in errors about its launches (and in the error of a lost context).
+  void label_kernel(CUfunction function, KernelLabel label);
+
+  // Queues a 1-d launch (and waits for it with LAZY_SYNC_LAUNCHES=1 or CUDA_LAUNCH_BLOCKING=1).
+  // packed_args is the kernel's parameters laid out as the kernel declares them (lazyfuse packs
+  // 8-byte fields); grid_x and block_x must be at least 1.
   void launch(CUfunction function, unsigned grid_x, unsigned block_x,
               std::span<const std::byte> packed_args, unsigned dynamic_shared_bytes = 0);
 
+  // True once a sticky error (a kernel that faulted) lost the context: nothing more can run.
+  bool context_lost() const;
+
   // Makes this device's context current on the calling thread; every method above calls it.
+  // Once a sticky error lost the context, it throws a short lazy::RuntimeError saying so.
   void make_current();
 
  private:
@@ -131,12 +152,15 @@ class Device {
   void free_async(CUdeviceptr ptr) noexcept;
 
   const CudaDriver& driver_;
+  std::unique_ptr<DeviceFailures> failures_;
+  bool sync_launches_ = false;  // LAZY_SYNC_LAUNCHES=1 or CUDA_LAUNCH_BLOCKING=1
   int ordinal_;
   int cu_device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
   CUmemoryPool pool_ = nullptr;
   std::string name_;
+  std::string description_;
   int sm_arch_ = 0;
   int multiprocessor_count_ = 0;
   std::size_t total_memory_ = 0;

@@ -22,6 +22,8 @@
 #include "lazy/config.h"
 #include "lazy/error.h"
 #include "ref/evaluator.h"
+#include "runtime/kernel_label.h"
+#include "runtime/output_memory.h"
 #include "runtime/plan.h"
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"
@@ -237,7 +239,7 @@ CUfunction load_function(Device& device, const codegen::GeneratedKernel& kernel,
   try {
     module = device.load_module(lookup.kernel->cubin);
   } catch (const RuntimeError& error) {
-    if (lookup.origin != jit::KernelCache::Origin::disk) throw;
+    if (lookup.origin != jit::KernelCache::Origin::disk || device.context_lost()) throw;
     if (ir::debug_level() >= 1) {
       ir::debug_print(std::string("lazyfuse: the driver refused cached kernel ") + kernel.name +
                       "; recompiling (" + error.what() + ")");
@@ -292,7 +294,10 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       if (lookup.origin != jit::KernelCache::Origin::memory && ir::debug_level() >= 1) {
         ir::debug_print("lazyfuse: generated kernel " + kernel.name + "\n" + kernel.source);
       }
-      if (device != nullptr) planned.function = load_function(*device, kernel, lookup, arch);
+      if (device != nullptr) {
+        planned.function = load_function(*device, kernel, lookup, arch);
+        device->label_kernel(planned.function, kernel_label(kernel.name, region, pending));
+      }
     }
     planned.args = kernel.args;
     plan->kernels.push_back(std::move(planned));
@@ -350,12 +355,13 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
                                                   Device& device) {
   std::span<const ir::NodePtr> pending = trace.pending();
   std::span<const ir::NodePtr> externals = trace.externals();
+  check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
   const bool timed = ir::debug_level() >= 3;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
-      auto storage = allocate_device_storage(device, out.dtype, out.numel);
+      auto storage = allocate_output(device, out, pending, externals);
       if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
       (out.external_copy ? copies : roots)[out.node] = std::move(storage);
     }
@@ -370,7 +376,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
           packed.push_back(arg.value);
           break;
         case ArgSource::Kind::external_pointer:
-          packed.push_back(device_address(*externals[arg.value]->data->storage, device));
+          packed.push_back(input_address(device, *externals[arg.value]));
           break;
         case ArgSource::Kind::root_pointer:
           packed.push_back(roots.at(arg.value)->device_address);

@@ -3,31 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 
 #include <lazy/lazy.h>
 
+#include "error_test_support.h"
 #include "ir/trace.h"
 
 namespace {
 
+using ::lazy_test::message_of;
 using ::testing::HasSubstr;
-
-// Runs `op`, which must throw E; returns the message.
-template <class E>
-std::string message_of(const std::function<void()>& op) {
-  try {
-    op();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "no exception";
-  return {};
-}
 
 std::string here(int line) {
   return std::string("test_errors.cpp:") + std::to_string(line);

@@ -24,6 +24,10 @@ class Scalar {
       kind_ = Kind::integer;
       int_ = static_cast<std::int64_t>(value);
       float_ = static_cast<double>(value);
+      // A uint64 past INT64_MAX would wrap in int_: ops refuse it (lazy::ValueError).
+      if constexpr (std::is_unsigned_v<T> && sizeof(T) == sizeof(std::int64_t)) {
+        fits_int64_ = value <= std::uint64_t(INT64_MAX);
+      }
     } else {
       kind_ = Kind::floating;
       float_ = static_cast<double>(value);
@@ -33,11 +37,14 @@ class Scalar {
 
   Kind kind() const { return kind_; }
   double to_double() const { return float_; }
-  // Exact for boolean and integer scalars.
+  // Exact for boolean and integer scalars that fit in int64.
   std::int64_t to_int() const { return int_; }
+  // False for an unsigned integer above INT64_MAX (to_int() then holds its bits).
+  bool fits_int64() const { return fits_int64_; }
 
  private:
   Kind kind_;
+  bool fits_int64_ = true;
   double float_;
   std::int64_t int_;
 };

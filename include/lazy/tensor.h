@@ -38,10 +38,15 @@ class Tensor {
   ~Tensor();
 
   bool defined() const { return node_ != nullptr; }
-  DType dtype() const;
-  const Shape& shape() const;
-  int rank() const { return shape().rank(); }
-  std::int64_t numel() const { return shape().numel(); }
+  // These throw lazy::ValueError, naming the caller's line, on an undefined tensor.
+  DType dtype(std::source_location loc = std::source_location::current()) const;
+  const Shape& shape(std::source_location loc = std::source_location::current()) const;
+  int rank(std::source_location loc = std::source_location::current()) const {
+    return shape(loc).rank();
+  }
+  std::int64_t numel(std::source_location loc = std::source_location::current()) const {
+    return shape(loc).numel();
+  }
   // Size of one axis; negative axes count from the end.
   std::int64_t size(int axis, std::source_location loc = std::source_location::current()) const;
   // True once a sync has computed this tensor's values.
@@ -58,15 +63,16 @@ class Tensor {
       return static_cast<T>(item_as_int(loc));
     }
   }
-  // All elements in row-major order, converted to T as a cast would.
+  // All elements in row-major order, converted to T as a cast would. Throws lazy::RuntimeError,
+  // before allocating or computing anything, when they would not fit in the host's memory.
   template <HostElement T>
   std::vector<T> to_vector(std::source_location loc = std::source_location::current()) const {
     if constexpr (std::is_same_v<T, bool>) {
-      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(numel()));
+      std::vector<std::uint8_t> bytes(host_elements(sizeof(std::uint8_t), loc));
       copy_to_host(HostType::boolean, bytes.data(), loc);
       return std::vector<bool>(bytes.begin(), bytes.end());
     } else {
-      std::vector<T> values(static_cast<std::size_t>(numel()));
+      std::vector<T> values(host_elements(sizeof(T), loc));
       copy_to_host(host_type<T>(), values.data(), loc);
       return values;
     }
@@ -120,6 +126,8 @@ class Tensor {
   }
   double item_as_double(std::source_location loc) const;
   std::int64_t item_as_int(std::source_location loc) const;
+  // The element count of a host copy of `element_bytes` per element, once it is known to fit.
+  std::size_t host_elements(std::size_t element_bytes, std::source_location loc) const;
   void copy_to_host(HostType as, void* dst, std::source_location loc) const;
 
   std::shared_ptr<ir::Node> node_;

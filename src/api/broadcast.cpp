@@ -30,6 +30,7 @@ Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
       dim = s[axis];
     }
   }
+  check_shape(out, op, loc);
   return out;
 }
 

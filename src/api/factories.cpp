@@ -3,7 +3,10 @@
 
 #include <cmath>
 
+#include <absl/strings/str_cat.h>
+
 #include "api/broadcast.h"
+#include "api/host_memory.h"
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
 #include "ir/type_promotion.h"
@@ -14,11 +17,6 @@ namespace {
 
 using ir::Op;
 
-void check_shape(const Shape& shape, std::string_view op, std::source_location loc) {
-  for (std::int64_t dim : shape)
-    if (dim < 0) api::fail<ShapeError>(loc, op, "negative size in shape ", shape.to_string());
-}
-
 template <class T>
 constexpr DType natural_dtype() {
   if constexpr (std::is_same_v<T, std::int32_t>) return DType::i32;
@@ -27,19 +25,23 @@ constexpr DType natural_dtype() {
   return DType::f32;  // float, and double (there is no f64 dtype)
 }
 
-// A computed leaf holding a copy of the data; it is not pending in any trace.
+// A computed leaf holding a copy of the data; it is not pending in any trace. Bytes (uint8_t)
+// are bools: non-zero is true.
 template <class T>
 Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::string_view op,
                  std::source_location loc) {
-  check_shape(shape, op, loc);
-  if (std::int64_t(data.size()) != shape.numel()) {
+  api::check_shape(shape, op, loc);
+  if (data.size() != std::size_t(shape.numel())) {
     api::fail<ShapeError>(loc, op, "got ", data.size(), " values for shape ", shape.to_string(),
                           " (", shape.numel(), " elements)");
   }
+  api::check_fits_in_host_memory(shape.numel(), itemsize(dtype), op, loc);
   auto storage = std::make_shared<ir::Storage>(dtype, shape.numel());
   for (std::size_t i = 0; i < data.size(); ++i) {
     if constexpr (std::is_floating_point_v<T>) {
       ir::store_double(storage->host.data(), dtype, std::int64_t(i), double(data[i]));
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+      ir::store_int(storage->host.data(), dtype, std::int64_t(i), data[i] != 0);
     } else {
       ir::store_int(storage->host.data(), dtype, std::int64_t(i), std::int64_t(data[i]));
     }
@@ -61,10 +63,57 @@ DType default_dtype_of(const Scalar& value) {
   return DType::f32;
 }
 
+// full, zeros and ones, each named in its errors.
+Tensor filled(const Shape& shape, const Scalar& value, std::optional<DType> dtype,
+              std::string_view name, std::source_location loc) {
+  api::sync_if_trace_full();
+  api::check_shape(shape, name, loc);
+  DType type = dtype.value_or(default_dtype_of(value));
+  api::check_scalar_fits(value, type, name, loc);
+  ir::NodePtr scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
+  return Tensor(api::expand_node(scalar, shape, loc));
+}
+
+// A number as the user wrote it, for messages: integers without an exponent.
+std::string text_of(const Scalar& value) {
+  return value.kind() == Scalar::Kind::floating ? absl::StrCat(value.to_double())
+                                                : absl::StrCat(value.to_int());
+}
+
+// Elements in [start, stop) by step; ShapeError past kMaxElements. Integers count in unsigned
+// arithmetic: the distance between two int64 values can exceed the int64 range.
+std::int64_t range_length(const Scalar& start, const Scalar& stop, const Scalar& step,
+                          bool integers, std::source_location loc) {
+  bool too_long = false;
+  std::int64_t length = 0;
+  if (integers) {
+    const std::int64_t from = start.to_int(), to = stop.to_int(), by = step.to_int();
+    if (by > 0 ? to <= from : to >= from) return 0;
+    const std::uint64_t distance =
+        by > 0 ? std::uint64_t(to) - std::uint64_t(from) : std::uint64_t(from) - std::uint64_t(to);
+    const std::uint64_t stride = by > 0 ? std::uint64_t(by) : 0 - std::uint64_t(by);
+    const std::uint64_t count = (distance - 1) / stride + 1;
+    too_long = count > std::uint64_t(kMaxElements);
+    length = std::int64_t(count);
+  } else {
+    // Infinite when the distance overflows a double.
+    const double count =
+        std::max(0.0, std::ceil((stop.to_double() - start.to_double()) / step.to_double()));
+    too_long = !(count <= double(kMaxElements));
+    if (!too_long) length = std::int64_t(count);
+  }
+  if (too_long) {
+    api::fail<ShapeError>(loc, "arange", "the range ", text_of(start), " to ", text_of(stop),
+                          " by ", text_of(step), " has more than 2^60 elements, ",
+                          "the most a tensor can hold");
+  }
+  return length;
+}
+
 Tensor random(Op op, std::string_view name, const Shape& shape, std::uint64_t seed, DType dtype,
               std::source_location loc) {
   api::sync_if_trace_full();
-  check_shape(shape, name, loc);
+  api::check_shape(shape, name, loc);
   if (!is_floating(dtype)) {
     api::fail<DTypeError>(loc, name, "draws floating values; ", dtype_name(dtype),
                           " is not a floating dtype");
@@ -95,28 +144,20 @@ template Tensor from_data(std::span<const bool>, const Shape&, std::optional<DTy
 
 Tensor from_bool_bytes(std::span<const std::uint8_t> data, const Shape& shape,
                        std::optional<DType> dtype, std::source_location loc) {
-  std::vector<std::int64_t> values(data.begin(), data.end());
-  for (std::int64_t& v : values) v = v != 0;
-  return data_leaf(std::span<const std::int64_t>(values), shape, dtype.value_or(DType::bool_),
-                   "from_data", loc);
+  return data_leaf(data, shape, dtype.value_or(DType::bool_), "from_data", loc);
 }
 
 Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype,
             std::source_location loc) {
-  api::sync_if_trace_full();
-  check_shape(shape, "full", loc);
-  DType type = dtype.value_or(default_dtype_of(value));
-  api::check_scalar_fits(value, type, "full", loc);
-  ir::NodePtr scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
-  return Tensor(api::expand_node(scalar, shape, loc));
+  return filled(shape, value, dtype, "full", loc);
 }
 
 Tensor zeros(const Shape& shape, DType dtype, std::source_location loc) {
-  return full(shape, 0, dtype, loc);
+  return filled(shape, 0, dtype, "zeros", loc);
 }
 
 Tensor ones(const Shape& shape, DType dtype, std::source_location loc) {
-  return full(shape, 1, dtype, loc);
+  return filled(shape, 1, dtype, "ones", loc);
 }
 
 Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype,
@@ -132,17 +173,17 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
       (start.kind() == Scalar::Kind::floating || step.kind() == Scalar::Kind::floating)) {
     api::fail<ValueError>(loc, "arange", "an integer range needs integer start and step");
   }
-  std::int64_t length;
-  if (all_integers) {
-    std::int64_t span = stop.to_int() - start.to_int();
-    std::int64_t s = step.to_int();
-    length = (span % s == 0) ? span / s : span / s + ((span < 0) == (s < 0) ? 1 : 0);
-  } else {
-    length = std::int64_t(std::ceil((stop.to_double() - start.to_double()) / step.to_double()));
-  }
-  length = std::max<std::int64_t>(length, 0);
-  // Start and step are inputs, so a new range of the same length reuses everything compiled.
+  // Start and step become numbers of scalar_type; stop bounds them, so it must fit as well.
   DType scalar_type = is_floating(type) ? ir::compute_type_of(type) : DType::i64;
+  for (const Scalar& bound : {start, stop, step})
+    api::check_scalar_fits(bound, scalar_type, "arange", loc);
+  if (!std::isfinite(start.to_double()) || !std::isfinite(stop.to_double()) ||
+      !std::isfinite(step.to_double())) {
+    api::fail<ValueError>(loc, "arange", "unsupported range: ", text_of(start), " to ",
+                          text_of(stop), " by ", text_of(step));
+  }
+  const std::int64_t length = range_length(start, stop, step, all_integers, loc);
+  // Start and step are inputs, so a new range of the same length reuses everything compiled.
   ir::NodePtr node = api::new_node(Op::Arange, type, Shape{length}, loc);
   node->compute_dtype = scalar_type;
   node->inputs.push_back(api::scalar_node(start, scalar_type, ir::ScalarRole::number, loc));

@@ -14,18 +14,21 @@ namespace {
 
 using ir::Op;
 
-ir::PromotionOperand promotion_operand(const Operand& x) {
+ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
+                                       std::source_location loc) {
   if (!x.is_tensor()) return ir::promotion_operand_of_scalar(x.scalar());
-  auto tier = x.tensor().rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
-                                     : ir::PromotionOperand::Tier::dimensioned;
-  return {tier, x.tensor().dtype()};
+  const ir::NodePtr& node = api::node_of(x.tensor(), name, loc);
+  auto tier = node->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
+                                      : ir::PromotionOperand::Tier::dimensioned;
+  return {tier, node->dtype};
 }
 
 // Records a pointwise node over the operands: numbers become Scalar leaves of `scalar_dtype`,
-// tensors are broadcast to the common shape.
+// tensors are broadcast to the common shape. Numbers must fit scalar_dtype (see
+// api::check_scalar_fits for may_round_to_infinity).
 Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Operand*> operands,
                  DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc,
-                 bool check_scalar_range = true) {
+                 bool may_round_to_infinity = false) {
   std::array<const Shape*, 3> shapes{};
   int n_shapes = 0;
   bool same_shapes = true;
@@ -34,8 +37,8 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
       shapes[n_shapes] = &api::node_of(x->tensor(), name, loc)->shape;
       same_shapes = same_shapes && *shapes[n_shapes] == *shapes[0];
       ++n_shapes;
-    } else if (check_scalar_range) {
-      api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc);
+    } else {
+      api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc, may_round_to_infinity);
     }
   }
   Shape shape = *shapes[0];
@@ -76,7 +79,7 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, 
               std::source_location loc) {
   api::sync_if_trace_full();
   require_a_tensor(a, b, name, loc);
-  std::array operands = {promotion_operand(a), promotion_operand(b)};
+  std::array operands = {promotion_operand(a, name, loc), promotion_operand(b, name, loc)};
   DType promoted = ir::result_type(operands);
   DType dtype = promoted;
   if (rule == BinaryRule::true_div && !is_floating(promoted)) dtype = DType::f32;
@@ -95,8 +98,9 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, 
   }
   if (rule == BinaryRule::compare) {
     // A number compared with a tensor is first rounded to the compared dtype, as in PyTorch: an
-    // f16 tensor holding f16(0.1) equals 0.1. Rounding to infinity is not an error here.
-    return pointwise(op, name, {&a, &b}, dtype, compute, compute, loc, false);
+    // f16 tensor holding f16(0.1) equals 0.1. Rounding to infinity is not an error here; an
+    // integer that does not fit is, as PyTorch's overflow error.
+    return pointwise(op, name, {&a, &b}, dtype, compute, compute, loc, true);
   }
   return pointwise(op, name, {&a, &b}, dtype, compute, ir::compute_type_of(compute), loc);
 }
@@ -222,7 +226,7 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, std::source
     api::fail<DTypeError>(loc, "where", "needs a bool condition, got ", dtype_name(cond_dtype),
                           "; compare it (x != 0) first");
   }
-  std::array operands = {promotion_operand(a), promotion_operand(b)};
+  std::array operands = {promotion_operand(a, "where", loc), promotion_operand(b, "where", loc)};
   DType dtype = ir::result_type(operands);
   Operand c(cond, loc);
   return pointwise(Op::Where, "where", {&c, &a, &b}, dtype, dtype, ir::compute_type_of(dtype), loc);

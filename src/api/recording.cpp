@@ -13,15 +13,34 @@ void sync_if_trace_full() {
   if (std::int64_t(ir::Trace::current().size()) >= ir::max_pending_ops()) sync();
 }
 
-const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
+const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc) {
   const ir::NodePtr& node = t.node();
   if (node == nullptr) fail<ValueError>(loc, op, "the tensor is undefined (default-constructed)");
+  return node;
+}
+
+const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
+  const ir::NodePtr& node = defined_node(t, op, loc);
   if (node->trace != nullptr && node->trace != &ir::Trace::current()) {
     fail<RuntimeError>(loc, op,
                        "the tensor was recorded on another thread and is not computed yet; "
                        "call lazy::sync() or lazy::eval() on that thread first");
   }
   return node;
+}
+
+void check_shape(const Shape& shape, std::string_view op, std::source_location loc) {
+  for (std::int64_t dim : shape)
+    if (dim < 0) fail<ShapeError>(loc, op, "negative size in shape ", shape.to_string());
+  std::int64_t elements = 1;
+  for (std::int64_t dim : shape) {
+    if (dim == 0) continue;
+    if (elements > kMaxElements / dim) {
+      fail<ShapeError>(loc, op, "shape ", shape.to_string(), " has more than 2^60 elements, ",
+                       "the most a tensor can hold");
+    }
+    elements *= dim;
+  }
 }
 
 ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc) {
@@ -40,7 +59,12 @@ Tensor record(const ir::NodePtr& node) {
 }
 
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
-                       std::source_location loc) {
+                       std::source_location loc, bool may_round_to_infinity) {
+  // Integers are carried as int64; a larger one would wrap. As a double it can be used.
+  if (!value.fits_int64()) {
+    fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
+                     " is past the int64 range; write it as a floating-point number");
+  }
   if (is_integer(dtype) && value.kind() != Scalar::Kind::floating) {
     std::int64_t v = value.to_int();
     if (dtype == DType::i32 && (v < std::numeric_limits<std::int32_t>::min() ||
@@ -56,7 +80,7 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
       fail<ValueError>(loc, op, "the scalar ", v, " does not fit in ", dtype_name(dtype));
     }
   }
-  if (is_floating(dtype) && std::isfinite(value.to_double()) &&
+  if (is_floating(dtype) && !may_round_to_infinity && std::isfinite(value.to_double()) &&
       std::isinf(ir::round_to_dtype(value.to_double(), dtype))) {
     fail<ValueError>(loc, op, "the scalar ", value.to_double(), " overflows ", dtype_name(dtype));
   }

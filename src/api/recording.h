@@ -27,9 +27,17 @@ template <class E, class... Parts>
 // start of every public op, before it creates nodes, so no half-built op is cut in two.
 void sync_if_trace_full();
 
+// The node behind a handle; throws ValueError when the handle is undefined.
+const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc);
+
 // The node behind a handle, checked usable by this thread: defined, and not pending in another
 // thread's trace.
 const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc);
+
+// Throws ShapeError for a negative size, or for more than kMaxElements elements in the sizes
+// other than 0 (so that no stride overflows either). Every op whose result's shape is new
+// (factories, reshape, expand, broadcasting) checks it; the others only shrink or reorder.
+void check_shape(const Shape& shape, std::string_view op, std::source_location loc);
 
 // A node with the given result, to be filled with inputs and attrs, then recorded.
 ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc);
@@ -37,9 +45,11 @@ ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_loc
 // Appends to the thread's trace and hands back a tensor holding it.
 Tensor record(const ir::NodePtr& node);
 
-// Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32).
+// Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32), or is
+// an unsigned integer past INT64_MAX. With may_round_to_infinity, a number too large for a
+// floating dtype is accepted (comparisons round it to infinity).
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
-                       std::source_location loc);
+                       std::source_location loc, bool may_round_to_infinity = false);
 // Records a Scalar leaf of `dtype`; the value must have passed check_scalar_fits.
 ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
                         std::source_location loc);

@@ -340,10 +340,10 @@ DType summed_dtype(DType d) {
 }
 
 // The number of elements each result folds, as a scalar for dividing by.
-std::int64_t folded_count(const Tensor& x, const Axes& axes) {
+std::int64_t folded_count(const Tensor& x, const Axes& axes, std::source_location loc) {
   std::int64_t n = 1;
   if (axes.list().empty()) return x.numel();
-  for (int axis : axes.list()) n *= x.size(axis);
+  for (int axis : axes.list()) n *= x.size(axis, loc);
   return n;
 }
 
@@ -433,7 +433,7 @@ Tensor argmin(const Tensor& x, std::optional<int> axis, bool keepdim, std::sourc
 
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
   api::require_floating(x, "mean", loc);
-  const double inverse = 1.0 / double(folded_count(x, axes));
+  const double inverse = 1.0 / double(folded_count(x, axes, loc));
   return api::in_compute_type(
       x, loc, [&](const Tensor& v) { return mul(sum(v, axes, keepdim, loc), inverse, loc); });
 }
@@ -441,7 +441,7 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_locatio
 Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
            std::source_location loc) {
   api::require_floating(x, "var", loc);
-  const double n = double(folded_count(x, axes));
+  const double n = double(folded_count(x, axes, loc));
   // max(0, n - correction), as PyTorch: fewer elements than the correction gives inf or NaN.
   const double divisor = std::max(0.0, n - correction);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {

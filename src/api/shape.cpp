@@ -7,25 +7,39 @@
 
 namespace lazy {
 
-Shape::Shape(std::initializer_list<std::int64_t> dims)
-    : Shape(std::span(dims.begin(), dims.size())) {}
+namespace {
 
-Shape::Shape(std::span<const std::int64_t> dims) {
-  for (std::int64_t dim : dims) push_back(dim);
+[[noreturn]] void fail_rank(std::span<const std::int64_t> dims, std::source_location loc) {
+  throw ShapeError(absl::StrCat("lazy::Shape: [", absl::StrJoin(dims, ", "), "] has ", dims.size(),
+                                " axes; a shape has at most ", kMaxRank),
+                   loc);
 }
 
-void Shape::push_back(std::int64_t dim) {
+}  // namespace
+
+Shape::Shape(std::initializer_list<std::int64_t> dims, std::source_location loc)
+    : Shape(std::span(dims.begin(), dims.size()), loc) {}
+
+Shape::Shape(std::span<const std::int64_t> dims, std::source_location loc) {
+  if (dims.size() > std::size_t(kMaxRank)) fail_rank(dims, loc);
+  for (std::int64_t dim : dims) dims_[rank_++] = dim;
+}
+
+void Shape::push_back(std::int64_t dim, std::source_location loc) {
   if (rank_ == kMaxRank) {
-    throw ShapeError(absl::StrCat("lazy: a shape has at most ", kMaxRank, " axes"),
-                     std::source_location::current());
+    std::array<std::int64_t, kMaxRank + 1> dims;
+    std::copy(begin(), end(), dims.begin());
+    dims[kMaxRank] = dim;
+    fail_rank(dims, loc);
   }
   dims_[rank_++] = dim;
 }
 
+// Unsigned, so a shape no op would accept wraps instead of overflowing (undefined behaviour).
 std::int64_t Shape::numel() const {
-  std::int64_t n = 1;
-  for (std::int64_t dim : *this) n *= dim;
-  return n;
+  std::uint64_t n = 1;
+  for (std::int64_t dim : *this) n *= std::uint64_t(dim);
+  return std::int64_t(n);
 }
 
 std::string Shape::to_string() const {

@@ -1,5 +1,6 @@
 #include "lazy/tensor.h"
 
+#include "api/host_memory.h"
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
@@ -72,14 +73,12 @@ Tensor::~Tensor() {
   drop_handle(node_);
 }
 
-DType Tensor::dtype() const {
-  api::node_of(*this, "dtype", std::source_location::current());
-  return node_->dtype;
+DType Tensor::dtype(std::source_location loc) const {
+  return api::defined_node(*this, "dtype", loc)->dtype;
 }
 
-const Shape& Tensor::shape() const {
-  static const Shape kEmpty;
-  return node_ ? node_->shape : kEmpty;
+const Shape& Tensor::shape(std::source_location loc) const {
+  return api::defined_node(*this, "shape", loc)->shape;
 }
 
 std::int64_t Tensor::size(int axis, std::source_location loc) const {
@@ -109,6 +108,12 @@ std::int64_t Tensor::item_as_int(std::source_location loc) const {
   const ir::TensorData& data = computed_data(*this, "item", loc);
   return ir::load_as_int(runtime::host_bytes(*data.storage), data.storage->dtype,
                          data.layout.offset);
+}
+
+std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_location loc) const {
+  const std::int64_t n = api::node_of(*this, "to_vector", loc)->shape.numel();
+  api::check_fits_in_host_memory(n, std::int64_t(element_bytes), "to_vector", loc);
+  return std::size_t(n);
 }
 
 void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) const {

@@ -25,19 +25,19 @@ Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
   const ir::NodePtr& in = api::node_of(*this, "reshape", loc);
   Shape target = shape;
   int inferred_axis = -1;
-  std::int64_t known = 1;
   for (int axis = 0; axis < target.rank(); ++axis) {
     if (target[axis] == -1 && inferred_axis == -1) {
       inferred_axis = axis;
+      target[axis] = 1;  // until it is inferred, so that the other sizes are checked alone
     } else if (target[axis] < 0) {
       api::fail<ShapeError>(loc, "reshape", "bad target shape ", shape.to_string(),
                             ": sizes must be non-negative, with at most one -1");
-    } else {
-      known *= target[axis];
     }
   }
+  api::check_shape(target, "reshape", loc);
   std::int64_t numel = in->shape.numel();
   if (inferred_axis >= 0) {
+    const std::int64_t known = target.numel();
     if (known == 0 || numel % known != 0) {
       api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
                             " elements) to ", shape.to_string());
@@ -112,6 +112,7 @@ Tensor Tensor::expand(const Shape& shape, std::source_location loc) const {
     api::fail<ShapeError>(loc, "expand", "cannot broadcast ", in->shape.to_string(), " to ",
                           shape.to_string());
   }
+  api::check_shape(target, "expand", loc);
   if (target == in->shape) return *this;
   return view(Op::Expand, in, target, {}, loc);
 }
@@ -135,10 +136,13 @@ Tensor Tensor::slice(int axis, std::optional<std::int64_t> start, std::optional<
   };
   std::int64_t first = start ? clamp_index(*start) : (step > 0 ? 0 : n - 1);
   std::int64_t last = stop ? clamp_index(*stop) : (step > 0 ? n : -1);
+  // Counted without negating or adding to step, which may be an extreme int64.
   std::int64_t length = 0;
-  if (step > 0 && last > first) length = (last - first + step - 1) / step;
-  if (step < 0 && first > last) length = (first - last - step - 1) / -step;
+  if (step > 0 && last > first) length = (last - first - 1) / step + 1;
+  if (step < 0 && first > last) length = (last - first + 1) / step + 1;
   if (length == 0) first = 0;
+  // One element or none has no stride to walk; step 1 keeps a huge step out of the strides.
+  if (length <= 1) step = 1;
   if (length == n && step == 1) return *this;
   Shape shape = in->shape;
   shape[axis] = length;

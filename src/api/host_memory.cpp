@@ -1,0 +1,34 @@
+#include "api/host_memory.h"
+
+#include <unistd.h>
+
+#include "api/recording.h"
+
+namespace lazy::api {
+
+namespace {
+
+// Physical memory, read once (it does not change while the process runs); 0 if unknown.
+std::int64_t physical_memory_bytes() {
+  static const std::int64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page_size > 0 ? std::int64_t(pages) * page_size : 0;
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+void check_fits_in_host_memory(std::int64_t elements, std::int64_t element_bytes,
+                               std::string_view op, std::source_location loc) {
+  const std::int64_t memory = physical_memory_bytes();
+  // Elements are at most kMaxElements and element_bytes at most 8: the product fits.
+  if (memory > 0 && elements * element_bytes > memory) {
+    fail<RuntimeError>(loc, op, "needs ", elements * element_bytes, " bytes of host memory (",
+                       elements, " elements of ", element_bytes,
+                       " bytes), more than this machine has (", memory, " bytes)");
+  }
+}
+
+}  // namespace lazy::api

@@ -1,0 +1,196 @@
+// Bad input is a lazy::Error of the right class, thrown at the user's call and naming its
+// file:line: sizes that overflow, negative sizes, undefined tensors, shapes of more than 8 axes,
+// host copies larger than the machine, numbers that do not fit. Never a standard exception, a
+// silent wrap, a crash, or a line inside the library.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "error_test_support.h"
+#include "ir/trace.h"
+
+namespace {
+
+using ::lazy_test::message_of;
+using ::testing::HasSubstr;
+
+// Two axes of 2^40 make 2^80 elements: past the 2^60 a tensor may hold, and past 64 bits.
+constexpr std::int64_t kHuge = std::int64_t(1) << 40;
+
+TEST(BadInput, ElementCountPast2To60IsShapeErrorAtTheCall) {
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({kHuge, kHuge}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::zeros({3, std::int64_t(1) << 62}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::full({kHuge, kHuge}, 2.0f));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::rand({kHuge, kHuge}, 1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::randn({kHuge, kHuge}, 1));
+  std::string msg = message_of<lazy::ShapeError>([] { lazy::ones({kHuge, kHuge}); });
+  EXPECT_THAT(msg, HasSubstr("lazy::ones"));
+  EXPECT_THAT(msg, HasSubstr("[1099511627776, 1099511627776]"));
+}
+
+TEST(BadInput, WrappingElementCountIsRefusedBeforeAnyOpUsesIt) {
+  // 3 * 2^62 wraps to 2^62 in 64 bits; the op after it never sees the shape.
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({3, std::int64_t(1) << 62}) * 2);
+}
+
+TEST(BadInput, BroadcastPast2To60IsShapeErrorNamingTheOp) {
+  lazy::Tensor column = lazy::ones({kHuge, 1});
+  lazy::Tensor row = lazy::ones({1, kHuge});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, column + row);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::where(column > 0, row, 0));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { (void)(column * row); }), HasSubstr("mul"));
+}
+
+TEST(BadInput, ViewsPast2To60AreShapeErrors) {
+  lazy::Tensor one = lazy::ones({1, 1});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, one.expand({kHuge, kHuge}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, one.broadcast_to({4, kHuge, kHuge}));
+  // The sizes other than 0 count: their strides would overflow.
+  lazy::Tensor empty = lazy::ones({0});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, empty.reshape({kHuge, kHuge, 0}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, empty.reshape({std::int64_t(1) << 62, 4, 0, -1}));
+}
+
+TEST(BadInput, NegativeSizesAreShapeErrors) {
+  std::vector<float> four(4);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({2, -1}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::rand({-3}, 1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::from_data(four, {-2, -2}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({2}).expand({-2, 2}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({4}).reshape({-2, -2}));
+}
+
+TEST(BadInput, HugeOrNonFiniteRangesAreErrors) {
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::arange(lowest, highest));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::arange(0.0, 1e30));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::arange(0.0, 1e38, 1e-30));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::arange(0.0, inf));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::arange(-1e308, 1e308, 1e300));  // not f32s
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::arange(0.0, std::nan(""), 1.0));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::arange(lowest, highest); }),
+              HasSubstr("-9223372036854775808 to 9223372036854775807"));
+}
+
+TEST(BadInput, RangesNearTheInt64LimitsCountExactly) {
+  constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  lazy::Tensor top = lazy::arange(highest - 2, highest);
+  EXPECT_EQ(top.to_vector<std::int64_t>(), (std::vector<std::int64_t>{highest - 2, highest - 1}));
+  EXPECT_EQ(lazy::arange(highest, highest - 5, -2).numel(), 3);
+}
+
+TEST(BadInput, SlicesWithExtremeStepsTakeOneElement) {
+  lazy::Tensor x = lazy::arange(10);
+  constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(x.slice(0, 0, 10, highest).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(x.slice(0, {}, {}, lowest).to_vector<std::int64_t>(), (std::vector<std::int64_t>{9}));
+  EXPECT_EQ(x.slice(0, lowest, highest, 4).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 4, 8}));
+}
+
+TEST(BadInput, ShapeOfNineAxesNamesTheCallersLine) {
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::ones({1, 1, 1, 1, 1, 1, 1, 1, 1}));
+  lazy::Tensor x = lazy::ones({2});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, x.reshape({1, 1, 1, 1, 1, 1, 1, 1, 2}));
+  std::vector<std::int64_t> nine(9, 1);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::Shape(nine));
+  lazy::Shape eight{1, 1, 1, 1, 1, 1, 1, 1};
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, eight.push_back(1));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::Shape s(nine); }),
+              HasSubstr("[1, 1, 1, 1, 1, 1, 1, 1, 1] has 9 axes"));
+}
+
+TEST(BadInput, UndefinedTensorIsValueErrorAtTheCall) {
+  lazy::Tensor undefined;
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.shape());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.dtype());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.rank());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.numel());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.size(0));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.to_vector<float>());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.to_vector<bool>());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.item<float>());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.reshape({-1}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.slice(0, 0, 1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.squeeze());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined.to(lazy::f16));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::sum(undefined));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::softmax(undefined));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::eval({undefined}));
+}
+
+TEST(BadInput, UndefinedOperandNamesTheCallersLine) {
+  lazy::Tensor undefined;
+  lazy::Tensor a = lazy::ones({2});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, a + undefined);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined * 2);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, -undefined);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::where(a > 0, undefined, 1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::layer_norm(a, undefined, a));
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)(a + undefined); }), HasSubstr("add"));
+}
+
+TEST(BadInput, AxisOfACompositeNamesTheCallersLine) {
+  lazy::Tensor x = lazy::ones({2});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::AxisError, lazy::mean(x, 3));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::AxisError, lazy::var(x, 3));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::AxisError, lazy::layer_norm(lazy::ones({}), x, x));
+}
+
+TEST(BadInput, HostCopyLargerThanMemoryThrowsBeforeComputingAnything) {
+  lazy::sync();
+  lazy::Tensor huge = lazy::zeros({std::int64_t(1) << 50});  // 4 PiB as f32
+  lazy::Tensor small = lazy::ones({3}) * 2;
+  lazy::ir::Trace& trace = lazy::ir::Trace::current();
+  const std::size_t pending = trace.size();
+  EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, huge.to_vector<float>());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, huge.to_vector<bool>());
+  std::string msg = message_of<lazy::RuntimeError>([&] { huge.to_vector<double>(); });
+  EXPECT_THAT(msg, HasSubstr("to_vector"));
+  EXPECT_THAT(msg, HasSubstr("9007199254740992 bytes"));  // 2^50 doubles
+  EXPECT_EQ(trace.size(), pending);                       // nothing was synced
+  huge = lazy::Tensor();                                  // else the next sync would compute it
+  EXPECT_EQ(small.to_vector<float>(), (std::vector<float>{2, 2, 2}));
+}
+
+TEST(BadInput, UnsignedNumbersPastInt64AreValueErrors) {
+  constexpr std::uint64_t big = std::numeric_limits<std::uint64_t>::max();
+  lazy::Tensor ints = lazy::zeros({2}, lazy::i64);
+  lazy::Tensor floats = lazy::zeros({2});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, ints + big);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, ints == big);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, floats * big);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, floats < big);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::full({2}, big));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::arange(0, big));
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)(ints + big); }),
+              HasSubstr("18446744073709551615"));
+  // The largest that fits is taken as it is.
+  constexpr std::uint64_t top = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ((ints + top).to_vector<std::int64_t>()[0], std::int64_t(top));
+}
+
+TEST(BadInput, IntegerComparedWithANumberOutsideItsDtypeIsValueError) {
+  lazy::Tensor ints = lazy::zeros({2}, lazy::i32);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, ints == (std::int64_t(1) << 32));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, ints < (std::int64_t(1) << 40));
+}
+
+// A number negated is a number; it never reaches the tensor operator.
+template <class T>
+concept Negatable = requires(T x) {
+  -x;
+};
+static_assert(Negatable<lazy::Tensor>);
+static_assert(!Negatable<lazy::Scalar>);
+
+}  // namespace

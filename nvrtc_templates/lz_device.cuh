@@ -28,7 +28,8 @@ __device__ __forceinline__ lz_bf16 lz_f32_to_bf16(float f) {
 __device__ __forceinline__ float lz_round_f16(float f) { return lz_f16_to_f32(lz_f32_to_f16(f)); }
 __device__ __forceinline__ float lz_round_bf16(float f) { return lz_bf16_to_f32(lz_f32_to_bf16(f)); }
 
-// Float to integer: truncation toward zero, saturating, NaN to 0 (cvt.rzi does exactly this).
+// Float to integer: truncation toward zero, saturating, NaN to 0. cvt.rzi gives 0 for NaN into
+// 32 bits but the most negative value into 64 bits (found by lazyfuse-fuzz), so i64 tests NaN.
 __device__ __forceinline__ int lz_f32_to_i32(float f) {
   int i;
   asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(i) : "f"(f));
@@ -37,7 +38,7 @@ __device__ __forceinline__ int lz_f32_to_i32(float f) {
 __device__ __forceinline__ long long lz_f32_to_i64(float f) {
   long long i;
   asm("cvt.rzi.s64.f32 %0, %1;" : "=l"(i) : "f"(f));
-  return i;
+  return f != f ? 0 : i;
 }
 
 // Rounding a double or an integer to f16 or bf16 through a rounded f32 could round twice (onto a

@@ -230,6 +230,15 @@ void expect_gpu_matches_reference(const Program& program, const std::string& wha
   lazy::set_fusion_enabled(true);
 }
 
+// lazyfuse-fuzz seed 201, program 288, shrunk: a NaN cast to i64 came back as the most negative
+// i64 (the conversion instruction's answer for 64 bits); PyTorch's and the reference's is 0.
+std::vector<Tensor> nan_to_integer_program() {
+  std::vector<double> values = {NAN, INFINITY, -INFINITY, -0.0, 3.75, -1e30, 7};
+  Tensor x = lazy::from_data(values, {7}, DType::f32);
+  return {lazy::cast(x, DType::i64), lazy::cast(x, DType::i32), (x * 2.0f).to(DType::i64),
+          lazy::cast(x.to(DType::bf16), DType::i64)};
+}
+
 class GpuFuzzRegressions : public lazy_test::GpuTest {
  protected:
   void TearDown() override {
@@ -265,6 +274,10 @@ TEST_F(GpuFuzzRegressions, ElevenProgramsSyncedTogetherMatchReference) {
 TEST_F(GpuFuzzRegressions, IntegerToBf16AndNarrowArangeMatchReferenceExactly) {
   expect_gpu_matches_reference(integer_to_bf16_program, "i64 to bf16");
   expect_gpu_matches_reference(narrow_arange_program, "f16 arange");
+}
+
+TEST_F(GpuFuzzRegressions, NanCastToIntegersIsZeroAndInfinitiesSaturate) {
+  expect_gpu_matches_reference(nan_to_integer_program, "NaN and infinities to integers");
 }
 
 }  // namespace

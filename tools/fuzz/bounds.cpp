@@ -104,9 +104,10 @@ Bounds converted(const Bounds& b, DType from, DType to) {
   if (to == DType::bool_) {
     // Non-zero is true: decided exactly unless an inexact value may sit at zero.
     bool ambiguous = b.err > 0 && b.lo - b.err <= 0 && b.hi + b.err >= 0;
-    bool may_be_zero = b.lo <= 0 && b.hi >= 0;
+    // The special values are NaN, infinities and -0: the last is false, the others true.
+    bool may_be_zero = (b.lo <= 0 && b.hi >= 0) || b.special;
     out = Bounds{may_be_zero ? 0.0 : 1.0, 1.0, 0, 0, false, ambiguous};
-    if (b.lo > 0 || b.hi < 0) out.lo = 1;
+    if (!may_be_zero) out.lo = 1;
     return out;
   }
   if (is_floating(from) && !is_floating(to)) {

@@ -43,6 +43,10 @@ class Builder {
   std::vector<std::vector<Dim>> shapes_;
 };
 
+// Forgets what the calling thread recorded and did not sync (the generator's and printer's
+// recordings, a run that failed), without planning or computing any of it.
+void discard_recording();
+
 // Broadcast of two symbolic shapes (NumPy's rule); nullopt-like empty flag when they do not.
 bool broadcast_dims(const std::vector<Dim>& a, const std::vector<Dim>& b, std::vector<Dim>& out);
 

@@ -558,7 +558,7 @@ Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& 
     Generator generator(seed, index, options);
     program = generator.run();
   }
-  lazy::sync();  // drops the generator's recording: nothing in it is held any more
+  discard_recording();
   return program;
 }
 

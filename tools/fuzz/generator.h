@@ -16,7 +16,7 @@ struct GenerateOptions {
 };
 
 // Records the program as it is built (to learn result dtypes and to skip what the API refuses)
-// and drops that recording with a sync, so the calling thread's trace is empty afterwards.
+// and discards that recording, so the calling thread's trace is empty afterwards.
 Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& options);
 
 // A 64-bit mix of several words (splitmix64), for seeds and keys.

@@ -1,6 +1,6 @@
 // lazyfuse-fuzz: the project's differential fuzzer (tools/fuzz/session.h).
 //   lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B] [--steps K]
-//                 [--max-elements E] [--out DIR] [--no-shrink] [--print]
+//                 [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
 // (seed, start) as a standalone C++ program and exits. Exit status: 0 when every program agreed
 // with the reference, 1 on any failure, 2 on bad arguments.
@@ -19,8 +19,9 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
-               " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--print]\n";
+  std::cerr
+      << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
+         " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]\n";
   return 2;
 }
 
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
         options.out_dir = value();
       else if (a == "--no-shrink")
         options.shrink = false;
+      else if (a == "--shrink-runs")
+        options.max_shrink_runs = std::stoi(value());
       else if (a == "--print")
         print_only = true;
       else

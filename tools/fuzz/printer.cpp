@@ -206,7 +206,12 @@ std::string print_program(std::vector<Program>& programs) {
   for (int q = 0; q < int(programs.size()); ++q) {
     Program& program = programs[q];
     Builder builder(program);
-    builder.apply_all();
+    try {
+      builder.apply_all();
+    } catch (const std::exception& e) {
+      out << "  // this program no longer records: " << e.what() << "\n";
+      continue;
+    }
     std::string p = "p" + std::to_string(program.index) + "_";
     out << "  // program " << program.index << "\n  lazy::Tensor";
     bool first = true;
@@ -233,7 +238,7 @@ std::string print_program(std::vector<Program>& programs) {
     }
     out << "  }\n";
   }
-  lazy::sync();  // drops what printing recorded
+  discard_recording();
   out << "  lazy::eval({";
   for (std::size_t i = 0; i < shows.size(); ++i) out << (i ? ", " : "") << shows[i];
   out << "});\n";

@@ -14,9 +14,13 @@ Shape concrete_shape(const Program& program, const std::vector<Dim>& dims) {
   return shape;
 }
 
-std::int64_t element_count(const Program& program, const std::vector<Dim>& dims) {
-  std::int64_t n = 1;
-  for (const Dim& d : dims) n *= dim_value(program, d);
+double element_count(const Program& program, const std::vector<Dim>& dims) {
+  double n = 1;
+  for (const Dim& d : dims) {
+    double size = double(d.literal);
+    for (int id : d.sizes) size *= double(program.sizes[id].value);
+    n *= size;
+  }
   return n;
 }
 

@@ -104,6 +104,7 @@ struct Program {
 // Concrete value of a symbolic axis size.
 std::int64_t dim_value(const Program& program, const Dim& dim);
 Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);
-std::int64_t element_count(const Program& program, const std::vector<Dim>& dims);
+// In double, so that an absurd shape compares as large instead of wrapping around.
+double element_count(const Program& program, const std::vector<Dim>& dims);
 
 }  // namespace lazy::fuzz

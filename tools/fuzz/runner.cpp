@@ -77,7 +77,7 @@ class ModeScope {
   bool fusion_;
 };
 
-ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
+ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
   ModeScope scope(mode);
   ModeResult result;
   std::vector<std::unique_ptr<Builder>> builders;
@@ -99,7 +99,6 @@ ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
     // gone wrong, reported as an error of the reference mode.
     result.error = std::string("recording failed: ") + e.what();
     result.invalid = true;
-    lazy::sync();
     return result;
   }
   try {
@@ -108,6 +107,13 @@ ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   } catch (const std::exception& e) {
     result.error = e.what();
   }
+  return result;
+}
+
+ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
+  ModeResult result = record_and_sync(programs, mode);
+  // A failed sync leaves the trace as it was; the next mode must start from an empty one.
+  if (result.error) discard_recording();
   return result;
 }
 

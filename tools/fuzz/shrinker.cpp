@@ -28,7 +28,7 @@ std::vector<StepInfo> describe(Program& program) {
     for (int i = 0; i < builder.size(); ++i)
       info.push_back({builder.tensor(i).dtype(), builder.shape(i), builder.bounds(i)});
   }
-  lazy::sync();
+  discard_recording();
   return info;
 }
 

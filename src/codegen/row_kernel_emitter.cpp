@@ -141,9 +141,14 @@ class RowKernelEmitter {
   bool row_invariant_load(std::size_t t) const {
     return element_load(t) && access_[t].row_stride == 0 && phases_using_[t] > 0;
   }
-  // Row-invariant loads read once before the loop over rows, where registers allow.
+  // Row-invariant loads read once before the loop over rows, where registers allow: with
+  // several rows, and only loads the reductions do not fold (a norm's weight). A reduction's own
+  // input held there beside an epilogue's load (one row makes every load row-invariant) folded
+  // only lane 0's elements on H100 with CUDA 13.0's compiler, though the source is right
+  // (lazyfuse-fuzz seed 203; tests/test_fuzz_regressions.cpp).
   bool block_held_load(std::size_t t) const {
-    return invariants_held_for_block_ && row_invariant_load(t);
+    return invariants_held_for_block_ && row_invariant_load(t) && row_.rows > 1 &&
+           first_phase_[t] == int(row_.reductions.size());
   }
   // Registers a thread holds when row-invariant loads are kept across rows, those at 4 bytes an
   // element at least.

@@ -398,7 +398,8 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       timer.stop();
       float ms = timer.elapsed_ms();
       std::ostringstream line;
-      line << "lazyfuse:   " << kernel.name << ": " << ms << " ms, "
+      line << "lazyfuse:   " << kernel.name << " (grid " << kernel.grid << ", block "
+           << kernel.block << "): " << ms << " ms, "
            << double(kernel.bytes_moved) / (double(ms) * 1e6) << " GB/s";
       ir::debug_print(line.str());
     } else {

@@ -120,6 +120,8 @@ Bounds converted(const Bounds& b, DType from, DType to) {
   if (b.err == 0) {
     out.quantum = kNoQuantum;
     out.err = 0;
+    out.lo -= ulp(to, std::abs(b.lo));  // the rounded ends may lie just outside the range
+    out.hi += ulp(to, std::abs(b.hi));
     return out;
   }
   out.err = b.err + ulp(to, b.magnitude());

@@ -29,46 +29,7 @@ constexpr const char* kChildVariable = "LAZY_TEST_LOSE_CONTEXT";
 
 class GpuDeviceErrors : public lazy_test::GpuTest {};
 
-TEST_F(GpuDeviceErrors, ABufferLargerThanTheGpuThrowsBeforeAllocatingAndTheProgramGoesOn) {
-  const std::size_t total = lazy::runtime::Device::get()->total_memory();
-  {
-    const int line = __LINE__ + 1;
-    lazy::Tensor big = lazy::zeros({std::int64_t(total / 4 + 1)}) * 2.0f;
-    try {
-      lazy::eval({big});
-      FAIL() << "no error";
-    } catch (const lazy::RuntimeError& error) {
-      EXPECT_THAT(error.what(), AllOf(HasSubstr("mul's result"), HasSubstr("bytes"),
-                                      HasSubstr("nothing was allocated")));
-      EXPECT_STREQ(error.where().file_name(), __FILE__);
-      EXPECT_EQ(int(error.where().line()), line);
-    }
-  }
-  EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
-}
-
-TEST_F(GpuDeviceErrors, AnAllocationTheGpuHasNoRoomForNamesTheOpAndTheProgramGoesOn) {
-  // Tensors of a third of the GPU each: the third or fourth cannot fit.
-  const auto third = std::int64_t(lazy::runtime::Device::get()->total_memory() / 3 / 4);
-  std::vector<lazy::Tensor> held;
-  bool thrown = false;
-  for (int k = 0; k < 4 && !thrown; ++k) {
-    const int line = __LINE__ + 1;
-    held.push_back(lazy::zeros({third}) + 1.0f);
-    try {
-      lazy::eval({held.back()});
-    } catch (const lazy::RuntimeError& error) {
-      thrown = true;
-      EXPECT_THAT(error.what(), AllOf(HasSubstr("add's result"), HasSubstr("has no room left")));
-      EXPECT_STREQ(error.where().file_name(), __FILE__);
-      EXPECT_EQ(int(error.where().line()), line);
-    }
-  }
-  EXPECT_TRUE(thrown);
-  held.clear();
-  EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
-}
-
+// First: the child needs room for a context, which the out-of-memory test's pool keeps.
 // Run in the child only: launches a kernel that writes through a null pointer, then syncs twice
 // and prints each error.
 TEST(GpuContextLossChild, LosesTheContext) {
@@ -117,6 +78,46 @@ TEST_F(GpuDeviceErrors, ALostContextIsReportedOnceNamingTheKernelThenShortly) {
               AllOf(HasSubstr("was lost earlier (CUDA_ERROR_ILLEGAL_ADDRESS in kernel lz_faulty"),
                     Not(HasSubstr("cuMemAllocAsync"))))
       << output;
+}
+
+TEST_F(GpuDeviceErrors, ABufferLargerThanTheGpuThrowsBeforeAllocatingAndTheProgramGoesOn) {
+  const std::size_t total = lazy::runtime::Device::get()->total_memory();
+  {
+    const int line = __LINE__ + 1;
+    lazy::Tensor big = lazy::zeros({std::int64_t(total / 4 + 1)}) * 2.0f;
+    try {
+      lazy::eval({big});
+      FAIL() << "no error";
+    } catch (const lazy::RuntimeError& error) {
+      EXPECT_THAT(error.what(), AllOf(HasSubstr("mul's result"), HasSubstr("bytes"),
+                                      HasSubstr("nothing was allocated")));
+      EXPECT_STREQ(error.where().file_name(), __FILE__);
+      EXPECT_EQ(int(error.where().line()), line);
+    }
+  }
+  EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
+}
+
+TEST_F(GpuDeviceErrors, AnAllocationTheGpuHasNoRoomForNamesTheOpAndTheProgramGoesOn) {
+  // Tensors of a third of the GPU each: the third or fourth cannot fit.
+  const auto third = std::int64_t(lazy::runtime::Device::get()->total_memory() / 3 / 4);
+  std::vector<lazy::Tensor> held;
+  bool thrown = false;
+  for (int k = 0; k < 4 && !thrown; ++k) {
+    const int line = __LINE__ + 1;
+    held.push_back(lazy::zeros({third}) + 1.0f);
+    try {
+      lazy::eval({held.back()});
+    } catch (const lazy::RuntimeError& error) {
+      thrown = true;
+      EXPECT_THAT(error.what(), AllOf(HasSubstr("add's result"), HasSubstr("has no room left")));
+      EXPECT_STREQ(error.where().file_name(), __FILE__);
+      EXPECT_EQ(int(error.where().line()), line);
+    }
+  }
+  EXPECT_TRUE(thrown);
+  held.clear();
+  EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
 }
 
 }  // namespace

@@ -158,7 +158,12 @@ Bounds data_bounds(const Step& s) {
     b.lo = std::nearbyint(std::ldexp(b.lo, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
     b.hi = std::nearbyint(std::ldexp(b.hi, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
   }
-  if (!fits(s.dtype, b.lo, b.hi, b.quantum)) b.quantum = kNoQuantum;  // rounded once, the same
+  if (!fits(s.dtype, b.lo, b.hi, b.quantum)) {
+    // Rounded once to the dtype, the same everywhere, possibly just past the range's ends.
+    b.quantum = kNoQuantum;
+    b.lo -= ulp(s.dtype, std::abs(b.lo));
+    b.hi += ulp(s.dtype, std::abs(b.hi));
+  }
   b.special = s.data.special > 0;
   return b;
 }

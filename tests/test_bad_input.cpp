@@ -14,6 +14,7 @@
 
 #include "error_test_support.h"
 #include "ir/trace.h"
+#include "runtime/executor.h"
 
 namespace {
 
@@ -192,5 +193,27 @@ concept Negatable = requires(T x) {
 };
 static_assert(Negatable<lazy::Tensor>);
 static_assert(!Negatable<lazy::Scalar>);
+
+}  // namespace
+
+namespace {
+
+// With no GPU (here forced), a result larger than the machine is refused by the reference
+// evaluator before it is made, naming the op's line; once its handle is dropped the program
+// goes on.
+TEST(BadInput, AResultLargerThanHostMemoryIsRefusedByTheReferenceEvaluator) {
+  lazy::runtime::set_reference_execution(true);
+  {
+    lazy::Tensor big = lazy::zeros({std::int64_t(1) << 40}) + 1.0f;
+    const int line = __LINE__ - 1;
+    const std::string message =
+        lazy_test::message_of<lazy::RuntimeError>([&] { lazy::eval({big}); });
+    EXPECT_THAT(message, ::testing::HasSubstr(lazy_test::file_and_line(__FILE__, line)));
+    EXPECT_THAT(message, ::testing::HasSubstr("bytes of host memory"));
+  }
+  lazy::sync();
+  EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
+  lazy::runtime::set_reference_execution(false);
+}
 
 }  // namespace

@@ -6,9 +6,9 @@
 #include <absl/strings/str_cat.h>
 
 #include "api/broadcast.h"
-#include "api/host_memory.h"
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
+#include "ir/host_memory.h"
 #include "ir/type_promotion.h"
 
 namespace lazy {
@@ -35,7 +35,7 @@ Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::
     api::fail<ShapeError>(loc, op, "got ", data.size(), " values for shape ", shape.to_string(),
                           " (", shape.numel(), " elements)");
   }
-  api::check_fits_in_host_memory(shape.numel(), itemsize(dtype), op, loc);
+  ir::check_fits_in_host_memory(shape.numel(), itemsize(dtype), op, loc);
   auto storage = std::make_shared<ir::Storage>(dtype, shape.numel());
   for (std::size_t i = 0; i < data.size(); ++i) {
     if constexpr (std::is_floating_point_v<T>) {

@@ -1,8 +1,8 @@
 #include "lazy/tensor.h"
 
-#include "api/host_memory.h"
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
+#include "ir/host_memory.h"
 #include "lazy/sync.h"
 #include "runtime/storage_mirror.h"
 
@@ -112,7 +112,7 @@ std::int64_t Tensor::item_as_int(std::source_location loc) const {
 
 std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_location loc) const {
   const std::int64_t n = api::node_of(*this, "to_vector", loc)->shape.numel();
-  api::check_fits_in_host_memory(n, std::int64_t(element_bytes), "to_vector", loc);
+  ir::check_fits_in_host_memory(n, std::int64_t(element_bytes), "to_vector", loc);
   return std::size_t(n);
 }
 

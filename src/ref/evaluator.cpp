@@ -3,6 +3,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "ir/dtype_codec.h"
+#include "ir/host_memory.h"
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
 #include "ref/value.h"
@@ -76,6 +77,12 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
   for (std::size_t i = 0; i < n; ++i) {
     if (!needed[i]) continue;
     const ir::Node& node = *pending[i];
+    // Values are held as doubles; a result larger than the machine is refused before it is made
+    // (views compose layouts and make nothing).
+    const ir::OpKind kind = ir::op_kind(node.op);
+    if (kind != ir::OpKind::leaf && kind != ir::OpKind::view)
+      ir::check_fits_in_host_memory(node.shape.numel(), sizeof(double), ir::op_name(node.op),
+                                    node.loc);
     std::vector<Value> inputs;
     inputs.reserve(node.inputs.size());
     for (const ir::NodePtr& input : node.inputs) inputs.push_back(input_value(input));

@@ -1,10 +1,12 @@
-#include "api/host_memory.h"
+#include "ir/host_memory.h"
 
 #include <unistd.h>
 
-#include "api/recording.h"
+#include <sstream>
 
-namespace lazy::api {
+#include "lazy/error.h"
+
+namespace lazy::ir {
 
 namespace {
 
@@ -25,10 +27,12 @@ void check_fits_in_host_memory(std::int64_t elements, std::int64_t element_bytes
   const std::int64_t memory = physical_memory_bytes();
   // Elements are at most kMaxElements and element_bytes at most 8: the product fits.
   if (memory > 0 && elements * element_bytes > memory) {
-    fail<RuntimeError>(loc, op, "needs ", elements * element_bytes, " bytes of host memory (",
-                       elements, " elements of ", element_bytes,
-                       " bytes), more than this machine has (", memory, " bytes)");
+    std::ostringstream message;
+    message << "lazy::" << op << ": needs " << elements * element_bytes << " bytes of host memory ("
+            << elements << " elements of " << element_bytes
+            << " bytes), more than this machine has (" << memory << " bytes)";
+    throw RuntimeError(message.str(), loc);
   }
 }
 
-}  // namespace lazy::api
+}  // namespace lazy::ir

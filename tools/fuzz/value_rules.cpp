@@ -203,6 +203,18 @@ std::pair<double, double> corners(double a0, double a1, double b0, double b1,
   return {*std::min_element(v, v + 4), *std::max_element(v, v + 4)};
 }
 
+// An operand an op selects (where, maximum, minimum) as the result dtype holds it: a fused
+// kernel keeps a narrow intermediate in f32 while the reference rounds it, so a value the dtype
+// cannot hold exactly may differ by a rounding.
+Bounds as_selected(Bounds b, DType result) {
+  if (is_floating(result) && !(b.exact() && fits(result, b.lo, b.hi, b.quantum)) &&
+      !(b.exact() && b.quantum == kNoQuantum)) {
+    b.err += ulp(result, b.magnitude());
+    b.quantum = kNoQuantum;
+  }
+  return b;
+}
+
 }  // namespace
 
 Bounds number_bounds(double value, DType as) {
@@ -276,11 +288,14 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
   }
   if (result == DType::bool_) return with_flags(bool_result(false), a, b);  // add/mul of bools
   if (op == "maximum" || op == "minimum") {
+    const Bounds sa = as_selected(a, result), sb = as_selected(b, result);
     bool max = op == "maximum";
-    Bounds r{max ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo),
-             max ? std::max(a.hi, b.hi) : std::min(a.hi, b.hi), std::max(a.err, b.err),
-             grids ? std::max(a.quantum, b.quantum) : kNoQuantum};
-    return with_flags(r, a, b);
+    Bounds r{max ? std::max(sa.lo, sb.lo) : std::min(sa.lo, sb.lo),
+             max ? std::max(sa.hi, sb.hi) : std::min(sa.hi, sb.hi), std::max(sa.err, sb.err),
+             grids && sa.quantum != kNoQuantum && sb.quantum != kNoQuantum
+                 ? std::max(sa.quantum, sb.quantum)
+                 : kNoQuantum};
+    return with_flags(r, sa, sb);
   }
   double lo, hi;
   double inherited;
@@ -348,8 +363,8 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
 }
 
 Bounds select_rule(const Bounds& cond, const Operand& a_in, const Operand& b_in, DType result) {
-  const Bounds a = converted(a_in.bounds, a_in.dtype, result);
-  const Bounds b = converted(b_in.bounds, b_in.dtype, result);
+  const Bounds a = as_selected(converted(a_in.bounds, a_in.dtype, result), result);
+  const Bounds b = as_selected(converted(b_in.bounds, b_in.dtype, result), result);
   bool grids = a.quantum != kNoQuantum && b.quantum != kNoQuantum;
   Bounds r{std::min(a.lo, b.lo), std::max(a.hi, b.hi), std::max(a.err, b.err),
            grids ? std::max(a.quantum, b.quantum) : kNoQuantum};

@@ -4,54 +4,11 @@
 #include <numeric>
 
 #include "tools/fuzz/builder.h"
+#include "tools/fuzz/random_choices.h"
 
 namespace lazy::fuzz {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a ^ (b * 0x9e3779b97f4a7c15ull);
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 namespace {
-
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() { return state_ = mix(state_, 1); }
-  // Uniform in [0, n).
-  std::int64_t below(std::int64_t n) {
-    return n <= 0 ? 0 : std::int64_t(next() % std::uint64_t(n));
-  }
-  std::int64_t between(std::int64_t lo, std::int64_t hi) { return lo + below(hi - lo + 1); }
-  bool chance(int percent) { return below(100) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[std::size_t(below(std::int64_t(v.size())))];
-  }
-  // An index drawn with the given weights.
-  int weighted(std::initializer_list<int> weights) {
-    int total = std::accumulate(weights.begin(), weights.end(), 0);
-    int r = int(below(total));
-    int i = 0;
-    for (int w : weights) {
-      if (r < w) return i;
-      r -= w, ++i;
-    }
-    return i - 1;
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-// Sizes that reach the kernels' edge cases: empty, one, odd, around vector widths, warps and
-// blocks, the 16384-element chunks of long reductions, 2^16-element softmax rows.
-const std::vector<std::int64_t> kEdgeSizes = {
-    0,  1,   2,   3,   4,   5,   7,   8,    15,   16,   17,   31,   32,   33,    63,    64,
-    65, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2049, 4099, 16385, 65536, 70001};
 
 class Generator {
  public:
@@ -97,15 +54,7 @@ class Generator {
   }
 
   int new_size() {
-    std::int64_t v;
-    int kind = random_.weighted({40, 40, 20});
-    if (kind == 0)
-      v = random_.between(1, 8);
-    else if (kind == 1)
-      v = random_.between(9, 300);
-    else
-      v = random_.pick(kEdgeSizes);
-    program_.sizes.push_back(SizeVar{v, false});
+    program_.sizes.push_back(SizeVar{random_size(random_), false});
     return int(program_.sizes.size()) - 1;
   }
 
@@ -147,54 +96,18 @@ class Generator {
     return out;
   }
 
-  DType random_dtype() {
-    static const std::vector<DType> all = {DType::f32, DType::f16, DType::bf16,
-                                           DType::i32, DType::i64, DType::bool_};
-    return all[std::size_t(random_.weighted({40, 12, 12, 10, 10, 16}))];
-  }
-
-  DType floating_dtype() {
-    return std::vector<DType>{DType::f32, DType::f32, DType::f16, DType::bf16}[random_.below(4)];
-  }
-
-  DataSpec data_spec(DType dtype) {
-    DataSpec d;
-    d.key = random_.next();
-    if (is_floating(dtype)) {
-      static const std::vector<std::pair<double, double>> exact_ranges = {
-          {-4, 4}, {-2, 2}, {0.25, 4}, {-100, 100}, {1, 8}, {-1, 0}};
-      static const std::vector<std::pair<double, double>> ranges = {
-          {-3, 3}, {0.1, 5}, {-30, 30}, {0.5, 1.5}};
-      if (random_.chance(60)) {
-        std::tie(d.lo, d.hi) = random_.pick(exact_ranges);
-        d.quantum = int(random_.pick(std::vector<std::int64_t>{0, 1, 2, 3, 4, 6}));
-        if (d.hi - d.lo > 50) d.quantum = std::min(d.quantum, 2);
-      } else {
-        std::tie(d.lo, d.hi) = random_.pick(ranges);
-      }
-      if (random_.chance(12)) d.special = int(random_.between(2, 12));
-    } else if (dtype == DType::bool_) {
-      d.bool_percent = int(random_.between(5, 95));
-    } else {
-      static const std::vector<std::pair<double, double>> ranges = {
-          {-100, 100}, {0, 10}, {-5, 5}, {1, 1000}};
-      std::tie(d.lo, d.hi) = random_.pick(ranges);
-    }
-    return d;
-  }
-
   int add_leaf(const std::vector<Dim>& shape, std::optional<DType> dtype = {}) {
     Step s;
-    s.dtype = dtype.value_or(random_dtype());
+    s.dtype = dtype.value_or(random_dtype(random_));
     s.shape = shape;
     int kind = random_.weighted({70, 12, 6, 6, 6});
     if (kind == 0) {
       s.op = Op::data;
-      s.data = data_spec(s.dtype);
+      s.data = random_data(random_, s.dtype);
     } else if (kind == 1) {
       s.op = Op::full;
       s.name = std::vector<std::string>{"full", "zeros", "ones"}[random_.below(3)];
-      s.args.push_back(random_number());
+      s.args.push_back(random_number(random_));
     } else if (kind == 2 && shape.size() == 1) {
       s.op = Op::arange;
       s.start = random_.between(-5, 5);
@@ -205,26 +118,9 @@ class Generator {
       s.data.key = random_.next();
     } else {
       s.op = Op::data;
-      s.data = data_spec(s.dtype);
+      s.data = random_data(random_, s.dtype);
     }
     return try_add(s) ? count() - 1 : -1;
-  }
-
-  Arg random_number() {
-    Arg a;
-    int kind = random_.weighted({20, 65, 15});
-    if (kind == 0) {
-      a.kind = Scalar::Kind::integer;
-      a.number = double(random_.between(-4, 5));
-    } else if (kind == 1) {
-      a.kind = Scalar::Kind::floating;
-      a.number = random_.pick(
-          std::vector<double>{0.5, 0.25, 2.0, -1.5, 0.125, 3.0, -0.75, 1.2, 0.1, 10.0, 1e-3});
-    } else {
-      a.kind = Scalar::Kind::boolean;
-      a.number = random_.chance(50);
-    }
-    return a;
   }
 
   static Step step_of(Op op, std::string name, std::vector<Arg> args) {
@@ -282,7 +178,7 @@ class Generator {
     s.op = Op::binary;
     s.name = random_.pick(ops);
     if (random_.chance(40)) {
-      Arg number = random_number();
+      Arg number = random_number(random_);
       if (s.name == "pow") {
         number.kind = Scalar::Kind::floating;
         number.number = random_.pick(std::vector<double>{2, 3, 0.5, -1, 1.5, 0});
@@ -304,18 +200,18 @@ class Generator {
       s.op = Op::where;
       int cond = x;
       if (builder_.tensor(x).dtype() != DType::bool_) {
-        Step compare =
-            step_of(Op::binary, random_.chance(50) ? "gt" : "le", {tensor_arg(x), random_number()});
+        Step compare = step_of(Op::binary, random_.chance(50) ? "gt" : "le",
+                               {tensor_arg(x), random_number(random_)});
         if (!try_add(compare)) return;
         cond = count() - 1;
       }
-      Arg a = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number();
-      Arg b = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number();
+      Arg a = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number(random_);
+      Arg b = random_.chance(50) ? tensor_arg(partner_for(cond)) : random_number(random_);
       if ((a.is_tensor() && a.step < 0) || (b.is_tensor() && b.step < 0)) return;
       s.args = {tensor_arg(cond), a, b};
     } else {
       s.op = Op::clamp;
-      Arg lo = random_number(), hi = random_number();
+      Arg lo = random_number(random_), hi = random_number(random_);
       if (lo.kind == Scalar::Kind::boolean) lo.kind = Scalar::Kind::integer;
       if (hi.kind == Scalar::Kind::boolean) hi.kind = Scalar::Kind::integer;
       if (random_.chance(30)) lo = tensor_arg(partner_for(x));
@@ -327,7 +223,7 @@ class Generator {
 
   void add_cast(int x) {
     Step s = step_of(Op::cast, random_.chance(50) ? "to" : "cast", {tensor_arg(x)});
-    s.dtype = random_dtype();
+    s.dtype = random_dtype(random_);
     try_add(s);
   }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tools/fuzz/program.h"
+#include "tools/fuzz/random_choices.h"
 
 namespace lazy::fuzz {
 
@@ -18,8 +19,5 @@ struct GenerateOptions {
 // Records the program as it is built (to learn result dtypes and to skip what the API refuses)
 // and discards that recording, so the calling thread's trace is empty afterwards.
 Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& options);
-
-// A 64-bit mix of several words (splitmix64), for seeds and keys.
-std::uint64_t mix(std::uint64_t a, std::uint64_t b = 0);
 
 }  // namespace lazy::fuzz

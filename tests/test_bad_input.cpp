@@ -217,3 +217,22 @@ TEST(BadInput, AResultLargerThanHostMemoryIsRefusedByTheReferenceEvaluator) {
 }
 
 }  // namespace
+
+namespace {
+
+// 2^60 elements of 8 bytes: the largest shape a tensor may have, whose byte count does not fit
+// in an int64.
+TEST(BadInput, TheLargestShapeReadAsEightByteValuesIsRefusedAtTheCall) {
+  lazy::Tensor big = lazy::zeros({std::int64_t(1) << 60});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, big.to_vector<double>());
+  EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, big.to_vector<std::int64_t>());
+}
+
+TEST(BadInput, AnIntegerPowerTooLargeForInt64IsAValueErrorAboutTheNumber) {
+  lazy::Tensor x = lazy::ones({3}, lazy::DType::i64);
+  const std::string message =
+      lazy_test::message_of<lazy::ValueError>([&] { (void)lazy::pow(x, std::uint64_t(-1)); });
+  EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("negative")));
+}
+
+}  // namespace

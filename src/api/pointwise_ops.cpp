@@ -93,7 +93,8 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, 
   if (op == Op::Pow && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name, "pow of bool operands is not supported; cast them first");
   }
-  if (op == Op::Pow && is_integer(promoted) && !b.is_tensor() && b.scalar().to_int() < 0) {
+  if (op == Op::Pow && is_integer(promoted) && !b.is_tensor() && b.scalar().fits_int64() &&
+      b.scalar().to_int() < 0) {
     api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
   }
   if (rule == BinaryRule::compare) {

@@ -25,11 +25,13 @@ std::int64_t physical_memory_bytes() {
 void check_fits_in_host_memory(std::int64_t elements, std::int64_t element_bytes,
                                std::string_view op, std::source_location loc) {
   const std::int64_t memory = physical_memory_bytes();
-  // Elements are at most kMaxElements and element_bytes at most 8: the product fits.
-  if (memory > 0 && elements * element_bytes > memory) {
+  // Compared by division: 2^60 elements of 8 bytes do not fit in an int64.
+  if (memory > 0 && element_bytes > 0 && elements > memory / element_bytes) {
     std::ostringstream message;
-    message << "lazy::" << op << ": needs " << elements * element_bytes << " bytes of host memory ("
-            << elements << " elements of " << element_bytes
+    message << "lazy::" << op << ": needs "
+            << static_cast<unsigned long long>(elements) *
+                   static_cast<unsigned long long>(element_bytes)
+            << " bytes of host memory (" << elements << " elements of " << element_bytes
             << " bytes), more than this machine has (" << memory << " bytes)";
     throw RuntimeError(message.str(), loc);
   }

@@ -202,7 +202,7 @@ void Builder::apply(int i) {
                            " differs from the recorded " + out.shape().to_string());
   if (out.numel() > kMaxElements) throw StepRejected("too many elements");
   if (!bounds.unchecked && is_floating(out.dtype()) &&
-      bounds.err > kMaxRelativeError * std::max(bounds.magnitude(), 1.0))
+      !(bounds.err <= kMaxRelativeError * std::max(bounds.magnitude(), 1.0)))
     throw StepRejected("values too inexact to compare");
   tensors_.push_back(std::move(out));
   bounds_.push_back(bounds);

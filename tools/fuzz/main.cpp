@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
   lazy::fuzz::SessionSummary s = lazy::fuzz::run_session(options, std::cout);
   std::cout << "lazyfuse-fuzz: seed " << options.seed << ": " << s.programs << " programs ("
             << options.start << ".." << options.start + s.programs - 1 << ") in " << s.batches
-            << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared, "
-            << s.failures << " failures, " << s.seconds << " s"
-            << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
+            << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared ("
+            << s.unchecked << " more only for NaN), " << s.failures << " failures, " << s.seconds
+            << " s" << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
   return s.failures == 0 ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // compares every held value with the reference within the bounds the fuzzer derived.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,12 @@ struct Failure {
 const char* kind_name(Failure::Kind kind);
 
 struct RunReport {
-  // The programs no longer record (a shrinking step made them invalid); nothing was compared.
-  bool invalid = false;
+  // Why the programs no longer record (a shrinking step made them invalid); nothing was compared.
+  std::optional<std::string> invalid;
   std::vector<Failure> failures;
-  std::int64_t outputs = 0;   // held values, per mode
-  std::int64_t compared = 0;  // elements compared with the reference, over all modes
+  std::int64_t outputs = 0;    // held values, per mode
+  std::int64_t compared = 0;   // elements compared with the reference, over all modes
+  std::int64_t unchecked = 0;  // elements only checked for NaN (values not predictable)
 };
 
 // Records the programs together, syncs once per mode, compares. Throws nothing a program does:

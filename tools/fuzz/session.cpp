@@ -83,9 +83,11 @@ SessionSummary run_session(const SessionOptions& options, std::ostream& log) {
     summary.batches += 1;
     summary.outputs += report.outputs;
     summary.compared += report.compared;
+    summary.unchecked += report.unchecked;
     if (report.invalid) {
       log << "FAIL seed " << options.seed << " programs " << index
-          << ": a generated program does not record again (a fuzzer bug)\n";
+          << ": a generated program does not record again (a fuzzer bug): " << *report.invalid
+          << "\n";
       summary.failures += 1;
     }
     if (!report.failures.empty()) {

@@ -23,7 +23,7 @@ struct SessionOptions {
 };
 
 struct SessionSummary {
-  std::int64_t programs = 0, batches = 0, outputs = 0, compared = 0, failures = 0;
+  std::int64_t programs = 0, batches = 0, outputs = 0, compared = 0, unchecked = 0, failures = 0;
   double seconds = 0;
   bool context_lost = false;  // the GPU became unusable; the session stopped
 };

@@ -25,6 +25,13 @@ struct ReducedShape {
 ReducedShape reduced_shape(const Shape& in, const Axes& axes, bool keepdim, std::string_view name,
                            std::source_location loc) {
   ReducedShape out;
+  if (in.rank() == 0) {
+    // A 0-d tensor's one element is named by axis 0 or -1, as in PyTorch (once).
+    for (int axis : axes.list())
+      if (axis != 0 && axis != -1) api::normalize_axis(axis, 0, name, loc);
+    if (axes.list().size() > 1) api::fail<AxisError>(loc, name, "axis 0 is named twice");
+    return out;
+  }
   if (axes.list().empty()) {
     for (int a = 0; a < in.rank(); ++a) out.mask |= std::uint64_t(1) << a;
   }
@@ -340,11 +347,9 @@ DType summed_dtype(DType d) {
 }
 
 // The number of elements each result folds, as a scalar for dividing by.
-std::int64_t folded_count(const Tensor& x, const Axes& axes, std::source_location loc) {
-  std::int64_t n = 1;
-  if (axes.list().empty()) return x.numel();
-  for (int axis : axes.list()) n *= x.size(axis, loc);
-  return n;
+std::int64_t folded_count(const Tensor& x, const Axes& axes, std::string_view name,
+                          std::source_location loc) {
+  return reduced_shape(x.shape(), axes, false, name, loc).extent;
 }
 
 // The softmax family's fold over `axes` of v (kept as axes of 1): the shift, which is the max
@@ -433,7 +438,7 @@ Tensor argmin(const Tensor& x, std::optional<int> axis, bool keepdim, std::sourc
 
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
   api::require_floating(x, "mean", loc);
-  const double inverse = 1.0 / double(folded_count(x, axes, loc));
+  const double inverse = 1.0 / double(folded_count(x, axes, "mean", loc));
   return api::in_compute_type(
       x, loc, [&](const Tensor& v) { return mul(sum(v, axes, keepdim, loc), inverse, loc); });
 }
@@ -441,7 +446,7 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_locatio
 Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
            std::source_location loc) {
   api::require_floating(x, "var", loc);
-  const double n = double(folded_count(x, axes, loc));
+  const double n = double(folded_count(x, axes, "var", loc));
   // max(0, n - correction), as PyTorch: fewer elements than the correction gives inf or NaN.
   const double divisor = std::max(0.0, n - correction);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {

@@ -118,6 +118,7 @@ ir::PromotionOperand promotion_of(const Arg& arg, const std::vector<Tensor>& ten
 // Axes of `rank` a reduction folds: all of them when none are named.
 std::vector<int> folded_axes(const std::vector<int>& axes, int rank) {
   std::vector<int> out;
+  if (rank == 0) return out;
   if (axes.empty()) {
     for (int a = 0; a < rank; ++a) out.push_back(a);
     return out;
@@ -140,6 +141,7 @@ std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int
 }
 
 std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
+  if (shape.rank() == 0) return 1;  // axis 0 or -1 of a 0-d tensor names its one element
   std::int64_t n = 1;
   for (int a : folded) n *= shape[a];
   return n;

@@ -38,11 +38,22 @@ class Generator {
       builder_.apply(int(program_.steps.size()) - 1);
       return true;
     } catch (const lazy::Error&) {
+      // Most refusals are right (a dtype an op does not take); counted, a wrong one can show.
+      if (options_.refusals != nullptr) (*options_.refusals)[step_label(program_.steps.back())]++;
     } catch (const StepRejected&) {
     }
     program_.steps.pop_back();
     program_.sizes.resize(sizes);
     return false;
+  }
+
+  static std::string step_label(const Step& s) {
+    static const char* kinds[] = {
+        "data",    "full",        "arange",     "rand",    "randn",      "unary",  "binary",
+        "where",   "clamp",       "cast",       "reshape", "permute",    "expand", "slice",
+        "squeeze", "unsqueeze",   "contiguous", "reduce",  "arg_reduce", "var",    "std",
+        "softmax", "log_softmax", "layer_norm", "rms_norm"};
+    return s.name.empty() ? kinds[int(s.op)] : s.name;
   }
 
   int count() const { return int(program_.steps.size()); }

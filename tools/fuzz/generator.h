@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "tools/fuzz/program.h"
 #include "tools/fuzz/random_choices.h"
@@ -14,6 +16,8 @@ struct GenerateOptions {
   int max_steps = 16;
   // Elements of the largest tensor a program makes (rarely: most stay far below).
   std::int64_t max_elements = std::int64_t(1) << 20;
+  // When set, counts the steps the API refused while generating, by op.
+  std::map<std::string, std::int64_t>* refusals = nullptr;
 };
 
 // Records the program as it is built (to learn result dtypes and to skip what the API refuses)

@@ -82,5 +82,8 @@ int main(int argc, char** argv) {
             << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared ("
             << s.unchecked << " more only for NaN), " << s.failures << " failures, " << s.seconds
             << " s" << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
+  std::cout << "steps the API refused while generating, by op:";
+  for (const auto& [op, n] : s.refusals) std::cout << " " << op << " " << n;
+  std::cout << std::endl;
   return s.failures == 0 ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -26,6 +27,8 @@ struct SessionSummary {
   std::int64_t programs = 0, batches = 0, outputs = 0, compared = 0, unchecked = 0, failures = 0;
   double seconds = 0;
   bool context_lost = false;  // the GPU became unusable; the session stopped
+  // Generated steps the API refused, by op: a check that refuses valid input would show here.
+  std::map<std::string, std::int64_t> refusals;
 };
 
 SessionSummary run_session(const SessionOptions& options, std::ostream& log);

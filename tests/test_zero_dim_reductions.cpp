@@ -33,4 +33,12 @@ TEST(ZeroDimReductions, OtherAxesAndRepeatsAreAxisErrorsAtTheCall) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::AxisError, lazy::sum(x, {0, -1}));
 }
 
+TEST(ZeroDimReductions, ABadSoftmaxAxisNamesSoftmaxNotTheOpsItIsMadeOf) {
+  lazy::Tensor m = lazy::ones({2, 3});
+  EXPECT_THAT(lazy_test::message_of<lazy::AxisError>([&] { (void)lazy::softmax(m, 5); }),
+              ::testing::HasSubstr("lazy::softmax: axis 5"));
+  EXPECT_THAT(lazy_test::message_of<lazy::AxisError>([&] { (void)lazy::log_softmax(m, -3); }),
+              ::testing::HasSubstr("lazy::log_softmax: axis -3"));
+}
+
 }  // namespace

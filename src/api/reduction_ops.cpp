@@ -479,8 +479,9 @@ Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_lo
 
 Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
   api::require_floating(x, "softmax", loc);
+  reduced_shape(x.shape(), axis, false, "softmax", loc);  // a bad axis names softmax, not max
   // Nothing to normalize (and an axis of size 0 has no max to shift by).
-  if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "softmax", loc) >= 0) return x;
+  if (x.numel() == 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     ExpSum folded = exp_sum(v, axis, false, "softmax", loc);
     return div(exp(sub(v, folded.shift, loc), loc), folded.total, loc);
@@ -489,7 +490,8 @@ Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
 
 Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
   api::require_floating(x, "log_softmax", loc);
-  if (x.numel() == 0 && api::normalize_axis(axis, x.rank(), "log_softmax", loc) >= 0) return x;
+  reduced_shape(x.shape(), axis, false, "log_softmax", loc);
+  if (x.numel() == 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     ExpSum folded = exp_sum(v, axis, false, "log_softmax", loc);
     return sub(sub(v, folded.shift, loc), log(folded.total, loc), loc);

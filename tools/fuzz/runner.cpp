@@ -158,7 +158,7 @@ std::optional<std::string> compare(const Held& h, const std::vector<double>& wan
 std::optional<std::string> check_bounds(const Held& h, const std::vector<double>& want) {
   if (h.bounds.unchecked) return {};
   double slack = h.bounds.err + ulp(h.dtype, h.bounds.magnitude()) + 1e-300;
-  if (!(slack >= 0)) return describe(h, 0, want.at(0), want.at(0), slack) + ": bounds are NaN";
+  if (!(slack >= 0)) return describe(h, 0, NAN, NAN, slack) + ": bounds are NaN";
   for (std::size_t k = 0; k < want.size(); ++k) {
     double r = want[k];
     if (!std::isfinite(r)) {

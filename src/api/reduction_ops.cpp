@@ -346,6 +346,13 @@ DType summed_dtype(DType d) {
   return is_floating(d) ? d : DType::i64;
 }
 
+// The norms fold the last axis, which a 0-d tensor lacks (its axis 0 or -1 serves reductions
+// only, as in PyTorch, where layer_norm's normalized shape must be trailing axes of the input).
+void require_last_axis(const Tensor& x, std::string_view name, std::source_location loc) {
+  if (x.rank(loc) == 0)
+    api::fail<AxisError>(loc, name, "needs a tensor of at least one axis (it normalizes the last)");
+}
+
 // The number of elements each result folds, as a scalar for dividing by.
 std::int64_t folded_count(const Tensor& x, const Axes& axes, std::string_view name,
                           std::source_location loc) {
@@ -501,6 +508,7 @@ Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
                   std::source_location loc) {
   api::require_floating(x, "layer_norm", loc);
+  require_last_axis(x, "layer_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor centered = sub(v, mean(v, -1, true, loc), loc);
     Tensor variance = mean(mul(centered, centered, loc), -1, true, loc);
@@ -511,6 +519,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps, std::source_location loc) {
   api::require_floating(x, "rms_norm", loc);
+  require_last_axis(x, "rms_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor scale = rsqrt(add(mean(mul(v, v, loc), -1, true, loc), eps, loc), loc);
     return mul(mul(v, scale, loc), weight, loc);

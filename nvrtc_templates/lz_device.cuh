@@ -77,50 +77,6 @@ __device__ __forceinline__ float lz_minimum(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
 #endif
 }
-__device__ __forceinline__ float lz_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
-__device__ __forceinline__ float lz_sign(float x) { return (float)((0.0f < x) - (x < 0.0f)); }
-// The hardware exponent and reciprocal, as Inductor's sigmoid, in their flush-to-zero forms (one
-// instruction each): e^-x is within 2 ulp + |x| * 2^-24 relative, 1 / (1 + e) within 1 ulp; what
-// is flushed is below 2^-126 either way. The precise library calls would cost half of a
-// transcendental chain.
-__device__ __forceinline__ float lz_sigmoid(float x) {
-  float e, r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(x * -1.44269504088896341f));
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-  return r;
-}
-
-// tanh within 2 ulp: below 0.6 an odd polynomial (minimax for relative error, fitted for
-// lazyfuse: 0.8 ulp, no special-function unit at all); above it 1 - 2 / (1 + e^2|x|) on the
-// hardware exponent and reciprocal. A warp whose values are all below 0.6 skips the second form:
-// the vote makes that a real branch (a per-thread `if` is predicated, running both), and the
-// special-function unit is what bounds transcendental chains.
-__device__ __forceinline__ float lz_tanh(float x) {
-  const float a = fabsf(x);
-  const float s = x * x;
-  float p = fmaf(-0.0058832005597651005f, s, 0.020785124972462654f);
-  p = fmaf(p, s, -0.05378039553761482f);
-  p = fmaf(p, s, 0.13331879675388336f);
-  p = fmaf(p, s, -0.33333295583724976f);
-  const float small = fmaf(x * s, p, x);
-  if (__all_sync(__activemask(), a < 0.6f)) return small;
-  float e, r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a * 2.88539008177792681f));  // 2 log2(e)
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-  return a < 0.6f ? small : copysignf(fmaf(-2.0f, r, 1.0f), x);
-}
-
-// LAZY_FAST_MATH=1: the hardware's approximations. tanh.approx.f32 has a relative error under
-// 2^-10.9 (PTX ISA); sigmoid through it inherits that bound.
-__device__ __forceinline__ float lz_tanh_fast(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ float lz_sigmoid_fast(float x) {
-  return fmaf(0.5f, lz_tanh_fast(0.5f * x), 0.5f);
-}
-
 // Integer power by squaring, wrapping; a negative exponent gives the truncated reciprocal.
 __device__ __forceinline__ long long lz_ipow(long long base, long long exponent) {
   if (exponent < 0) {
@@ -174,17 +130,8 @@ __device__ __forceinline__ unsigned int lz_fast_div(unsigned int n, unsigned lon
 
 #include "philox.cuh"
 
-// rand and randn at linear index `index` of a stream (the same numbers as the host evaluator).
-__device__ __forceinline__ float lz_rand_uniform(unsigned long long seed, unsigned long long index,
-                                                 int bits) {
-  return lz_uniform_from_word(lz_philox_word(seed, index), bits);
-}
-__device__ __forceinline__ float lz_rand_normal(unsigned long long seed, unsigned long long index) {
-  lz_normal_inputs u = lz_normal_uniforms(seed, index);
-  float radius = sqrtf(-2.0f * logf(u.radius_uniform));
-  float angle = 6.28318530717958648f * u.angle_uniform;
-  return radius * (u.use_sine ? sinf(angle) : cosf(angle));
-}
+// The device function of each op (one per row of the op table).
+#include "lz_pointwise.cuh"
 
 // Folding one value (or another thread's partial result) into a reduction's accumulator. `at` is
 // the position of the element an arg-reduction holds (-1: none yet); the others ignore it.

@@ -53,6 +53,11 @@ LAZY_DECLARE_BINARY(pow)
 // NaN in either input gives NaN, as in PyTorch.
 LAZY_DECLARE_BINARY(maximum)
 LAZY_DECLARE_BINARY(minimum)
+// Floating results (integer inputs give f32), as in PyTorch: the angle of the point (b, a) in
+// (-pi, pi]; sqrt(a^2 + b^2) without overflow; log(exp(a) + exp(b)) without overflow.
+LAZY_DECLARE_BINARY(atan2)
+LAZY_DECLARE_BINARY(hypot)
+LAZY_DECLARE_BINARY(logaddexp)
 
 // Comparisons give bool.
 LAZY_DECLARE_BINARY(eq)
@@ -111,6 +116,10 @@ LAZY_DECLARE_UNARY(isinf)
 // Elements of a where cond is true, else of b. cond must be bool.
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b,
              std::source_location loc = std::source_location::current());
+
+// start + weight * (end - start), exact at both ends (PyTorch's lerp). Floating dtypes only.
+Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
+            std::source_location loc = std::source_location::current());
 
 // Conversion to another dtype (the same as x.to(dtype)).
 Tensor cast(const Tensor& x, DType dtype,

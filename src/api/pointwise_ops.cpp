@@ -5,6 +5,7 @@
 #include "api/broadcast.h"
 #include "api/composites.h"
 #include "api/recording.h"
+#include "ir/pointwise_dtypes.h"
 #include "ir/type_promotion.h"
 #include "lazy/ops.h"
 
@@ -68,23 +69,15 @@ void require_a_tensor(const Operand& a, const Operand& b, std::string_view name,
   }
 }
 
-enum class BinaryRule {
-  arithmetic,  // result in the promoted type
-  true_div,    // like arithmetic, but integers give f32
-  compare,     // bool result, computed in the promoted type
-  logical,     // bool result from the operands' truth values
-};
-
-Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, BinaryRule rule,
+// A binary op's dtypes come from its row of the op table (ir/op.h).
+Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
               std::source_location loc) {
   api::sync_if_trace_full();
   require_a_tensor(a, b, name, loc);
   std::array operands = {promotion_operand(a, name, loc), promotion_operand(b, name, loc)};
-  DType promoted = ir::result_type(operands);
-  DType dtype = promoted;
-  if (rule == BinaryRule::true_div && !is_floating(promoted)) dtype = DType::f32;
-  if (rule == BinaryRule::compare || rule == BinaryRule::logical) dtype = DType::bool_;
-  DType compute = rule == BinaryRule::true_div ? dtype : promoted;
+  const DType promoted = ir::result_type(operands);
+  const ir::OpInfo& info = ir::op_info(op);
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(info.dtype_rule, promoted);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,
                           "subtracting bool tensors is not supported; use logical_xor "
@@ -97,31 +90,23 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b, 
       b.scalar().to_int() < 0) {
     api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
   }
-  if (rule == BinaryRule::compare) {
+  if (info.dtype_rule == ir::DTypeRule::to_bool && info.operands == ir::OperandRule::compute) {
     // A number compared with a tensor is first rounded to the compared dtype, as in PyTorch: an
     // f16 tensor holding f16(0.1) equals 0.1. Rounding to infinity is not an error here; an
     // integer that does not fit is, as PyTorch's overflow error.
-    return pointwise(op, name, {&a, &b}, dtype, compute, compute, loc, true);
+    return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.compute, loc, true);
   }
-  return pointwise(op, name, {&a, &b}, dtype, compute, ir::compute_type_of(compute), loc);
+  return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute,
+                   ir::compute_type_of(dtypes.compute), loc);
 }
 
-enum class UnaryRule {
-  same,      // result in the input's dtype
-  floating,  // integer and bool inputs give f32
-  to_bool,   // bool result
-};
-
-Tensor unary(Op op, std::string_view name, const Tensor& x, UnaryRule rule,
-             std::source_location loc) {
+// A unary op's dtypes come from its row of the op table (ir/op.h).
+Tensor unary(Op op, std::string_view name, const Tensor& x, std::source_location loc) {
   api::sync_if_trace_full();
-  DType in = api::node_of(x, name, loc)->dtype;
-  DType dtype = in;
-  if (rule == UnaryRule::floating && !is_floating(in)) dtype = DType::f32;
-  if (rule == UnaryRule::to_bool) dtype = DType::bool_;
-  DType compute = rule == UnaryRule::to_bool ? in : dtype;
+  const ir::PointwiseDTypes dtypes =
+      ir::pointwise_dtypes(ir::op_info(op).dtype_rule, api::node_of(x, name, loc)->dtype);
   Operand operand(x, loc);
-  return pointwise(op, name, {&operand}, dtype, compute, dtype, loc);
+  return pointwise(op, name, {&operand}, dtypes.result, dtypes.compute, dtypes.result, loc);
 }
 
 void reject_bool(const Tensor& x, std::string_view name, std::source_location loc) {
@@ -133,72 +118,75 @@ void reject_bool(const Tensor& x, std::string_view name, std::source_location lo
 
 }  // namespace
 
-#define LAZY_DEFINE_BINARY(name, op, rule)                                    \
+#define LAZY_DEFINE_BINARY(name, op)                                          \
   Tensor name(const Operand& a, const Operand& b, std::source_location loc) { \
-    return binary(Op::op, #name, a, b, BinaryRule::rule, loc);                \
+    return binary(Op::op, #name, a, b, loc);                                  \
   }
-LAZY_DEFINE_BINARY(add, Add, arithmetic)
-LAZY_DEFINE_BINARY(sub, Sub, arithmetic)
-LAZY_DEFINE_BINARY(mul, Mul, arithmetic)
-LAZY_DEFINE_BINARY(div, Div, true_div)
-LAZY_DEFINE_BINARY(pow, Pow, arithmetic)
-LAZY_DEFINE_BINARY(maximum, Maximum, arithmetic)
-LAZY_DEFINE_BINARY(minimum, Minimum, arithmetic)
-LAZY_DEFINE_BINARY(eq, Eq, compare)
-LAZY_DEFINE_BINARY(ne, Ne, compare)
-LAZY_DEFINE_BINARY(lt, Lt, compare)
-LAZY_DEFINE_BINARY(le, Le, compare)
-LAZY_DEFINE_BINARY(gt, Gt, compare)
-LAZY_DEFINE_BINARY(ge, Ge, compare)
-LAZY_DEFINE_BINARY(logical_and, LogicalAnd, logical)
-LAZY_DEFINE_BINARY(logical_or, LogicalOr, logical)
+LAZY_DEFINE_BINARY(add, Add)
+LAZY_DEFINE_BINARY(sub, Sub)
+LAZY_DEFINE_BINARY(mul, Mul)
+LAZY_DEFINE_BINARY(div, Div)
+LAZY_DEFINE_BINARY(pow, Pow)
+LAZY_DEFINE_BINARY(maximum, Maximum)
+LAZY_DEFINE_BINARY(minimum, Minimum)
+LAZY_DEFINE_BINARY(atan2, Atan2)
+LAZY_DEFINE_BINARY(hypot, Hypot)
+LAZY_DEFINE_BINARY(logaddexp, LogAddExp)
+LAZY_DEFINE_BINARY(eq, Eq)
+LAZY_DEFINE_BINARY(ne, Ne)
+LAZY_DEFINE_BINARY(lt, Lt)
+LAZY_DEFINE_BINARY(le, Le)
+LAZY_DEFINE_BINARY(gt, Gt)
+LAZY_DEFINE_BINARY(ge, Ge)
+LAZY_DEFINE_BINARY(logical_and, LogicalAnd)
+LAZY_DEFINE_BINARY(logical_or, LogicalOr)
 #undef LAZY_DEFINE_BINARY
 
-#define LAZY_DEFINE_UNARY(name, op, rule)                  \
+#define LAZY_DEFINE_UNARY(name, op)                        \
   Tensor name(const Tensor& x, std::source_location loc) { \
-    return unary(Op::op, #name, x, UnaryRule::rule, loc);  \
+    return unary(Op::op, #name, x, loc);                   \
   }
-LAZY_DEFINE_UNARY(sign, Sign, same)
-LAZY_DEFINE_UNARY(exp, Exp, floating)
-LAZY_DEFINE_UNARY(exp2, Exp2, floating)
-LAZY_DEFINE_UNARY(log, Log, floating)
-LAZY_DEFINE_UNARY(log2, Log2, floating)
-LAZY_DEFINE_UNARY(log1p, Log1p, floating)
-LAZY_DEFINE_UNARY(expm1, Expm1, floating)
-LAZY_DEFINE_UNARY(sqrt, Sqrt, floating)
-LAZY_DEFINE_UNARY(rsqrt, Rsqrt, floating)
-LAZY_DEFINE_UNARY(sin, Sin, floating)
-LAZY_DEFINE_UNARY(cos, Cos, floating)
-LAZY_DEFINE_UNARY(tanh, Tanh, floating)
-LAZY_DEFINE_UNARY(erf, Erf, floating)
-LAZY_DEFINE_UNARY(sigmoid, Sigmoid, floating)
-LAZY_DEFINE_UNARY(reciprocal, Reciprocal, floating)
-LAZY_DEFINE_UNARY(logical_not, LogicalNot, to_bool)
-LAZY_DEFINE_UNARY(isnan, IsNan, to_bool)
-LAZY_DEFINE_UNARY(isinf, IsInf, to_bool)
+LAZY_DEFINE_UNARY(sign, Sign)
+LAZY_DEFINE_UNARY(exp, Exp)
+LAZY_DEFINE_UNARY(exp2, Exp2)
+LAZY_DEFINE_UNARY(log, Log)
+LAZY_DEFINE_UNARY(log2, Log2)
+LAZY_DEFINE_UNARY(log1p, Log1p)
+LAZY_DEFINE_UNARY(expm1, Expm1)
+LAZY_DEFINE_UNARY(sqrt, Sqrt)
+LAZY_DEFINE_UNARY(rsqrt, Rsqrt)
+LAZY_DEFINE_UNARY(sin, Sin)
+LAZY_DEFINE_UNARY(cos, Cos)
+LAZY_DEFINE_UNARY(tanh, Tanh)
+LAZY_DEFINE_UNARY(erf, Erf)
+LAZY_DEFINE_UNARY(sigmoid, Sigmoid)
+LAZY_DEFINE_UNARY(reciprocal, Reciprocal)
+LAZY_DEFINE_UNARY(logical_not, LogicalNot)
+LAZY_DEFINE_UNARY(isnan, IsNan)
+LAZY_DEFINE_UNARY(isinf, IsInf)
 #undef LAZY_DEFINE_UNARY
 
 Tensor neg(const Tensor& x, std::source_location loc) {
   reject_bool(x, "neg", loc);
-  return unary(Op::Neg, "neg", x, UnaryRule::same, loc);
+  return unary(Op::Neg, "neg", x, loc);
 }
 
 Tensor abs(const Tensor& x, std::source_location loc) {
   reject_bool(x, "abs", loc);
-  return unary(Op::Abs, "abs", x, UnaryRule::same, loc);
+  return unary(Op::Abs, "abs", x, loc);
 }
 
 Tensor relu(const Tensor& x, std::source_location loc) {
   reject_bool(x, "relu", loc);
-  return unary(Op::Relu, "relu", x, UnaryRule::same, loc);
+  return unary(Op::Relu, "relu", x, loc);
 }
 
 // bool squares to i64, as x ** 2 with an integer exponent does in PyTorch.
 Tensor square(const Tensor& x, std::source_location loc) {
   if (api::node_of(x, "square", loc)->dtype == DType::bool_) {
-    return unary(Op::Square, "square", cast(x, DType::i64, loc), UnaryRule::same, loc);
+    return unary(Op::Square, "square", cast(x, DType::i64, loc), loc);
   }
-  return unary(Op::Square, "square", x, UnaryRule::same, loc);
+  return unary(Op::Square, "square", x, loc);
 }
 
 // Rounding an integer is the identity: the same tensor comes back, nothing is recorded.
@@ -206,7 +194,7 @@ Tensor square(const Tensor& x, std::source_location loc) {
   Tensor name(const Tensor& x, std::source_location loc) { \
     reject_bool(x, #name, loc);                            \
     if (is_integer(x.dtype())) return x;                   \
-    return unary(Op::op, #name, x, UnaryRule::same, loc);  \
+    return unary(Op::op, #name, x, loc);                   \
   }
 LAZY_DEFINE_ROUNDING(floor, Floor)
 LAZY_DEFINE_ROUNDING(ceil, Ceil)
@@ -231,6 +219,21 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, std::source
   DType dtype = ir::result_type(operands);
   Operand c(cond, loc);
   return pointwise(Op::Where, "where", {&c, &a, &b}, dtype, dtype, ir::compute_type_of(dtype), loc);
+}
+
+Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
+            std::source_location loc) {
+  api::sync_if_trace_full();
+  const Operand s(start, loc);
+  std::array operands = {promotion_operand(s, "lerp", loc), promotion_operand(end, "lerp", loc),
+                         promotion_operand(weight, "lerp", loc)};
+  const DType dtype = ir::result_type(operands);
+  if (!is_floating(dtype)) {
+    api::fail<DTypeError>(loc, "lerp", "needs floating-point operands, got ", dtype_name(dtype),
+                          "; cast them to a floating dtype first");
+  }
+  return pointwise(Op::Lerp, "lerp", {&s, &end, &weight}, dtype, dtype, ir::compute_type_of(dtype),
+                   loc);
 }
 
 Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_location loc) {

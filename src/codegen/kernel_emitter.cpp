@@ -93,7 +93,7 @@ class KernelEmitter {
     int count = 0;
     for (const Term& term : region_.terms) {
       const bool computed = term.kind == Term::Kind::op || term.kind == Term::Kind::generator;
-      if (computed && is_transcendental(pending_[term.source]->op)) ++count;
+      if (computed && ir::is_transcendental(pending_[term.source]->op)) ++count;
     }
     return count;
   }

@@ -1,6 +1,6 @@
 // CUDA C++ for single values: the C++ type a dtype computes in, conversions between dtypes, and
-// the expression of each pointwise op. One op, one expression: generated kernels are a list of
-// these, one statement each.
+// the call that computes an op (its row's device function, nvrtc_templates/lz_pointwise.cuh).
+// Generated kernels are a list of these, one statement each.
 #pragma once
 
 #include <span>
@@ -24,23 +24,10 @@ std::string store_conversion(DType dtype, const std::string& value);
 // floats round once; a narrower floating `to` rounds to its precision.
 std::string convert(DType from, DType to, const std::string& value);
 
-// The expression of a pointwise op (not a generator) over operand expressions, each already
-// converted to what the op reads (see operand_dtype).
-// With fast_math, tanh and sigmoid use the hardware tanh.
+// The call of a pointwise or generator op's device function over operand expressions, each
+// already converted to what the op reads (ir::operand_dtype); a generator's last operand is the
+// element's linear index. With fast_math, ops that have a _fast variant use it.
 std::string op_expression(const ir::Node& node, std::span<const std::string> operands,
                           bool fast_math = false);
-
-// Ops computed on the special-function unit (or as long instruction sequences): worth computing
-// once per element rather than again.
-bool is_transcendental(ir::Op op);
-
-// The dtype an op reads operand `i` as: numbers keep their own, tensors take the op's common
-// dtype; logical ops, classification, casts and where's condition read operands as they are.
-DType operand_dtype(const ir::Node& node, int i);
-
-// A generator's value at linear index `index` (an expression), from its operand expressions
-// (start and step, or the seed).
-std::string generator_expression(const ir::Node& node, std::span<const std::string> operands,
-                                 const std::string& index);
 
 }  // namespace lazy::codegen

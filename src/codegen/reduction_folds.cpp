@@ -5,56 +5,41 @@
 
 namespace lazy::codegen {
 
-using ir::Op;
+namespace {
+
+// The accumulator's start as a literal of acc_type ("float", "long long" or "int").
+std::string identity_literal(ir::FoldIdentity identity, std::string_view acc_type) {
+  const bool floating = acc_type == "float", narrow = acc_type == "int";
+  switch (identity) {
+    case ir::FoldIdentity::zero:
+      return "0";
+    case ir::FoldIdentity::one:
+      return "1";
+    case ir::FoldIdentity::lowest:
+      return floating ? "-__int_as_float(0x7f800000)"
+             : narrow ? "(-2147483647 - 1)"
+                      : "(-9223372036854775807LL - 1)";
+    case ir::FoldIdentity::highest:
+      return floating ? "__int_as_float(0x7f800000)"
+             : narrow ? "2147483647"
+                      : "9223372036854775807LL";
+  }
+  return "0";
+}
+
+}  // namespace
 
 Fold fold_of(const ir::Node& reduction) {
-  const Op op = reduction.op;
+  const ir::ReductionInfo& info = ir::reduction_info(reduction.op);
   Fold fold;
-  fold.logical = op == Op::ReduceAny || op == Op::ReduceAll;
-  fold.positional = op == Op::ArgMax || op == Op::ArgMin;
+  fold.logical = info.fold == ir::FoldKind::logical;
+  fold.positional = info.fold == ir::FoldKind::positional;
   const DType compute = reduction.compute_dtype;
   fold.acc_type = fold.logical || compute == DType::bool_ || compute == DType::i32
                       ? "int"
                       : std::string(value_type(compute));
-  const bool floating = fold.acc_type == "float", narrow = fold.acc_type == "int";
-  switch (op) {
-    case Op::ReduceSum:
-      fold = {fold.acc_type, "0", "lz_fold_sum", false, false};
-      break;
-    case Op::ReduceProd:
-      fold = {fold.acc_type, "1", "lz_fold_prod", false, false};
-      break;
-    case Op::ReduceMax:
-      fold.identity = floating ? "-__int_as_float(0x7f800000)"
-                      : narrow ? "(-2147483647 - 1)"
-                               : "(-9223372036854775807LL - 1)";
-      fold.function = "lz_fold_max";
-      break;
-    case Op::ReduceMin:
-      fold.identity = floating ? "__int_as_float(0x7f800000)"
-                      : narrow ? "2147483647"
-                               : "9223372036854775807LL";
-      fold.function = "lz_fold_min";
-      break;
-    case Op::ReduceAny:
-      fold.identity = "0";
-      fold.function = "lz_fold_any";
-      break;
-    case Op::ReduceAll:
-      fold.identity = "1";
-      fold.function = "lz_fold_all";
-      break;
-    case Op::ArgMax:
-      fold.identity = "0";
-      fold.function = "lz_fold_argmax";
-      break;
-    case Op::ArgMin:
-      fold.identity = "0";
-      fold.function = "lz_fold_argmin";
-      break;
-    default:
-      break;
-  }
+  fold.identity = identity_literal(info.identity, fold.acc_type);
+  fold.function = std::string(info.device_fold);
   return fold;
 }
 

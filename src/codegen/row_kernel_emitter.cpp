@@ -383,8 +383,7 @@ class RowKernelEmitter {
   bool costly(std::size_t t) const {
     const Term& term = region_.terms[t];
     if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) return false;
-    const ir::Op op = pending_[term.source]->op;
-    return is_transcendental(op) || op == ir::Op::Div || op == ir::Op::Sqrt || op == ir::Op::Rsqrt;
+    return ir::op_info(pending_[term.source]->op).cost != ir::Cost::simple;
   }
 
   bool held_from_earlier(std::size_t t, int phase) const {

@@ -8,6 +8,7 @@
 #include "codegen/op_expressions.h"
 #include "codegen/text.h"
 #include "ir/dtype_codec.h"
+#include "ir/pointwise_dtypes.h"
 
 namespace lazy::codegen {
 
@@ -57,15 +58,13 @@ std::uint64_t scalar_argument(const ir::Node& scalar) {
 std::string computed_statement(const fuse::Term& term, std::size_t t, const ir::Node& node,
                                std::span<const DType> operand_dtypes, const std::string& index,
                                bool fast_math) {
-  const bool generator = term.kind == fuse::Term::Kind::generator;
   std::vector<std::string> operands;
   for (int i = 0; i < term.n_operands; ++i) {
-    const DType from = operand_dtypes[i];
-    const DType to = generator ? from : operand_dtype(node, i);
-    operands.push_back(convert(from, to, cat("v", term.operands[i])));
+    operands.push_back(
+        convert(operand_dtypes[i], ir::operand_dtype(node, i), cat("v", term.operands[i])));
   }
-  const std::string value = generator ? generator_expression(node, operands, index)
-                                      : op_expression(node, operands, fast_math);
+  if (term.kind == fuse::Term::Kind::generator) operands.push_back(cat("(long long)(", index, ")"));
+  const std::string value = op_expression(node, operands, fast_math);
   return cat("const ", value_type(node.dtype), " v", t, " = ", value, ";  // ", op_and_place(node),
              "\n");
 }

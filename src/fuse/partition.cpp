@@ -34,10 +34,6 @@ Term make_term(Term::Kind kind, std::uint32_t source) {
   return term;
 }
 
-bool is_generator(Op op) {
-  return op == Op::Arange || op == Op::RandUniform || op == Op::RandNormal;
-}
-
 // How many trailing axes of its input a reduction folds when it folds exactly those; 0 when it
 // folds other axes too, or none.
 int trailing_folded_axes(const Node& reduction) {
@@ -129,7 +125,8 @@ class Partitioner {
       const Node& node = *pending_[i];
       if (!needed_[i]) continue;
       OpKind kind = ir::op_kind(node.op);
-      if (!options_.fusion && (kind == OpKind::pointwise || kind == OpKind::copy)) {
+      if (!options_.fusion &&
+          (kind == OpKind::pointwise || kind == OpKind::generator || kind == OpKind::copy)) {
         cut(i, live_[i] ? CutReason::live_output : CutReason::fusion_disabled);
       }
       if (kind == OpKind::reduction)
@@ -534,6 +531,7 @@ class Partitioner {
       case OpKind::copy:
         return visit(node->inputs[0], path);
       case OpKind::pointwise:
+      case OpKind::generator:
         break;
       case OpKind::reduction: {
         // Earlier regions' reductions were loaded above; what remains is one of this row
@@ -550,7 +548,8 @@ class Partitioner {
         return reduced_term(index);
       }
     }
-    Term term = make_term(is_generator(node->op) ? Term::Kind::generator : Term::Kind::op, index);
+    Term term = make_term(
+        ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
     if (term.kind == Term::Kind::generator) {
       std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
       if (!layout) return kFailed;

@@ -1,100 +1,187 @@
-// Every primitive the graph can hold, in one list. Composite ops (gelu, silu, softplus, clamp,
-// later softmax and the norms) are built from these, so fusion sees through them.
+// Every primitive the graph can hold, in one table: what it is (kind, arity, dtype rule, how it
+// reads its operands, cost), the device function generated kernels call (lz_<op>, in
+// nvrtc_templates/lz_pointwise.cuh) and the host function the reference evaluator calls
+// (ir/op_reference.h). Codegen, the reference evaluator and the partitioner read this table;
+// none of them switches on a pointwise op. Composites (gelu, silu, softmax, the norms) are
+// built from these in api/, so fusion sees through them. Adding a primitive:
+// docs/architecture.md, "Adding an op".
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include "lazy/dtype.h"
+
 namespace lazy::ir {
 
 enum class OpKind : std::uint8_t {
-  leaf,       // no inputs: data, scalars, generators
+  leaf,       // no inputs: data, scalars
   pointwise,  // element i of the output depends on element i of each input
+  generator,  // element i is a function of i and of scalar operands (arange, rand)
   view,       // an index map over one input; never copies
   copy,       // a dense copy of one input
   reduction,  // folds the axes in attrs[0] (a bit mask); attrs[1]: keepdim
-  // Later: library (matrix products).
+  // Later: library (matrix products), gather.
 };
 
-#define LAZY_FOR_EACH_OP(X)                                                             \
-  /* leaves */                                                                          \
-  X(Data, leaf, 0)             /* values already computed (from_data, earlier syncs) */ \
-  X(Scalar, leaf, 0)           /* a number given by the user: an input of the graph */  \
-  X(Arange, pointwise, 2)      /* start + i * step; inputs: the two scalars */          \
-  X(RandUniform, pointwise, 1) /* Philox; input: the seed scalar */                     \
-  X(RandNormal, pointwise, 1)                                                           \
-  /* unary pointwise */                                                                 \
-  X(Neg, pointwise, 1)                                                                  \
-  X(Abs, pointwise, 1)                                                                  \
-  X(Sign, pointwise, 1)                                                                 \
-  X(Square, pointwise, 1)                                                               \
-  X(Relu, pointwise, 1)                                                                 \
-  X(Floor, pointwise, 1)                                                                \
-  X(Ceil, pointwise, 1)                                                                 \
-  X(Round, pointwise, 1)                                                                \
-  X(Exp, pointwise, 1)                                                                  \
-  X(Exp2, pointwise, 1)                                                                 \
-  X(Log, pointwise, 1)                                                                  \
-  X(Log2, pointwise, 1)                                                                 \
-  X(Log1p, pointwise, 1)                                                                \
-  X(Expm1, pointwise, 1)                                                                \
-  X(Sqrt, pointwise, 1)                                                                 \
-  X(Rsqrt, pointwise, 1)                                                                \
-  X(Sin, pointwise, 1)                                                                  \
-  X(Cos, pointwise, 1)                                                                  \
-  X(Tanh, pointwise, 1)                                                                 \
-  X(Erf, pointwise, 1)                                                                  \
-  X(Sigmoid, pointwise, 1)                                                              \
-  X(Reciprocal, pointwise, 1)                                                           \
-  X(LogicalNot, pointwise, 1)                                                           \
-  X(IsNan, pointwise, 1)                                                                \
-  X(IsInf, pointwise, 1)                                                                \
-  X(Cast, pointwise, 1)                                                                 \
-  /* binary pointwise */                                                                \
-  X(Add, pointwise, 2)                                                                  \
-  X(Sub, pointwise, 2)                                                                  \
-  X(Mul, pointwise, 2)                                                                  \
-  X(Div, pointwise, 2)                                                                  \
-  X(Pow, pointwise, 2)                                                                  \
-  X(Maximum, pointwise, 2)                                                              \
-  X(Minimum, pointwise, 2)                                                              \
-  X(Eq, pointwise, 2)                                                                   \
-  X(Ne, pointwise, 2)                                                                   \
-  X(Lt, pointwise, 2)                                                                   \
-  X(Le, pointwise, 2)                                                                   \
-  X(Gt, pointwise, 2)                                                                   \
-  X(Ge, pointwise, 2)                                                                   \
-  X(LogicalAnd, pointwise, 2)                                                           \
-  X(LogicalOr, pointwise, 2)                                                            \
-  /* ternary pointwise */                                                               \
-  X(Where, pointwise, 3)                                                                \
-  /* views: attrs hold the index map */                                                 \
-  X(Reshape, view, 1)                                                                   \
-  X(Permute, view, 1) /* attrs: the permutation */                                      \
-  X(Expand, view, 1)  /* NumPy broadcast_to: axes align from the right */               \
-  X(Slice, view, 1)   /* attrs: axis, start, step; the shape gives the length */        \
-  /* copies */                                                                          \
-  X(Contiguous, copy, 1)                                                                \
-  /* reductions: compute_dtype is the accumulator's */                                  \
-  X(ReduceSum, reduction, 1)                                                            \
-  X(ReduceProd, reduction, 1)                                                           \
-  X(ReduceMax, reduction, 1)                                                            \
-  X(ReduceMin, reduction, 1)                                                            \
-  X(ArgMax, reduction, 1)                                                               \
-  X(ArgMin, reduction, 1)                                                               \
-  X(ReduceAny, reduction, 1)                                                            \
-  X(ReduceAll, reduction, 1)
+// The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
+enum class DTypeRule : std::uint8_t {
+  promoted,           // the promoted dtype; computed in it
+  promoted_floating,  // like promoted, but integers and bool give f32
+  to_bool,            // bool, computed in the promoted dtype
+  given,              // set by the op's own API function (casts, leaves, views, reductions)
+};
+
+// The dtype a pointwise op reads operand i as.
+enum class OperandRule : std::uint8_t {
+  compute,    // tensors in the op's compute dtype; numbers keep the dtype they were recorded in
+  own,        // as they are (casts, isnan)
+  truth,      // as bool: non-zero, NaN included, is true
+  condition,  // operand 0 as bool, the others as `compute`
+};
+
+// What an op costs per element: the row emitter recomputes cheap values rather than holding
+// them, and the pointwise emitter budgets transcendental chains.
+enum class Cost : std::uint8_t {
+  simple,          // a few ALU instructions
+  long_latency,    // division and square roots: one long instruction sequence
+  transcendental,  // the special-function unit or a library call
+};
+
+// How the device function's name is chosen.
+enum class DeviceName : std::uint8_t {
+  plain,              // lz_<op>, overloaded on the operands' C++ types
+  fast_math_variant,  // lz_<op>_fast under LAZY_FAST_MATH for floating compute
+  per_result_dtype,   // lz_<op>_<dtype of the result>, e.g. lz_cast_f16
+};
+
+// X(enum name, lower-case name, kind, arity, dtype rule, operand rule, cost, device name)
+#define LAZY_FOR_EACH_OP(X)                                                                        \
+  /* leaves */                                                                                     \
+  X(Data, data, leaf, 0, given, own, simple, plain)     /* values already computed */              \
+  X(Scalar, scalar, leaf, 0, given, own, simple, plain) /* a number given by the user */           \
+  /* generators: start + i * step; Philox streams from the seed scalar */                          \
+  X(Arange, arange, generator, 2, given, own, simple, per_result_dtype)                            \
+  X(RandUniform, rand_uniform, generator, 1, given, own, simple, per_result_dtype)                 \
+  X(RandNormal, rand_normal, generator, 1, given, own, transcendental, plain)                      \
+  /* unary pointwise */                                                                            \
+  X(Neg, neg, pointwise, 1, promoted, compute, simple, plain)                                      \
+  X(Abs, abs, pointwise, 1, promoted, compute, simple, plain)                                      \
+  X(Sign, sign, pointwise, 1, promoted, compute, simple, plain)                                    \
+  X(Square, square, pointwise, 1, promoted, compute, simple, plain)                                \
+  X(Relu, relu, pointwise, 1, promoted, compute, simple, plain)                                    \
+  X(Floor, floor, pointwise, 1, promoted, compute, simple, plain)                                  \
+  X(Ceil, ceil, pointwise, 1, promoted, compute, simple, plain)                                    \
+  X(Round, round, pointwise, 1, promoted, compute, simple, plain)                                  \
+  X(Exp, exp, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Exp2, exp2, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Log, log, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Log2, log2, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Log1p, log1p, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
+  X(Expm1, expm1, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
+  X(Sqrt, sqrt, pointwise, 1, promoted_floating, compute, long_latency, plain)                     \
+  X(Rsqrt, rsqrt, pointwise, 1, promoted_floating, compute, long_latency, plain)                   \
+  X(Sin, sin, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Cos, cos, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Tanh, tanh, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant)       \
+  X(Erf, erf, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Sigmoid, sigmoid, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant) \
+  X(Reciprocal, reciprocal, pointwise, 1, promoted_floating, compute, simple, plain)               \
+  X(LogicalNot, logical_not, pointwise, 1, to_bool, truth, simple, plain)                          \
+  X(IsNan, isnan, pointwise, 1, to_bool, own, simple, plain)                                       \
+  X(IsInf, isinf, pointwise, 1, to_bool, own, simple, plain)                                       \
+  X(Cast, cast, pointwise, 1, given, own, simple, per_result_dtype)                                \
+  /* binary pointwise */                                                                           \
+  X(Add, add, pointwise, 2, promoted, compute, simple, plain)                                      \
+  X(Sub, sub, pointwise, 2, promoted, compute, simple, plain)                                      \
+  X(Mul, mul, pointwise, 2, promoted, compute, simple, plain)                                      \
+  X(Div, div, pointwise, 2, promoted_floating, compute, long_latency, plain)                       \
+  X(Pow, pow, pointwise, 2, promoted, compute, transcendental, plain)                              \
+  X(Maximum, maximum, pointwise, 2, promoted, compute, simple, plain)                              \
+  X(Minimum, minimum, pointwise, 2, promoted, compute, simple, plain)                              \
+  X(Atan2, atan2, pointwise, 2, promoted_floating, compute, transcendental, plain)                 \
+  X(Hypot, hypot, pointwise, 2, promoted_floating, compute, long_latency, plain)                   \
+  X(LogAddExp, logaddexp, pointwise, 2, promoted_floating, compute, transcendental, plain)         \
+  X(Eq, eq, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(Ne, ne, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(Lt, lt, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(Le, le, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(Gt, gt, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(Ge, ge, pointwise, 2, to_bool, compute, simple, plain)                                         \
+  X(LogicalAnd, logical_and, pointwise, 2, to_bool, truth, simple, plain)                          \
+  X(LogicalOr, logical_or, pointwise, 2, to_bool, truth, simple, plain)                            \
+  /* ternary pointwise */                                                                          \
+  X(Where, where, pointwise, 3, promoted, condition, simple, plain)                                \
+  X(Lerp, lerp, pointwise, 3, promoted_floating, compute, simple, plain)                           \
+  /* views: attrs hold the index map (ir/layout.h: apply_view) */                                  \
+  X(Reshape, reshape, view, 1, given, own, simple, plain)                                          \
+  X(Permute, permute, view, 1, given, own, simple, plain) /* attrs: the permutation */             \
+  X(Expand, expand, view, 1, given, own, simple, plain)   /* NumPy broadcast_to */                 \
+  X(Slice, slice, view, 1, given, own, simple, plain)     /* attrs: axis, start, step */           \
+  /* copies */                                                                                     \
+  X(Contiguous, contiguous, copy, 1, given, own, simple, plain)                                    \
+  /* reductions (LAZY_FOR_EACH_REDUCTION): compute_dtype is the accumulator's */                   \
+  X(ReduceSum, sum, reduction, 1, given, own, simple, plain)                                       \
+  X(ReduceProd, prod, reduction, 1, given, own, simple, plain)                                     \
+  X(ReduceMax, max, reduction, 1, given, own, simple, plain)                                       \
+  X(ReduceMin, min, reduction, 1, given, own, simple, plain)                                       \
+  X(ArgMax, argmax, reduction, 1, given, own, simple, plain)                                       \
+  X(ArgMin, argmin, reduction, 1, given, own, simple, plain)                                       \
+  X(ReduceAny, any, reduction, 1, given, own, simple, plain)                                       \
+  X(ReduceAll, all, reduction, 1, given, own, simple, plain)
 
 enum class Op : std::uint8_t {
-#define LAZY_OP_ENUM(name, kind, arity) name,
+#define LAZY_OP_ENUM(name, ...) name,
   LAZY_FOR_EACH_OP(LAZY_OP_ENUM)
 #undef LAZY_OP_ENUM
 };
 
+// How a reduction folds: the accumulator starts at `identity` and takes each element through the
+// pointwise op `combine` (its host function is the reference fold; kernels call `device_fold`,
+// which also merges partial results across threads).
+enum class FoldKind : std::uint8_t {
+  value,       // the accumulator is the result
+  logical,     // any / all: elements enter as truth values
+  positional,  // argmax / argmin: the result is the position of the element `combine` prefers
+};
+enum class FoldIdentity : std::uint8_t { zero, one, lowest, highest };
+
+// X(op, fold kind, identity, combine, device fold)
+#define LAZY_FOR_EACH_REDUCTION(X)                    \
+  X(ReduceSum, value, zero, Add, lz_fold_sum)         \
+  X(ReduceProd, value, one, Mul, lz_fold_prod)        \
+  X(ReduceMax, value, lowest, Maximum, lz_fold_max)   \
+  X(ReduceMin, value, highest, Minimum, lz_fold_min)  \
+  X(ArgMax, positional, zero, Gt, lz_fold_argmax)     \
+  X(ArgMin, positional, zero, Lt, lz_fold_argmin)     \
+  X(ReduceAny, logical, zero, LogicalOr, lz_fold_any) \
+  X(ReduceAll, logical, one, LogicalAnd, lz_fold_all)
+
+struct ReductionInfo {
+  FoldKind fold;
+  FoldIdentity identity;
+  Op combine;
+  std::string_view device_fold;
+};
+
+// The reference meaning of one element (ir/op_reference.h), in double precision or in exact
+// 64-bit integers (integer and bool dtypes); null where the op has no such meaning. Operands
+// beyond the arity are 0.
+using HostFloatFunction = double (*)(double, double, double);
+using HostIntFunction = std::int64_t (*)(std::int64_t, std::int64_t, std::int64_t);
+
 struct OpInfo {
-  std::string_view name;
+  std::string_view name;  // the enum's name, as LAZY_DEBUG prints it
   OpKind kind;
   int arity;
+  DTypeRule dtype_rule;
+  OperandRule operands;
+  Cost cost;
+  DeviceName device_name;
+  std::string_view device_function;  // lz_<lower-case name>
+  HostFloatFunction host_float;
+  HostIntFunction host_int;
+  const ReductionInfo* reduction;  // reductions only
 };
 
 const OpInfo& op_info(Op op);
@@ -104,5 +191,9 @@ inline std::string_view op_name(Op op) {
 inline OpKind op_kind(Op op) {
   return op_info(op).kind;
 }
+inline bool is_transcendental(Op op) {
+  return op_info(op).cost == Cost::transcendental;
+}
+const ReductionInfo& reduction_info(Op op);
 
 }  // namespace lazy::ir

@@ -4,6 +4,7 @@
 
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
+#include "ir/view_layout.h"
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
 #include "ref/value.h"
@@ -12,26 +13,12 @@ namespace lazy::ref {
 
 namespace {
 
-using ir::Op;
-
 Value evaluate_view(const ir::Node& node, const Value& in) {
-  switch (node.op) {
-    case Op::Reshape: {
-      std::optional<ir::Layout> layout = ir::reshape_layout(in.layout, node.shape);
-      if (layout) return {in.buffer, *layout};
-      Value dense = dense_copy(in);
-      return {dense.buffer, ir::Layout::contiguous(node.shape)};
-    }
-    case Op::Permute:
-      return {in.buffer, ir::permute_layout(in.layout, {node.attrs.ints.data(), node.attrs.count})};
-    case Op::Expand:
-      return {in.buffer, ir::expand_layout(in.layout, node.shape)};
-    case Op::Slice:
-      return {in.buffer, ir::slice_layout(in.layout, int(node.attrs[0]), node.attrs[1],
-                                          node.attrs[2], node.shape[int(node.attrs[0])])};
-    default:
-      std::abort();
-  }
+  if (std::optional<ir::Layout> layout = ir::view_layout(in.layout, node))
+    return {in.buffer, *layout};
+  // A reshape that no strides can express copies (here only: kernels cut instead).
+  Value dense = dense_copy(in);
+  return {dense.buffer, ir::Layout::contiguous(node.shape)};
 }
 
 Value scalar_value(const ir::Node& node) {
@@ -92,6 +79,7 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         values[i] = scalar_value(node);
         break;
       case ir::OpKind::pointwise:
+      case ir::OpKind::generator:
         values[i] = evaluate_pointwise(node, inputs);
         break;
       case ir::OpKind::view:

@@ -9,8 +9,6 @@ namespace lazy::ref {
 
 namespace {
 
-using ir::Op;
-
 // For each element of the input (row-major), the row-major index of the result it folds into
 // and its index within the folded axes.
 struct Folding {
@@ -50,11 +48,12 @@ bool is_nan(std::int64_t) {
   return false;
 }
 
-// The position (within the folded axes) of the first NaN, else of the first extreme; values stay
-// in their own type, so int64 compares exactly.
-template <class T>
-std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Op op, const Folding& fold,
-                                   std::int64_t results) {
+// The position (within the folded axes) of the first NaN, else of the first element `prefers`
+// (the fold's combine op: gt or lt) over all others; values stay in their own type, so int64
+// compares exactly.
+template <class T, class Prefers>
+std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Prefers prefers,
+                                   const Folding& fold, std::int64_t results) {
   std::vector<T> best(std::size_t(results), T{});
   std::vector<std::int64_t> at(std::size_t(results), -1);
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -68,7 +67,7 @@ std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Op op, const Fo
     } else if (is_nan(v)) {
       better = true;
     } else {
-      better = op == Op::ArgMax ? v > best[r] : v < best[r];
+      better = prefers(v, best[r], T{}) != 0;
     }
     if (better) {
       best[r] = v;
@@ -78,10 +77,41 @@ std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Op op, const Fo
   return at;
 }
 
+// The accumulator's start in the reference's double or int64 domain.
+template <class T>
+T identity_value(ir::FoldIdentity identity) {
+  switch (identity) {
+    case ir::FoldIdentity::zero:
+      return T(0);
+    case ir::FoldIdentity::one:
+      return T(1);
+    case ir::FoldIdentity::lowest:
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::min();
+    case ir::FoldIdentity::highest:
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::max();
+  }
+  return T(0);
+}
+
+// Folds each element into its result's accumulator through the combine op's host function.
+template <class T, class Combine>
+std::vector<T> fold_values(const std::vector<T>& values, Combine combine, const Folding& fold,
+                           std::int64_t results, ir::FoldIdentity identity) {
+  std::vector<T> acc(std::size_t(results), identity_value<T>(identity));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    T& a = acc[std::size_t(fold.result[i])];
+    a = combine(a, values[i], T{});
+  }
+  return acc;
+}
+
 }  // namespace
 
 Value evaluate_reduction(const ir::Node& node, const Value& input) {
-  const Op op = node.op;
+  const ir::ReductionInfo& info = ir::reduction_info(node.op);
+  const ir::OpInfo& combine = ir::op_info(info.combine);
   const Shape& in_shape = node.inputs[0]->shape;
   const auto mask = std::uint64_t(node.attrs[0]);
   const std::int64_t results = node.shape.numel();
@@ -89,77 +119,23 @@ Value evaluate_reduction(const ir::Node& node, const Value& input) {
   auto out = std::make_shared<Buffer>(node.dtype, results);
   const DType compute = node.compute_dtype;
 
-  if (op == Op::ReduceAny || op == Op::ReduceAll) {
-    std::vector<std::int64_t> truth = gather_ints(input, in_shape, DType::bool_);
-    std::vector<std::int64_t> acc(std::size_t(results), op == Op::ReduceAll ? 1 : 0);
-    for (std::size_t i = 0; i < truth.size(); ++i) {
-      std::int64_t& a = acc[std::size_t(fold.result[i])];
-      a = op == Op::ReduceAll ? (a && truth[i]) : (a || truth[i]);
-    }
-    out->ints = std::move(acc);
-  } else if (op == Op::ArgMax || op == Op::ArgMin) {
-    out->ints = is_floating(compute)
-                    ? arg_fold(gather_floats(input, in_shape, compute), op, fold, results)
-                    : arg_fold(gather_ints(input, in_shape, compute), op, fold, results);
+  if (info.fold == ir::FoldKind::logical) {
+    out->ints = fold_values(gather_ints(input, in_shape, DType::bool_), combine.host_int, fold,
+                            results, info.identity);
+  } else if (info.fold == ir::FoldKind::positional) {
+    out->ints =
+        is_floating(compute)
+            ? arg_fold(gather_floats(input, in_shape, compute), combine.host_float, fold, results)
+            : arg_fold(gather_ints(input, in_shape, compute), combine.host_int, fold, results);
   } else if (is_floating(compute)) {
     std::vector<double> values = gather_floats(
         input, in_shape, node.inputs[0]->dtype == compute ? compute : node.inputs[0]->dtype);
-    double start = op == Op::ReduceSum    ? 0.0
-                   : op == Op::ReduceProd ? 1.0
-                   : op == Op::ReduceMax  ? -INFINITY
-                                          : INFINITY;
-    std::vector<double> acc(std::size_t(results), start);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      double& a = acc[std::size_t(fold.result[i])];
-      double v = values[i];
-      switch (op) {
-        case Op::ReduceSum:
-          a += v;
-          break;
-        case Op::ReduceProd:
-          a *= v;
-          break;
-        case Op::ReduceMax:
-          a = (std::isnan(a) || std::isnan(v)) ? NAN : std::max(a, v);
-          break;
-        case Op::ReduceMin:
-          a = (std::isnan(a) || std::isnan(v)) ? NAN : std::min(a, v);
-          break;
-        default:
-          break;
-      }
-    }
-    for (double& v : acc) v = ir::round_to_dtype(v, node.dtype);
-    out->floats = std::move(acc);
+    out->floats = fold_values(values, combine.host_float, fold, results, info.identity);
+    for (double& v : out->floats) v = ir::round_to_dtype(v, node.dtype);
   } else {
     std::vector<std::int64_t> values = gather_ints(input, in_shape, compute);
-    std::int64_t start = op == Op::ReduceSum    ? 0
-                         : op == Op::ReduceProd ? 1
-                         : op == Op::ReduceMax  ? std::numeric_limits<std::int64_t>::min()
-                                                : std::numeric_limits<std::int64_t>::max();
-    std::vector<std::int64_t> acc(std::size_t(results), start);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      std::int64_t& a = acc[std::size_t(fold.result[i])];
-      std::int64_t v = values[i];
-      switch (op) {
-        case Op::ReduceSum:
-          a = std::int64_t(std::uint64_t(a) + std::uint64_t(v));
-          break;
-        case Op::ReduceProd:
-          a = std::int64_t(std::uint64_t(a) * std::uint64_t(v));
-          break;
-        case Op::ReduceMax:
-          a = std::max(a, v);
-          break;
-        case Op::ReduceMin:
-          a = std::min(a, v);
-          break;
-        default:
-          break;
-      }
-    }
-    for (std::int64_t& v : acc) v = ir::wrap_to_dtype(v, node.dtype);
-    out->ints = std::move(acc);
+    out->ints = fold_values(values, combine.host_int, fold, results, info.identity);
+    for (std::int64_t& v : out->ints) v = ir::wrap_to_dtype(v, node.dtype);
   }
   return {std::move(out), ir::Layout::contiguous(node.shape)};
 }

@@ -1,0 +1,178 @@
+// One device function per primitive of the op table (src/ir/op.h), named lz_<op>: generated
+// kernels call these and nothing else for an op's value. Operands arrive already converted to
+// the C++ type the op reads (float for every floating dtype, int, long long, bool); integers
+// wrap like the hardware, and bool arithmetic is logic. The host meaning of each is in
+// src/ir/op_reference.cpp; the two must agree within the fuzzer's tolerances.
+#pragma once
+
+#define LZ_OP __device__ __forceinline__
+
+// Integer ops are templates over int and long long; float and bool take the non-template
+// overload, which an exact match prefers.
+
+LZ_OP float lz_neg(float x) { return -x; }
+template <class I> LZ_OP I lz_neg(I x) { return (I)lz_wrap_sub(0LL, x); }
+LZ_OP float lz_abs(float x) { return fabsf(x); }
+template <class I> LZ_OP I lz_abs(I x) { return x < 0 ? (I)lz_wrap_sub(0LL, x) : x; }
+LZ_OP bool lz_abs(bool x) { return x; }
+LZ_OP float lz_sign(float x) { return (float)((0.0f < x) - (x < 0.0f)); }
+template <class I> LZ_OP I lz_sign(I x) { return (I)((0 < x) - (x < 0)); }
+LZ_OP bool lz_sign(bool x) { return x; }
+LZ_OP float lz_square(float x) { return x * x; }
+template <class I> LZ_OP I lz_square(I x) { return (I)lz_wrap_mul(x, x); }
+LZ_OP float lz_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+template <class I> LZ_OP I lz_relu(I x) { return x > 0 ? x : (I)0; }
+LZ_OP bool lz_relu(bool x) { return x; }
+LZ_OP float lz_floor(float x) { return floorf(x); }
+LZ_OP float lz_ceil(float x) { return ceilf(x); }
+LZ_OP float lz_round(float x) { return rintf(x); }  // half to even
+LZ_OP float lz_exp(float x) { return expf(x); }
+LZ_OP float lz_exp2(float x) { return exp2f(x); }
+LZ_OP float lz_log(float x) { return logf(x); }
+LZ_OP float lz_log2(float x) { return log2f(x); }
+LZ_OP float lz_log1p(float x) { return log1pf(x); }
+LZ_OP float lz_expm1(float x) { return expm1f(x); }
+LZ_OP float lz_sqrt(float x) { return sqrtf(x); }
+LZ_OP float lz_rsqrt(float x) { return rsqrtf(x); }
+LZ_OP float lz_sin(float x) { return sinf(x); }
+LZ_OP float lz_cos(float x) { return cosf(x); }
+LZ_OP float lz_erf(float x) { return erff(x); }
+LZ_OP float lz_reciprocal(float x) { return 1.0f / x; }
+
+// The hardware exponent and reciprocal, as Inductor's sigmoid, in their flush-to-zero forms (one
+// instruction each): e^-x is within 2 ulp + |x| * 2^-24 relative, 1 / (1 + e) within 1 ulp; what
+// is flushed is below 2^-126 either way. The precise library calls would cost half of a
+// transcendental chain.
+LZ_OP float lz_sigmoid(float x) {
+  float e, r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(x * -1.44269504088896341f));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+  return r;
+}
+
+// tanh within 2 ulp: below 0.6 an odd polynomial (minimax for relative error, fitted for
+// lazyfuse: 0.8 ulp, no special-function unit at all); above it 1 - 2 / (1 + e^2|x|) on the
+// hardware exponent and reciprocal. A warp whose values are all below 0.6 skips the second form:
+// the vote makes that a real branch (a per-thread `if` is predicated, running both), and the
+// special-function unit is what bounds transcendental chains.
+LZ_OP float lz_tanh(float x) {
+  const float a = fabsf(x);
+  const float s = x * x;
+  float p = fmaf(-0.0058832005597651005f, s, 0.020785124972462654f);
+  p = fmaf(p, s, -0.05378039553761482f);
+  p = fmaf(p, s, 0.13331879675388336f);
+  p = fmaf(p, s, -0.33333295583724976f);
+  const float small = fmaf(x * s, p, x);
+  if (__all_sync(__activemask(), a < 0.6f)) return small;
+  float e, r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a * 2.88539008177792681f));  // 2 log2(e)
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+  return a < 0.6f ? small : copysignf(fmaf(-2.0f, r, 1.0f), x);
+}
+
+// LAZY_FAST_MATH=1: the hardware's approximations. tanh.approx.f32 has a relative error under
+// 2^-10.9 (PTX ISA); sigmoid through it inherits that bound.
+LZ_OP float lz_tanh_fast(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+LZ_OP float lz_sigmoid_fast(float x) { return fmaf(0.5f, lz_tanh_fast(0.5f * x), 0.5f); }
+
+LZ_OP bool lz_logical_not(bool x) { return !x; }
+LZ_OP bool lz_isnan(float x) { return x != x; }
+template <class T> LZ_OP bool lz_isnan(T) { return false; }
+LZ_OP bool lz_isinf(float x) { return isinf(x); }
+template <class T> LZ_OP bool lz_isinf(T) { return false; }
+
+// Casts, one function per target dtype. Floats to integers truncate and saturate (NaN to 0);
+// integers round once to f16 or bf16 (f32 holds every integer f16 can, not every one bf16
+// rounds).
+LZ_OP float lz_cast_f32(float x) { return x; }
+template <class T> LZ_OP float lz_cast_f32(T x) { return (float)x; }
+LZ_OP float lz_cast_f16(float x) { return lz_round_f16(x); }
+template <class T> LZ_OP float lz_cast_f16(T x) { return lz_round_f16((float)x); }
+LZ_OP float lz_cast_bf16(float x) { return lz_round_bf16(x); }
+template <class I> LZ_OP float lz_cast_bf16(I x) { return lz_int_to_bf16(x); }
+LZ_OP float lz_cast_bf16(bool x) { return (float)x; }
+LZ_OP int lz_cast_i32(float x) { return lz_f32_to_i32(x); }
+template <class T> LZ_OP int lz_cast_i32(T x) { return (int)x; }
+LZ_OP long long lz_cast_i64(float x) { return lz_f32_to_i64(x); }
+template <class T> LZ_OP long long lz_cast_i64(T x) { return (long long)x; }
+template <class T> LZ_OP bool lz_cast_bool(T x) { return x != 0; }
+LZ_OP bool lz_cast_bool(bool x) { return x; }
+
+LZ_OP float lz_add(float a, float b) { return a + b; }
+template <class I> LZ_OP I lz_add(I a, I b) { return (I)lz_wrap_add(a, b); }
+LZ_OP bool lz_add(bool a, bool b) { return a || b; }
+LZ_OP float lz_sub(float a, float b) { return a - b; }
+template <class I> LZ_OP I lz_sub(I a, I b) { return (I)lz_wrap_sub(a, b); }
+LZ_OP float lz_mul(float a, float b) { return a * b; }
+template <class I> LZ_OP I lz_mul(I a, I b) { return (I)lz_wrap_mul(a, b); }
+LZ_OP bool lz_mul(bool a, bool b) { return a && b; }
+LZ_OP float lz_div(float a, float b) { return a / b; }
+LZ_OP float lz_pow(float a, float b) { return powf(a, b); }
+template <class I> LZ_OP I lz_pow(I a, I b) { return (I)lz_ipow(a, b); }
+// lz_maximum(float) and lz_minimum(float) are in lz_device.cuh: the folds use them too.
+template <class I> LZ_OP I lz_maximum(I a, I b) { return a > b ? a : b; }
+LZ_OP bool lz_maximum(bool a, bool b) { return a || b; }
+template <class I> LZ_OP I lz_minimum(I a, I b) { return a < b ? a : b; }
+LZ_OP bool lz_minimum(bool a, bool b) { return a && b; }
+LZ_OP float lz_atan2(float y, float x) { return atan2f(y, x); }
+LZ_OP float lz_hypot(float a, float b) { return hypotf(a, b); }
+// log(e^a + e^b) as the larger plus log1p(e^-|a - b|); equal infinities give themselves.
+LZ_OP float lz_logaddexp(float a, float b) {
+  if (isinf(a) && a == b) return a;
+  return fmaxf(a, b) + log1pf(expf(-fabsf(a - b)));
+}
+
+template <class T> LZ_OP bool lz_eq(T a, T b) { return a == b; }
+template <class T> LZ_OP bool lz_ne(T a, T b) { return a != b; }
+template <class T> LZ_OP bool lz_lt(T a, T b) { return a < b; }
+template <class T> LZ_OP bool lz_le(T a, T b) { return a <= b; }
+template <class T> LZ_OP bool lz_gt(T a, T b) { return a > b; }
+template <class T> LZ_OP bool lz_ge(T a, T b) { return a >= b; }
+LZ_OP bool lz_logical_and(bool a, bool b) { return a && b; }
+LZ_OP bool lz_logical_or(bool a, bool b) { return a || b; }
+
+template <class T> LZ_OP T lz_where(bool condition, T a, T b) { return condition ? a : b; }
+// PyTorch's two-sided form: exact at both ends (weight 0 gives start, 1 gives end).
+LZ_OP float lz_lerp(float start, float end, float weight) {
+  return fabsf(weight) < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
+}
+
+// Generators: element `index` of arange (in double, like the host: start + i * step rounds
+// once) and of the Philox streams (the same numbers as the host evaluator).
+LZ_OP float lz_arange_f32(float start, float step, long long index) {
+  return (float)((double)start + (double)index * (double)step);
+}
+LZ_OP float lz_arange_f16(float start, float step, long long index) {
+  return lz_round_f16(lz_f64_to_f32_odd((double)start + (double)index * (double)step));
+}
+LZ_OP float lz_arange_bf16(float start, float step, long long index) {
+  return lz_round_bf16(lz_f64_to_f32_odd((double)start + (double)index * (double)step));
+}
+LZ_OP int lz_arange_i32(int start, int step, long long index) {
+  return (int)lz_wrap_add(start, lz_wrap_mul(index, step));
+}
+LZ_OP long long lz_arange_i64(long long start, long long step, long long index) {
+  return lz_wrap_add(start, lz_wrap_mul(index, step));
+}
+// Uniforms on the grid of the dtype's precision (24, 11 or 8 bits), so rounding never reaches 1.
+LZ_OP float lz_rand_uniform_f32(unsigned long long seed, unsigned long long index) {
+  return lz_uniform_from_word(lz_philox_word(seed, index), 24);
+}
+LZ_OP float lz_rand_uniform_f16(unsigned long long seed, unsigned long long index) {
+  return lz_uniform_from_word(lz_philox_word(seed, index), 11);
+}
+LZ_OP float lz_rand_uniform_bf16(unsigned long long seed, unsigned long long index) {
+  return lz_uniform_from_word(lz_philox_word(seed, index), 8);
+}
+LZ_OP float lz_rand_normal(unsigned long long seed, unsigned long long index) {
+  lz_normal_inputs u = lz_normal_uniforms(seed, index);
+  float radius = sqrtf(-2.0f * logf(u.radius_uniform));
+  float angle = 6.28318530717958648f * u.angle_uniform;
+  return radius * (u.use_sine ? sinf(angle) : cosf(angle));
+}
+
+#undef LZ_OP

@@ -1,0 +1,253 @@
+#include "ir/op_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace lazy::ir::reference {
+
+namespace {
+
+// Wrapping int64 arithmetic (signed overflow is undefined in C++; the hardware wraps).
+int64_t wrap_add(int64_t a, int64_t b) {
+  return int64_t(std::uint64_t(a) + std::uint64_t(b));
+}
+int64_t wrap_sub(int64_t a, int64_t b) {
+  return int64_t(std::uint64_t(a) - std::uint64_t(b));
+}
+int64_t wrap_mul(int64_t a, int64_t b) {
+  return int64_t(std::uint64_t(a) * std::uint64_t(b));
+}
+
+}  // namespace
+
+double neg(double x) {
+  return -x;
+}
+int64_t neg(int64_t x) {
+  return wrap_sub(0, x);
+}
+double abs(double x) {
+  return std::fabs(x);
+}
+int64_t abs(int64_t x) {
+  return x < 0 ? wrap_sub(0, x) : x;
+}
+double sign(double x) {
+  return double((0 < x) - (x < 0));
+}  // NaN gives 0, as on the GPU
+int64_t sign(int64_t x) {
+  return (0 < x) - (x < 0);
+}
+double square(double x) {
+  return x * x;
+}
+int64_t square(int64_t x) {
+  return wrap_mul(x, x);
+}
+double relu(double x) {
+  return std::isnan(x) ? x : (x > 0 ? x : 0.0);
+}
+int64_t relu(int64_t x) {
+  return x > 0 ? x : 0;
+}
+double floor(double x) {
+  return std::floor(x);
+}
+double ceil(double x) {
+  return std::ceil(x);
+}
+double round(double x) {
+  return std::nearbyint(x);
+}  // half to even
+double exp(double x) {
+  return std::exp(x);
+}
+double exp2(double x) {
+  return std::exp2(x);
+}
+double log(double x) {
+  return std::log(x);
+}
+double log2(double x) {
+  return std::log2(x);
+}
+double log1p(double x) {
+  return std::log1p(x);
+}
+double expm1(double x) {
+  return std::expm1(x);
+}
+double sqrt(double x) {
+  return std::sqrt(x);
+}
+double rsqrt(double x) {
+  return 1.0 / std::sqrt(x);
+}
+double sin(double x) {
+  return std::sin(x);
+}
+double cos(double x) {
+  return std::cos(x);
+}
+double tanh(double x) {
+  return std::tanh(x);
+}
+double erf(double x) {
+  return std::erf(x);
+}
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+double reciprocal(double x) {
+  return 1.0 / x;
+}
+bool logical_not(int64_t x) {
+  return !x;
+}
+bool isnan(double x) {
+  return std::isnan(x);
+}
+bool isnan(int64_t) {
+  return false;
+}
+bool isinf(double x) {
+  return std::isinf(x);
+}
+bool isinf(int64_t) {
+  return false;
+}
+double cast(double x) {
+  return x;
+}
+int64_t cast(int64_t x) {
+  return x;
+}
+
+double add(double a, double b) {
+  return a + b;
+}
+int64_t add(int64_t a, int64_t b) {
+  return wrap_add(a, b);
+}
+double sub(double a, double b) {
+  return a - b;
+}
+int64_t sub(int64_t a, int64_t b) {
+  return wrap_sub(a, b);
+}
+double mul(double a, double b) {
+  return a * b;
+}
+int64_t mul(int64_t a, int64_t b) {
+  return wrap_mul(a, b);
+}
+double div(double a, double b) {
+  return a / b;
+}
+double pow(double a, double b) {
+  return std::pow(a, b);
+}
+
+// Exponentiation by squaring, wrapping like the hardware; a negative exponent gives the truncated
+// reciprocal (0 unless the base is 1 or -1), as PyTorch's GPU kernels do.
+int64_t pow(int64_t base, int64_t exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exponent % 2 == 0) ? 1 : -1;
+    return 0;
+  }
+  int64_t result = 1;
+  while (exponent > 0) {
+    if (exponent & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exponent >>= 1;
+  }
+  return result;
+}
+
+double maximum(double a, double b) {
+  return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
+}
+int64_t maximum(int64_t a, int64_t b) {
+  return std::max(a, b);
+}
+double minimum(double a, double b) {
+  return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
+}
+int64_t minimum(int64_t a, int64_t b) {
+  return std::min(a, b);
+}
+double atan2(double y, double x) {
+  return std::atan2(y, x);
+}
+double hypot(double a, double b) {
+  return std::hypot(a, b);
+}
+
+// log(e^a + e^b) without overflow: the larger plus log1p of the smaller's ratio. Equal infinities
+// give themselves (their difference would be NaN), as in PyTorch.
+double logaddexp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  if (std::isinf(a) && a == b) return a;
+  const double larger = std::max(a, b), smaller = std::min(a, b);
+  return larger + std::log1p(std::exp(smaller - larger));
+}
+
+bool eq(double a, double b) {
+  return a == b;
+}
+bool eq(int64_t a, int64_t b) {
+  return a == b;
+}
+bool ne(double a, double b) {
+  return a != b;
+}
+bool ne(int64_t a, int64_t b) {
+  return a != b;
+}
+bool lt(double a, double b) {
+  return a < b;
+}
+bool lt(int64_t a, int64_t b) {
+  return a < b;
+}
+bool le(double a, double b) {
+  return a <= b;
+}
+bool le(int64_t a, int64_t b) {
+  return a <= b;
+}
+bool gt(double a, double b) {
+  return a > b;
+}
+bool gt(int64_t a, int64_t b) {
+  return a > b;
+}
+bool ge(double a, double b) {
+  return a >= b;
+}
+bool ge(int64_t a, int64_t b) {
+  return a >= b;
+}
+bool logical_and(int64_t a, int64_t b) {
+  return a && b;
+}
+bool logical_or(int64_t a, int64_t b) {
+  return a || b;
+}
+
+double where(double condition, double a, double b) {
+  return condition != 0 ? a : b;
+}
+int64_t where(int64_t condition, int64_t a, int64_t b) {
+  return condition != 0 ? a : b;
+}
+
+// PyTorch's two-sided form: exact at both ends (weight 0 gives start, 1 gives end).
+double lerp(double start, double end, double weight) {
+  return std::fabs(weight) < 0.5 ? start + weight * (end - start)
+                                 : end - (end - start) * (1.0 - weight);
+}
+
+}  // namespace lazy::ir::reference

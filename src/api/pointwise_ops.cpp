@@ -228,9 +228,14 @@ Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
   std::array operands = {promotion_operand(s, "lerp", loc), promotion_operand(end, "lerp", loc),
                          promotion_operand(weight, "lerp", loc)};
   const DType dtype = ir::result_type(operands);
-  if (!is_floating(dtype)) {
-    api::fail<DTypeError>(loc, "lerp", "needs floating-point operands, got ", dtype_name(dtype),
-                          "; cast them to a floating dtype first");
+  // PyTorch refuses integer start and end even with a floating weight; so do we.
+  for (const Operand* x : {&s, &end}) {
+    if (!x->is_tensor()) continue;
+    const DType given = api::node_of(x->tensor(), "lerp", loc)->dtype;
+    if (!is_floating(given)) {
+      api::fail<DTypeError>(loc, "lerp", "needs floating-point start and end, got ",
+                            dtype_name(given), "; cast them to a floating dtype first");
+    }
   }
   return pointwise(Op::Lerp, "lerp", {&s, &end, &weight}, dtype, dtype, ir::compute_type_of(dtype),
                    loc);

@@ -14,6 +14,7 @@
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/templates.h"
 #include "codegen/term_statements.h"
+#include "ir/integer_math.h"
 
 namespace lazy::codegen {
 
@@ -44,13 +45,12 @@ class KernelEmitter {
     kernel.vector_width = space_.vector_width;
     constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
     // Threads wanted: a group each; a block per result; a column kernel's lanes per group.
-    std::int64_t threads =
-        column_ ? (column_->groups + column_->lanes - 1) / column_->lanes * kThreadsPerBlock
-        : region_.reduction ? region_.reduction->results * kThreadsPerBlock
-                            : space_.numel / space_.vector_width;
-    kernel.blocks =
-        std::min((std::max<std::int64_t>(threads, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
-                 kMaxGridBlocks);
+    std::int64_t threads = column_
+                               ? ir::ceil_div(column_->groups, column_->lanes) * kThreadsPerBlock
+                           : region_.reduction ? region_.reduction->results * kThreadsPerBlock
+                                               : space_.numel / space_.vector_width;
+    kernel.blocks = std::min(ir::ceil_div(std::max<std::int64_t>(threads, 1), kThreadsPerBlock),
+                             kMaxGridBlocks);
     kernel.threads = kThreadsPerBlock;
     if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;

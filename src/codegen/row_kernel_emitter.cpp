@@ -11,12 +11,14 @@
 #include "codegen/templates.h"
 #include "codegen/term_statements.h"
 #include "codegen/text.h"
+#include "ir/integer_math.h"
 
 namespace lazy::codegen {
 
 namespace {
 
 using fuse::Term;
+using ir::ceil_div;
 
 constexpr std::int64_t kMaxGridBlocks = 2147483647;
 // Registers a thread may hold in all (the row's loads and values, and the row-invariant loads,
@@ -25,10 +27,6 @@ constexpr std::int64_t kMaxGridBlocks = 2147483647;
 // than the early load gains. On H100, layer_norm [16384, 4096] f32 (24 words with the row's x)
 // held them: 0.8% faster; bf16 (40 words) 4% slower, so it loads them with each row instead.
 constexpr int kMaxBlockHeldWords = 32;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // Where a term's value varies: the same everywhere, once per row, or per element.
 enum class Level : std::uint8_t { uniform, per_row, element };

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "codegen/iteration_space.h"
-#include "codegen/term_statements.h"
+#include "codegen/kernel_builder.h"
 #include "codegen_test_support.h"
 #include "fuzz_reproducers.h"
 #include "gpu_test_support.h"

@@ -27,10 +27,7 @@ class KernelEmitter {
  public:
   KernelEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                 std::span<const ir::NodePtr> externals, const CodegenOptions& options)
-      : region_(region),
-        pending_(pending),
-        externals_(externals),
-        builder_(region, pending, externals, options) {}
+      : region_(region), pending_(pending), builder_(region, pending, externals, options) {}
 
   GeneratedKernel run() {
     plan_accesses();
@@ -55,7 +52,6 @@ class KernelEmitter {
   }
 
  private:
-  DType term_dtype(const Term& t) const { return codegen::term_dtype(t, pending_, externals_); }
   DType root_dtype(std::size_t r) const { return builder_.term_dtype(region_.root_terms[r]); }
   std::string root_value(std::size_t r) const {
     return value_name(region_.terms[region_.root_terms[r]], region_.root_terms[r]);
@@ -68,7 +64,7 @@ class KernelEmitter {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator) {
         access_of_term_[t] = int(accesses.size());
-        int bytes = term.kind == Term::Kind::load ? itemsize(term_dtype(term)) : 0;
+        int bytes = term.kind == Term::Kind::load ? itemsize(builder_.term_dtype(t)) : 0;
         accesses.push_back({term.layout, bytes});
       }
     }
@@ -433,7 +429,6 @@ class KernelEmitter {
 
   const fuse::Region& region_;
   std::span<const ir::NodePtr> pending_;
-  std::span<const ir::NodePtr> externals_;
   KernelBuilder builder_;
   IterationSpace space_;
   std::optional<ColumnReduction> column_;  // set for a reduction walked as columns

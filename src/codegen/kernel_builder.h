@@ -21,6 +21,7 @@ inline constexpr std::int64_t kMaxGridBlocks = 2147483647;
 // Blocks for `units` of work (threads, rows) at `per_block` each: at least one, at most the limit.
 std::int64_t grid_blocks(std::int64_t units, std::int64_t per_block);
 
+// An op name in lower case, as kernel names and comments in generated code spell it.
 std::string lower(std::string_view name);
 
 // The dtype of a term's value: an external input's for a load of one, else its node's.

@@ -143,7 +143,7 @@ int RowPlan::held_words_per_group() const {
       bytes += vector_width_ * itemsize(term_dtype(t));
     if (reused_[t]) bytes += vector_width_ * std::max(4, itemsize(term_dtype(t)));
   }
-  return (bytes + 3) / 4;
+  return int(ir::ceil_div(bytes, 4));
 }
 
 // What each phase computes: phase j folds reduction j, the last one writes the element roots.

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "codegen/iteration_space.h"
-#include "codegen/term_statements.h"
+#include "codegen/kernel_builder.h"
 #include "codegen_test_support.h"
 #include "fuzz_reproducers.h"
 #include "gpu_test_support.h"
@@ -128,11 +128,11 @@ TEST_F(FuzzRegressions, EmptyIterationSpaceHasNoUniformAccess) {
   EXPECT_NE(space.accesses[0].mode, lazy::codegen::AccessMode::uniform);
 }
 
-// True when the kernel reads a tensor (a.p<t>[...]) before its first loop: what a kernel over
+// True when the kernel reads a tensor (a.in<t>[...]) before its first loop: what a kernel over
 // no elements must not do.
 bool reads_before_loop(const std::string& source) {
   const std::size_t loop = source.find("  for (");
-  const std::size_t read = source.find("= a.p");
+  const std::size_t read = source.find("= a.in");
   return read != std::string::npos && read < loop;
 }
 
@@ -259,7 +259,7 @@ std::vector<Tensor> f16_max_beside_pointwise_program() {
 // for every row).
 bool reads_before_row_loop(const std::string& source) {
   const std::size_t loop = source.find("for (long long first");
-  const std::size_t read = source.find("= a.p");
+  const std::size_t read = source.find("= a.in");
   return read != std::string::npos && read < loop;
 }
 

@@ -6,6 +6,7 @@
 
 #include "api/composites.h"
 #include "api/recording.h"
+#include "ir/integer_math.h"
 #include "ir/type_promotion.h"
 #include "lazy/factories.h"
 #include "lazy/reductions.h"
@@ -14,6 +15,7 @@ namespace lazy {
 
 namespace {
 
+using ir::ceil_div;
 using ir::Op;
 
 struct ReducedShape {
@@ -213,7 +215,7 @@ Tensor reduce_columns_in_chunks(Op op, std::string_view name, const Tensor& x,
 // enough for kColumnSplitResults first-stage results, within the bounds above; 1 means no split.
 std::int64_t column_chunks(const ReducedShape& reduced, std::int64_t rows) {
   const std::int64_t results = reduced.shape.numel();
-  std::int64_t chunks = (kColumnSplitResults + results - 1) / results;
+  std::int64_t chunks = ceil_div(kColumnSplitResults, results);
   chunks = std::min({chunks, reduced.extent / kColumnSplitMinChunk, rows, kColumnSplitMaxChunks});
   return std::max<std::int64_t>(chunks, 1);
 }
@@ -240,7 +242,7 @@ std::int64_t arg_run_length(const Shape& shape, int axis) {
       results * extent < kColumnSplitMinElements) {
     return 0;
   }
-  const std::int64_t runs = std::min({(kColumnSplitResults + results - 1) / results,
+  const std::int64_t runs = std::min({ceil_div(kColumnSplitResults, results),
                                       extent / kColumnSplitMinChunk, kColumnSplitMaxChunks});
   return runs > 1 ? extent / runs : 0;
 }

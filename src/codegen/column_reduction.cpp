@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/integer_math.h"
+
 namespace lazy::codegen {
 
 namespace {
@@ -113,7 +115,7 @@ std::optional<ColumnReduction> plan_column_reduction(const Shape& shape, int fol
   const int width = kept.vector_width;
   std::int64_t lanes =
       power_of_two_at_least(plan.groups, std::max(1, kColumnResultsPerBlockRow / width));
-  const auto blocks = [&](std::int64_t l) { return (plan.groups + l - 1) / l; };
+  const auto blocks = [&](std::int64_t l) { return ir::ceil_div(plan.groups, l); };
   while (lanes > std::max(1, kColumnMinResultsPerRow / width) &&
          blocks(lanes) < kColumnTargetBlocks) {
     lanes /= 2;

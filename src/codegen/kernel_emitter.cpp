@@ -4,16 +4,17 @@
 #include <optional>
 
 #include <absl/strings/str_replace.h>
-#include "codegen/text.h"
 
 #include "codegen/column_reduction.h"
+#include "codegen/generated_names.h"
 #include "codegen/iteration_space.h"
-#include "codegen/kernel_name.h"
+#include "codegen/kernel_builder.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/templates.h"
-#include "codegen/term_statements.h"
+#include "codegen/text.h"
+#include "ir/integer_math.h"
 
 namespace lazy::codegen {
 
@@ -22,42 +23,39 @@ namespace {
 using fuse::Term;
 using ir::Op;
 
-// How many op names a kernel's name lists before it just counts the rest.
-
 class KernelEmitter {
  public:
   KernelEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                 std::span<const ir::NodePtr> externals, const CodegenOptions& options)
-      : region_(region), pending_(pending), externals_(externals), options_(options) {}
+      : region_(region), pending_(pending), builder_(region, pending, externals, options) {}
 
   GeneratedKernel run() {
     plan_accesses();
     mark_uniform_terms();
     declare_args();
-    std::string body = fill_skeleton();
-    GeneratedKernel kernel;
-    kernel.name = name_of(body);
-    kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
-    kernel.args = std::move(args_);
+    std::vector<std::string> leading;
+    if (region_.reduction)
+      leading.push_back(lower(ir::op_name(pending_[region_.reduction->node]->op)));
+    if (column_) leading.push_back("column");
+    GeneratedKernel kernel = builder_.finish(fill_skeleton(), "lz_", std::move(leading));
     kernel.numel = region_.shape.numel();
     kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
     kernel.vector_width = space_.vector_width;
-    constexpr std::int64_t kMaxGridBlocks = 2147483647;  // a 1-d grid's limit; kernels loop
     // Threads wanted: a group each; a block per result; a column kernel's lanes per group.
-    std::int64_t threads =
-        column_ ? (column_->groups + column_->lanes - 1) / column_->lanes * kThreadsPerBlock
-        : region_.reduction ? region_.reduction->results * kThreadsPerBlock
-                            : space_.numel / space_.vector_width;
-    kernel.blocks =
-        std::min((std::max<std::int64_t>(threads, 1) + kThreadsPerBlock - 1) / kThreadsPerBlock,
-                 kMaxGridBlocks);
+    std::int64_t threads = column_
+                               ? ir::ceil_div(column_->groups, column_->lanes) * kThreadsPerBlock
+                           : region_.reduction ? region_.reduction->results * kThreadsPerBlock
+                                               : space_.numel / space_.vector_width;
+    kernel.blocks = grid_blocks(threads, kThreadsPerBlock);
     kernel.threads = kThreadsPerBlock;
-    if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
     return kernel;
   }
 
  private:
-  DType term_dtype(const Term& t) const { return codegen::term_dtype(t, pending_, externals_); }
+  DType root_dtype(std::size_t r) const { return builder_.term_dtype(region_.root_terms[r]); }
+  std::string root_value(std::size_t r) const {
+    return value_name(region_.terms[region_.root_terms[r]], region_.root_terms[r]);
+  }
 
   void plan_accesses() {
     std::vector<Access> accesses;
@@ -66,7 +64,7 @@ class KernelEmitter {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator) {
         access_of_term_[t] = int(accesses.size());
-        int bytes = term.kind == Term::Kind::load ? itemsize(term_dtype(term)) : 0;
+        int bytes = term.kind == Term::Kind::load ? itemsize(builder_.term_dtype(t)) : 0;
         accesses.push_back({term.layout, bytes});
       }
     }
@@ -98,12 +96,8 @@ class KernelEmitter {
     return count;
   }
 
-  DType root_dtype(std::size_t r) const { return term_dtype(region_.terms[region_.root_terms[r]]); }
   // What output r stores: the root's dtype (for a reduction, the result's, not the folded one's).
-  DType output_dtype(std::size_t r) const {
-    const fuse::Root& root = region_.roots[r];
-    return root.external_copy ? externals_[root.node]->dtype : pending_[root.node]->dtype;
-  }
+  DType output_dtype(std::size_t r) const { return builder_.output_dtype(r); }
 
   const AccessPlan& access(int t) const { return space_.accesses[access_of_term_[t]]; }
 
@@ -132,12 +126,8 @@ class KernelEmitter {
     }
   }
 
-  void arg(std::string declaration, ArgSource source) {
-    append(args_text_, "  ", declaration, ";\n");
-    args_.push_back(source);
-  }
-  void constant(std::string name, std::uint64_t value, std::string_view type = "long long") {
-    arg(cat(type, " ", name), {ArgSource::Kind::constant, value});
+  void constant(const std::string& name, std::uint64_t value, std::string_view type = "long long") {
+    builder_.constant(name, value, type);
   }
 
   void declare_args() {
@@ -163,21 +153,11 @@ class KernelEmitter {
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::scalar) {
-        DType dtype = term_dtype(term);
-        bool as_float = is_floating(dtype);
-        // Floating scalars travel as f32 bits: converting a double on every thread would cost
-        // a slow conversion per scalar (a tenth of a transcendental chain's time).
-        arg(cat(as_float ? "unsigned long long" : "long long", " s", t),
-            {as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source});
+        builder_.scalar_argument(t);
         continue;
       }
       if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
-      if (term.kind == Term::Kind::load) {
-        ArgSource::Kind kind = term.from_copy  ? ArgSource::Kind::copy_pointer
-                               : term.external ? ArgSource::Kind::external_pointer
-                                               : ArgSource::Kind::root_pointer;
-        arg(cat("const ", storage_type(term_dtype(term)), "* p", t), {kind, term.source});
-      }
+      if (term.kind == Term::Kind::load) builder_.input_pointer(t);
       const AccessPlan& plan = access(int(t));
       constant(cat("off", t), std::uint64_t(plan.offset));
       if (plan.mode == AccessMode::strided) {
@@ -187,37 +167,24 @@ class KernelEmitter {
           constant(cat("fs", t), std::uint64_t(column_->folded_strides[access_of_term_[t]]));
       }
     }
-    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      const fuse::Root& root = region_.roots[r];
-      ArgSource::Kind kind =
-          root.external_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::root_pointer;
-      arg(cat(storage_type(output_dtype(r)), "* out", r), {kind, root.node});
-    }
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) builder_.output_pointer(r);
   }
 
-  // Statements computing term t's value v<t> for element e of the current group.
+  // The statement computing term t's value for element e of the current group.
   std::string term_statement(std::size_t t, bool vector) const {
-    const Term& term = region_.terms[t];
-    DType dtype = term_dtype(term);
-    std::string lhs = cat("const ", value_type(dtype), " v", t, " = ");
-    switch (term.kind) {
+    switch (region_.terms[t].kind) {
       case Term::Kind::scalar:
-        return scalar_statement(t, dtype);
+        return builder_.scalar_statement(t);
       case Term::Kind::load:
-        return cat(lhs, load_conversion(dtype, raw_element(t, vector)), ";\n");
+        return builder_.load_statement(t, raw_element(t, vector));
       case Term::Kind::generator:
+        return builder_.computed_statement(t, generator_index(t, vector));
       case Term::Kind::op:
       case Term::Kind::reduced:  // only in row regions (row_kernel_emitter.h)
         break;
     }
-    std::vector<DType> operand_dtypes;
-    for (int i = 0; i < term.n_operands; ++i)
-      operand_dtypes.push_back(term_dtype(region_.terms[term.operands[i]]));
     // Only generators have an access (and an index): an op term has none to look up.
-    const std::string index =
-        term.kind == Term::Kind::generator ? generator_index(t, vector) : std::string();
-    return computed_statement(term, t, *pending_[term.source], operand_dtypes, index,
-                              options_.fast_math);
+    return builder_.computed_statement(t, std::string());
   }
 
   // The stored element a load reads, for element e of the group (or the one element i).
@@ -225,14 +192,15 @@ class KernelEmitter {
     const AccessPlan& plan = access(int(t));
     switch (plan.mode) {
       case AccessMode::uniform:
-        return cat("a.p", t, "[a.off", t, "]");
+        return cat(input_name(t), "[a.off", t, "]");
       case AccessMode::dense:
-        return vector ? cat("L", t, ".v[e]") : cat("a.p", t, "[(Offset)a.off", t, " + (Offset)i]");
+        return vector ? cat(vector_load_name(t), ".v[e]")
+                      : cat(input_name(t), "[(Offset)a.off", t, " + (Offset)i]");
       case AccessMode::strided:
-        if (!vector) return cat("a.p", t, "[o", t, "]");
-        if (plan.strides.back() == 1) return cat("L", t, ".v[e]");
-        if (plan.strides.back() == 0) return cat("L", t);
-        return cat("a.p", t, "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
+        if (!vector) return cat(input_name(t), "[o", t, "]");
+        if (plan.strides.back() == 1) return cat(vector_load_name(t), ".v[e]");
+        if (plan.strides.back() == 0) return vector_load_name(t);
+        return cat(input_name(t), "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
                    plan.strides.size() - 1, "]");
     }
     return {};
@@ -287,36 +255,37 @@ class KernelEmitter {
     const int width = space_.vector_width;
     std::string out = group_offsets();
     if (width == 1) {
-      append(out, element_statements(false, "    "));
-      for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-        append(out, "    a.out", r,
-               "[i] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
-      }
+      append(out, element_statements(false, "    "), scalar_stores());
       return out;
     }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (region_.terms[t].kind != Term::Kind::load) continue;
       const AccessPlan& plan = access(int(t));
+      const std::string load = cat("    const auto ", vector_load_name(t), " = ");
       if (plan.mode == AccessMode::dense) {
-        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + (Offset)a.off",
-               t, " + (Offset)i);\n");
+        append(out, load, "lz_load_vec<", width, ">(", input_name(t), " + (Offset)a.off", t,
+               " + (Offset)i);\n");
       } else if (plan.mode == AccessMode::strided && plan.strides.back() == 1) {
-        append(out, "    const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + o", t, ");\n");
+        append(out, load, "lz_load_vec<", width, ">(", input_name(t), " + o", t, ");\n");
       } else if (plan.mode == AccessMode::strided && plan.strides.back() == 0) {
-        append(out, "    const auto L", t, " = a.p", t, "[o", t, "];\n");
+        append(out, load, input_name(t), "[o", t, "];\n");
       }
     }
-    for (std::size_t r = 0; r < region_.roots.size(); ++r)
-      append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> W", r, ";\n");
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> ", stored_name(r),
+             ";\n");
+    }
     append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
     append(out, element_statements(true, "      "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "      W", r,
-             ".v[e] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+      append(out, "      ", stored_name(r),
+             ".v[e] = ", store_conversion(root_dtype(r), root_value(r)), ";\n");
     }
     append(out, "    }\n");
-    for (std::size_t r = 0; r < region_.roots.size(); ++r)
-      append(out, "    lz_store_vec<", width, ">(a.out", r, " + i, W", r, ");\n");
+    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+      append(out, "    lz_store_vec<", width, ">(", output_name(r), " + i, ", stored_name(r),
+             ");\n");
+    }
     return out;
   }
 
@@ -327,12 +296,17 @@ class KernelEmitter {
     if (width == 1 || space_.needs_multi_index()) return {};
     std::string out =
         cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
-    append(out, element_statements(false, "    "));
+    append(out, element_statements(false, "    "), scalar_stores(), "  }\n");
+    return out;
+  }
+
+  // Every output's element i, one at a time.
+  std::string scalar_stores() const {
+    std::string out;
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "    a.out", r,
-             "[i] = ", store_conversion(root_dtype(r), cat("v", region_.root_terms[r])), ";\n");
+      append(out, "    ", output_name(r), "[i] = ", store_conversion(root_dtype(r), root_value(r)),
+             ";\n");
     }
-    append(out, "  }\n");
     return out;
   }
 
@@ -343,11 +317,10 @@ class KernelEmitter {
     return out;
   }
 
-  // What a reduction region's kernel folds (reduction_folds.h): the element v<root> as the
+  // What a reduction region's kernel folds (reduction_folds.h): the root's element as the
   // accumulator's type, and what it stores from accumulator `acc` and position `at`.
   std::string fold_value(const Fold& fold) const {
-    return fold_input(*pending_[region_.reduction->node], fold, root_dtype(0),
-                      cat("v", region_.root_terms[0]));
+    return fold_input(*pending_[region_.reduction->node], fold, root_dtype(0), root_value(0));
   }
   std::string fold_store(const Fold& fold, const std::string& acc, const std::string& at) const {
     const ir::Node& node = *pending_[region_.reduction->node];
@@ -359,7 +332,7 @@ class KernelEmitter {
   std::string fill(std::string_view skeleton, Substitutions substitutions) const {
     substitutions.insert(
         substitutions.end(),
-        {{"$ARGS", args_text_},
+        {{"$ARGS", builder_.args_text()},
          {"$THREADS", std::to_string(kThreadsPerBlock)},
          {"$INDEX_TYPE", space_.index_32bit ? "unsigned int" : "unsigned long long"},
          {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
@@ -403,11 +376,11 @@ class KernelEmitter {
       if (region_.terms[t].kind != Term::Kind::load) continue;
       const AccessPlan& plan = access(int(t));
       if (plan.mode != AccessMode::strided) continue;
+      append(out, indent, "const auto ", vector_load_name(t), " = ");
       if (plan.strides.back() == 1) {
-        append(out, indent, "const auto L", t, " = lz_load_vec<", width, ">(a.p", t, " + o", t,
-               ");\n");
+        append(out, "lz_load_vec<", width, ">(", input_name(t), " + o", t, ");\n");
       } else {
-        append(out, indent, "const auto L", t, " = a.p", t, "[o", t, "];\n");
+        append(out, input_name(t), "[o", t, "];\n");
       }
     }
     append(out, "#pragma unroll\n", indent, "for (int e = 0; e < ", width, "; ++e) {\n");
@@ -449,37 +422,18 @@ class KernelEmitter {
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
                              region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
                              space_.vector_width, " element(s) per thread step\n");
-    std::string body = absl::StrReplaceAll(
-        std::string(template_text("pointwise_skeleton.cuh")),
-        {{"$ARGS", args_text_},
-         {"$THREADS", std::to_string(kThreadsPerBlock)},
-         {"$INDEX_TYPE", space_.index_32bit ? "unsigned int" : "unsigned long long"},
-         {"$OFFSET_TYPE", space_.index_32bit ? "int" : "long long"},
-         {"$UNIFORM_LOADS", uniform_statements()},
-         {"$GROUP_BODY", group_body()},
-         {"$TAIL", tail()},
-         {"$V", std::to_string(space_.vector_width)}});
-    return header + body;
-  }
-
-  std::string name_of(const std::string& body) const {
-    std::vector<std::string> leading;
-    if (region_.reduction)
-      leading.push_back(lower(ir::op_name(pending_[region_.reduction->node]->op)));
-    if (column_) leading.push_back("column");
-    return kernel_name("lz_", std::move(leading), region_, pending_, output_dtype(0), body);
+    return header + fill("pointwise_skeleton.cuh", {{"$GROUP_BODY", group_body()},
+                                                    {"$TAIL", tail()},
+                                                    {"$V", std::to_string(space_.vector_width)}});
   }
 
   const fuse::Region& region_;
   std::span<const ir::NodePtr> pending_;
-  std::span<const ir::NodePtr> externals_;
-  CodegenOptions options_;
+  KernelBuilder builder_;
   IterationSpace space_;
   std::optional<ColumnReduction> column_;  // set for a reduction walked as columns
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
-  std::string args_text_;
-  std::vector<ArgSource> args_;
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <absl/strings/str_join.h>
 
-#include "codegen/term_statements.h"
+#include "codegen/kernel_builder.h"
 #include "codegen/text.h"
 #include "ir/hash.h"
 

@@ -4,10 +4,13 @@
 #include <bit>
 
 #include "ir/env.h"
+#include "ir/integer_math.h"
 
 namespace lazy::codegen {
 
 namespace {
+
+using ir::ceil_div;
 
 // Threads per block when a warp holds several rows.
 constexpr int kShortRowBlock = 256;
@@ -29,10 +32,6 @@ constexpr int kLoopedRowThreads = 512;
 
 int pow2_at_least(std::int64_t n) {
   return int(std::bit_ceil(std::uint64_t(std::max<std::int64_t>(n, 1))));
-}
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/numbers.h>
 
-#include "codegen/term_statements.h"
+#include "codegen/kernel_builder.h"
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"

@@ -1,0 +1,146 @@
+#include "codegen/kernel_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstring>
+
+#include <absl/strings/str_replace.h>
+
+#include "codegen/generated_names.h"
+#include "codegen/kernel_name.h"
+#include "codegen/op_expressions.h"
+#include "codegen/text.h"
+#include "ir/dtype_codec.h"
+#include "ir/integer_math.h"
+#include "ir/pointwise_dtypes.h"
+
+namespace lazy::codegen {
+
+namespace {
+
+std::string basename(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+}  // namespace
+
+std::int64_t grid_blocks(std::int64_t units, std::int64_t per_block) {
+  return std::min(std::max<std::int64_t>(ir::ceil_div(units, per_block), 1), kMaxGridBlocks);
+}
+
+std::string lower(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+DType term_dtype(const fuse::Term& term, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals) {
+  if (term.kind == fuse::Term::Kind::load && term.external) return externals[term.source]->dtype;
+  return pending[term.source]->dtype;
+}
+
+std::string op_and_place(const ir::Node& node) {
+  return cat(lower(ir::op_name(node.op)), " (", basename(node.loc.file_name()), ":",
+             node.loc.line(), ")");
+}
+
+std::uint64_t scalar_argument(const ir::Node& scalar) {
+  if (is_floating(scalar.dtype))
+    return std::bit_cast<std::uint32_t>(
+        ir::to_f32(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));
+  return std::uint64_t(ir::scalar_as_int(*scalar.scalar, scalar.dtype));
+}
+
+KernelBuilder::KernelBuilder(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                             std::span<const ir::NodePtr> externals, const CodegenOptions& options)
+    : region_(region), pending_(pending), externals_(externals), options_(options) {}
+
+DType KernelBuilder::term_dtype(std::size_t t) const {
+  return codegen::term_dtype(region_.terms[t], pending_, externals_);
+}
+
+DType KernelBuilder::output_dtype(std::size_t r) const {
+  const fuse::Root& root = region_.roots[r];
+  return root.external_copy ? externals_[root.node]->dtype : pending_[root.node]->dtype;
+}
+
+void KernelBuilder::constant(std::string_view name, std::uint64_t value, std::string_view type) {
+  append(args_text_, "  ", type, " ", name, ";\n");
+  args_.push_back({ArgSource::Kind::constant, value});
+}
+
+void KernelBuilder::scalar_argument(std::size_t t) {
+  const fuse::Term& term = region_.terms[t];
+  // Floating scalars travel as f32 bits: converting a double on every thread would cost a slow
+  // conversion per scalar (a tenth of a transcendental chain's time).
+  const bool as_float = is_floating(term_dtype(t));
+  append(args_text_, "  ", as_float ? "unsigned long long" : "long long", " ", scalar_field(t),
+         ";\n");
+  args_.push_back(
+      {as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source});
+}
+
+void KernelBuilder::input_pointer(std::size_t t) {
+  const fuse::Term& term = region_.terms[t];
+  const ArgSource::Kind kind = term.from_copy  ? ArgSource::Kind::copy_pointer
+                               : term.external ? ArgSource::Kind::external_pointer
+                                               : ArgSource::Kind::root_pointer;
+  append(args_text_, "  const ", storage_type(term_dtype(t)), "* ", input_field(t), ";\n");
+  args_.push_back({kind, term.source});
+}
+
+void KernelBuilder::output_pointer(std::size_t r) {
+  const fuse::Root& root = region_.roots[r];
+  const ArgSource::Kind kind =
+      root.external_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::root_pointer;
+  append(args_text_, "  ", storage_type(output_dtype(r)), "* ", output_field(r), ";\n");
+  args_.push_back({kind, root.node});
+}
+
+std::string KernelBuilder::value_statement(std::size_t t, const std::string& value) const {
+  return cat("const ", value_type(term_dtype(t)), " ", value_name(region_.terms[t], t), " = ",
+             value, ";\n");
+}
+
+std::string KernelBuilder::scalar_statement(std::size_t t) const {
+  const DType dtype = term_dtype(t);
+  return value_statement(
+      t, is_floating(dtype) ? convert(DType::f32, dtype,
+                                      cat("__uint_as_float((unsigned int)a.", scalar_field(t), ")"))
+                            : cat("(", value_type(dtype), ")a.", scalar_field(t)));
+}
+
+std::string KernelBuilder::load_statement(std::size_t t, const std::string& raw) const {
+  return value_statement(t, load_conversion(term_dtype(t), raw));
+}
+
+std::string KernelBuilder::computed_statement(std::size_t t, const std::string& index) const {
+  const fuse::Term& term = region_.terms[t];
+  const ir::Node& node = *pending_[term.source];
+  std::vector<std::string> operands;
+  for (int i = 0; i < term.n_operands; ++i) {
+    const std::size_t operand = std::size_t(term.operands[i]);
+    operands.push_back(convert(term_dtype(operand), ir::operand_dtype(node, i),
+                               value_name(region_.terms[operand], operand)));
+  }
+  // A generator's last operand is the element's linear index.
+  if (term.kind == fuse::Term::Kind::generator) operands.push_back(cat("(long long)(", index, ")"));
+  const std::string value = op_expression(node, operands, options_.fast_math);
+  return cat("const ", value_type(node.dtype), " ", value_name(term, t), " = ", value, ";  // ",
+             op_and_place(node), "\n");
+}
+
+GeneratedKernel KernelBuilder::finish(const std::string& body, std::string_view prefix,
+                                      std::vector<std::string> leading) {
+  GeneratedKernel kernel;
+  kernel.name = kernel_name(prefix, std::move(leading), region_, pending_, output_dtype(0), body);
+  kernel.source = absl::StrReplaceAll(body, {{"$NAME", kernel.name}});
+  kernel.args = std::move(args_);
+  if (options_.fast_math) kernel.nvrtc_options.push_back("--use_fast_math");
+  return kernel;
+}
+
+}  // namespace lazy::codegen

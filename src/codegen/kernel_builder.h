@@ -1,0 +1,79 @@
+// What both kernel emitters (kernel_emitter.cpp, row_kernel_emitter.cpp) write the same way: the
+// kernel's arguments, the statement declaring each term's value (an op's commented with the
+// user's file:line), and the finished GeneratedKernel with its name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/kernel_emitter.h"
+#include "fuse/partition.h"
+
+namespace lazy::codegen {
+
+// A 1-d grid's limit on blocks; kernels loop over the work past it.
+inline constexpr std::int64_t kMaxGridBlocks = 2147483647;
+
+// Blocks for `units` of work (threads, rows) at `per_block` each: at least one, at most the limit.
+std::int64_t grid_blocks(std::int64_t units, std::int64_t per_block);
+
+// An op name in lower case, as kernel names and comments in generated code spell it.
+std::string lower(std::string_view name);
+
+// The dtype of a term's value: an external input's for a load of one, else its node's.
+DType term_dtype(const fuse::Term& term, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals);
+
+// "exp (model.cpp:42)": the op and where the user recorded it, for comments in generated code.
+std::string op_and_place(const ir::Node& node);
+
+// The kernel argument a scalar term reads (KernelBuilder::scalar_argument): the Scalar node's
+// value in its dtype (ir::scalar_as_float / scalar_as_int, as the reference holds it), floats as
+// f32 bits.
+std::uint64_t scalar_argument(const ir::Node& scalar);
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const fuse::Region& region, std::span<const ir::NodePtr> pending,
+                std::span<const ir::NodePtr> externals, const CodegenOptions& options);
+
+  DType term_dtype(std::size_t t) const;
+  // What output r stores: its node's dtype (the input's, for a dense copy of an input).
+  DType output_dtype(std::size_t r) const;
+
+  // Kernel arguments: the fields of the kernel's `Args a`, in the order declared, each with where
+  // its value comes from at launch.
+  void constant(std::string_view name, std::uint64_t value, std::string_view type = "long long");
+  void scalar_argument(std::size_t t);  // a.s<t>: scalar term t
+  void input_pointer(std::size_t t);    // the tensor load term t reads
+  void output_pointer(std::size_t r);   // the memory output r is written to
+  const std::string& args_text() const { return args_text_; }
+
+  // Statements declaring term t's value (generated_names.h names it): from its argument (a
+  // scalar), from the stored element `raw` (a load), from `value` (any term), or an op or
+  // generator over its operands' values (`index`: a generator's linear index), commented with the
+  // op and the user's file:line.
+  std::string scalar_statement(std::size_t t) const;
+  std::string load_statement(std::size_t t, const std::string& raw) const;
+  std::string value_statement(std::size_t t, const std::string& value) const;
+  std::string computed_statement(std::size_t t, const std::string& index) const;
+
+  // The kernel whose source is `body`, named from `prefix` and `leading` words (kernel_name.h)
+  // with its arguments; the caller fills in its launch shape.
+  GeneratedKernel finish(const std::string& body, std::string_view prefix,
+                         std::vector<std::string> leading);
+
+ private:
+  const fuse::Region& region_;
+  std::span<const ir::NodePtr> pending_;
+  std::span<const ir::NodePtr> externals_;
+  CodegenOptions options_;
+  std::string args_text_;
+  std::vector<ArgSource> args_;
+};
+
+}  // namespace lazy::codegen

@@ -3,7 +3,6 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <sstream>
@@ -16,7 +15,7 @@
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
-#include "ir/env.h"
+#include "ir/settings.h"
 #include "jit/compile_workers.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
@@ -39,21 +38,20 @@ using codegen::ArgSource;
 constexpr int kDefaultHostArch = 90;
 
 thread_local bool reference_execution = false;
-std::atomic<bool> poison_outputs{std::getenv("LAZY_POISON_OUTPUTS") != nullptr &&
-                                 std::string_view(std::getenv("LAZY_POISON_OUTPUTS")) == "1"};
+std::atomic<bool> poison_outputs{ir::on_off_setting(ir::Setting::poison_outputs)};
 constexpr std::uint8_t kPoisonByte = 0xff;
 
 int host_arch() {
   static const int arch = [] {
-    const char* env = std::getenv("LAZY_ARCH");
-    if (env == nullptr) return kDefaultHostArch;
-    std::string_view text(env);
+    const std::optional<std::string> env = ir::text_setting(ir::Setting::arch);
+    if (!env) return kDefaultHostArch;
+    std::string_view text(*env);
     if (text.starts_with("sm_")) text.remove_prefix(3);
     int parsed = 0;
     if (!absl::SimpleAtoi(std::string(text), &parsed) || parsed <= 0) {
-      throw RuntimeError("lazyfuse: LAZY_ARCH=" + std::string(env) +
-                             " is not an architecture; use a value like sm_90",
-                         std::source_location::current());
+      throw RuntimeError(
+          "lazyfuse: LAZY_ARCH=" + *env + " is not an architecture; use a value like sm_90",
+          std::source_location::current());
     }
     return parsed;
   }();
@@ -61,7 +59,7 @@ int host_arch() {
 }
 
 std::size_t plan_capacity() {
-  return ir::positive_from_env("LAZY_PLAN_CACHE_ENTRIES", kDefaultPlanCacheEntries);
+  return std::size_t(ir::integer_setting(ir::Setting::plan_cache_entries));
 }
 
 struct PlanCache {
@@ -158,8 +156,11 @@ PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
 // hardware thread; LAZY_COMPILE_THREADS overrides it (1 compiles one kernel at a time, in the
 // program's own process, and starts no workers).
 std::size_t compile_threads() {
-  static const std::size_t threads = ir::positive_from_env(
-      "LAZY_COMPILE_THREADS", std::size_t(std::max(1u, std::thread::hardware_concurrency())));
+  static const std::size_t threads = [] {
+    const std::int64_t forced = ir::integer_setting(ir::Setting::compile_threads);
+    return forced > 0 ? std::size_t(forced)
+                      : std::size_t(std::max(1u, std::thread::hardware_concurrency()));
+  }();
   return threads;
 }
 

@@ -14,15 +14,8 @@ namespace lazy::runtime {
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
                                                    const std::vector<bool>& live);
 
-// Forgets every cached plan (tests use it to start cold).
-void clear_plan_cache();
-
 // While set, the calling thread's syncs compute with the reference evaluator even when a GPU is
 // present: the oracle GPU tests compare against.
 void set_reference_execution(bool enabled);
-
-// Fills every kernel output with 0xff bytes (NaN for floats) before the kernel runs, so an
-// element a kernel fails to write shows. On in tests; LAZY_POISON_OUTPUTS turns it on.
-void set_poison_outputs(bool enabled);
 
 }  // namespace lazy::runtime

@@ -13,6 +13,7 @@
 
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/replay.h"
 
 namespace lazy_test {
 

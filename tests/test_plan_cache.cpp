@@ -8,7 +8,7 @@
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
 #include "runtime/device.h"
-#include "runtime/executor.h"
+#include "runtime/plan_cache.h"
 
 namespace {
 

@@ -1,8 +1,9 @@
 #include "codegen/iteration_space.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
+
+#include "ir/settings.h"
 
 namespace lazy::codegen {
 
@@ -123,11 +124,7 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
 }
 
 int bytes_per_thread(int transcendentals_per_element) {
-  static const int forced = [] {
-    const char* env = std::getenv("LAZY_BYTES_PER_THREAD");
-    int value = env ? std::atoi(env) : 0;
-    return (value == 16 || value == 32 || value == 64) ? value : 0;
-  }();
+  static const int forced = int(ir::integer_setting(ir::Setting::bytes_per_thread));
   if (forced != 0) return forced;
   return transcendentals_per_element >= kTranscendentalsForMathBound ? kMathBoundBytesPerThread
                                                                      : kMemoryBoundBytesPerThread;

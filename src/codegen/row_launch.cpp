@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <bit>
 
-#include "ir/env.h"
 #include "ir/integer_math.h"
+#include "ir/settings.h"
 
 namespace lazy::codegen {
 
@@ -49,8 +49,8 @@ RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_word
   if (items_for(launch.row_threads) > kMaxItems)
     launch.row_threads = std::min(pow2_at_least(ceil_div(groups, kMaxItems)), kMaxRowThreads);
   // LAZY_ROW_THREADS: threads per row (a power of two up to 1024), for tuning.
-  static const int forced = ir::positive_from_env("LAZY_ROW_THREADS", 0);
-  if (forced > 0) launch.row_threads = std::min(pow2_at_least(forced), kMaxRowThreads);
+  static const int forced = int(ir::integer_setting(ir::Setting::row_threads));
+  if (forced > 0) launch.row_threads = forced;
   launch.items = items_for(launch.row_threads);
   // Fewer held registers per thread: more threads share the row.
   while (launch.items * held_words_per_group > kMaxHeldWords && launch.items > 1 &&

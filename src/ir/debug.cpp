@@ -1,16 +1,14 @@
 #include "ir/debug.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
+
+#include "ir/settings.h"
 
 namespace lazy::ir {
 
 int debug_level() {
-  static const int level = [] {
-    const char* env = std::getenv("LAZY_DEBUG");
-    return env == nullptr ? 0 : std::atoi(env);
-  }();
+  static const int level = int(integer_setting(Setting::debug));
   return level;
 }
 

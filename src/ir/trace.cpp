@@ -1,8 +1,6 @@
 #include "ir/trace.h"
 
-#include "ir/env.h"
-
-
+#include "ir/settings.h"
 
 namespace lazy::ir {
 
@@ -42,8 +40,7 @@ Hash128 scalar_node_hash(const Node& node) {
 }  // namespace
 
 std::int64_t max_pending_ops() {
-  static const std::int64_t value =
-      positive_from_env("LAZY_MAX_PENDING_OPS", kDefaultMaxPendingOps);
+  static const std::int64_t value = integer_setting(Setting::max_pending_ops);
   return value;
 }
 

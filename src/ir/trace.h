@@ -11,10 +11,8 @@
 
 namespace lazy::ir {
 
-// Past this many pending ops, recording an op first syncs, so a loop that never reads a value
-// does not grow memory without bound. Large enough that real steps (a transformer layer's
-// forward and backward is a few thousand ops) are one graph. Overridden by LAZY_MAX_PENDING_OPS.
-inline constexpr std::int64_t kDefaultMaxPendingOps = 20000;
+// Past this many pending ops (LAZY_MAX_PENDING_OPS), recording an op first syncs, so a loop that
+// never reads a value does not grow memory without bound.
 std::int64_t max_pending_ops();
 
 class Trace {

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ir/settings.h"
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
 #include "lazy/error.h"
@@ -103,8 +104,8 @@ std::optional<Worker> start_worker(const std::string& program) {
 }  // namespace
 
 std::string find_worker_program() {
-  if (const char* env = std::getenv("LAZY_NVRTC_WORKER"); env != nullptr && *env != '\0') {
-    return ::access(env, X_OK) == 0 ? env : "";
+  if (std::optional<std::string> worker = ir::text_setting(ir::Setting::nvrtc_worker)) {
+    return ::access(worker->c_str(), X_OK) == 0 ? *worker : "";
   }
   Dl_info info;
   if (::dladdr(reinterpret_cast<void*>(&find_worker_program), &info) == 0 || !info.dli_fname) {

@@ -14,12 +14,11 @@
 #include <random>
 #include <thread>
 
-#include <absl/strings/numbers.h>
-
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "ir/debug.h"
+#include "ir/settings.h"
 
 namespace lazy::jit {
 
@@ -129,29 +128,24 @@ void remove_entry(const fs::path& entry, std::error_code& error) {
 
 DiskCacheConfig disk_cache_config_from_env() {
   DiskCacheConfig config;
-  const char* cache = std::getenv("LAZY_CACHE");
-  config.enabled = cache == nullptr || std::string_view(cache) != "0";
-  if (const char* dir = std::getenv("LAZY_CACHE_DIR"); dir != nullptr && *dir != '\0') {
-    config.root = dir;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+  config.enabled = ir::on_off_setting(ir::Setting::cache);
+  const char* xdg = ir::foreign_variable(ir::ForeignVariable::xdg_cache_home);
+  const char* home = ir::foreign_variable(ir::ForeignVariable::home);
+  if (std::optional<std::string> dir = ir::text_setting(ir::Setting::cache_dir)) {
+    config.root = *dir;
+  } else if (xdg != nullptr && *xdg != '\0') {
     config.root = fs::path(xdg) / "lazyfuse";
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+  } else if (home != nullptr && *home != '\0') {
     config.root = fs::path(home) / ".cache" / "lazyfuse";
   } else {
     config.enabled = false;
   }
-  std::uint64_t megabytes = 0;
-  if (const char* max = std::getenv("LAZY_CACHE_MAX_MB");
-      max != nullptr && absl::SimpleAtoi(max, &megabytes)) {
-    constexpr std::uint64_t kMaxMegabytes = std::uint64_t(1) << 40;  // no overflow below
-    config.max_bytes = std::min(megabytes, kMaxMegabytes) << 20;
-  }
+  config.max_bytes = std::uint64_t(ir::integer_setting(ir::Setting::cache_max_mb)) << 20;
   if (!config.root.empty()) {
     std::error_code ignored;
     config.root = fs::absolute(config.root, ignored);  // a relative LAZY_CACHE_DIR works too
   }
-  const char* save = std::getenv("LAZY_CACHE_SAVE_SOURCE");
-  config.save_source = save != nullptr && std::string_view(save) == "1";
+  config.save_source = ir::on_off_setting(ir::Setting::cache_save_source);
   return config;
 }
 

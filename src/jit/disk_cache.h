@@ -17,20 +17,19 @@
 #include <vector>
 
 #include "ir/hash.h"
+#include "ir/settings.h"
 #include "jit/nvrtc.h"
 
 namespace lazy::jit {
 
 // Bump when the entry layout changes: old entries then sit in another directory.
 inline constexpr std::uint32_t kDiskCacheFormat = 1;
-// Default bound of the cache directory (LAZY_CACHE_MAX_MB): a CUBIN is 5-50 KB, so thousands of
-// kernels, while staying small next to a home directory quota.
-inline constexpr std::uint64_t kDefaultDiskCacheMegabytes = 256;
 
 struct DiskCacheConfig {
   bool enabled = true;         // LAZY_CACHE=0 turns it off
   std::filesystem::path root;  // LAZY_CACHE_DIR, $XDG_CACHE_HOME/lazyfuse, ~/.cache/lazyfuse
-  std::uint64_t max_bytes = kDefaultDiskCacheMegabytes << 20;  // LAZY_CACHE_MAX_MB
+  std::uint64_t max_bytes =    // LAZY_CACHE_MAX_MB
+      std::uint64_t(ir::setting_spec(ir::Setting::cache_max_mb).default_value) << 20;
   bool save_source = false;  // LAZY_CACHE_SAVE_SOURCE=1 also writes <key>.cu
 };
 DiskCacheConfig disk_cache_config_from_env();

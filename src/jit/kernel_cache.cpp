@@ -3,9 +3,8 @@
 #include <chrono>
 #include <string>
 
-
 #include "codegen/templates.h"
-#include "ir/env.h"
+#include "ir/settings.h"
 #include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
 
@@ -14,7 +13,7 @@ namespace lazy::jit {
 namespace {
 
 std::size_t capacity_from_env() {
-  return ir::positive_from_env("LAZY_KERNEL_CACHE_ENTRIES", kDefaultKernelCacheEntries);
+  return std::size_t(ir::integer_setting(ir::Setting::kernel_cache_entries));
 }
 
 ir::Hash128 kernel_key(const std::string& source, int arch,

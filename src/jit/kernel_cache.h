@@ -24,10 +24,6 @@ struct CompiledKernel {
   std::vector<char> cubin;
 };
 
-// Kernels kept in memory by default: far more than a program's distinct kernels, small next to
-// memory (a CUBIN is a few KB). Overridden by LAZY_KERNEL_CACHE_ENTRIES.
-inline constexpr std::size_t kDefaultKernelCacheEntries = 4096;
-
 // Compiles a generated kernel's source with NVRTC, the embedded templates as its headers.
 std::vector<char> compile_kernel_source(const std::string& source, const std::string& name,
                                         int arch, const std::vector<std::string>& options);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "ir/settings.h"
 #include "lazy/error.h"
 
 namespace lazy::jit {
@@ -86,7 +87,8 @@ NvrtcState load_nvrtc() {
   NvrtcState state;
   std::string tried;
   for (const std::string& candidate :
-       nvrtc_library_candidates(std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH"))) {
+       nvrtc_library_candidates(ir::foreign_variable(ir::ForeignVariable::cuda_home),
+                                ir::foreign_variable(ir::ForeignVariable::cuda_path))) {
     struct stat file_status;
     if (!is_bare_name(candidate) && stat(candidate.c_str(), &file_status) != 0) {
       tried += "\n  " + candidate + ": no such file";

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/settings.h"
 #include "lazy/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
@@ -55,14 +56,12 @@ void check(DeviceFailures& failures, CUresult result, std::string_view what) {
     failures.fail(result, what);
 }
 
-// LAZY_SYNC_LAUNCHES=1, or CUDA_LAUNCH_BLOCKING=1 (the driver's own switch, which a user may
+// LAZY_SYNC_LAUNCHES, or CUDA_LAUNCH_BLOCKING=1 (the driver's own switch, which a user may
 // already know): wait for every launch, so a fault is reported by the kernel that made it.
 bool sync_launches_from_env() {
-  auto is_one = [](const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr && std::string_view(value) == "1";
-  };
-  return is_one("LAZY_SYNC_LAUNCHES") || is_one("CUDA_LAUNCH_BLOCKING");
+  const char* blocking = ir::foreign_variable(ir::ForeignVariable::cuda_launch_blocking);
+  return ir::on_off_setting(ir::Setting::sync_launches) ||
+         (blocking != nullptr && std::string_view(blocking) == "1");
 }
 
 bool starts_with(std::span<const char> image, std::span<const unsigned char> magic) {
@@ -95,8 +94,8 @@ DeviceSpec device_spec_from_env(const char* value) {
 namespace {
 
 DeviceSelection select_device() {
-  const char* variable = std::getenv(std::string(kDeviceVariable).c_str());
-  const DeviceSpec spec = device_spec_from_env(variable);
+  const std::optional<std::string> variable = ir::text_setting(ir::Setting::device);
+  const DeviceSpec spec = device_spec_from_env(variable ? variable->c_str() : nullptr);
   if (spec.kind == DeviceSpec::Kind::kHost) {
     return {nullptr, 0, "lazyfuse computes on the host: " + std::string(kDeviceVariable) + "=cpu"};
   }
@@ -106,7 +105,7 @@ DeviceSelection select_device() {
   check_cuda(driver->cuDeviceGetCount(&count), "cuDeviceGetCount");
   if (count == 0) return {nullptr, 0, "lazyfuse: the CUDA driver reports no GPU"};
   if (spec.ordinal >= count) {
-    throw RuntimeError(std::string(kDeviceVariable) + "='" + (variable ? variable : "") +
+    throw RuntimeError(std::string(kDeviceVariable) + "='" + variable.value_or("") +
                            "' names GPU " + std::to_string(spec.ordinal) +
                            ", but this machine has " + std::to_string(count) +
                            " (cuda:0 to cuda:" + std::to_string(count - 1) +

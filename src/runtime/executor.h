@@ -10,23 +10,12 @@
 
 namespace lazy::runtime {
 
-// Plans kept by default: one per distinct (graph, shapes, input layouts) a program syncs.
-// Overridden by LAZY_PLAN_CACHE_ENTRIES.
-inline constexpr std::size_t kDefaultPlanCacheEntries = 1024;
-
 // The data of each live pending node (by pending index); the trace is left as it was.
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
                                                    const std::vector<bool>& live);
 
-// Forgets every cached plan (tests use it to start cold).
-void clear_plan_cache();
-
 // While set, the calling thread's syncs compute with the reference evaluator even when a GPU is
 // present: the oracle GPU tests compare against.
 void set_reference_execution(bool enabled);
-
-// Fills every kernel output with 0xff bytes (NaN for floats) before the kernel runs, so an
-// element a kernel fails to write shows. On in tests; LAZY_POISON_OUTPUTS=1 turns it on.
-void set_poison_outputs(bool enabled);
 
 }  // namespace lazy::runtime

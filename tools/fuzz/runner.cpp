@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runtime/executor.h"
+#include "runtime/replay.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
 

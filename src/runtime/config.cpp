@@ -1,8 +1,7 @@
 // lazy/config.h: settings read from the environment once, changeable from code.
 #include <atomic>
-#include <cstdlib>
-#include <string_view>
 
+#include "ir/settings.h"
 #include "lazy/config.h"
 #include "runtime/device.h"
 
@@ -14,12 +13,11 @@ constexpr int kUnread = -1;
 std::atomic<int> fusion_setting{kUnread};
 std::atomic<int> fast_math_setting{kUnread};
 
-// "0" turns a setting off, any other value on; unset keeps the default.
-bool read_setting(std::atomic<int>& setting, const char* variable, bool default_value) {
+// The environment's value until code sets one.
+bool read_setting(std::atomic<int>& setting, ir::Setting variable) {
   int value = setting.load();
   if (value == kUnread) {
-    const char* env = std::getenv(variable);
-    value = env == nullptr ? int(default_value) : int(std::string_view(env) != "0");
+    value = int(ir::on_off_setting(variable));
     setting = value;
   }
   return value == 1;
@@ -31,14 +29,14 @@ void set_fusion_enabled(bool enabled) {
   fusion_setting = int(enabled);
 }
 bool fusion_enabled() {
-  return read_setting(fusion_setting, "LAZY_FUSION", true);
+  return read_setting(fusion_setting, ir::Setting::fusion);
 }
 
 void set_fast_math(bool enabled) {
   fast_math_setting = int(enabled);
 }
 bool fast_math() {
-  return read_setting(fast_math_setting, "LAZY_FAST_MATH", false);
+  return read_setting(fast_math_setting, ir::Setting::fast_math);
 }
 
 bool on_gpu() {

@@ -1,0 +1,296 @@
+#include "ir/settings.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <set>
+
+#include <absl/strings/ascii.h>
+#include <absl/strings/numbers.h>
+
+namespace lazy::ir {
+
+namespace {
+
+constexpr std::int64_t kNoUpperBound = std::numeric_limits<std::int64_t>::max();
+// LAZY_CACHE_MAX_MB is shifted by 20 into bytes; past 2^40 MB that would overflow.
+constexpr std::int64_t kMaxCacheMegabytes = std::int64_t(1) << 40;
+
+// The bytes a thread moves per step that the iteration space can split into whole 16-byte
+// accesses for every dtype.
+constexpr std::array<std::int64_t, 3> kBytesPerThreadChoices = {16, 32, 64};
+// A row kernel folds a row with a power of two of threads, at most a block of 1024.
+constexpr std::array<std::int64_t, 11> kRowThreadChoices = {1,  2,   4,   8,   16,  32,
+                                                            64, 128, 256, 512, 1024};
+
+constexpr std::string_view kOnOffSpellings = "1/0, true/false, on/off, yes/no (any case)";
+
+constexpr SettingSpec kSettings[] = {
+    {.setting = Setting::device,
+     .name = "LAZY_DEVICE",
+     .kind = SettingKind::text,
+     .default_text = "`cuda` when a GPU is usable, else `cpu`",
+     .accepted_text = "`cuda` (GPU 0), `cuda:N` (GPU N), `cpu`",
+     .effect = "where recorded work is computed: a GPU, or the host reference evaluator; a value "
+               "naming no device is an error"},
+    {.setting = Setting::arch,
+     .name = "LAZY_ARCH",
+     .kind = SettingKind::text,
+     .default_text = "`sm_90`",
+     .accepted_text = "`sm_N` or `N`",
+     .effect = "the architecture kernels are compiled for when no GPU says which; another value "
+               "is an error"},
+    {.setting = Setting::debug,
+     .name = "LAZY_DEBUG",
+     .kind = SettingKind::integer,
+     .default_value = 0,
+     .min = 0,
+     .max = 3,
+     .effect = "`1`: a line per sync (ops, kernels, plan hit or miss, kernels compiled, time) and "
+               "the CUDA source of every kernel when it is generated; `2`: also the recorded "
+               "graph and the partition, with the reason each region was cut; `3`: also each "
+               "kernel's grid, block, device time and GB/s. All on stderr"},
+    {.setting = Setting::fusion,
+     .name = "LAZY_FUSION",
+     .kind = SettingKind::on_off,
+     .default_value = 1,
+     .effect = "off: every op is its own kernel (the unfused baseline); also "
+               "`lazy::set_fusion_enabled`"},
+    {.setting = Setting::fast_math,
+     .name = "LAZY_FAST_MATH",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on: hardware approximations for tanh, sigmoid, exp, log, sin, cos, division "
+               "(error bounds in docs/semantics.md); also `lazy::set_fast_math`"},
+    // Large enough that real steps (a transformer layer's forward and backward is a few thousand
+    // ops) are one graph.
+    {.setting = Setting::max_pending_ops,
+     .name = "LAZY_MAX_PENDING_OPS",
+     .kind = SettingKind::integer,
+     .default_value = 20000,
+     .min = 1,
+     .max = kNoUpperBound,
+     .effect = "ops a thread may record before recording syncs by itself, so a loop that never "
+               "reads a value cannot grow memory without bound"},
+    // One plan per distinct (graph, shapes, input layouts) a program syncs.
+    {.setting = Setting::plan_cache_entries,
+     .name = "LAZY_PLAN_CACHE_ENTRIES",
+     .kind = SettingKind::integer,
+     .default_value = 1024,
+     .min = 1,
+     .max = kNoUpperBound,
+     .effect = "plans kept in memory, least recently used first out"},
+    // Far more than a program's distinct kernels, small next to memory (a CUBIN is a few KB).
+    {.setting = Setting::kernel_cache_entries,
+     .name = "LAZY_KERNEL_CACHE_ENTRIES",
+     .kind = SettingKind::integer,
+     .default_value = 4096,
+     .min = 1,
+     .max = kNoUpperBound,
+     .effect = "compiled kernels kept in memory, least recently used first out"},
+    {.setting = Setting::sync_launches,
+     .name = "LAZY_SYNC_LAUNCHES",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on (or `CUDA_LAUNCH_BLOCKING=1`): wait for every kernel launch, so a kernel that "
+               "faults is named exactly (slow; for debugging)"},
+    {.setting = Setting::poison_outputs,
+     .name = "LAZY_POISON_OUTPUTS",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on: fill kernel outputs with NaN bytes before each launch, so unwritten elements "
+               "show"},
+    {.setting = Setting::bytes_per_thread,
+     .name = "LAZY_BYTES_PER_THREAD",
+     .kind = SettingKind::one_of,
+     .default_text = "16, or 32 for kernels heavy in transcendental math",
+     .choices = kBytesPerThreadChoices,
+     .effect = "force the bytes a thread moves per step, for tuning"},
+    {.setting = Setting::row_threads,
+     .name = "LAZY_ROW_THREADS",
+     .kind = SettingKind::one_of,
+     .default_text = "chosen from the row's length",
+     .accepted_text = "a power of two from 1 to 1024",
+     .choices = kRowThreadChoices,
+     .effect = "force the threads that fold one row of a row kernel, for tuning"},
+    {.setting = Setting::cache_dir,
+     .name = "LAZY_CACHE_DIR",
+     .kind = SettingKind::text,
+     .default_text = "`$XDG_CACHE_HOME/lazyfuse`, else `~/.cache/lazyfuse`",
+     .accepted_text = "a directory",
+     .effect = "where compiled kernels are kept on disk"},
+    {.setting = Setting::cache,
+     .name = "LAZY_CACHE",
+     .kind = SettingKind::on_off,
+     .default_value = 1,
+     .effect = "off: keep compiled kernels in memory only"},
+    // A CUBIN is 5-50 KB, so thousands of kernels, while staying small next to a home directory
+    // quota.
+    {.setting = Setting::cache_max_mb,
+     .name = "LAZY_CACHE_MAX_MB",
+     .kind = SettingKind::integer,
+     .default_value = 256,
+     .min = 0,
+     .max = kMaxCacheMegabytes,
+     .effect = "the bound of the cache on disk in MB (2^20 bytes); least recently used entries go "
+               "first, a load refreshes an entry"},
+    {.setting = Setting::cache_save_source,
+     .name = "LAZY_CACHE_SAVE_SOURCE",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on: also write each kernel's `.cu` beside its entry on disk"},
+    {.setting = Setting::compile_threads,
+     .name = "LAZY_COMPILE_THREADS",
+     .kind = SettingKind::integer,
+     .default_text = "hardware threads",
+     .min = 1,
+     .max = kNoUpperBound,
+     .effect = "parallel compiles when a sync needs several new kernels (`1` compiles one at a "
+               "time in-process)"},
+    {.setting = Setting::nvrtc_worker,
+     .name = "LAZY_NVRTC_WORKER",
+     .kind = SettingKind::text,
+     .default_text = "`lazyfuse-nvrtc-worker` beside the library or in `../bin`",
+     .accepted_text = "an executable's path",
+     .effect = "the compile worker program; one that cannot be run leaves compiles in the "
+               "process"},
+};
+
+constexpr bool table_follows_enum() {
+  for (std::size_t i = 0; i < std::size(kSettings); ++i)
+    if (int(kSettings[i].setting) != int(i)) return false;
+  return true;
+}
+static_assert(table_follows_enum(), "kSettings lists each Setting once, in the enum's order");
+
+const char* raw_value(const SettingSpec& spec) {
+  return std::getenv(std::string(spec.name).c_str());
+}
+
+// Reports an unusable value once per variable and value, so a setting read at every sync does
+// not repeat itself.
+void warn_unusable(const SettingSpec& spec, std::string_view value) {
+  static std::mutex* mutex = new std::mutex();
+  static auto* warned = new std::set<std::string>();  // until the process ends
+  std::lock_guard lock(*mutex);
+  if (!warned->insert(std::string(spec.name) + "=" + std::string(value)).second) return;
+  const std::string text = "lazyfuse: ignoring " + std::string(spec.name) + "=" +
+                           std::string(value) + ": it accepts " + accepted_values(spec) +
+                           "; using the default (" + default_description(spec) + ")\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+std::string join_choices(std::span<const std::int64_t> choices) {
+  std::string text;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) text += i + 1 == choices.size() ? " or " : ", ";
+    text += std::to_string(choices[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::span<const SettingSpec> all_settings() {
+  return kSettings;
+}
+
+const SettingSpec& setting_spec(Setting setting) {
+  return kSettings[int(setting)];
+}
+
+std::string accepted_values(const SettingSpec& spec) {
+  if (!spec.accepted_text.empty()) return std::string(spec.accepted_text);
+  switch (spec.kind) {
+    case SettingKind::on_off:
+      return std::string(kOnOffSpellings);
+    case SettingKind::integer:
+      if (spec.max == kNoUpperBound) return std::to_string(spec.min) + " or more";
+      return std::to_string(spec.min) + " to " + std::to_string(spec.max);
+    case SettingKind::one_of:
+      return join_choices(spec.choices);
+    case SettingKind::text:
+      break;
+  }
+  return "";
+}
+
+std::string default_description(const SettingSpec& spec) {
+  if (!spec.default_text.empty()) return std::string(spec.default_text);
+  if (spec.kind == SettingKind::on_off) return spec.default_value != 0 ? "on" : "off";
+  return std::to_string(spec.default_value);
+}
+
+std::optional<bool> parse_on_off(std::string_view text) {
+  std::string lower(text);
+  absl::AsciiStrToLower(&lower);
+  for (std::string_view on : {"1", "true", "on", "yes"})
+    if (lower == on) return true;
+  for (std::string_view off : {"0", "false", "off", "no"})
+    if (lower == off) return false;
+  return std::nullopt;
+}
+
+bool on_off_setting(Setting setting) {
+  const SettingSpec& spec = setting_spec(setting);
+  const char* value = raw_value(spec);
+  if (value == nullptr || *value == '\0') return spec.default_value != 0;
+  if (std::optional<bool> parsed = parse_on_off(value)) return *parsed;
+  warn_unusable(spec, value);
+  return spec.default_value != 0;
+}
+
+std::int64_t integer_setting(Setting setting) {
+  const SettingSpec& spec = setting_spec(setting);
+  const char* value = raw_value(spec);
+  if (value == nullptr || *value == '\0') return spec.default_value;
+  std::int64_t parsed = 0;
+  if (absl::SimpleAtoi(value, &parsed)) {
+    if (spec.kind == SettingKind::integer && parsed >= spec.min && parsed <= spec.max) {
+      return parsed;
+    }
+    if (spec.kind == SettingKind::one_of) {
+      for (std::int64_t choice : spec.choices)
+        if (parsed == choice) return parsed;
+    }
+  }
+  warn_unusable(spec, value);
+  return spec.default_value;
+}
+
+std::optional<std::string> text_setting(Setting setting) {
+  const char* value = raw_value(setting_spec(setting));
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+std::string settings_table_markdown() {
+  std::string table =
+      "| variable | accepts | default | effect |\n"
+      "| --- | --- | --- | --- |\n";
+  for (const SettingSpec& spec : kSettings) {
+    table += "| `" + std::string(spec.name) + "` | " + accepted_values(spec) + " | " +
+             default_description(spec) + " | " + std::string(spec.effect) + " |\n";
+  }
+  return table;
+}
+
+const char* foreign_variable(ForeignVariable variable) {
+  switch (variable) {
+    case ForeignVariable::home:
+      return std::getenv("HOME");
+    case ForeignVariable::xdg_cache_home:
+      return std::getenv("XDG_CACHE_HOME");
+    case ForeignVariable::cuda_home:
+      return std::getenv("CUDA_HOME");
+    case ForeignVariable::cuda_path:
+      return std::getenv("CUDA_PATH");
+    case ForeignVariable::cuda_launch_blocking:
+      return std::getenv("CUDA_LAUNCH_BLOCKING");
+  }
+  return nullptr;
+}
+
+}  // namespace lazy::ir

@@ -1,0 +1,79 @@
+#include "runtime/compile_scheduler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "ir/settings.h"
+#include "jit/compile_workers.h"
+#include "jit/nvrtc.h"
+
+namespace lazy::runtime {
+
+namespace {
+
+// Parallel compiles of one sync's new kernels (worker processes, or threads for a few): one per
+// hardware thread; LAZY_COMPILE_THREADS overrides it (1 compiles one kernel at a time, in the
+// program's own process, and starts no workers).
+std::size_t compile_threads() {
+  static const std::size_t threads = [] {
+    const std::int64_t forced = ir::integer_setting(ir::Setting::compile_threads);
+    return forced > 0 ? std::size_t(forced)
+                      : std::size_t(std::max(1u, std::thread::hardware_concurrency()));
+  }();
+  return threads;
+}
+
+}  // namespace
+
+std::vector<jit::KernelCache::Lookup> compile_all(
+    const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
+  if (kernels.empty() || !jit::nvrtc_available()) return {};
+  jit::KernelCache& cache = jit::KernelCache::instance();
+  std::vector<jit::KernelCache::Lookup> lookups(kernels.size());
+  std::vector<std::size_t> misses;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const codegen::GeneratedKernel& kernel = kernels[k];
+    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options)) {
+      lookups[k] = *found;
+    } else {
+      misses.push_back(k);
+    }
+  }
+  auto compile_here = [&](std::size_t k) {
+    lookups[k] = cache.compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
+  };
+  if (misses.size() >= jit::kMinKernelsForWorkers && compile_threads() > 1) {
+    std::vector<jit::CompileRequest> requests;
+    for (std::size_t k : misses)
+      requests.push_back({kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options});
+    if (auto results = jit::compile_in_workers(requests, compile_threads())) {
+      for (std::size_t m = 0; m < misses.size(); ++m) {
+        const std::size_t k = misses[m];
+        jit::CompileResult& result = (*results)[m];
+        if (result.ok) {
+          lookups[k] =
+              cache.add_compiled(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options,
+                                 std::move(result.cubin), result.seconds);
+        } else {
+          compile_here(k);  // in-process: a genuine error comes back with NVRTC's log
+        }
+      }
+      return lookups;
+    }
+  }
+  const std::size_t workers = std::min<std::size_t>(misses.size(), compile_threads());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::future<void>> done;
+  for (std::size_t w = 0; w < workers; ++w) {
+    done.push_back(std::async(std::launch::async, [&] {
+      for (std::size_t m = next++; m < misses.size(); m = next++) compile_here(misses[m]);
+    }));
+  }
+  for (std::future<void>& f : done) f.get();  // rethrows a CompileError
+  return lookups;
+}
+
+}  // namespace lazy::runtime

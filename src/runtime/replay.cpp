@@ -1,0 +1,127 @@
+#include "runtime/replay.h"
+
+#include <atomic>
+#include <cstdint>
+#include <sstream>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "codegen/kernel_builder.h"
+#include "ir/debug.h"
+#include "ir/dtype_codec.h"
+#include "ir/settings.h"
+#include "runtime/output_memory.h"
+#include "runtime/stats.h"
+#include "runtime/storage_mirror.h"
+
+namespace lazy::runtime {
+
+namespace {
+
+using codegen::ArgSource;
+
+std::atomic<bool> poison_outputs{ir::on_off_setting(ir::Setting::poison_outputs)};
+constexpr std::uint8_t kPoisonByte = 0xff;
+
+std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
+  auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
+  if (is_floating(node.dtype)) {
+    ir::store_double(storage->host.data(), node.dtype, 0,
+                     ir::scalar_as_float(*node.scalar, node.dtype));
+  } else {
+    ir::store_int(storage->host.data(), node.dtype, 0, ir::scalar_as_int(*node.scalar, node.dtype));
+  }
+  return storage;
+}
+
+}  // namespace
+
+std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Trace& trace,
+                                                  Device& device) {
+  std::span<const ir::NodePtr> pending = trace.pending();
+  std::span<const ir::NodePtr> externals = trace.externals();
+  check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
+  std::vector<std::uint64_t> packed;
+  const bool timed = ir::debug_level() >= 3;
+  for (const PlannedKernel& kernel : plan.kernels) {
+    for (const PlannedOutput& out : kernel.outputs) {
+      auto storage = allocate_output(device, out, pending, externals);
+      if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
+      (out.external_copy ? copies : roots)[out.node] = std::move(storage);
+    }
+    if (kernel.numel == 0) {
+      for (std::uint32_t node : kernel.release_after) roots.erase(node);
+      continue;
+    }
+    packed.clear();
+    for (const ArgSource& arg : kernel.args) {
+      switch (arg.kind) {
+        case ArgSource::Kind::constant:
+          packed.push_back(arg.value);
+          break;
+        case ArgSource::Kind::external_pointer:
+          packed.push_back(input_address(device, *externals[arg.value]));
+          break;
+        case ArgSource::Kind::root_pointer:
+          packed.push_back(roots.at(arg.value)->device_address);
+          break;
+        case ArgSource::Kind::copy_pointer:
+          packed.push_back(copies.at(arg.value)->device_address);
+          break;
+        case ArgSource::Kind::scalar_float:
+        case ArgSource::Kind::scalar_int:
+          packed.push_back(codegen::scalar_argument(*pending[arg.value]));
+          break;
+      }
+    }
+    std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
+    if (timed) {
+      DeviceTimer timer(device);
+      timer.start();
+      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
+      timer.stop();
+      float ms = timer.elapsed_ms();
+      std::ostringstream line;
+      line << "lazyfuse:   " << kernel.name << " (grid " << kernel.grid << ", block "
+           << kernel.block << "): " << ms << " ms, "
+           << double(kernel.bytes_moved) / (double(ms) * 1e6) << " GB/s";
+      ir::debug_print(line.str());
+    } else {
+      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
+    }
+    counters().kernel_launches++;
+    for (std::uint32_t node : kernel.release_after) roots.erase(node);
+  }
+
+  std::vector<std::optional<ir::TensorData>> results(pending.size());
+  for (std::uint32_t index : plan.live_roots)
+    results[index] = ir::TensorData{roots.at(index), ir::Layout::contiguous(pending[index]->shape)};
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> scalars;
+  for (std::uint32_t index : plan.live_scalars) {
+    scalars[index] = scalar_storage(*pending[index]);
+    results[index] = ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})};
+  }
+  for (const PlannedView& view : plan.live_views) {
+    std::shared_ptr<const ir::Storage> base;
+    switch (view.base_kind) {
+      case PlannedView::Base::root:
+        base = roots.at(view.base);
+        break;
+      case PlannedView::Base::external:
+        base = externals[view.base]->data->storage;
+        break;
+      case PlannedView::Base::scalar:
+        base = scalars.at(view.base);
+        break;
+    }
+    results[view.node] = ir::TensorData{std::move(base), view.layout};
+  }
+  return results;
+}
+
+void set_poison_outputs(bool enabled) {
+  poison_outputs = enabled;
+}
+
+}  // namespace lazy::runtime

@@ -105,3 +105,23 @@ TEST(Trace, PendingTensorFromAnotherThreadIsRefused) {
 }
 
 }  // namespace
+
+TEST(Node, AChainOfAMillionNodesIsFreedWithoutOverflowingTheStack) {
+  lazy::ir::NodePtr head = std::make_shared<lazy::ir::Node>();
+  for (int i = 0; i < 1'000'000; ++i) {
+    auto next = std::make_shared<lazy::ir::Node>();
+    next->inputs.push_back(std::move(head));
+    head = std::move(next);
+  }
+  std::weak_ptr<lazy::ir::Node> second = head->inputs[0];
+  head.reset();  // recursive freeing would need a million stack frames
+  EXPECT_TRUE(second.expired());
+}
+
+TEST(Node, FreeingANodeKeepsInputsOthersStillHold) {
+  auto shared = std::make_shared<lazy::ir::Node>();
+  auto user = std::make_shared<lazy::ir::Node>();
+  user->inputs.push_back(shared);
+  user.reset();
+  EXPECT_EQ(shared.use_count(), 1);
+}

@@ -1,17 +1,18 @@
 #include "codegen/templates.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <source_location>
 #include <string>
+
+#include "lazy/error.h"
 
 namespace lazy::codegen {
 
 std::string_view template_text(std::string_view name) {
   for (const EmbeddedTemplate& t : embedded_templates())
     if (t.name == name) return t.text;
-  std::fprintf(stderr, "lazyfuse: internal error: no embedded template named %.*s\n",
-               int(name.size()), name.data());
-  std::abort();
+  throw RuntimeError("lazyfuse internal error: no embedded template named " + std::string(name) +
+                         "; the library was built without it, please report it",
+                     std::source_location::current());
 }
 
 ir::Hash128 templates_checksum() {

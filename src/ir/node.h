@@ -67,6 +67,13 @@ struct Node {
   // data, and a smaller node is cheaper to record.
   std::unique_ptr<TensorData> data;
 
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Frees a chain of inputs only this node holds one node at a time: freeing it recursively
+  // would take a stack frame per node, and a long recorded chain overflows the stack.
+  ~Node();
+
   bool is_pending() const { return trace != nullptr; }
   bool is_number() const {
     return op == Op::Scalar && attrs[0] == std::int64_t(ScalarRole::number);

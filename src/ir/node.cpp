@@ -1,0 +1,29 @@
+#include "ir/node.h"
+
+#include <vector>
+
+namespace lazy::ir {
+
+namespace {
+
+// Moves the inputs nothing else holds into `orphans`, to be freed by the caller's loop.
+void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, std::vector<NodePtr>& orphans) {
+  for (NodePtr& input : inputs) {
+    if (input && input.use_count() == 1) orphans.push_back(std::move(input));
+  }
+  inputs.clear();
+}
+
+}  // namespace
+
+Node::~Node() {
+  std::vector<NodePtr> orphans;
+  release_inputs(inputs, orphans);
+  while (!orphans.empty()) {
+    NodePtr node = std::move(orphans.back());
+    orphans.pop_back();
+    release_inputs(node->inputs, orphans);
+  }
+}
+
+}  // namespace lazy::ir

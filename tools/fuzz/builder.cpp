@@ -7,6 +7,7 @@
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/smooth_function_rules.h"
 #include "tools/fuzz/value_rules.h"
 
 namespace lazy::fuzz {
@@ -75,6 +76,9 @@ BinaryFn binary_fn(std::string_view name) {
       {"pow", lazy::pow},
       {"maximum", lazy::maximum},
       {"minimum", lazy::minimum},
+      {"atan2", lazy::atan2},
+      {"hypot", lazy::hypot},
+      {"logaddexp", lazy::logaddexp},
       {"eq", lazy::eq},
       {"ne", lazy::ne},
       {"lt", lazy::lt},
@@ -93,6 +97,11 @@ ReduceFn reduce_fn(std::string_view name) {
       {"min", lazy::min}, {"logsumexp", lazy::logsumexp}, {"any", lazy::any},   {"all", lazy::all},
   };
   return find_fn(table, name);
+}
+
+// Binary ops whose result is floating whatever their operands (integers and bools give f32).
+bool has_floating_result(std::string_view name) {
+  return name == "div" || name == "atan2" || name == "hypot" || name == "logaddexp";
 }
 
 Scalar scalar_of(const Arg& arg) {
@@ -320,7 +329,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       ir::PromotionOperand ops[2] = {promotion_of(s.args[0], tensors_),
                                      promotion_of(s.args[1], tensors_)};
       DType compute = ir::result_type(ops);
-      if (s.name == "div" && !is_floating(compute)) compute = DType::f32;
+      if (has_floating_result(s.name) && !is_floating(compute)) compute = DType::f32;
       if (s.name == "logical_and" || s.name == "logical_or") compute = DType::bool_;
       b = binary_rule(s.name, operand(0, compute), operand(1, compute), compute, out.dtype());
       shape = pointwise_shape();
@@ -338,6 +347,13 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       DType d = out.dtype();
       Bounds low = binary_rule("maximum", operand(0, d), operand(1, d), d, d);
       b = binary_rule("minimum", Operand{low, d}, operand(2, d), d, d);
+      shape = pointwise_shape();
+      return;
+    }
+    case Op::lerp: {
+      out = lerp(arg_tensor(0), api_operand(1), api_operand(2), loc);
+      DType d = out.dtype();
+      b = lerp_rule(operand(0, d), operand(1, d), operand(2, d), d);
       shape = pointwise_shape();
       return;
     }

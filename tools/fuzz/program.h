@@ -38,6 +38,7 @@ enum class Op : std::uint8_t {
   binary,
   where,
   clamp,
+  lerp,
   cast,
   // views
   reshape,

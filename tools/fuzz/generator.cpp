@@ -1,7 +1,6 @@
 #include "tools/fuzz/generator.h"
 
 #include <algorithm>
-#include <iterator>
 #include <numeric>
 
 #include "tools/fuzz/builder.h"
@@ -46,16 +45,6 @@ class Generator {
     program_.steps.pop_back();
     program_.sizes.resize(sizes);
     return false;
-  }
-
-  static std::string step_label(const Step& s) {
-    static const char* kinds[] = {
-        "data",  "full",    "arange",      "rand",       "randn",   "unary",      "binary",
-        "where", "clamp",   "lerp",        "cast",       "reshape", "permute",    "expand",
-        "slice", "squeeze", "unsqueeze",   "contiguous", "reduce",  "arg_reduce", "var",
-        "std",   "softmax", "log_softmax", "layer_norm", "rms_norm"};
-    static_assert(std::size(kinds) == std::size_t(Op::rms_norm) + 1, "a label for every Op");
-    return s.name.empty() ? kinds[int(s.op)] : s.name;
   }
 
   int count() const { return int(program_.steps.size()); }
@@ -244,18 +233,16 @@ class Generator {
     try_add(s);
   }
 
-  // lerp(x, end, weight): end a tensor or a number; weight a number (mostly in [0, 1], both of
-  // PyTorch's forms), a uniform [0, 1) tensor, or any tensor.
+  // lerp(x, end, weight): end a tensor or a number; weight a number, a uniform [0, 1) tensor or
+  // any tensor.
   void add_lerp(int x) {
     Arg end = random_.chance(60) ? tensor_arg(partner_for(x)) : random_number(random_);
     Arg weight;
     int kind = random_.weighted({45, 30, 25});
     if (kind == 0) {
-      weight.number =
-          random_.pick(std::vector<double>{0, 0.25, 0.5, 0.75, 1, 0.3, 0.625, -0.5, 1.5, 2});
+      weight = random_weight(random_);
     } else if (kind == 1) {
-      Step uniform;
-      uniform.op = Op::rand;
+      Step uniform = step_of(Op::rand, "", {});
       uniform.dtype =
           is_floating(builder_.tensor(x).dtype()) ? builder_.tensor(x).dtype() : DType::f32;
       uniform.shape = random_.chance(70) ? builder_.shape(x) : broadcastable(builder_.shape(x));

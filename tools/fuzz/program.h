@@ -102,6 +102,9 @@ struct Program {
   std::vector<Step> steps;
 };
 
+// What a step is called in counts and logs: its API function, else its kind ("lerp", "slice").
+std::string step_label(const Step& step);
+
 // Concrete value of a symbolic axis size.
 std::int64_t dim_value(const Program& program, const Dim& dim);
 Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);

@@ -25,6 +25,7 @@ namespace {
 
 using namespace lazy::fuzz;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(FuzzBounds, FitsKnowsEachDtypesSignificand) {
   EXPECT_TRUE(fits(lazy::DType::f16, -2048, 2048, 0));
@@ -120,6 +121,27 @@ TEST(FuzzShrinker, KeepsOnlyWhatTheFailureNeeds) {
   ASSERT_EQ(small.size(), 1u);
   EXPECT_TRUE(holds_exp(small));
   EXPECT_LE(small[0].steps.size(), 2u) << "from " << before << " steps";
+}
+
+TEST(FuzzShrinker, CutsALerpsOperandsToLeavesThatStillRecord) {
+  auto ends_in_lerp = [](const Program& p) { return p.steps.back().op == Op::lerp; };
+  Program program;
+  for (std::int64_t index = 0; index < 2000; ++index) {
+    program = generate(13, index, {});
+    if (ends_in_lerp(program) && program.steps.size() >= 6) break;
+  }
+  ASSERT_TRUE(ends_in_lerp(program));
+  auto holds_lerp = [](std::vector<Program>& candidate) {
+    for (const Step& s : candidate[0].steps)
+      if (s.op == Op::lerp) return true;
+    return false;
+  };
+  std::vector<Program> small = shrink({program}, holds_lerp, 200);
+  ASSERT_TRUE(holds_lerp(small));
+  EXPECT_LE(small[0].steps.size(), 4u);  // the lerp and at most three data leaves
+  for (std::size_t i = 0; i + 1 < small[0].steps.size(); ++i)
+    EXPECT_EQ(small[0].steps[i].op, Op::data);
+  EXPECT_THAT(print_program(small), Not(HasSubstr("no longer records")));
 }
 
 TEST(FuzzShrinker, DeadStepsAreRemovedAndArgumentsRenumbered) {

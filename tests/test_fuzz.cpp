@@ -4,22 +4,28 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <set>
 #include <sstream>
 
 #include <lazy/lazy.h>
 
 #include "tools/fuzz/bounds.h"
+#include "tools/fuzz/builder.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
 #include "tools/fuzz/session.h"
 #include "tools/fuzz/shrinker.h"
+#include "tools/fuzz/smooth_function_rules.h"
 
 namespace {
 
 using namespace lazy::fuzz;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(FuzzBounds, FitsKnowsEachDtypesSignificand) {
   EXPECT_TRUE(fits(lazy::DType::f16, -2048, 2048, 0));
@@ -46,6 +52,24 @@ TEST(FuzzGenerator, TheSameSeedAndIndexGiveTheSameProgram) {
   EXPECT_NE(print_program(a), print_program(c));
 }
 
+TEST(FuzzGenerator, EveryPointwiseOpOfTheApiIsGenerated) {
+  // An op whose value rule rejects every range it meets would silently drop out of the fuzzer.
+  std::set<std::string> seen;
+  for (std::int64_t index = 0; index < 300; ++index)
+    for (const Step& s : generate(7, index, {}).steps) {
+      if (s.op == Op::unary || s.op == Op::binary) seen.insert(s.name);
+      if (s.op == Op::lerp) seen.insert("lerp");
+    }
+  for (const char* op :
+       {"neg",   "abs",   "sign",      "square",     "relu",        "floor",       "ceil",
+        "round", "exp",   "exp2",      "log",        "log2",        "log1p",       "expm1",
+        "sqrt",  "rsqrt", "sin",       "cos",        "tanh",        "erf",         "sigmoid",
+        "gelu",  "silu",  "softplus",  "reciprocal", "logical_not", "isnan",       "isinf",
+        "add",   "sub",   "mul",       "div",        "pow",         "maximum",     "minimum",
+        "atan2", "hypot", "logaddexp", "eq",         "lt",          "logical_and", "lerp"})
+    EXPECT_TRUE(seen.count(op)) << op << " never generated";
+}
+
 TEST(FuzzPrinter, PrintsAStandaloneProgramThatHoldsTheOutputs) {
   std::vector<Program> programs = {generate(5, 3, {})};
   std::string source = print_program(programs);
@@ -55,27 +79,69 @@ TEST(FuzzPrinter, PrintsAStandaloneProgramThatHoldsTheOutputs) {
   EXPECT_THAT(source, HasSubstr("fz_show(\"p3_out"));
 }
 
+TEST(FuzzPrinter, PrintsLerpWithItsNumberOperands) {
+  Program p;
+  p.sizes = {SizeVar{5, false}};
+  Step start;
+  start.op = Op::data;
+  start.shape = {Dim{{0}, 1}};
+  start.data.quantum = 3;
+  Step lerp;
+  lerp.op = Op::lerp;
+  lerp.args = {Arg{0}, Arg{-1, 2}, Arg{-1, 0.25}};
+  lerp.held = true;
+  p.steps = {start, lerp};
+  std::vector<Program> programs = {p};
+  std::string source = print_program(programs);
+  EXPECT_THAT(source, HasSubstr("lazy::lerp(p0_t0, 2.0, 0.25)"));
+  EXPECT_THAT(source, HasSubstr("exact"));  // grid values, a dyadic weight: no rounding anywhere
+}
+
 TEST(FuzzShrinker, KeepsOnlyWhatTheFailureNeeds) {
   // A made-up failure: any program holding an exp step. The shrinker must keep an exp and cut
   // or drop nearly everything else.
-  Program program;
-  for (std::int64_t index = 0; index < 200; ++index) {
-    program = generate(11, index, {});
-    int exps = 0;
-    for (const Step& s : program.steps) exps += s.op == Op::unary && s.name == "exp";
-    if (exps > 0 && program.steps.size() >= 6) break;
-  }
   auto holds_exp = [](std::vector<Program>& candidate) {
     for (const Program& p : candidate)
       for (const Step& s : p.steps)
         if (s.op == Op::unary && s.name == "exp") return true;
     return false;
   };
+  // An exp as the last output, as a failing step is: the shrinker keeps what outputs need.
+  auto ends_in_exp = [](const Program& p) {
+    return p.steps.back().op == Op::unary && p.steps.back().name == "exp";
+  };
+  Program program;
+  for (std::int64_t index = 0; index < 2000; ++index) {
+    program = generate(11, index, {});
+    if (ends_in_exp(program) && program.steps.size() >= 6) break;
+  }
+  ASSERT_TRUE(ends_in_exp(program));
   std::size_t before = program.steps.size();
   std::vector<Program> small = shrink({program}, holds_exp, 200);
   ASSERT_EQ(small.size(), 1u);
   EXPECT_TRUE(holds_exp(small));
   EXPECT_LE(small[0].steps.size(), 2u) << "from " << before << " steps";
+}
+
+TEST(FuzzShrinker, CutsALerpsOperandsToLeavesThatStillRecord) {
+  auto ends_in_lerp = [](const Program& p) { return p.steps.back().op == Op::lerp; };
+  Program program;
+  for (std::int64_t index = 0; index < 2000; ++index) {
+    program = generate(13, index, {});
+    if (ends_in_lerp(program) && program.steps.size() >= 6) break;
+  }
+  ASSERT_TRUE(ends_in_lerp(program));
+  auto holds_lerp = [](std::vector<Program>& candidate) {
+    for (const Step& s : candidate[0].steps)
+      if (s.op == Op::lerp) return true;
+    return false;
+  };
+  std::vector<Program> small = shrink({program}, holds_lerp, 200);
+  ASSERT_TRUE(holds_lerp(small));
+  EXPECT_LE(small[0].steps.size(), 4u);  // the lerp and at most three data leaves
+  for (std::size_t i = 0; i + 1 < small[0].steps.size(); ++i)
+    EXPECT_EQ(small[0].steps[i].op, Op::data);
+  EXPECT_THAT(print_program(small), Not(HasSubstr("no longer records")));
 }
 
 TEST(FuzzShrinker, DeadStepsAreRemovedAndArgumentsRenumbered) {
@@ -94,6 +160,157 @@ TEST(FuzzShrinker, DeadStepsAreRemovedAndArgumentsRenumbered) {
   Program q = without_dead_steps(p);
   ASSERT_EQ(q.steps.size(), 2u);
   EXPECT_EQ(q.steps[1].args[0].step, 0);
+}
+
+// Values a backend may hold for a tensor with bounds `b`: f32 values within b.err of the exact
+// value `exact`, which lies in [b.lo, b.hi] (inexact bounds) or is an f32 value (exact ones).
+struct Sample {
+  double exact;
+  float held;
+};
+Sample sample(const Bounds& b, std::uint64_t& state) {
+  auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return double(state >> 11) * 0x1p-53;
+  };
+  double u = uniform();
+  if (u < 0.1) u = 0;  // the box's edges, where the extremes are
+  if (u > 0.9) u = 1;
+  Sample s{double(float(b.lo + (b.hi - b.lo) * u)), 0};
+  s.exact = std::clamp(s.exact, b.lo, b.hi);
+  s.held = float(s.exact + (2 * uniform() - 1) * b.err);
+  if (!(std::abs(double(s.held) - s.exact) <= b.err)) s.held = float(s.exact);
+  if (double(s.held) != s.exact && b.err == 0) s.held = float(s.exact), s.exact = s.held;
+  return s;
+}
+
+// f32 versions of the device functions (nvrtc_templates/lz_pointwise.cuh) on the host.
+float logaddexp_f32(float a, float b) {
+  if (std::isinf(a) && a == b) return a;
+  return std::fmax(a, b) + std::log1p(std::exp(-std::fabs(a - b)));
+}
+float lerp_f32(float s, float e, float w) {
+  return std::fabs(w) < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w);
+}
+double logaddexp_exact(double a, double b) {
+  double m = std::max(a, b);
+  return m + std::log1p(std::exp(std::min(a, b) - m));
+}
+
+// Every sampled f32 result lies within the rule's error of the exact value, which lies in range.
+void expect_binary_rule_holds(const char* op, std::function<float(float, float)> device,
+                              double (*exact)(double, double), const Bounds& a, const Bounds& b) {
+  const Operand x{a, lazy::DType::f32}, y{b, lazy::DType::f32};
+  const Bounds r = binary_rule(op, x, y, lazy::DType::f32, lazy::DType::f32);
+  std::uint64_t state = 12345;
+  for (int k = 0; k < 4000; ++k) {
+    Sample sa = sample(a, state), sb = sample(b, state);
+    double want = exact(sa.exact, sb.exact);
+    double got = device(sa.held, sb.held);
+    ASSERT_LE(std::abs(got - want), r.err) << op << "(" << sa.held << ", " << sb.held << ")";
+    ASSERT_GE(want, r.lo - 1e-12) << op;
+    ASSERT_LE(want, r.hi + 1e-12) << op;
+  }
+}
+
+Bounds inexact(double lo, double hi, double err) {
+  return Bounds{lo, hi, err, kNoQuantum};
+}
+
+TEST(FuzzSmoothRules, Atan2ErrorFollowsTheSlopeOneOverTheRadius) {
+  auto device = [](float y, float x) { return std::atan2(y, x); };
+  auto exact = [](double y, double x) { return std::atan2(y, x); };
+  expect_binary_rule_holds("atan2", device, exact, inexact(-1, 1, 1e-3), inexact(0.25, 4, 1e-3));
+  expect_binary_rule_holds("atan2", device, exact, inexact(0.5, 3, 1e-2), inexact(-3, 3, 1e-2));
+  expect_binary_rule_holds("atan2", device, exact, inexact(-3, -0.1, 0), inexact(-2, -1, 0));
+  expect_binary_rule_holds("atan2", device, exact, inexact(-2, 2, 0), inexact(0x1p-20, 1, 0));
+  const Operand y{inexact(-1, 1, 1e-3), lazy::DType::f32};
+  const Operand x{inexact(0.25, 4, 1e-3), lazy::DType::f32};
+  Bounds r = binary_rule("atan2", y, x, lazy::DType::f32, lazy::DType::f32);
+  EXPECT_LT(r.err, 1e-3 / 0.249 * 1.5);
+  EXPECT_GT(r.err, 1e-3 / 0.251 * 1.4);  // hypot(1e-3, 1e-3) / (0.25 - 1e-3)
+}
+
+TEST(FuzzSmoothRules, Atan2RejectsTheBranchCutAndTheOrigin) {
+  auto rule = [](Bounds y, Bounds x) {
+    return binary_rule("atan2", {y, lazy::DType::f32}, {x, lazy::DType::f32}, lazy::DType::f32,
+                       lazy::DType::f32);
+  };
+  // y may be zero (or -0) where x is negative: pi or -pi by the zero's sign.
+  EXPECT_THROW(rule(inexact(-1, 1, 0), inexact(-2, -1, 0)), StepRejected);
+  EXPECT_THROW(rule(inexact(0, 1, 0), inexact(-2, 0, 0)), StepRejected);
+  Bounds positive_special = inexact(0.5, 1, 0);
+  positive_special.special = true;  // holds -0
+  EXPECT_THROW(rule(positive_special, inexact(-2, -1, 0)), StepRejected);
+  // An inexact y near 0 may cross it: the cut again, though its range is positive.
+  EXPECT_THROW(rule(inexact(1e-3, 1, 2e-3), inexact(-2, -1, 0)), StepRejected);
+  // Inexact arguments near the origin: the slope is unbounded.
+  EXPECT_THROW(rule(inexact(-1, 1, 1e-4), inexact(1e-3, 1, 1e-4)), StepRejected);
+  // Off the cut: accepted, and within [-pi, pi].
+  Bounds r = rule(inexact(-1, 1, 0), inexact(1, 2, 0));
+  EXPECT_GE(r.lo, -M_PI / 2);
+  EXPECT_LE(r.hi, M_PI / 2);
+  EXPECT_NO_THROW(rule(inexact(0.5, 1, 0), inexact(-2, 2, 0)));
+}
+
+TEST(FuzzSmoothRules, HypotAndLogaddexpAreOneLipschitz) {
+  auto hypot_device = [](float a, float b) { return std::hypot(a, b); };
+  auto hypot_exact = [](double a, double b) { return std::hypot(a, b); };
+  expect_binary_rule_holds("hypot", hypot_device, hypot_exact, inexact(-3, 3, 1e-3),
+                           inexact(-100, 4, 1e-2));
+  expect_binary_rule_holds("hypot", hypot_device, hypot_exact, inexact(-1, 0, 0),
+                           inexact(0x1p-10, 0x1p-5, 0));
+  expect_binary_rule_holds("logaddexp", logaddexp_f32, logaddexp_exact, inexact(-3, 3, 1e-3),
+                           inexact(-100, 4, 1e-2));
+  expect_binary_rule_holds("logaddexp", logaddexp_f32, logaddexp_exact, inexact(-1, -0.5, 0),
+                           inexact(-1, -0.5, 0));
+  expect_binary_rule_holds("logaddexp", logaddexp_f32, logaddexp_exact, inexact(1e4, 2e4, 0),
+                           inexact(-2e4, 3e4, 0));
+  const Operand a{inexact(-3, 3, 1e-3), lazy::DType::f32};
+  const Operand b{inexact(-3, 3, 1e-2), lazy::DType::f32};
+  Bounds r = binary_rule("logaddexp", a, b, lazy::DType::f32, lazy::DType::f32);
+  EXPECT_LT(r.err, 1e-2 + 1e-5);  // the larger error, not the sum
+  EXPECT_NEAR(r.lo, logaddexp_exact(-3, -3), 1e-12);
+  EXPECT_NEAR(r.hi, logaddexp_exact(3, 3), 1e-12);
+  const Operand huge{inexact(0, 60000, 0), lazy::DType::f16};
+  EXPECT_THROW(binary_rule("hypot", huge, huge, lazy::DType::f16, lazy::DType::f16), StepRejected);
+}
+
+TEST(FuzzSmoothRules, LerpErrorCoversBothFormsAndTheOperandsErrors) {
+  std::uint64_t state = 99;
+  for (Bounds w : {inexact(0, 1, 0), inexact(0.4, 0.6, 1e-3), inexact(-2, 3, 1e-4)}) {
+    const Bounds s = inexact(-5, 3, 1e-3), e = inexact(-1, 100, 1e-2);
+    const Bounds r = lerp_rule({s, lazy::DType::f32}, {e, lazy::DType::f32}, {w, lazy::DType::f32},
+                               lazy::DType::f32);
+    for (int k = 0; k < 4000; ++k) {
+      Sample ss = sample(s, state), se = sample(e, state), sw = sample(w, state);
+      double want = ss.exact + sw.exact * (se.exact - ss.exact);
+      double got = lerp_f32(ss.held, se.held, sw.held);
+      ASSERT_LE(std::abs(got - want), r.err) << ss.held << " " << se.held << " " << sw.held;
+      ASSERT_GE(want, r.lo - 1e-9);
+      ASSERT_LE(want, r.hi + 1e-9);
+    }
+  }
+}
+
+TEST(FuzzSmoothRules, LerpOfGridValuesWithADyadicWeightIsExact) {
+  const Bounds grid{-4, 4, 0, 4};  // multiples of 1/16
+  const Operand start{grid, lazy::DType::f32}, end{grid, lazy::DType::f32};
+  Bounds r = lerp_rule(start, end, {number_bounds(0.75, lazy::DType::f32), lazy::DType::f32},
+                       lazy::DType::f32);
+  EXPECT_TRUE(r.exact());
+  EXPECT_EQ(r.quantum, 6);
+  for (float s = -4; s <= 4; s += 0.4375f)
+    for (float e = -4; e <= 4; e += 0.3125f) EXPECT_EQ(lerp_f32(s, e, 0.75f), s + 0.75 * (e - s));
+  // A weight no grid holds rounds: inexact.
+  Bounds tenth = lerp_rule(start, end, {number_bounds(0.1, lazy::DType::f32), lazy::DType::f32},
+                           lazy::DType::f32);
+  EXPECT_GT(tenth.err, 0);
+  // An integer-looking start far above the grid's reach: inexact as well.
+  Bounds wide =
+      lerp_rule({Bounds{-3e7, 3e7, 0, 4}, lazy::DType::f32}, end,
+                {number_bounds(0.75, lazy::DType::f32), lazy::DType::f32}, lazy::DType::f32);
+  EXPECT_FALSE(wide.exact());
 }
 
 // On the host every mode runs the reference evaluator after planning as for a GPU; on a GPU

@@ -6,7 +6,9 @@
 
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
+#include "tools/fuzz/api_functions.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/smooth_function_rules.h"
 #include "tools/fuzz/value_rules.h"
 
 namespace lazy::fuzz {
@@ -14,86 +16,12 @@ namespace lazy::fuzz {
 namespace {
 
 using Loc = std::source_location;
-using UnaryFn = Tensor (*)(const Tensor&, Loc);
-using BinaryFn = Tensor (*)(const lazy::Operand&, const lazy::Operand&, Loc);
-using ReduceFn = Tensor (*)(const Tensor&, const Axes&, bool, Loc);
 
 // Tensors past this many elements make the reference evaluator the bottleneck.
 constexpr std::int64_t kMaxElements = std::int64_t(1) << 22;
 // Values known to less than this (relative to their magnitude, or absolutely below 1) are too
 // noisy to compare usefully; the generator picks another op instead.
 constexpr double kMaxRelativeError = 0.02;
-
-template <class Fn>
-Fn find_fn(const std::vector<std::pair<std::string_view, Fn>>& table, std::string_view name) {
-  for (const auto& [n, fn] : table)
-    if (n == name) return fn;
-  throw std::logic_error("lazyfuse-fuzz: unknown op " + std::string(name));
-}
-
-UnaryFn unary_fn(std::string_view name) {
-  static const std::vector<std::pair<std::string_view, UnaryFn>> table = {
-      {"neg", lazy::neg},
-      {"abs", lazy::abs},
-      {"sign", lazy::sign},
-      {"square", lazy::square},
-      {"relu", lazy::relu},
-      {"floor", lazy::floor},
-      {"ceil", lazy::ceil},
-      {"round", lazy::round},
-      {"exp", lazy::exp},
-      {"exp2", lazy::exp2},
-      {"log", lazy::log},
-      {"log2", lazy::log2},
-      {"log1p", lazy::log1p},
-      {"expm1", lazy::expm1},
-      {"sqrt", lazy::sqrt},
-      {"rsqrt", lazy::rsqrt},
-      {"sin", lazy::sin},
-      {"cos", lazy::cos},
-      {"tanh", lazy::tanh},
-      {"erf", lazy::erf},
-      {"sigmoid", lazy::sigmoid},
-      {"reciprocal", lazy::reciprocal},
-      {"gelu", lazy::gelu},
-      {"gelu_tanh", lazy::gelu_tanh},
-      {"silu", lazy::silu},
-      {"softplus", lazy::softplus},
-      {"logical_not", lazy::logical_not},
-      {"isnan", lazy::isnan},
-      {"isinf", lazy::isinf},
-  };
-  return find_fn(table, name);
-}
-
-BinaryFn binary_fn(std::string_view name) {
-  static const std::vector<std::pair<std::string_view, BinaryFn>> table = {
-      {"add", lazy::add},
-      {"sub", lazy::sub},
-      {"mul", lazy::mul},
-      {"div", lazy::div},
-      {"pow", lazy::pow},
-      {"maximum", lazy::maximum},
-      {"minimum", lazy::minimum},
-      {"eq", lazy::eq},
-      {"ne", lazy::ne},
-      {"lt", lazy::lt},
-      {"le", lazy::le},
-      {"gt", lazy::gt},
-      {"ge", lazy::ge},
-      {"logical_and", lazy::logical_and},
-      {"logical_or", lazy::logical_or},
-  };
-  return find_fn(table, name);
-}
-
-ReduceFn reduce_fn(std::string_view name) {
-  static const std::vector<std::pair<std::string_view, ReduceFn>> table = {
-      {"sum", lazy::sum}, {"mean", lazy::mean},           {"prod", lazy::prod}, {"max", lazy::max},
-      {"min", lazy::min}, {"logsumexp", lazy::logsumexp}, {"any", lazy::any},   {"all", lazy::all},
-  };
-  return find_fn(table, name);
-}
 
 Scalar scalar_of(const Arg& arg) {
   switch (arg.kind) {
@@ -320,7 +248,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       ir::PromotionOperand ops[2] = {promotion_of(s.args[0], tensors_),
                                      promotion_of(s.args[1], tensors_)};
       DType compute = ir::result_type(ops);
-      if (s.name == "div" && !is_floating(compute)) compute = DType::f32;
+      if (has_floating_result(s.name) && !is_floating(compute)) compute = DType::f32;
       if (s.name == "logical_and" || s.name == "logical_or") compute = DType::bool_;
       b = binary_rule(s.name, operand(0, compute), operand(1, compute), compute, out.dtype());
       shape = pointwise_shape();
@@ -338,6 +266,13 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       DType d = out.dtype();
       Bounds low = binary_rule("maximum", operand(0, d), operand(1, d), d, d);
       b = binary_rule("minimum", Operand{low, d}, operand(2, d), d, d);
+      shape = pointwise_shape();
+      return;
+    }
+    case Op::lerp: {
+      out = lerp(arg_tensor(0), api_operand(1), api_operand(2), loc);
+      DType d = out.dtype();
+      b = lerp_rule(operand(0, d), operand(1, d), operand(2, d), d);
       shape = pointwise_shape();
       return;
     }

@@ -47,15 +47,6 @@ class Generator {
     return false;
   }
 
-  static std::string step_label(const Step& s) {
-    static const char* kinds[] = {
-        "data",    "full",        "arange",     "rand",    "randn",      "unary",  "binary",
-        "where",   "clamp",       "cast",       "reshape", "permute",    "expand", "slice",
-        "squeeze", "unsqueeze",   "contiguous", "reduce",  "arg_reduce", "var",    "std",
-        "softmax", "log_softmax", "layer_norm", "rms_norm"};
-    return s.name.empty() ? kinds[int(s.op)] : s.name;
-  }
-
   int count() const { return int(program_.steps.size()); }
   int pick_step() {
     // Recent steps more often, so chains grow deep.
@@ -170,21 +161,26 @@ class Generator {
     s.name = random_.pick(ops);
     s.args = {tensor_arg(x)};
     if (try_add(s)) return;
-    // Domain-limited functions get a positive argument: |x| + 0.5.
-    Step abs_step = step_of(Op::unary, "abs", {tensor_arg(x)});
-    if (!try_add(abs_step)) return;
+    // Domain-limited functions get a positive argument.
+    int positive = positive_from(x);
+    if (positive < 0) return;
+    s.args = {tensor_arg(positive)};
+    try_add(s);
+  }
+
+  // |x| + 0.5, recorded as two steps: the last one's index, or -1.
+  int positive_from(int x) {
+    if (!try_add(step_of(Op::unary, "abs", {tensor_arg(x)}))) return -1;
     Arg half;
     half.number = 0.5;
-    Step shifted = step_of(Op::binary, "add", {tensor_arg(count() - 1), half});
-    if (!try_add(shifted)) return;
-    s.args = {tensor_arg(count() - 1)};
-    try_add(s);
+    if (!try_add(step_of(Op::binary, "add", {tensor_arg(count() - 1), half}))) return -1;
+    return count() - 1;
   }
 
   void add_binary(int x) {
     static const std::vector<std::string> ops = {
-        "add", "sub", "mul", "div", "pow", "maximum",     "minimum",   "eq",
-        "ne",  "lt",  "le",  "gt",  "ge",  "logical_and", "logical_or"};
+        "add",       "sub", "mul", "div", "pow", "maximum", "minimum", "atan2",       "hypot",
+        "logaddexp", "eq",  "ne",  "lt",  "le",  "gt",      "ge",      "logical_and", "logical_or"};
     Step s;
     s.op = Op::binary;
     s.name = random_.pick(ops);
@@ -202,6 +198,11 @@ class Generator {
       s.args = {tensor_arg(x), tensor_arg(y)};
       if (random_.chance(50)) std::swap(s.args[0], s.args[1]);
     }
+    if (try_add(s) || s.name != "atan2" || !s.args[1].is_tensor()) return;
+    // atan2 off its branch cut and away from the origin: a positive x.
+    int positive = positive_from(s.args[1].step);
+    if (positive < 0) return;
+    s.args[1] = tensor_arg(positive);
     try_add(s);
   }
 
@@ -230,6 +231,29 @@ class Generator {
       s.args = {tensor_arg(x), lo, hi};
     }
     try_add(s);
+  }
+
+  // lerp(x, end, weight): end a tensor or a number; weight a number, a uniform [0, 1) tensor or
+  // any tensor.
+  void add_lerp(int x) {
+    Arg end = random_.chance(60) ? tensor_arg(partner_for(x)) : random_number(random_);
+    Arg weight;
+    int kind = random_.weighted({45, 30, 25});
+    if (kind == 0) {
+      weight = random_weight(random_);
+    } else if (kind == 1) {
+      Step uniform = step_of(Op::rand, "", {});
+      uniform.dtype =
+          is_floating(builder_.tensor(x).dtype()) ? builder_.tensor(x).dtype() : DType::f32;
+      uniform.shape = random_.chance(70) ? builder_.shape(x) : broadcastable(builder_.shape(x));
+      uniform.data.key = random_.next();
+      if (!try_add(uniform)) return;
+      weight = tensor_arg(count() - 1);
+    } else {
+      weight = tensor_arg(partner_for(x));
+    }
+    if ((end.is_tensor() && end.step < 0) || (weight.is_tensor() && weight.step < 0)) return;
+    try_add(step_of(Op::lerp, "", {tensor_arg(x), end, weight}));
   }
 
   void add_cast(int x) {
@@ -421,7 +445,7 @@ class Generator {
       return;
     }
     int x = pick_step();
-    switch (random_.weighted({24, 24, 7, 5, 18, 14, 8})) {
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8})) {
       case 0:
         add_unary(x);
         break;
@@ -432,12 +456,15 @@ class Generator {
         add_select(x);
         break;
       case 3:
-        add_cast(x);
+        add_lerp(x);
         break;
       case 4:
-        add_view(x);
+        add_cast(x);
         break;
       case 5:
+        add_view(x);
+        break;
+      case 6:
         add_reduction(x);
         break;
       default:

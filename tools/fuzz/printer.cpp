@@ -105,6 +105,9 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::clamp:
       e << "lazy::clamp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;
+    case Op::lerp:
+      e << "lazy::lerp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
+      break;
     case Op::cast:
       if (s.name == "to")
         e << a(0) << ".to(" << dtype_literal(s.dtype) << ")";

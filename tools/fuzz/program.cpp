@@ -1,6 +1,18 @@
 #include "tools/fuzz/program.h"
 
+#include <iterator>
+
 namespace lazy::fuzz {
+
+std::string step_label(const Step& step) {
+  static const char* kinds[] = {
+      "data",  "full",    "arange",      "rand",       "randn",   "unary",      "binary",
+      "where", "clamp",   "lerp",        "cast",       "reshape", "permute",    "expand",
+      "slice", "squeeze", "unsqueeze",   "contiguous", "reduce",  "arg_reduce", "var",
+      "std",   "softmax", "log_softmax", "layer_norm", "rms_norm"};
+  static_assert(std::size(kinds) == std::size_t(Op::rms_norm) + 1, "a label for every Op");
+  return step.name.empty() ? kinds[int(step.op)] : step.name;
+}
 
 std::int64_t dim_value(const Program& program, const Dim& dim) {
   std::int64_t n = dim.literal;

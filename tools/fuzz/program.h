@@ -38,6 +38,7 @@ enum class Op : std::uint8_t {
   binary,
   where,
   clamp,
+  lerp,
   cast,
   // views
   reshape,
@@ -100,6 +101,9 @@ struct Program {
   std::vector<SizeVar> sizes;
   std::vector<Step> steps;
 };
+
+// What a step is called in counts and logs: its API function, else its kind ("lerp", "slice").
+std::string step_label(const Step& step);
 
 // Concrete value of a symbolic axis size.
 std::int64_t dim_value(const Program& program, const Dim& dim);

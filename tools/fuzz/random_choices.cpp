@@ -82,4 +82,10 @@ Arg random_number(Random& random) {
   return a;
 }
 
+Arg random_weight(Random& random) {
+  Arg a;
+  a.number = random.pick(std::vector<double>{0, 0.25, 0.5, 0.75, 1, 0.3, 0.625, -0.5, 1.5, 2});
+  return a;
+}
+
 }  // namespace lazy::fuzz

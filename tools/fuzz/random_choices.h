@@ -49,5 +49,7 @@ DType random_dtype(Random& random);
 DataSpec random_data(Random& random, DType dtype);
 // A number operand: an integer, a float (mostly short dyadic fractions) or a bool.
 Arg random_number(Random& random);
+// A lerp weight: mostly in [0, 1], on both sides of 0.5 where PyTorch's two forms meet.
+Arg random_weight(Random& random);
 
 }  // namespace lazy::fuzz

@@ -6,17 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "tools/fuzz/builder.h"
+#include "tools/fuzz/rule_helpers.h"
+#include "tools/fuzz/smooth_function_rules.h"
 
 namespace lazy::fuzz {
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-[[noreturn]] void reject(std::string_view op, std::string_view why) {
-  throw StepRejected(std::string(op) + ": " + std::string(why));
-}
 
 // Smallest and largest of f over [lo, hi], from the ends and the points where f turns.
 std::pair<double, double> range_of(const std::function<double(double)>& f, double lo, double hi,
@@ -38,16 +35,6 @@ double log2_of(std::int64_t n) {
 
 bool is_power_of_two(std::int64_t n) {
   return n > 0 && (n & (n - 1)) == 0;
-}
-
-Bounds with_flags(Bounds b, const Bounds& x) {
-  b.special = b.special || x.special;
-  b.unchecked = b.unchecked || x.unchecked;
-  return b;
-}
-
-Bounds with_flags(Bounds b, const Bounds& x, const Bounds& y) {
-  return with_flags(with_flags(b, x), y);
 }
 
 // A function of one floating argument: its values, how fast it changes, how far a GPU's
@@ -197,12 +184,6 @@ void check_integer_range(std::string_view op, double lo, double hi, DType result
     reject(op, "integers could overflow");
 }
 
-std::pair<double, double> corners(double a0, double a1, double b0, double b1,
-                                  double (*f)(double, double)) {
-  double v[4] = {f(a0, b0), f(a0, b1), f(a1, b0), f(a1, b1)};
-  return {*std::min_element(v, v + 4), *std::max_element(v, v + 4)};
-}
-
 // An operand an op selects (where, maximum, minimum) as the result dtype holds it: a fused
 // kernel keeps a narrow intermediate in f32 while the reference rounds it, so a value the dtype
 // cannot hold exactly may differ by a rounding.
@@ -297,6 +278,9 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
                  : kNoQuantum};
     return with_flags(r, sa, sb);
   }
+  if (op == "atan2") return atan2_rule(a, b, result);
+  if (op == "hypot") return hypot_rule(a, b, result);
+  if (op == "logaddexp") return logaddexp_rule(a, b, result);
   double lo, hi;
   double inherited;
   int quantum = kNoQuantum;

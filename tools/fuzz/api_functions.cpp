@@ -1,0 +1,92 @@
+#include "tools/fuzz/api_functions.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lazy::fuzz {
+
+namespace {
+
+template <class Fn>
+Fn find_fn(const std::vector<std::pair<std::string_view, Fn>>& table, std::string_view name) {
+  for (const auto& [n, fn] : table)
+    if (n == name) return fn;
+  throw std::logic_error("lazyfuse-fuzz: unknown op " + std::string(name));
+}
+
+}  // namespace
+
+UnaryFn unary_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, UnaryFn>> table = {
+      {"neg", lazy::neg},
+      {"abs", lazy::abs},
+      {"sign", lazy::sign},
+      {"square", lazy::square},
+      {"relu", lazy::relu},
+      {"floor", lazy::floor},
+      {"ceil", lazy::ceil},
+      {"round", lazy::round},
+      {"exp", lazy::exp},
+      {"exp2", lazy::exp2},
+      {"log", lazy::log},
+      {"log2", lazy::log2},
+      {"log1p", lazy::log1p},
+      {"expm1", lazy::expm1},
+      {"sqrt", lazy::sqrt},
+      {"rsqrt", lazy::rsqrt},
+      {"sin", lazy::sin},
+      {"cos", lazy::cos},
+      {"tanh", lazy::tanh},
+      {"erf", lazy::erf},
+      {"sigmoid", lazy::sigmoid},
+      {"reciprocal", lazy::reciprocal},
+      {"gelu", lazy::gelu},
+      {"gelu_tanh", lazy::gelu_tanh},
+      {"silu", lazy::silu},
+      {"softplus", lazy::softplus},
+      {"logical_not", lazy::logical_not},
+      {"isnan", lazy::isnan},
+      {"isinf", lazy::isinf},
+  };
+  return find_fn(table, name);
+}
+
+BinaryFn binary_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, BinaryFn>> table = {
+      {"add", lazy::add},
+      {"sub", lazy::sub},
+      {"mul", lazy::mul},
+      {"div", lazy::div},
+      {"pow", lazy::pow},
+      {"maximum", lazy::maximum},
+      {"minimum", lazy::minimum},
+      {"atan2", lazy::atan2},
+      {"hypot", lazy::hypot},
+      {"logaddexp", lazy::logaddexp},
+      {"eq", lazy::eq},
+      {"ne", lazy::ne},
+      {"lt", lazy::lt},
+      {"le", lazy::le},
+      {"gt", lazy::gt},
+      {"ge", lazy::ge},
+      {"logical_and", lazy::logical_and},
+      {"logical_or", lazy::logical_or},
+  };
+  return find_fn(table, name);
+}
+
+ReduceFn reduce_fn(std::string_view name) {
+  static const std::vector<std::pair<std::string_view, ReduceFn>> table = {
+      {"sum", lazy::sum}, {"mean", lazy::mean},           {"prod", lazy::prod}, {"max", lazy::max},
+      {"min", lazy::min}, {"logsumexp", lazy::logsumexp}, {"any", lazy::any},   {"all", lazy::all},
+  };
+  return find_fn(table, name);
+}
+
+bool has_floating_result(std::string_view name) {
+  return name == "div" || name == "atan2" || name == "hypot" || name == "logaddexp";
+}
+
+}  // namespace lazy::fuzz

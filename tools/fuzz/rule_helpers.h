@@ -1,0 +1,36 @@
+// Pieces the value rules share (tools/fuzz/value_rules.cpp, smooth_function_rules.cpp): refusing
+// a step, carrying the inputs' flags to a result, the range of a function over a box's corners.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "tools/fuzz/bounds.h"
+#include "tools/fuzz/builder.h"
+
+namespace lazy::fuzz {
+
+[[noreturn]] inline void reject(std::string_view op, std::string_view why) {
+  throw StepRejected(std::string(op) + ": " + std::string(why));
+}
+
+inline Bounds with_flags(Bounds b, const Bounds& x) {
+  b.special = b.special || x.special;
+  b.unchecked = b.unchecked || x.unchecked;
+  return b;
+}
+
+inline Bounds with_flags(Bounds b, const Bounds& x, const Bounds& y) {
+  return with_flags(with_flags(b, x), y);
+}
+
+// Smallest and largest of f at the corners of [a0, a1] x [b0, b1] (f monotonic along each edge).
+inline std::pair<double, double> corners(double a0, double a1, double b0, double b1,
+                                         double (*f)(double, double)) {
+  double v[4] = {f(a0, b0), f(a0, b1), f(a1, b0), f(a1, b1)};
+  return {*std::min_element(v, v + 4), *std::max_element(v, v + 4)};
+}
+
+}  // namespace lazy::fuzz

@@ -9,6 +9,8 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/hash/hash.h>
 
+#include "fuse/split_reductions.h"
+
 namespace lazy::fuse {
 
 namespace {
@@ -664,11 +666,16 @@ std::optional<ir::Layout> compose_views(const ir::Layout& base,
 
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options) {
-  return Partitioner(pending, live, externals, options).run();
+  Graph graph = split_reductions(recorded_graph(pending, live));
+  Partition result = Partitioner(graph.nodes, graph.live, externals, options).run();
+  result.graph = std::move(graph);
+  return result;
 }
 
-std::string Partition::describe(std::span<const ir::NodePtr> pending) const {
+std::string Partition::describe() const {
+  std::span<const ir::NodePtr> pending = graph.nodes;
   std::ostringstream out;
+  out << graph.describe_rewrites();
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const Region& region = regions[r];
     out << "region " << r << ": iteration space " << region.shape.to_string() << ", "

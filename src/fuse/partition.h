@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuse/graph.h"
 #include "ir/layout.h"
 #include "ir/node.h"
 
@@ -100,16 +101,20 @@ struct Region {
 };
 
 struct Partition {
+  // The graph the partition is of: the recorded one after split_reductions. Node indices below
+  // (roots, terms, regions' reductions) are its indices.
+  Graph graph;
   std::vector<Region> regions;  // in execution order: a region reads only earlier ones' roots
-  // For each pending node: the region whose kernel writes it, or -1.
+  // For each node of the graph: the region whose kernel writes it, or -1.
   std::vector<std::int32_t> region_of;
   // Live nodes that are views: their data is a view of another node's (or an input's) memory.
   std::vector<std::uint32_t> live_views;
   // Live Scalar nodes (0-d full() tensors): written from the host, no kernel.
   std::vector<std::uint32_t> live_scalars;
 
-  // Regions, roots and why each was cut, one line each (LAZY_DEBUG=2).
-  std::string describe(std::span<const ir::NodePtr> pending) const;
+  // The graph's rewrites, then regions, roots and why each was cut, one line each
+  // (LAZY_DEBUG=2).
+  std::string describe() const;
 };
 
 struct PartitionOptions {
@@ -117,6 +122,7 @@ struct PartitionOptions {
 };
 
 // `pending` in trace order (inputs before consumers); `live[i]`: a handle holds pending[i].
+// Splits reductions first (fuse/split_reductions.h), then cuts the graph that gives.
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options);
 

@@ -1,0 +1,33 @@
+#include "fuse/graph.h"
+
+#include <sstream>
+
+#include "ir/debug.h"
+
+namespace lazy::fuse {
+
+Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live) {
+  Graph graph;
+  graph.nodes.assign(pending.begin(), pending.end());
+  graph.live = live;
+  graph.recorded.resize(pending.size());
+  for (std::size_t i = 0; i < pending.size(); ++i) graph.recorded[i] = std::int32_t(i);
+  return graph;
+}
+
+std::string Graph::describe_rewrites() const {
+  if (rewrites.empty()) return "";
+  std::ostringstream out;
+  for (const Rewrite& rewrite : rewrites) {
+    // The last node stands for the recorded one: same dtype, shape and source line.
+    const ir::Node& node = *nodes[rewrite.last];
+    out << "rewrote %" << rewrite.recorded << " of the recorded graph (" << ir::op_name(rewrite.op)
+        << " " << dtype_name(node.dtype) << node.shape.to_string() << " from "
+        << node.loc.file_name() << ":" << node.loc.line() << "): " << rewrite.what << "; now %"
+        << rewrite.first << "..%" << rewrite.last << "\n";
+  }
+  out << "rewritten graph:\n" << ir::describe_graph(nodes, live);
+  return out.str();
+}
+
+}  // namespace lazy::fuse

@@ -1,0 +1,44 @@
+// The graph the partitioner cuts: the recorded graph, or what the scheduling rewrites made of it
+// (fuse/split_reductions.h). A rewrite never touches the recorded nodes: it builds new ones.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace lazy::fuse {
+
+// What a rewrite did to one recorded node, for LAZY_DEBUG=2.
+struct Rewrite {
+  std::uint32_t recorded;  // trace index of the rewritten node
+  ir::Op op;               // its op
+  std::string what;        // what it became, and why
+  std::uint32_t first;     // graph indices of the nodes that compute it now: [first, last]
+  std::uint32_t last;
+};
+
+struct Graph {
+  // Inputs before their consumers; nodes[i]->trace_index is i and every input is a node of the
+  // graph or a computed tensor (an external). Without a rewrite, the trace's own nodes.
+  std::vector<ir::NodePtr> nodes;
+  // live[i]: a handle holds the recorded node that nodes[i] stands for.
+  std::vector<bool> live;
+  // The trace index of the recorded node nodes[i] stands for (its value is that node's), or
+  // kAdded for a node a rewrite added.
+  std::vector<std::int32_t> recorded;
+  std::vector<Rewrite> rewrites;
+
+  static constexpr std::int32_t kAdded = -1;
+
+  std::size_t size() const { return nodes.size(); }
+  // One line per rewrite, then the rewritten graph (LAZY_DEBUG=2); empty without rewrites.
+  std::string describe_rewrites() const;
+};
+
+// The recorded graph as it is: `pending` in trace order, `live[i]` whether a handle holds it.
+Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live);
+
+}  // namespace lazy::fuse

@@ -42,7 +42,7 @@ class SplitReductions : public ::testing::Test {
     Trace& trace = Trace::current();
     std::vector<bool> live;
     for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
-    return lazy::fuse::recorded_graph(trace.pending(), live);
+    return lazy::fuse::recorded_graph(trace.pending(), live, trace.externals());
   }
   // The node of `graph` that stands for the recorded node behind `t`.
   static const NodePtr& standing_for(const Graph& graph, const Tensor& t) {

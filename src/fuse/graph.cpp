@@ -6,8 +6,10 @@
 
 namespace lazy::fuse {
 
-Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live) {
+Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
+                     std::span<const ir::NodePtr> externals) {
   Graph graph;
+  graph.externals.assign(externals.begin(), externals.end());
   graph.nodes.assign(pending.begin(), pending.end());
   graph.live = live;
   graph.recorded.resize(pending.size());

@@ -29,6 +29,8 @@ struct Graph {
   // The trace index of the recorded node nodes[i] stands for (its value is that node's), or
   // kAdded for a node a rewrite added.
   std::vector<std::int32_t> recorded;
+  // Computed tensors the graph reads, by slot (Trace::externals()).
+  std::vector<ir::NodePtr> externals;
   std::vector<Rewrite> rewrites;
 
   static constexpr std::int32_t kAdded = -1;
@@ -38,7 +40,9 @@ struct Graph {
   std::string describe_rewrites() const;
 };
 
-// The recorded graph as it is: `pending` in trace order, `live[i]` whether a handle holds it.
-Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live);
+// The recorded graph as it is: `pending` in trace order, `live[i]` whether a handle holds it,
+// `externals` the computed tensors it reads.
+Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
+                     std::span<const ir::NodePtr> externals);
 
 }  // namespace lazy::fuse

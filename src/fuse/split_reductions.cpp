@@ -73,6 +73,7 @@ class ReductionSplitter {
   }
 
   Graph rewrite() {
+    out_.externals = in_.externals;
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       const NodePtr& node = in_.nodes[i];
       const std::int32_t m = match_at_[i];

@@ -47,7 +47,7 @@ struct PlannedView {
   enum class Base : std::uint8_t { root, external, scalar };
   std::uint32_t node;
   Base base_kind;
-  std::uint32_t base;  // pending index (root, scalar) or external slot
+  std::uint32_t base;  // plan index (root, scalar; see plan_indices.h) or external slot
   ir::Layout layout;
 };
 

@@ -1,7 +1,7 @@
 #include "runtime/plan_indices.h"
 
 #include "codegen/term_statements.h"
-#include "fuse/partition.h"
+#include "fuse/view_layout.h"
 
 namespace lazy::runtime {
 

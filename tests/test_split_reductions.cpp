@@ -199,6 +199,14 @@ TEST_F(SplitReductions, SplitStagesSplitAgainWhereTheRulesSaySo) {
   EXPECT_EQ(reduced, (std::vector<Shape>{{131072, 16384}, {8, 16384}, {8}}));
 }
 
+TEST_F(SplitReductions, ALongChainCopiedAfterASplitIsReleasedWithoutDeepRecursion) {
+  Tensor x = lazy::sum(lazy::randn({100000}, 1));
+  for (int i = 0; i < 19000; ++i) x = lazy::exp(x);
+  // Every exp is copied to read the split sum; releasing the copies first to last would free the
+  // chain in one recursion 19000 nodes deep.
+  EXPECT_EQ(split_reductions(recorded()).nodes.back()->op, Op::Exp);
+}
+
 TEST_F(SplitReductions, ANodeNothingNeedsIsLeftOut) {
   Tensor x = lazy::randn({100000}, 1);
   { Tensor unused = lazy::exp(x); }

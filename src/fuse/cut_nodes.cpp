@@ -13,16 +13,6 @@ using ir::NodePtr;
 using ir::Op;
 using ir::OpKind;
 
-std::vector<bool> needed_nodes(const Graph& graph) {
-  std::vector<bool> needed = graph.live;
-  for (std::size_t i = graph.size(); i-- > 0;) {
-    if (!needed[i]) continue;
-    for (const NodePtr& input : graph.nodes[i]->inputs)
-      if (input->is_pending()) needed[input->trace_index] = true;
-  }
-  return needed;
-}
-
 // A held view shares its base's memory: the base is written (a scalar from the host), unless a
 // reshape on the way needs strides its base's layout cannot give; the view is then written itself.
 void cut_for_live_view(Partition& p, std::uint32_t index) {
@@ -96,7 +86,7 @@ void cut_long_chains(Partition& p) {
 Partition cut_nodes(Graph graph, PartitionOptions options) {
   Partition p;
   const std::size_t n = graph.size();
-  p.cuts.needed = needed_nodes(graph);
+  p.cuts.needed = graph.needed();
   p.cuts.cut.assign(n, false);
   p.cuts.reason.assign(n, CutReason::live_output);
   p.cuts.read_back.assign(n, false);

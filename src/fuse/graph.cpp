@@ -17,6 +17,20 @@ Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<boo
   return graph;
 }
 
+std::vector<bool> Graph::needed() const {
+  std::vector<bool> needed = live;
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    if (!needed[i]) continue;
+    for (const ir::NodePtr& input : nodes[i]->inputs)
+      if (input->is_pending()) needed[input->trace_index] = true;
+  }
+  return needed;
+}
+
+Graph::~Graph() {
+  while (!nodes.empty()) nodes.pop_back();
+}
+
 std::string Graph::describe_rewrites() const {
   if (rewrites.empty()) return "";
   std::ostringstream out;

@@ -17,17 +17,6 @@ using ir::OpKind;
 
 constexpr std::int32_t kNone = -1;
 
-// Which nodes a held node needs, walking back from the held ones.
-std::vector<bool> needed_nodes(const Graph& graph) {
-  std::vector<bool> needed = graph.live;
-  for (std::size_t i = graph.size(); i-- > 0;) {
-    if (!needed[i]) continue;
-    for (const NodePtr& input : graph.nodes[i]->inputs)
-      if (input->is_pending()) needed[input->trace_index] = true;
-  }
-  return needed;
-}
-
 bool is_reduction(const ir::Node& node) {
   return ir::op_kind(node.op) == OpKind::reduction;
 }
@@ -44,7 +33,7 @@ class ReductionSplitter {
 
   // Finds the folds to chunk and what is needed once they are; false when nothing is rewritten.
   bool find_rewrites() {
-    const std::vector<bool> needed = needed_nodes(in_);
+    const std::vector<bool> needed = in_.needed();
     std::vector<bool> claimed(in_.size(), false);
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       if (!needed[i]) continue;

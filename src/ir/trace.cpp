@@ -145,7 +145,9 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
 
 void Trace::clear() {
   for (const NodePtr& node : nodes_) node->trace = nullptr;
-  nodes_.clear();
+  // Last first: a node nothing else holds then frees alone, where releasing the first of a long
+  // chain first would free the whole chain in one recursion as deep as the chain.
+  while (!nodes_.empty()) nodes_.pop_back();
   externals_.clear();
   external_index_.clear();
   program_.clear();

@@ -30,8 +30,8 @@ inline Generated generate_pending(bool fusion = true, bool fast_math = false) {
   Generated out;
   out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   for (const auto& region : out.partition.regions)
-    out.kernels.push_back(lazy::codegen::generate_kernel(region, trace.pending(), trace.externals(),
-                                                         {.fast_math = fast_math}));
+    out.kernels.push_back(lazy::codegen::generate_kernel(
+        region, out.partition.graph.nodes, trace.externals(), {.fast_math = fast_math}));
   return out;
 }
 

@@ -167,7 +167,7 @@ TEST_F(RecordedGraph, AKernelLabelNamesTheUsersLinesOfItsOps) {
       lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
   ASSERT_EQ(partition.regions.size(), 1u);  // y and z, same shape: one kernel
   const KernelLabel label =
-      lazy::runtime::kernel_label("lz_exp_mul", partition.regions[0], trace.pending());
+      lazy::runtime::kernel_label("lz_exp_mul", partition.regions[0], partition.graph.nodes);
   const std::string file = __FILE__;
   EXPECT_EQ(label.text, "lz_exp_mul (ops at " + file + ":" + std::to_string(exp_line) + ", " +
                             file + ":" + std::to_string(mul_line) + ")");

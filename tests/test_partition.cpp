@@ -148,7 +148,7 @@ TEST_F(PartitionTest, HeldScalarNeedsNoKernel) {
 TEST_F(PartitionTest, DescriptionNamesTheCutReasons) {
   Tensor x = computed({8, 8});
   Tensor y = lazy::exp(x);
-  std::string text = partition_pending().describe(Trace::current().pending());
+  std::string text = partition_pending().describe();
   EXPECT_NE(text.find("live_output"), std::string::npos) << text;
   EXPECT_NE(text.find("test_partition.cpp"), std::string::npos) << text;
 }

@@ -30,7 +30,7 @@ class RowFusion : public ::testing::Test {
   }
   static lazy::codegen::GeneratedKernel kernel_of(const Partition& p, std::size_t region) {
     Trace& trace = Trace::current();
-    return lazy::codegen::generate_kernel(p.regions[region], trace.pending(), trace.externals());
+    return lazy::codegen::generate_kernel(p.regions[region], p.graph.nodes, trace.externals());
   }
   static Tensor computed(const lazy::Shape& shape, std::uint64_t seed = 7) {
     Tensor t = lazy::randn(shape, seed);
@@ -120,7 +120,7 @@ TEST_F(RowFusion, AReductionReadAcrossRowsIsReadBack) {
   Tensor y = x + lazy::sum(x, -1, true).permute({1, 0});
   Partition p = partition_pending();
   ASSERT_EQ(p.regions.size(), 2u);
-  EXPECT_THAT(p.describe(Trace::current().pending()), ::testing::HasSubstr("(reduction)"));
+  EXPECT_THAT(p.describe(), ::testing::HasSubstr("(reduction)"));
   std::vector<float> values = y.to_vector<float>();
   std::vector<float> xs = x.to_vector<float>();
   float row1 = 0;
@@ -184,16 +184,16 @@ TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {
   Partition p = partition_pending();
   // The chunks' max and sum of exp in one pass (online softmax), the chunks' values folded per
   // row, then the output: x is read twice.
-  ASSERT_EQ(p.regions.size(), 3u) << p.describe(Trace::current().pending());
+  ASSERT_EQ(p.regions.size(), 3u) << p.describe();
   ASSERT_TRUE(p.regions[0].row.has_value());
   EXPECT_EQ(p.regions[0].row->reductions.size(), 2u);
   ASSERT_TRUE(p.regions[1].row.has_value());
   EXPECT_EQ(p.regions[1].row->reductions.size(), 2u);
-  const auto& pending = Trace::current().pending();
+  const auto& nodes = p.graph.nodes;
   for (const auto& region : p.regions) {
     for (const auto& root : region.roots) {
-      if (root.node == y.node()->trace_index) continue;
-      EXPECT_LE(pending[root.node]->shape.numel(), 4 * 256) << p.describe(pending);
+      if (p.graph.recorded[root.node] == std::int32_t(y.node()->trace_index)) continue;
+      EXPECT_LE(nodes[root.node]->shape.numel(), 4 * 256) << p.describe();
     }
   }
 }
@@ -215,7 +215,7 @@ TEST_F(RowFusion, LoadsBuiltAfterARestartWalkEveryElement) {
   for (const auto& region : p.regions) {
     for (const auto& term : region.terms) {
       if (term.kind != lazy::fuse::Term::Kind::load || term.layout.shape.rank() != 3) continue;
-      EXPECT_EQ(term.layout.strides[2], 1) << p.describe(Trace::current().pending());
+      EXPECT_EQ(term.layout.strides[2], 1) << p.describe();
     }
   }
 }

@@ -20,9 +20,9 @@ struct ArgSource {
   enum class Kind : std::uint8_t {
     constant,          // `value` itself: a size, stride, offset or division constant
     external_pointer,  // the device address of external input `value` (a slot)
-    root_pointer,      // the memory of root `value` (a pending index) written in this sync
+    root_pointer,      // the memory of root `value` (a graph index) written in this sync
     copy_pointer,      // the dense copy of external `value` written in this sync
-    scalar_float,      // Scalar node `value` (a pending index), as f32 bits
+    scalar_float,      // Scalar node `value` (a graph index), as f32 bits
     scalar_int,        // Scalar node `value`, as a long long
   };
   Kind kind;

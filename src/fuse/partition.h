@@ -3,14 +3,25 @@
 // A region is a set of roots (nodes written to memory) that share an iteration space; its kernel
 // computes every root from loads, scalars and generators, inlining all pointwise and view work in
 // between. A partition is a plain value, so tests can inspect it and LAZY_DEBUG=2 can print it.
+//
+// partition() runs passes, each a function a test can call alone:
+//   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
+//   cut_nodes        (fuse/cut_nodes.h)         graph -> partition: which nodes are written, why
+//   form_regions     (fuse/form_regions.h)      partition -> partition: roots grouped in regions
+//   build_terms      (fuse/build_terms.h)       partition -> partition: each region's terms
+// build_terms may find a region it cannot build as formed (a reshape no strides express, a row
+// region's value a later kernel reads); it then adds the cut that makes it buildable, and
+// form_regions and build_terms run again. Cuts only grow, so this ends.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fuse/graph.h"
 #include "ir/layout.h"
 #include "ir/node.h"
 
@@ -25,6 +36,27 @@ enum class CutReason : std::uint8_t {
   kernel_size_limit,    // the chain reading it is too long for one kernel
   reduction,            // a reduction's result is written, and read back by its consumers
 };
+std::string_view cut_reason_name(CutReason reason);
+
+// Why work that could have shared a kernel does not.
+enum class Refusal : std::uint8_t {
+  // A reduction that does not fold in a row region, and gets a reduction kernel of its own:
+  not_trailing_axes,        // the axes it folds are not its input's last ones (or it folds none)
+  empty_input,              // its input has no element
+  rows_too_long,            // a row of 2^27 elements or more (positions are 32-bit)
+  access_not_row_strided,   // an access no stride per row and per element of a row can walk
+  rows_adjacent_in_memory,  // its rows are neighbours in memory: the column kernel reads them
+                            // coalesced
+  // Why a region takes no more roots:
+  written_alone,     // it writes a value read back from memory by its consumers
+  reduction_kernel,  // a reduction kernel over its own iteration space
+  before_read_back,  // a value read back from memory came after it: its readers must follow
+  before_reduction,  // a reduction came after it: work joining it would need the reduction first
+  // A root that starts a region of its own over a shape an earlier region has:
+  region_closed,  // that region takes no more roots (see why it closed)
+  outputs_limit,  // that region has kMaxOutputsPerKernel outputs
+};
+std::string_view refusal_name(Refusal refusal);
 
 // Longest chain of ops one kernel computes before a value is written and read back: long enough
 // for any real pointwise chain (Inductor stops at 64 nodes), short enough that NVRTC compiles
@@ -33,12 +65,11 @@ inline constexpr int kMaxFusedDepth = 128;
 // Outputs of one kernel: each costs arguments and registers; more go to another kernel over the
 // same iteration space.
 inline constexpr int kMaxOutputsPerKernel = 16;
-std::string_view cut_reason_name(CutReason reason);
 
 // A value a kernel writes: a pending node, or a dense copy of an external input (which a
 // reshape that no strides express needs).
 struct Root {
-  std::uint32_t node;  // pending index, or external slot when `external_copy`
+  std::uint32_t node;  // graph index, or external slot when `external_copy`
   CutReason reason;
   bool external_copy = false;
   // In a row region: one value per row (a reduction, or pointwise work on reduced values),
@@ -56,7 +87,7 @@ struct Term {
     reduced,    // a row region's reduction `source`, the same for every element of a row
   };
   Kind kind;
-  // load: pending index of the root read, or external slot (`external`); else the pending index.
+  // load: graph index of the root read, or external slot (`external`); else the graph index.
   std::uint32_t source;
   bool external = false;
   bool from_copy = false;  // load of the dense copy an earlier region made of external `source`
@@ -70,7 +101,7 @@ struct Term {
 // What a reduction region folds: its iteration space is the reduction's input with the folded
 // axes moved last, so element i belongs to result i / extent.
 struct ReductionInfo {
-  std::uint32_t node;    // pending index of the reduction
+  std::uint32_t node;    // graph index of the reduction
   std::int64_t results;  // elements of the reduction's result
   std::int64_t extent;   // elements folded into each
   ir::NodePtr permute;   // the view that moves the folded axes last (null if they are)
@@ -84,8 +115,15 @@ struct RowInfo {
   std::int64_t rows;    // elements of the kept (leading) axes
   std::int64_t extent;  // elements of the folded (trailing) axes
   int folded_axes;
-  std::vector<std::uint32_t> reductions;      // pending indices, in the order they fold
+  std::vector<std::uint32_t> reductions;      // graph indices, in the order they fold
   std::vector<std::int32_t> reduction_terms;  // the term of each one's folded value
+};
+
+// Why and where a region stopped taking roots.
+struct RegionClosing {
+  Refusal reason;
+  // Graph index of the node whose placement closed it; -1 for a dense copy of an input.
+  std::int32_t node;
 };
 
 struct Region {
@@ -97,19 +135,55 @@ struct Region {
   std::vector<Root> roots;
   std::vector<Term> terms;
   std::vector<std::int32_t> root_terms;  // the term computing each root
+  std::optional<RegionClosing> closed;   // once nothing more joins it
+};
+
+// Which nodes are written to memory, and why. cut_nodes decides; build_terms adds what a region
+// needs that form_regions could not foresee (and form_regions writes a row region's reduction
+// that must fold alone).
+struct Cuts {
+  std::vector<bool> needed;       // by graph index: a held node needs it
+  std::vector<bool> cut;          // written to memory: a root
+  std::vector<CutReason> reason;  // why, where cut
+  // Cut so that its consumers read it back from memory: a region of its own.
+  std::vector<bool> read_back;
+  // A reduction that folds in a row region and is written too (held, or read by a later kernel).
+  std::vector<bool> stored;
+  // A reduction kept out of row regions by an access found while building terms, and why.
+  std::vector<std::optional<Refusal>> no_row;
+  // By external slot: a dense copy is written first (a reshape no strides express reads it).
+  std::vector<bool> external_copy;
+
+  // Cuts node i (a first reason stays).
+  void add(std::uint32_t i, CutReason why);
+  // Cuts node i to be read back from memory; whether that is new.
+  bool add_read_back(std::uint32_t i, CutReason why);
+};
+
+// A fusion refused, for LAZY_DEBUG=2: node `node` (a graph index) and `reason`.
+struct RefusedFusion {
+  Refusal reason;
+  std::uint32_t node;
 };
 
 struct Partition {
+  // The graph the partition is of: the recorded one after split_reductions. Node indices below
+  // (roots, terms, regions' reductions) are its indices.
+  Graph graph;
+  Cuts cuts;
   std::vector<Region> regions;  // in execution order: a region reads only earlier ones' roots
-  // For each pending node: the region whose kernel writes it, or -1.
+  // For each node of the graph: the region whose kernel writes it, or -1.
   std::vector<std::int32_t> region_of;
   // Live nodes that are views: their data is a view of another node's (or an input's) memory.
   std::vector<std::uint32_t> live_views;
   // Live Scalar nodes (0-d full() tensors): written from the host, no kernel.
   std::vector<std::uint32_t> live_scalars;
+  std::vector<RefusedFusion> refusals;  // by form_regions
+  bool terms_built = false;             // by build_terms: every region has its terms
 
-  // Regions, roots and why each was cut, one line each (LAZY_DEBUG=2).
-  std::string describe(std::span<const ir::NodePtr> pending) const;
+  // The graph's rewrites, then regions, roots and why each was cut or closed, and the fusions
+  // refused, one line each (LAZY_DEBUG=2).
+  std::string describe() const;
 };
 
 struct PartitionOptions {
@@ -119,12 +193,5 @@ struct PartitionOptions {
 // `pending` in trace order (inputs before consumers); `live[i]`: a handle holds pending[i].
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options);
-
-// Applies the views between a consumer and a tensor, innermost first, to the tensor's layout.
-// `views` lists the view nodes from the consumer down. Nothing when a reshape on the way cannot
-// be expressed with strides; *failed_view is then that reshape.
-std::optional<ir::Layout> compose_views(const ir::Layout& base,
-                                        std::span<const ir::Node* const> views,
-                                        const ir::Node** failed_view);
 
 }  // namespace lazy::fuse

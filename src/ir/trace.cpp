@@ -39,6 +39,19 @@ Hash128 scalar_node_hash(const Node& node) {
 
 }  // namespace
 
+void hash_node(Node& node) {
+  node.node_hash = compute_node_hash(node);
+  std::array<std::uint64_t, 2 + 2 * 3> words;
+  std::size_t n = 0;
+  words[n++] = node.node_hash.lo;
+  words[n++] = node.node_hash.hi;
+  for (const NodePtr& input : node.inputs) {
+    words[n++] = input->dag_hash.lo;
+    words[n++] = input->dag_hash.hi;
+  }
+  node.dag_hash = node.inputs.empty() ? node.node_hash : hash_words({words.data(), n});
+}
+
 std::int64_t max_pending_ops() {
   static const std::int64_t value = integer_setting(Setting::max_pending_ops);
   return value;

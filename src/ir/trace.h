@@ -15,6 +15,10 @@ namespace lazy::ir {
 // never reads a value does not grow memory without bound.
 std::int64_t max_pending_ops();
 
+// Sets the node hash and DAG hash of a node made outside a trace (a graph rewrite's), from its
+// fields and its inputs' DAG hashes, as append() would.
+void hash_node(Node& node);
+
 class Trace {
  public:
   // The calling thread's trace.

@@ -48,6 +48,7 @@ std::string request(const ir::Node& node, bool input) {
 // The node that asks for output `out`'s memory, and whether it is an input (a dense copy).
 const ir::Node& output_node(const PlannedOutput& out, std::span<const ir::NodePtr> pending,
                             std::span<const ir::NodePtr> externals) {
+  if (out.added) return *out.added;
   return out.external_copy ? *externals[out.node] : *pending[out.node];
 }
 

@@ -14,17 +14,23 @@
 
 namespace lazy::runtime {
 
-// A value a kernel writes: a pending node, or a dense copy of an external input.
+// A value a kernel writes: a pending node, a node the partitioner's rewrite added, or a dense
+// copy of an external input.
 struct PlannedOutput {
-  std::uint32_t node;  // pending index, or external slot when `external_copy`
+  // Pending index, or external slot when `external_copy`. An added node's index is past the
+  // pending nodes (see `added`).
+  std::uint32_t node;
   bool external_copy;
   DType dtype;
   std::int64_t numel;
+  // An added node's op, dtype, shape and source line (no inputs), for messages about its memory.
+  std::shared_ptr<const ir::Node> added;
 };
 
 struct PlannedKernel {
   CUfunction function = nullptr;  // null when computing on the host
   std::string name;
+  // Indices as in PlannedOutput; an added Scalar node's value is a constant argument.
   std::vector<codegen::ArgSource> args;
   std::vector<PlannedOutput> outputs;
   std::int64_t numel;  // elements each output holds; 0: nothing to launch
@@ -41,7 +47,7 @@ struct PlannedView {
   enum class Base : std::uint8_t { root, external, scalar };
   std::uint32_t node;
   Base base_kind;
-  std::uint32_t base;  // pending index (root, scalar) or external slot
+  std::uint32_t base;  // plan index (root, scalar; see plan_indices.h) or external slot
   ir::Layout layout;
 };
 

@@ -11,6 +11,7 @@
 #include "runtime/compile_scheduler.h"
 #include "runtime/kernel_label.h"
 #include "runtime/module_cache.h"
+#include "runtime/plan_indices.h"
 #include "runtime/stats.h"
 
 namespace lazy::runtime {
@@ -35,45 +36,22 @@ std::int64_t fewest_bytes(const fuse::Region& region, const codegen::GeneratedKe
   return bytes;
 }
 
-PlannedView plan_view(std::uint32_t index, std::span<const ir::NodePtr> pending,
-                      std::span<const ir::NodePtr> externals) {
-  std::vector<const ir::Node*> views;
-  const ir::Node* base = pending[index].get();
-  while (base->is_pending() && ir::op_kind(base->op) == ir::OpKind::view) {
-    views.push_back(base);
-    base = base->inputs[0].get();
-  }
-  PlannedView view{index, PlannedView::Base::root, 0, {}};
-  ir::Layout base_layout = ir::Layout::contiguous(base->shape);
-  if (!base->is_pending()) {
-    view.base_kind = PlannedView::Base::external;
-    for (std::size_t slot = 0; slot < externals.size(); ++slot)
-      if (externals[slot].get() == base) view.base = std::uint32_t(slot);
-    base_layout = base->data->layout;
-  } else {
-    view.base_kind =
-        base->op == ir::Op::Scalar ? PlannedView::Base::scalar : PlannedView::Base::root;
-    view.base = base->trace_index;
-  }
-  const ir::Node* failed = nullptr;
-  view.layout = *fuse::compose_views(base_layout, views, &failed);
-  return view;
-}
-
 }  // namespace
 
 std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector<bool>& live,
                                        bool fusion, bool fast, Device* device, int arch) {
-  std::span<const ir::NodePtr> pending = trace.pending();
   std::span<const ir::NodePtr> externals = trace.externals();
-  fuse::Partition partition = fuse::partition(pending, live, externals, {fusion});
+  fuse::Partition partition = fuse::partition(trace.pending(), live, externals, {fusion});
+  const fuse::Graph& graph = partition.graph;
+  std::span<const ir::NodePtr> nodes = graph.nodes;
+  const PlanIndices index(graph, trace.size());
   auto plan = std::make_shared<Plan>();
-  if (ir::debug_level() >= 2) plan->partition_text = partition.describe(pending);
+  if (ir::debug_level() >= 2) plan->partition_text = partition.describe();
 
   Counters& stats = counters();
   std::vector<codegen::GeneratedKernel> kernels;
   for (const fuse::Region& region : partition.regions) {
-    kernels.push_back(codegen::generate_kernel(region, pending, externals, {.fast_math = fast}));
+    kernels.push_back(codegen::generate_kernel(region, nodes, externals, {.fast_math = fast}));
     stats.kernels_generated++;
   }
   std::vector<jit::KernelCache::Lookup> lookups;
@@ -92,10 +70,16 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     planned.numel = kernel.written;
     planned.block = unsigned(kernel.threads);
     planned.grid = unsigned(kernel.blocks);
-    planned.bytes_moved = fewest_bytes(region, kernel, pending, externals);
+    planned.bytes_moved = fewest_bytes(region, kernel, nodes, externals);
     for (const fuse::Root& root : region.roots) {
-      const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
-      planned.outputs.push_back({root.node, root.external_copy, node.dtype, node.shape.numel()});
+      if (root.external_copy) {
+        const ir::Node& input = *externals[root.node];
+        planned.outputs.push_back({root.node, true, input.dtype, input.shape.numel(), nullptr});
+        continue;
+      }
+      const ir::Node& node = *nodes[root.node];
+      planned.outputs.push_back({index(root.node), false, node.dtype, node.shape.numel(),
+                                 index.added(root.node) ? detached_copy(node) : nullptr});
     }
     if (k < lookups.size()) {
       jit::KernelCache::Lookup& lookup = lookups[k];
@@ -105,10 +89,10 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       }
       if (device != nullptr) {
         planned.function = load_function(*device, kernel, lookup, arch);
-        device->label_kernel(planned.function, kernel_label(kernel.name, region, pending));
+        device->label_kernel(planned.function, kernel_label(kernel.name, region, nodes));
       }
     }
-    planned.args = kernel.args;
+    planned.args = plan_args(kernel.args, graph, index);
     plan->kernels.push_back(std::move(planned));
   }
   for (const jit::KernelCache::Lookup& lookup : lookups) {
@@ -126,20 +110,21 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   }
   plan->kernel_origins = "kernels from memory " + std::to_string(from[0]) + ", disk " +
                          std::to_string(from[1]) + ", NVRTC " + std::to_string(from[2]);
-  for (std::uint32_t i = 0; i < pending.size(); ++i) {
-    if (live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(i);
+  // Held nodes are recorded ones: their plan index is their trace index.
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    if (graph.live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(index(i));
   }
   for (std::uint32_t v : partition.live_views)
-    plan->live_views.push_back(plan_view(v, pending, externals));
+    plan->live_views.push_back(plan_view(v, graph, externals, index));
   plan->live_scalars = partition.live_scalars;
   // The last kernel that reads each intermediate root (or writes it, if none reads it).
   absl::flat_hash_map<std::uint32_t, std::size_t> last_use;
   for (std::size_t k = 0; k < partition.regions.size(); ++k) {
     for (const fuse::Root& root : partition.regions[k].roots)
-      if (!root.external_copy && !live[root.node]) last_use[root.node] = k;
+      if (!root.external_copy && !graph.live[root.node]) last_use[index(root.node)] = k;
     for (const fuse::Term& term : partition.regions[k].terms)
-      if (term.kind == fuse::Term::Kind::load && !term.external && !live[term.source]) {
-        last_use[term.source] = k;
+      if (term.kind == fuse::Term::Kind::load && !term.external && !graph.live[term.source]) {
+        last_use[index(term.source)] = k;
       }
   }
   for (const PlannedView& view : plan->live_views)

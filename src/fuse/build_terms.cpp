@@ -1,0 +1,313 @@
+#include "fuse/build_terms.h"
+
+#include <tuple>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+
+#include "fuse/internal_error.h"
+#include "fuse/view_layout.h"
+
+namespace lazy::fuse {
+
+namespace {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+using ir::OpKind;
+
+constexpr std::int32_t kNoRegion = -1;
+// A term the walk could not build: it added a cut instead.
+constexpr std::int32_t kFailed = -1;
+
+Term make_term(Term::Kind kind, std::uint32_t source) {
+  Term term;
+  term.kind = kind;
+  term.source = source;
+  return term;
+}
+
+class TermBuilder {
+ public:
+  explicit TermBuilder(Partition& p) : p_(p), graph_(p.graph) {
+    for (std::size_t slot = 0; slot < graph_.externals.size(); ++slot)
+      slot_of_[graph_.externals[slot].get()] = std::uint32_t(slot);
+  }
+
+  // Builds every region's terms; false when one needed a new cut first (then added).
+  bool build_all() {
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) {
+      current_ = std::int32_t(r);
+      memo_.clear();
+      per_row_ = false;
+      Region& region = p_.regions[r];
+      const bool built = region.row ? build_row_terms(region) : build_terms(region);
+      if (built) continue;
+      if (!cut_added_) {
+        internal_error(first_node(region),
+                       "build_terms could not build a region and found no cut that would let it");
+      }
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  bool build_terms(Region& region) {
+    for (const Root& root : region.roots) {
+      std::int32_t term;
+      std::vector<const Node*> path;
+      if (root.external_copy) {
+        term = add_load(root.node, true, graph_.externals[root.node]->data->layout);
+      } else if (region.reduction) {
+        // The reduced expression, read through the permutation of the region.
+        if (region.reduction->permute) path.push_back(region.reduction->permute.get());
+        term = visit(graph_.nodes[root.node]->inputs[0], path);
+      } else {
+        term = visit(graph_.nodes[root.node], path);
+      }
+      if (term == kFailed) return false;
+      region.root_terms.push_back(term);
+    }
+    return true;
+  }
+
+  // A row region's terms: each reduction's folded value over the iteration space, then its
+  // roots, per element or per row. Every access must walk rows and the folded extent with one
+  // stride each; where one does not, its reductions leave row fusion (found once, cuts only grow).
+  bool build_row_terms(Region& region) {
+    RowInfo& row = *region.row;
+    row.reduction_terms.clear();
+    std::vector<const Node*> path;
+    per_row_ = false;
+    for (std::uint32_t reduction : row.reductions) {
+      const std::int32_t term = visit(graph_.nodes[reduction]->inputs[0], path);
+      if (term == kFailed) return false;
+      row.reduction_terms.push_back(term);
+    }
+    for (const Root& root : region.roots) {
+      per_row_ = root.per_row;
+      const Node& node = *graph_.nodes[root.node];
+      const std::int32_t term = ir::op_kind(node.op) == OpKind::reduction
+                                    ? reduced_term(root.node)
+                                    : visit(graph_.nodes[root.node], path);
+      if (term == kFailed) return false;
+      region.root_terms.push_back(term);
+    }
+    per_row_ = false;
+    const Shape rows_by_extent{row.rows, row.extent};
+    for (const Term& term : region.terms) {
+      if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
+      if (term.layout.shape.rank() == 0 || rows_by_extent.numel() == 0) continue;
+      const std::optional<ir::Layout> walk = ir::reshape_layout(term.layout, rows_by_extent);
+      // A load whose rows are neighbours in memory (sum over axis 1 of a transpose) reads
+      // coalesced in the column kernel, not here.
+      const bool column_major =
+          walk && row.rows > 1 && row.extent > 1 && walk->strides[0] == 1 && walk->strides[1] > 1;
+      if (!walk || (column_major && term.kind == Term::Kind::load)) {
+        const Refusal why =
+            walk ? Refusal::rows_adjacent_in_memory : Refusal::access_not_row_strided;
+        for (std::uint32_t reduction : row.reductions) p_.cuts.no_row[reduction] = why;
+        cut_added_ = true;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Region& current() { return p_.regions[current_]; }
+
+  // A node a region computes, to name it in an internal error.
+  const Node& first_node(const Region& region) const {
+    if (region.row && !region.row->reductions.empty())
+      return *graph_.nodes[region.row->reductions[0]];
+    const Root& root = region.roots.at(0);
+    return root.external_copy ? *graph_.externals[root.node] : *graph_.nodes[root.node];
+  }
+
+  std::int32_t reduced_term(std::uint32_t reduction) {
+    const std::vector<Term>& terms = current().terms;
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      if (terms[t].kind == Term::Kind::reduced && terms[t].source == reduction)
+        return std::int32_t(t);
+    return add_term(make_term(Term::Kind::reduced, reduction));
+  }
+
+  // A layout over a per-row root's shape (the kept axes, the folded ones dropped or kept as 1s)
+  // as one over the row region's iteration space: the same element for the whole row.
+  ir::Layout per_row_layout(const ir::Layout& layout) {
+    const Region& region = current();
+    const int kept = region.shape.rank() - region.row->folded_axes;
+    ir::Layout out;
+    out.shape = region.shape;
+    out.offset = layout.offset;
+    for (int a = 0; a < kept; ++a) out.strides[a] = layout.strides[a];
+    return out;
+  }
+
+  // Whether `layout` (over a row region's iteration space) reads a reduction's result as the
+  // row's own value: stride 0 along the folded axes, the row's index along the kept ones.
+  bool is_row_broadcast(const ir::Layout& layout) {
+    const Region& region = current();
+    const int kept = region.shape.rank() - region.row->folded_axes;
+    Shape kept_shape;
+    for (int a = 0; a < kept; ++a) kept_shape.push_back(region.shape[a]);
+    const ir::Layout rows = ir::Layout::contiguous(kept_shape);
+    if (layout.offset != 0) return false;
+    for (int a = 0; a < region.shape.rank(); ++a) {
+      if (region.shape[a] == 1) continue;
+      if (layout.strides[a] != (a < kept ? rows.strides[a] : 0)) return false;
+    }
+    return true;
+  }
+
+  std::int32_t add_term(Term term) {
+    Region& region = current();
+    region.terms.push_back(std::move(term));
+    return std::int32_t(region.terms.size() - 1);
+  }
+
+  std::int32_t add_load(std::uint32_t source, bool external, const ir::Layout& layout) {
+    Term term = make_term(Term::Kind::load, source);
+    term.external = external;
+    term.layout = layout;
+    return add_term(term);
+  }
+
+  // Layout of `views` over `base`; on failure records the cut that will make it expressible.
+  std::optional<ir::Layout> compose_or_cut(const ir::Layout& base,
+                                           const std::vector<const Node*>& views) {
+    const Node* failed = nullptr;
+    std::optional<ir::Layout> layout = compose_views(base, views, &failed);
+    if (layout && per_row_ && layout->shape.rank() > 0) layout = per_row_layout(*layout);
+    if (!layout) {
+      const NodePtr& input = failed->inputs[0];
+      if (input->is_pending()) {
+        cut_added_ =
+            p_.cuts.add_read_back(input->trace_index, CutReason::reshape_not_strided) || cut_added_;
+      } else {
+        const std::uint32_t slot = slot_of_.at(input.get());
+        cut_added_ = cut_added_ || !p_.cuts.external_copy[slot];
+        p_.cuts.external_copy[slot] = true;
+      }
+    }
+    return layout;
+  }
+
+  std::int32_t visit(const NodePtr& node, std::vector<const Node*>& path) {
+    auto key = std::make_tuple(node.get(), path, per_row_);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    const std::int32_t term = visit_uncached(node, path);
+    if (term != kFailed) memo_.emplace(std::move(key), term);
+    return term;
+  }
+
+  std::int32_t visit_uncached(const NodePtr& node, std::vector<const Node*>& path) {
+    if (!node->is_pending()) {
+      const std::uint32_t slot = slot_of_.at(node.get());
+      if (p_.cuts.external_copy[slot]) return load_root_copy(slot, node->shape, path);
+      std::optional<ir::Layout> layout = compose_or_cut(node->data->layout, path);
+      return layout ? add_load(slot, true, *layout) : kFailed;
+    }
+    const std::uint32_t index = node->trace_index;
+    const std::int32_t region = p_.region_of[index];
+    if (region != kNoRegion && region < current_ && !p_.cuts.stored[index] &&
+        p_.regions[region].row && ir::op_kind(node->op) == OpKind::reduction) {
+      // A later kernel reads a row region's reduction: the region writes it too.
+      p_.cuts.stored[index] = true;
+      cut_added_ = true;
+      return kFailed;
+    }
+    if (region != kNoRegion && region < current_) {
+      std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
+      return layout ? add_load(index, false, *layout) : kFailed;
+    }
+    switch (ir::op_kind(node->op)) {
+      case OpKind::leaf:
+        return add_term(make_term(Term::Kind::scalar, index));
+      case OpKind::view: {
+        path.push_back(node.get());
+        const std::int32_t term = visit(node->inputs[0], path);
+        path.pop_back();
+        return term;
+      }
+      case OpKind::copy:
+        return visit(node->inputs[0], path);
+      case OpKind::pointwise:
+      case OpKind::generator:
+        break;
+      case OpKind::reduction:
+        return visit_row_reduction(*node, path);
+    }
+    Term term = make_term(
+        ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
+    if (term.kind == Term::Kind::generator) {
+      std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
+      if (!layout) return kFailed;
+      term.layout = *layout;
+    }
+    for (const NodePtr& input : node->inputs) {
+      // 0-d inputs (scalars) are the same for every element: no views apply to them.
+      std::vector<const Node*> none;
+      const bool uniform = input->shape.rank() == 0 && node->shape.rank() > 0;
+      const std::int32_t operand =
+          visit(input, (uniform || term.kind == Term::Kind::generator) ? none : path);
+      if (operand == kFailed) return kFailed;
+      term.operands[term.n_operands++] = operand;
+    }
+    return add_term(term);
+  }
+
+  // A reduction met inside a region: earlier regions' reductions were loaded by the caller, so it
+  // is one of this row region's, read as the row's own value (or cut to be read back when it is
+  // read across rows).
+  std::int32_t visit_row_reduction(const Node& node, std::vector<const Node*>& path) {
+    const std::uint32_t index = node.trace_index;
+    if (!current().row || p_.region_of[index] != current_)
+      internal_error(node, "a reduction read inside a region that does not fold it");
+    std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node.shape), path);
+    if (!layout) return kFailed;
+    if (layout->shape.rank() > 0 && !is_row_broadcast(*layout)) {
+      cut_added_ = p_.cuts.add_read_back(index, CutReason::reduction) || cut_added_;
+      return kFailed;
+    }
+    return reduced_term(index);
+  }
+
+  // Reads the dense copy an earlier region made of an external input.
+  std::int32_t load_root_copy(std::uint32_t slot, const Shape& shape,
+                              const std::vector<const Node*>& path) {
+    for (std::size_t r = 0; r < std::size_t(current_); ++r) {
+      const Root& root = p_.regions[r].roots[0];
+      if (root.external_copy && root.node == slot) {
+        std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(shape), path);
+        if (!layout) return kFailed;
+        Term term = make_term(Term::Kind::load, slot);
+        term.external = true;
+        term.from_copy = true;
+        term.layout = *layout;
+        return add_term(term);
+      }
+    }
+    std::optional<ir::Layout> layout = compose_or_cut(graph_.externals[slot]->data->layout, path);
+    return layout ? add_load(slot, true, *layout) : kFailed;
+  }
+
+  Partition& p_;
+  const Graph& graph_;
+  absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
+  absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
+  bool per_row_ = false;  // visiting a per-row root of a row region
+  std::int32_t current_ = 0;
+  bool cut_added_ = false;  // the build grew the cuts (form_regions must run again)
+};
+
+}  // namespace
+
+Partition build_terms(Partition partition) {
+  partition.terms_built = TermBuilder(partition).build_all();
+  return partition;
+}
+
+}  // namespace lazy::fuse

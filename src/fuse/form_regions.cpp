@@ -1,0 +1,270 @@
+#include "fuse/form_regions.h"
+
+#include <bit>
+
+#include <absl/container/flat_hash_map.h>
+
+namespace lazy::fuse {
+
+namespace {
+
+using ir::Node;
+using ir::NodePtr;
+using ir::Op;
+using ir::OpKind;
+
+constexpr std::int32_t kNoRegion = -1;
+
+// Positions in a row are 32-bit: a row region folds rows shorter than this.
+constexpr std::int64_t kMaxRowExtent = (std::int64_t(1) << 31) / 16;
+
+// How many trailing axes of its input a reduction folds when it folds exactly those; 0 when it
+// folds other axes too, or none.
+int trailing_folded_axes(const Node& reduction) {
+  const int rank = reduction.inputs[0]->shape.rank();
+  const auto mask = std::uint64_t(reduction.attrs[0]);
+  const int count = std::popcount(mask);
+  const std::uint64_t trailing = ((std::uint64_t(1) << count) - 1) << (rank - count);
+  return count > 0 && mask == trailing ? count : 0;
+}
+
+// Elements of the first `count` axes of `shape`.
+std::int64_t leading_numel(const Shape& shape, int count) {
+  std::int64_t n = 1;
+  for (int a = 0; a < count; ++a) n *= shape[a];
+  return n;
+}
+
+Region region_over(const Shape& shape) {
+  Region region;
+  region.shape = shape;
+  return region;
+}
+
+// A reduction's region iterates over its input with the folded axes moved last.
+Region reduction_region(const Node& node, std::uint32_t index) {
+  const Shape& in = node.inputs[0]->shape;
+  const auto mask = std::uint64_t(node.attrs[0]);
+  ReductionInfo info{index, node.shape.numel(), 1, nullptr};
+  ir::Attrs order;
+  Shape permuted;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int a = 0; a < in.rank(); ++a) {
+      const bool folded = mask & (std::uint64_t(1) << a);
+      if (folded != (pass == 1)) continue;
+      order.push(a);
+      permuted.push_back(in[a]);
+      if (folded) info.extent *= in[a];
+    }
+  }
+  bool identity = true;
+  for (int a = 0; a < in.rank(); ++a) identity = identity && order[a] == a;
+  if (!identity) {
+    info.permute = std::make_shared<Node>();
+    info.permute->op = Op::Permute;
+    info.permute->dtype = node.inputs[0]->dtype;
+    info.permute->shape = permuted;
+    info.permute->attrs = order;
+  }
+  Region region = region_over(permuted);
+  region.reduction = info;
+  return region;
+}
+
+// Whether `shape` is one value per row of a row region: its kept axes, the folded ones dropped
+// or kept as 1s.
+bool is_per_row_shape(const Region& region, const Shape& shape) {
+  const int kept = region.shape.rank() - region.row->folded_axes;
+  if (shape.rank() != kept && shape.rank() != region.shape.rank()) return false;
+  for (int a = 0; a < shape.rank(); ++a) {
+    if (shape[a] != (a < kept ? region.shape[a] : 1)) return false;
+  }
+  return shape != region.shape;
+}
+
+class RegionForming {
+ public:
+  RegionForming(Partition& p, PartitionOptions options) : p_(p), options_(options) {}
+
+  void run() {
+    const Graph& graph = p_.graph;
+    for (std::uint32_t slot = 0; slot < p_.cuts.external_copy.size(); ++slot) {
+      if (!p_.cuts.external_copy[slot]) continue;
+      Region region = region_over(graph.externals[slot]->shape);
+      region.roots.push_back({slot, CutReason::reshape_not_strided, true});
+      // A dense copy is read back by its consumers: nothing joins it.
+      region.closed = RegionClosing{Refusal::written_alone, -1};
+      p_.regions.push_back(std::move(region));
+      closed_.push_back(true);
+    }
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+      if (p_.cuts.cut[i]) place(i);
+    }
+  }
+
+ private:
+  // Closes region r, remembering the first reason.
+  void close(std::size_t r, Refusal reason, std::uint32_t by) {
+    closed_[r] = true;
+    if (!p_.regions[r].closed) p_.regions[r].closed = RegionClosing{reason, std::int32_t(by)};
+  }
+
+  std::int32_t add_region(Region region, bool alone, Refusal why_alone, std::uint32_t by) {
+    p_.regions.push_back(std::move(region));
+    closed_.push_back(false);
+    if (alone) close(p_.regions.size() - 1, why_alone, by);
+    return std::int32_t(p_.regions.size() - 1);
+  }
+
+  // A root cut so that its consumers read it back from memory gets a region of its own, which
+  // nothing joins: in its consumers' region it would be recomputed inline, not read. Regions
+  // before it close too, so that its consumers land after it.
+  void place(std::uint32_t i) {
+    const Node& node = *p_.graph.nodes[i];
+    const Cuts& cuts = p_.cuts;
+    const bool is_reduction = ir::op_kind(node.op) == OpKind::reduction;
+    if (is_reduction) {
+      const std::optional<Refusal> refused = row_refusal(i);
+      if (!refused) return place_row_reduction(i);
+      p_.refusals.push_back({*refused, i});
+    }
+    const bool read_back =
+        cuts.read_back[i] || cuts.reason[i] == CutReason::kernel_size_limit || is_reduction;
+    std::int32_t target = kNoRegion;
+    if (options_.fusion && !read_back) target = row_region_computing(i);
+    if (target != kNoRegion) {
+      p_.regions[target].roots.push_back({i, cuts.reason[i], false, true});
+      p_.region_of[i] = target;
+      return;
+    }
+    if (options_.fusion && !read_back) target = open_region_over(node.shape, i);
+    if (target == kNoRegion) {
+      if (read_back) {
+        for (std::size_t r = 0; r < p_.regions.size(); ++r)
+          close(r, is_reduction ? Refusal::before_reduction : Refusal::before_read_back, i);
+      }
+      target =
+          add_region(is_reduction ? reduction_region(node, i) : region_over(node.shape), read_back,
+                     is_reduction ? Refusal::reduction_kernel : Refusal::written_alone, i);
+    }
+    p_.regions[target].roots.push_back({i, cuts.reason[i]});
+    p_.region_of[i] = target;
+  }
+
+  // The last open region over `shape` with room for one more output; where an earlier region
+  // has the shape but takes no more, node i's refusal says why.
+  std::int32_t open_region_over(const Shape& shape, std::uint32_t i) {
+    std::int32_t target = kNoRegion;
+    std::optional<Refusal> refused;
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) {
+      const Region& region = p_.regions[r];
+      if (region.shape != shape) continue;
+      if (closed_[r]) {
+        refused = Refusal::region_closed;
+      } else if (int(region.roots.size()) >= kMaxOutputsPerKernel) {
+        refused = Refusal::outputs_limit;
+      } else {
+        target = std::int32_t(r);
+      }
+    }
+    if (target == kNoRegion && refused) p_.refusals.push_back({*refused, i});
+    return target;
+  }
+
+  // Why reduction i does not fold in a row region, if it does not. A reduction over trailing
+  // axes of a non-empty input, each row short enough for 32-bit positions, can.
+  std::optional<Refusal> row_refusal(std::uint32_t i) const {
+    if (p_.cuts.no_row[i]) return p_.cuts.no_row[i];
+    const Node& node = *p_.graph.nodes[i];
+    const Shape& space = node.inputs[0]->shape;
+    const int folded = trailing_folded_axes(node);
+    if (folded == 0) return Refusal::not_trailing_axes;
+    if (space.numel() == 0) return Refusal::empty_input;
+    if (space.numel() / leading_numel(space, space.rank() - folded) >= kMaxRowExtent)
+      return Refusal::rows_too_long;
+    return std::nullopt;
+  }
+
+  // A reduction over trailing axes joins the open region over its input (a row region, or a
+  // pointwise one, which becomes a row region), or starts one. Regions before it close: work
+  // after it that joined them would need its result before it exists.
+  void place_row_reduction(std::uint32_t index) {
+    const Node& node = *p_.graph.nodes[index];
+    const Shape& space = node.inputs[0]->shape;
+    const int folded = trailing_folded_axes(node);
+    Cuts& cuts = p_.cuts;
+    // Read in a way no row of the kernel can (or unfused): a region of its own, written.
+    const bool alone = cuts.read_back[index] || !options_.fusion;
+    if (alone) cuts.stored[index] = true;
+    std::int32_t target = kNoRegion;
+    for (std::size_t r = 0; r < p_.regions.size() && !alone; ++r) {
+      const Region& region = p_.regions[r];
+      if (!closed_[r] && region.shape == space && !region.reduction &&
+          (!region.row || region.row->folded_axes == folded) &&
+          int(region.roots.size()) < kMaxOutputsPerKernel) {
+        target = std::int32_t(r);
+      }
+    }
+    if (target == kNoRegion)
+      target = add_region(region_over(space), alone, Refusal::written_alone, index);
+    Region& region = p_.regions[target];
+    if (!region.row) {
+      const int kept = space.rank() - folded;
+      const std::int64_t rows = leading_numel(space, kept);
+      std::int64_t extent = 1;
+      for (int a = kept; a < space.rank(); ++a) extent *= space[a];
+      region.row = RowInfo{rows, extent, folded, {}, {}};
+    }
+    region.row->reductions.push_back(index);
+    if (cuts.stored[index]) region.roots.push_back({index, cuts.reason[index], false, true});
+    p_.region_of[index] = target;
+    for (std::size_t r = 0; r < closed_.size(); ++r)
+      if (r != std::size_t(target) && !closed_[r]) close(r, Refusal::before_reduction, index);
+  }
+
+  // The open row region that computes `index` once per row: it has the region's kept axes (the
+  // folded ones dropped or kept as 1s) and reads one of the region's per-row values.
+  std::int32_t row_region_computing(std::uint32_t index) const {
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) {
+      const Region& region = p_.regions[r];
+      if (closed_[r] || !region.row || int(region.roots.size()) >= kMaxOutputsPerKernel) continue;
+      if (!is_per_row_shape(region, p_.graph.nodes[index]->shape)) continue;
+      absl::flat_hash_map<std::uint32_t, bool> seen;
+      if (reads_per_row_value(index, std::int32_t(r), seen)) return std::int32_t(r);
+    }
+    return kNoRegion;
+  }
+
+  // Whether inlined work from `index` reaches a reduction or per-row root of region r.
+  bool reads_per_row_value(std::uint32_t index, std::int32_t r,
+                           absl::flat_hash_map<std::uint32_t, bool>& seen) const {
+    for (const NodePtr& input : p_.graph.nodes[index]->inputs) {
+      if (!input->is_pending()) continue;
+      const std::uint32_t i = input->trace_index;
+      if (!seen.try_emplace(i, true).second) continue;
+      if (p_.cuts.cut[i]) {
+        if (p_.region_of[i] == r) return true;
+        continue;
+      }
+      if (reads_per_row_value(i, r, seen)) return true;
+    }
+    return false;
+  }
+
+  Partition& p_;
+  PartitionOptions options_;
+  std::vector<bool> closed_;  // by region: nothing more joins it
+};
+
+}  // namespace
+
+Partition form_regions(Partition partition, PartitionOptions options) {
+  partition.regions.clear();
+  partition.region_of.assign(partition.graph.size(), kNoRegion);
+  partition.refusals.clear();
+  partition.terms_built = false;
+  RegionForming(partition, options).run();
+  return partition;
+}
+
+}  // namespace lazy::fuse

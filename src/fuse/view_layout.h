@@ -1,0 +1,22 @@
+// Views as layouts: a view node maps its elements to its input's, so applied to the layout of the
+// input's memory it gives the layout of its own elements in that memory. This is how a load reads
+// through transposes, slices and broadcasts without a copy (one view: ir::view_layout).
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "ir/layout.h"
+#include "ir/node.h"
+#include "ir/view_layout.h"
+
+namespace lazy::fuse {
+
+// Applies the views between a consumer and a tensor, innermost first, to the tensor's layout.
+// `views` lists the view nodes from the consumer down. Nothing when a reshape on the way cannot
+// be expressed with strides; *failed_view is then that reshape.
+std::optional<ir::Layout> compose_views(const ir::Layout& base,
+                                        std::span<const ir::Node* const> views,
+                                        const ir::Node** failed_view);
+
+}  // namespace lazy::fuse

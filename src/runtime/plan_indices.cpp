@@ -1,0 +1,77 @@
+#include "runtime/plan_indices.h"
+
+#include "codegen/kernel_builder.h"
+#include "fuse/view_layout.h"
+
+namespace lazy::runtime {
+
+using codegen::ArgSource;
+
+PlanIndices::PlanIndices(const fuse::Graph& graph, std::size_t recorded_count)
+    : graph_(graph), index_(graph.size()) {
+  auto next = std::uint32_t(recorded_count);
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    index_[i] = added(std::uint32_t(i)) ? next++ : std::uint32_t(graph.recorded[i]);
+}
+
+std::shared_ptr<const ir::Node> detached_copy(const ir::Node& node) {
+  auto copy = std::make_shared<ir::Node>();
+  copy->op = node.op;
+  copy->dtype = node.dtype;
+  copy->compute_dtype = node.compute_dtype;
+  copy->shape = node.shape;
+  copy->loc = node.loc;
+  return copy;
+}
+
+std::vector<ArgSource> plan_args(const std::vector<ArgSource>& args, const fuse::Graph& graph,
+                                 const PlanIndices& index) {
+  std::vector<ArgSource> planned = args;
+  for (ArgSource& arg : planned) {
+    const auto node = std::uint32_t(arg.value);
+    switch (arg.kind) {
+      case ArgSource::Kind::root_pointer:
+        arg.value = index(node);
+        break;
+      case ArgSource::Kind::scalar_float:
+      case ArgSource::Kind::scalar_int:
+        // A rewrite's scalar depends on shapes only: the same on every replay of the plan.
+        if (index.added(node)) {
+          arg = {ArgSource::Kind::constant, codegen::scalar_argument(*graph.nodes[node])};
+        } else {
+          arg.value = index(node);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return planned;
+}
+
+PlannedView plan_view(std::uint32_t view, const fuse::Graph& graph,
+                      std::span<const ir::NodePtr> externals, const PlanIndices& index) {
+  std::vector<const ir::Node*> views;
+  const ir::Node* base = graph.nodes[view].get();
+  while (base->is_pending() && ir::op_kind(base->op) == ir::OpKind::view) {
+    views.push_back(base);
+    base = base->inputs[0].get();
+  }
+  PlannedView planned{index(view), PlannedView::Base::root, 0, {}};
+  ir::Layout base_layout = ir::Layout::contiguous(base->shape);
+  if (!base->is_pending()) {
+    planned.base_kind = PlannedView::Base::external;
+    for (std::size_t slot = 0; slot < externals.size(); ++slot)
+      if (externals[slot].get() == base) planned.base = std::uint32_t(slot);
+    base_layout = base->data->layout;
+  } else {
+    planned.base_kind =
+        base->op == ir::Op::Scalar ? PlannedView::Base::scalar : PlannedView::Base::root;
+    planned.base = index(base->trace_index);
+  }
+  const ir::Node* failed = nullptr;
+  planned.layout = *fuse::compose_views(base_layout, views, &failed);
+  return planned;
+}
+
+}  // namespace lazy::runtime

@@ -253,6 +253,15 @@ TEST(FuzzSmoothRules, Atan2RejectsTheBranchCutAndTheOrigin) {
   EXPECT_NO_THROW(rule(inexact(0.5, 1, 0), inexact(-2, 2, 0)));
 }
 
+// Seed 5206 program 933: std of [1e-30, 1.3e30] squares past f32's range on the way.
+TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
+  const Operand huge{inexact(7.9e-31, 1.27e30, 0), lazy::DType::f32};
+  EXPECT_THROW(variance_rule(huge, lazy::DType::f32, 2, 0.0, true), StepRejected);
+  EXPECT_THROW(variance_rule(huge, lazy::DType::f32, 2, 1.0, false), StepRejected);
+  const Operand modest{inexact(-1e3, 1e3, 0), lazy::DType::f32};
+  EXPECT_NO_THROW(variance_rule(modest, lazy::DType::f32, 1 << 20, 1.0, false));
+}
+
 TEST(FuzzSmoothRules, HypotAndLogaddexpAreOneLipschitz) {
   auto hypot_device = [](float a, float b) { return std::hypot(a, b); };
   auto hypot_exact = [](double a, double b) { return std::hypot(a, b); };

@@ -438,6 +438,10 @@ Bounds variance_rule(const Operand& in, DType result, std::int64_t n, double cor
   double width = x.hi - x.lo;
   double var_hi = nd * width * width / (4 * d);
   double mag = x.magnitude() + x.err;
+  // The squared deviations and their sum are held in f32 (f16 and bf16 compute in it): found by
+  // lazyfuse-fuzz (seed 5206 program 933), a spread of 1e30 overflowed to inf and std to NaN.
+  if (!(nd * (width + 2 * x.err) * (width + 2 * x.err) < largest(DType::f32) / 4))
+    reject(standard_deviation ? "std" : "var", "the squared deviations may overflow f32");
   double var_err =
       nd / d * ((width + 2 * x.err) * 2 * x.err + (log2_of(n) + 16) * mag * mag * 1.2e-7);
   Bounds b = standard_deviation

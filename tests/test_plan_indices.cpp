@@ -7,10 +7,11 @@
 
 #include <lazy/lazy.h>
 
-#include "codegen/kernel_emitter.h"
 #include "codegen/kernel_builder.h"
+#include "codegen/kernel_emitter.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
+#include "runtime/plan_builder.h"
 #include "runtime/plan_indices.h"
 
 namespace {
@@ -95,6 +96,35 @@ TEST_F(PlanIndicesTest, AHeldViewOfASplitSumSharesTheMemoryOfAnAddedStage) {
     EXPECT_EQ(planned.base_kind, PlannedView::Base::root);
     EXPECT_GE(planned.base, recorded);  // the second stage, which the rewrite added
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Found by lazyfuse-fuzz (seed 5208 program 147): after a rewrite dropped nodes, the plan listed
+// held scalars by graph index, so replay read the scalar value of another recorded node.
+TEST_F(PlanIndicesTest, HeldScalarsAndViewsOfThemAreListedByTraceIndexAfterARewrite) {
+  Tensor total = lazy::sum(lazy::randn({1 << 20}, 3) * 2.0f);  // split into stages
+  Tensor five = lazy::full({}, 5.0f);                          // a held Scalar
+  Tensor sevens = lazy::full({3}, 7.0f);                       // a held view of one
+  Trace& trace = Trace::current();
+  ASSERT_FALSE(partition_pending().graph.rewrites.empty()) << "no rewrite: the test tests nothing";
+  std::vector<bool> live;
+  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+  auto plan = lazy::runtime::build_plan(trace, live, true, false, nullptr, 90);
+  std::set<std::uint32_t> scalars;
+  for (std::uint32_t s : plan->live_scalars) {
+    ASSERT_LT(s, trace.size());
+    EXPECT_EQ(trace.pending()[s]->op, lazy::ir::Op::Scalar) << "live scalar " << s;
+    scalars.insert(s);
+  }
+  EXPECT_EQ(scalars.size(), 2u);
+  for (const PlannedView& view : plan->live_views) {
+    if (view.base_kind == PlannedView::Base::scalar) EXPECT_TRUE(scalars.contains(view.base));
+  }
+  EXPECT_EQ(five.item<float>(), 5.0f);
+  EXPECT_EQ(sevens.to_vector<float>(), (std::vector<float>(3, 7.0f)));
 }
 
 }  // namespace

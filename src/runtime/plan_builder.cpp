@@ -116,7 +116,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   }
   for (std::uint32_t v : partition.live_views)
     plan->live_views.push_back(plan_view(v, graph, externals, index));
-  plan->live_scalars = partition.live_scalars;
+  for (std::uint32_t s : partition.live_scalars) plan->live_scalars.push_back(index(s));
   // The last kernel that reads each intermediate root (or writes it, if none reads it).
   absl::flat_hash_map<std::uint32_t, std::size_t> last_use;
   for (std::size_t k = 0; k < partition.regions.size(); ++k) {

@@ -1,5 +1,7 @@
 #include "runtime/replay.h"
 
+#include "lazy/error.h"
+
 #include <atomic>
 #include <cstdint>
 #include <sstream>
@@ -24,6 +26,12 @@ std::atomic<bool> poison_outputs{ir::on_off_setting(ir::Setting::poison_outputs)
 constexpr std::uint8_t kPoisonByte = 0xff;
 
 std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
+  // A plan that names another node here would read an empty optional: undefined, not an error.
+  if (node.op != ir::Op::Scalar || !node.scalar) {
+    throw RuntimeError("lazyfuse internal error: the plan holds " +
+                           std::string(ir::op_name(node.op)) + " as a scalar; please report it",
+                       node.loc);
+  }
   auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
   if (is_floating(node.dtype)) {
     ir::store_double(storage->host.data(), node.dtype, 0,

@@ -1,7 +1,5 @@
 #include "runtime/replay.h"
 
-#include "lazy/error.h"
-
 #include <atomic>
 #include <cstdint>
 #include <sstream>
@@ -12,6 +10,7 @@
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
 #include "ir/settings.h"
+#include "lazy/error.h"
 #include "runtime/output_memory.h"
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"

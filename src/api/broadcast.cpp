@@ -41,7 +41,7 @@ ir::NodePtr broadcast_node(const ir::NodePtr& node, const Shape& shape, std::sou
 
 ir::NodePtr expand_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc) {
   if (node->shape == shape) return node;
-  ir::NodePtr expand = new_node(ir::Op::Expand, node->dtype, shape, loc);
+  ir::NodePtr expand = ir::make_node(ir::Op::Expand, node->dtype, shape, loc);
   expand->inputs.push_back(node);
   ir::Trace::current().append(expand);
   return expand;

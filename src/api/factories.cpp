@@ -46,7 +46,7 @@ Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::
       ir::store_int(storage->host.data(), dtype, std::int64_t(i), std::int64_t(data[i]));
     }
   }
-  ir::NodePtr node = api::new_node(Op::Data, dtype, shape, loc);
+  ir::NodePtr node = ir::make_node(Op::Data, dtype, shape, loc);
   node->data = std::make_unique<ir::TensorData>(std::move(storage), ir::Layout::contiguous(shape));
   return Tensor(node);
 }
@@ -118,7 +118,7 @@ Tensor random(Op op, std::string_view name, const Shape& shape, std::uint64_t se
     api::fail<DTypeError>(loc, name, "draws floating values; ", dtype_name(dtype),
                           " is not a floating dtype");
   }
-  ir::NodePtr node = api::new_node(op, dtype, shape, loc);
+  ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
   node->inputs.push_back(
       api::scalar_node(static_cast<std::int64_t>(seed), DType::i64, ir::ScalarRole::number, loc));
   return api::record(node);
@@ -184,7 +184,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   }
   const std::int64_t length = range_length(start, stop, step, all_integers, loc);
   // Start and step are inputs, so a new range of the same length reuses everything compiled.
-  ir::NodePtr node = api::new_node(Op::Arange, type, Shape{length}, loc);
+  ir::NodePtr node = ir::make_node(Op::Arange, type, Shape{length}, loc);
   node->compute_dtype = scalar_type;
   node->inputs.push_back(api::scalar_node(start, scalar_type, ir::ScalarRole::number, loc));
   node->inputs.push_back(api::scalar_node(step, scalar_type, ir::ScalarRole::number, loc));

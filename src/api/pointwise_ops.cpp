@@ -49,7 +49,7 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
     shape = api::broadcast_shapes({copies.data(), std::size_t(n_shapes)}, name, loc);
   }
 
-  ir::NodePtr node = api::new_node(op, dtype, shape, loc);
+  ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
   node->compute_dtype = compute_dtype;
   for (const Operand* x : operands) {
     if (x->is_tensor()) {
@@ -76,8 +76,7 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   require_a_tensor(a, b, name, loc);
   std::array operands = {promotion_operand(a, name, loc), promotion_operand(b, name, loc)};
   const DType promoted = ir::result_type(operands);
-  const ir::OpInfo& info = ir::op_info(op);
-  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(info.dtype_rule, promoted);
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, promoted);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,
                           "subtracting bool tensors is not supported; use logical_xor "
@@ -90,21 +89,16 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
       b.scalar().to_int() < 0) {
     api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
   }
-  if (info.dtype_rule == ir::DTypeRule::to_bool && info.operands == ir::OperandRule::compute) {
-    // A number compared with a tensor is first rounded to the compared dtype, as in PyTorch: an
-    // f16 tensor holding f16(0.1) equals 0.1. Rounding to infinity is not an error here; an
-    // integer that does not fit is, as PyTorch's overflow error.
-    return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.compute, loc, true);
-  }
-  return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute,
-                   ir::compute_type_of(dtypes.compute), loc);
+  // A compared number rounding to infinity is not an error; an integer that does not fit is, as
+  // PyTorch's overflow error.
+  return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
+                   dtypes.compares);
 }
 
 // A unary op's dtypes come from its row of the op table (ir/op.h).
 Tensor unary(Op op, std::string_view name, const Tensor& x, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::PointwiseDTypes dtypes =
-      ir::pointwise_dtypes(ir::op_info(op).dtype_rule, api::node_of(x, name, loc)->dtype);
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, api::node_of(x, name, loc)->dtype);
   Operand operand(x, loc);
   return pointwise(op, name, {&operand}, dtypes.result, dtypes.compute, dtypes.result, loc);
 }

@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "ir/dtype_codec.h"
-#include "ir/node_allocator.h"
 #include "lazy/sync.h"
 
 namespace lazy::api {
@@ -43,16 +42,6 @@ void check_shape(const Shape& shape, std::string_view op, std::source_location l
   }
 }
 
-ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc) {
-  auto node = std::allocate_shared<ir::Node>(ir::NodeAllocator<ir::Node>());
-  node->op = op;
-  node->dtype = dtype;
-  node->compute_dtype = dtype;
-  node->shape = shape;
-  node->loc = loc;
-  return node;
-}
-
 Tensor record(const ir::NodePtr& node) {
   ir::Trace::current().append(node);
   return Tensor(node);
@@ -88,7 +77,7 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
 
 ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
                         std::source_location loc) {
-  ir::NodePtr node = new_node(ir::Op::Scalar, dtype, Shape{}, loc);
+  ir::NodePtr node = ir::make_node(ir::Op::Scalar, dtype, Shape{}, loc);
   node->scalar = value;
   node->attrs.push(std::int64_t(role));
   ir::Trace::current().append(node);

@@ -39,9 +39,6 @@ const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_loc
 // (factories, reshape, expand, broadcasting) checks it; the others only shrink or reorder.
 void check_shape(const Shape& shape, std::string_view op, std::source_location loc);
 
-// A node with the given result, to be filled with inputs and attrs, then recorded.
-ir::NodePtr new_node(ir::Op op, DType dtype, const Shape& shape, std::source_location loc);
-
 // Appends to the thread's trace and hands back a tensor holding it.
 Tensor record(const ir::NodePtr& node);
 

@@ -65,7 +65,7 @@ Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, b
     api::fail<ValueError>(loc, name, "cannot reduce over an axis of size 0 of ",
                           in->shape.to_string(), ": there is no element to return");
   }
-  ir::NodePtr node = api::new_node(op, dtype, reduced.shape, loc);
+  ir::NodePtr node = ir::make_node(op, dtype, reduced.shape, loc);
   node->compute_dtype = compute_dtype;
   node->attrs.push(std::int64_t(reduced.mask));
   node->attrs.push(keepdim ? 1 : 0);

@@ -12,7 +12,7 @@ using ir::Op;
 
 Tensor view(Op op, const ir::NodePtr& input, const Shape& shape, const ir::Attrs& attrs,
             std::source_location loc) {
-  ir::NodePtr node = api::new_node(op, input->dtype, shape, loc);
+  ir::NodePtr node = ir::make_node(op, input->dtype, shape, loc);
   node->attrs = attrs;
   node->inputs.push_back(input);
   return api::record(node);

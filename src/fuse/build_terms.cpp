@@ -17,7 +17,6 @@ using ir::NodePtr;
 using ir::Op;
 using ir::OpKind;
 
-constexpr std::int32_t kNoRegion = -1;
 // A term the walk could not build: it added a cut instead.
 constexpr std::int32_t kFailed = -1;
 
@@ -212,14 +211,14 @@ class TermBuilder {
     }
     const std::uint32_t index = node->trace_index;
     const std::int32_t region = p_.region_of[index];
-    if (region != kNoRegion && region < current_ && !p_.cuts.stored[index] &&
+    if (region != Partition::kNoRegion && region < current_ && !p_.cuts.stored[index] &&
         p_.regions[region].row && ir::op_kind(node->op) == OpKind::reduction) {
       // A later kernel reads a row region's reduction: the region writes it too.
       p_.cuts.stored[index] = true;
       cut_added_ = true;
       return kFailed;
     }
-    if (region != kNoRegion && region < current_) {
+    if (region != Partition::kNoRegion && region < current_) {
       std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
       return layout ? add_load(index, false, *layout) : kFailed;
     }

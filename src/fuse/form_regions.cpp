@@ -13,8 +13,6 @@ using ir::NodePtr;
 using ir::Op;
 using ir::OpKind;
 
-constexpr std::int32_t kNoRegion = -1;
-
 // Positions in a row are 32-bit: a row region folds rows shorter than this.
 constexpr std::int64_t kMaxRowExtent = (std::int64_t(1) << 31) / 16;
 
@@ -130,15 +128,15 @@ class RegionForming {
     }
     const bool read_back =
         cuts.read_back[i] || cuts.reason[i] == CutReason::kernel_size_limit || is_reduction;
-    std::int32_t target = kNoRegion;
+    std::int32_t target = Partition::kNoRegion;
     if (options_.fusion && !read_back) target = row_region_computing(i);
-    if (target != kNoRegion) {
+    if (target != Partition::kNoRegion) {
       p_.regions[target].roots.push_back({i, cuts.reason[i], false, true});
       p_.region_of[i] = target;
       return;
     }
     if (options_.fusion && !read_back) target = open_region_over(node.shape, i);
-    if (target == kNoRegion) {
+    if (target == Partition::kNoRegion) {
       if (read_back) {
         for (std::size_t r = 0; r < p_.regions.size(); ++r)
           close(r, is_reduction ? Refusal::before_reduction : Refusal::before_read_back, i);
@@ -154,7 +152,7 @@ class RegionForming {
   // The last open region over `shape` with room for one more output; where an earlier region
   // has the shape but takes no more, node i's refusal says why.
   std::int32_t open_region_over(const Shape& shape, std::uint32_t i) {
-    std::int32_t target = kNoRegion;
+    std::int32_t target = Partition::kNoRegion;
     std::optional<Refusal> refused;
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       const Region& region = p_.regions[r];
@@ -167,7 +165,7 @@ class RegionForming {
         target = std::int32_t(r);
       }
     }
-    if (target == kNoRegion && refused) p_.refusals.push_back({*refused, i});
+    if (target == Partition::kNoRegion && refused) p_.refusals.push_back({*refused, i});
     return target;
   }
 
@@ -196,7 +194,7 @@ class RegionForming {
     // Read in a way no row of the kernel can (or unfused): a region of its own, written.
     const bool alone = cuts.read_back[index] || !options_.fusion;
     if (alone) cuts.stored[index] = true;
-    std::int32_t target = kNoRegion;
+    std::int32_t target = Partition::kNoRegion;
     for (std::size_t r = 0; r < p_.regions.size() && !alone; ++r) {
       const Region& region = p_.regions[r];
       if (!closed_[r] && region.shape == space && !region.reduction &&
@@ -205,7 +203,7 @@ class RegionForming {
         target = std::int32_t(r);
       }
     }
-    if (target == kNoRegion)
+    if (target == Partition::kNoRegion)
       target = add_region(region_over(space), alone, Refusal::written_alone, index);
     Region& region = p_.regions[target];
     if (!region.row) {
@@ -232,7 +230,7 @@ class RegionForming {
       absl::flat_hash_map<std::uint32_t, bool> seen;
       if (reads_per_row_value(index, std::int32_t(r), seen)) return std::int32_t(r);
     }
-    return kNoRegion;
+    return Partition::kNoRegion;
   }
 
   // Whether inlined work from `index` reaches a reduction or per-row root of region r.
@@ -260,7 +258,7 @@ class RegionForming {
 
 Partition form_regions(Partition partition, PartitionOptions options) {
   partition.regions.clear();
-  partition.region_of.assign(partition.graph.size(), kNoRegion);
+  partition.region_of.assign(partition.graph.size(), Partition::kNoRegion);
   partition.refusals.clear();
   partition.terms_built = false;
   RegionForming(partition, options).run();

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/node_allocator.h"
+#include "ir/pointwise_dtypes.h"
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
 
@@ -12,16 +12,6 @@ namespace {
 
 using ir::NodePtr;
 using ir::Op;
-
-NodePtr new_node(Op op, DType dtype, const Shape& shape, std::source_location loc) {
-  auto node = std::allocate_shared<ir::Node>(ir::NodeAllocator<ir::Node>());
-  node->op = op;
-  node->dtype = dtype;
-  node->compute_dtype = dtype;
-  node->shape = shape;
-  node->loc = loc;
-  return node;
-}
 
 ir::PromotionOperand promotion_operand(const Operand& x) {
   if (x.number) return ir::promotion_operand_of_scalar(*x.number);
@@ -44,11 +34,6 @@ Shape broadcast_shape(std::span<const Shape* const> shapes) {
   return out;
 }
 
-bool is_comparison(Op op) {
-  return op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt ||
-         op == Op::Ge;
-}
-
 }  // namespace
 
 NodePtr GraphBuilder::keep(const NodePtr& node, std::int32_t recorded, bool live,
@@ -57,7 +42,7 @@ NodePtr GraphBuilder::keep(const NodePtr& node, std::int32_t recorded, bool live
   for (std::size_t k = 0; same && k < inputs.size(); ++k) same = inputs[k] == node->inputs[k];
   NodePtr kept = node;
   if (!same) {
-    kept = new_node(node->op, node->dtype, node->shape, node->loc);
+    kept = ir::make_node(node->op, node->dtype, node->shape, node->loc);
     kept->compute_dtype = node->compute_dtype;
     kept->attrs = node->attrs;
     kept->scalar = node->scalar;
@@ -78,7 +63,7 @@ void GraphBuilder::stands_for(std::int32_t recorded, bool live) {
 }
 
 NodePtr GraphBuilder::added(Op op, DType dtype, const Shape& shape) {
-  return new_node(op, dtype, shape, origin_->loc);
+  return ir::make_node(op, dtype, shape, origin_->loc);
 }
 
 NodePtr GraphBuilder::append(NodePtr node) {
@@ -156,21 +141,17 @@ NodePtr GraphBuilder::pointwise(Op op, std::initializer_list<const Operand*> ope
   return append(std::move(node));
 }
 
+// Dtypes by the op's row of the op table, as the API records them (api/pointwise_ops.cpp).
 NodePtr GraphBuilder::binary(Op op, const Operand& a, const Operand& b) {
   const std::array operands = {promotion_operand(a), promotion_operand(b)};
-  const DType promoted = ir::result_type(operands);
-  const bool logical = op == Op::LogicalAnd || op == Op::LogicalOr;
-  const DType dtype = is_comparison(op) || logical ? DType::bool_ : promoted;
-  // A number compared with a tensor is rounded to the compared dtype (api/pointwise_ops.cpp).
-  const DType scalar_dtype = is_comparison(op) ? promoted : ir::compute_type_of(promoted);
-  return pointwise(op, {&a, &b}, dtype, promoted, scalar_dtype);
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, ir::result_type(operands));
+  return pointwise(op, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number);
 }
 
 NodePtr GraphBuilder::unary(Op op, const NodePtr& x) {
-  const bool to_bool = op == Op::IsNan || op == Op::IsInf || op == Op::LogicalNot;
-  const DType dtype = to_bool ? DType::bool_ : is_floating(x->dtype) ? x->dtype : DType::f32;
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, x->dtype);
   const Operand operand(x);
-  return pointwise(op, {&operand}, dtype, to_bool ? x->dtype : dtype, dtype);
+  return pointwise(op, {&operand}, dtypes.result, dtypes.compute, dtypes.number);
 }
 
 NodePtr GraphBuilder::cast(const NodePtr& x, DType dtype) {

@@ -172,7 +172,8 @@ struct Partition {
   Graph graph;
   Cuts cuts;
   std::vector<Region> regions;  // in execution order: a region reads only earlier ones' roots
-  // For each node of the graph: the region whose kernel writes it, or -1.
+  // For each node of the graph: the region whose kernel writes it, or kNoRegion.
+  static constexpr std::int32_t kNoRegion = -1;
   std::vector<std::int32_t> region_of;
   // Live nodes that are views: their data is a view of another node's (or an input's) memory.
   std::vector<std::uint32_t> live_views;

@@ -16,7 +16,7 @@ constexpr std::uint64_t axis_bit(int axis) {
 }
 
 bool is_logical(Op op) {
-  return op == Op::ReduceAny || op == Op::ReduceAll;
+  return ir::reduction_info(op).fold == ir::FoldKind::logical;
 }
 
 // Partial results keep the accumulator's precision (bool for the logical folds).
@@ -24,22 +24,9 @@ DType partial_dtype(Op op, DType compute_dtype) {
   return is_logical(op) ? DType::bool_ : compute_dtype;
 }
 
-// Two partial results of a splittable reduction, combined.
+// Two partial results of a splittable reduction, combined by the reduction's combine op.
 NodePtr combine(GraphBuilder& b, Op op, const NodePtr& x, const NodePtr& y) {
-  switch (op) {
-    case Op::ReduceSum:
-      return b.binary(Op::Add, x, y);
-    case Op::ReduceProd:
-      return b.binary(Op::Mul, x, y);
-    case Op::ReduceMax:
-      return b.binary(Op::Maximum, x, y);
-    case Op::ReduceMin:
-      return b.binary(Op::Minimum, x, y);
-    case Op::ReduceAny:
-      return b.binary(Op::LogicalOr, x, y);
-    default:
-      return b.binary(Op::LogicalAnd, x, y);
-  }
+  return b.binary(ir::reduction_info(op).combine, x, y);
 }
 
 // The full reduction over chunks first: deterministic (a fixed order), and parallel. Elements

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ir/node_allocator.h"
+
 namespace lazy::ir {
 
 namespace {
@@ -15,6 +17,16 @@ void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, std::vector<NodePtr
 }
 
 }  // namespace
+
+NodePtr make_node(Op op, DType dtype, const Shape& shape, std::source_location loc) {
+  auto node = std::allocate_shared<Node>(NodeAllocator<Node>());
+  node->op = op;
+  node->dtype = dtype;
+  node->compute_dtype = dtype;
+  node->shape = shape;
+  node->loc = loc;
+  return node;
+}
 
 Node::~Node() {
   std::vector<NodePtr> orphans;

@@ -80,4 +80,7 @@ struct Node {
   }
 };
 
+// A node with no inputs yet, computing in its own dtype, from the per-thread node allocator.
+NodePtr make_node(Op op, DType dtype, const Shape& shape, std::source_location loc);
+
 }  // namespace lazy::ir

@@ -1,5 +1,7 @@
 #include "ir/pointwise_dtypes.h"
 
+#include "ir/type_promotion.h"
+
 namespace lazy::ir {
 
 DType operand_dtype(const Node& node, int i) {
@@ -18,19 +20,17 @@ DType operand_dtype(const Node& node, int i) {
   return input.is_number() ? input.dtype : node.compute_dtype;
 }
 
-PointwiseDTypes pointwise_dtypes(DTypeRule rule, DType promoted) {
-  switch (rule) {
-    case DTypeRule::promoted_floating: {
-      const DType floating = is_floating(promoted) ? promoted : DType::f32;
-      return {floating, floating};
-    }
-    case DTypeRule::to_bool:
-      return {DType::bool_, promoted};
-    case DTypeRule::promoted:
-    case DTypeRule::given:
-      break;
+PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
+  const OpInfo& info = op_info(op);
+  DType result = promoted, compute = promoted;
+  if (info.dtype_rule == DTypeRule::promoted_floating && !is_floating(promoted)) {
+    result = compute = DType::f32;
+  } else if (info.dtype_rule == DTypeRule::to_bool) {
+    result = DType::bool_;
   }
-  return {promoted, promoted};
+  const bool comparison =
+      info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute;
+  return {result, compute, comparison ? compute : compute_type_of(compute), comparison};
 }
 
 }  // namespace lazy::ir

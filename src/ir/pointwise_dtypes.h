@@ -14,9 +14,14 @@ DType operand_dtype(const Node& node, int i);
 struct PointwiseDTypes {
   DType result;
   DType compute;
+  // What a number operand is recorded as: the compared dtype for comparisons (an f16 tensor
+  // holding f16(0.1) equals 0.1, as in PyTorch), the compute precision otherwise.
+  DType number;
+  // A comparison: a number may round to infinity in the compared dtype (not an error).
+  bool compares;
 };
-// The result and compute dtype of an op whose rule is not `given`, from the promoted dtype of its
-// operands.
-PointwiseDTypes pointwise_dtypes(DTypeRule rule, DType promoted);
+// The result, compute and number dtypes of an op whose rule is not `given`, from the promoted
+// dtype of its operands.
+PointwiseDTypes pointwise_dtypes(Op op, DType promoted);
 
 }  // namespace lazy::ir

@@ -15,12 +15,8 @@ PlanIndices::PlanIndices(const fuse::Graph& graph, std::size_t recorded_count)
 }
 
 std::shared_ptr<const ir::Node> detached_copy(const ir::Node& node) {
-  auto copy = std::make_shared<ir::Node>();
-  copy->op = node.op;
-  copy->dtype = node.dtype;
+  ir::NodePtr copy = ir::make_node(node.op, node.dtype, node.shape, node.loc);
   copy->compute_dtype = node.compute_dtype;
-  copy->shape = node.shape;
-  copy->loc = node.loc;
   return copy;
 }
 

@@ -21,7 +21,7 @@ enum class OpKind : std::uint8_t {
   view,       // an index map over one input; never copies
   copy,       // a dense copy of one input
   reduction,  // folds the axes in attrs[0] (a bit mask); attrs[1]: keepdim
-  // Later: library (matrix products), gather.
+  matmul,     // a matrix product through cuBLASLt, with its epilogue (ir/matmul.h)
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -128,7 +128,9 @@ enum class DeviceName : std::uint8_t {
   X(ArgMax, argmax, reduction, 1, given, own, simple, plain)                                       \
   X(ArgMin, argmin, reduction, 1, given, own, simple, plain)                                       \
   X(ReduceAny, any, reduction, 1, given, own, simple, plain)                                       \
-  X(ReduceAll, all, reduction, 1, given, own, simple, plain)
+  X(ReduceAll, all, reduction, 1, given, own, simple, plain)                                       \
+  /* matrix products: inputs a, b, then the epilogue's bias and residual (ir/matmul.h) */          \
+  X(MatMul, matmul, matmul, 2, given, own, simple, plain)
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, ...) name,

@@ -64,6 +64,19 @@ constexpr SettingSpec kSettings[] = {
      .default_value = 0,
      .effect = "on: hardware approximations for tanh, sigmoid, exp, log, sin, cos, division "
                "(error bounds in docs/semantics.md); also `lazy::set_fast_math`"},
+    {.setting = Setting::matmul_tf32,
+     .name = "LAZY_MATMUL_TF32",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on: f32 matrix products on TF32 tensor cores (about 10 mantissa bits per "
+               "operand); off: full FP32, as PyTorch's default; also `lazy::set_matmul_precision`"},
+    {.setting = Setting::autotune,
+     .name = "LAZY_AUTOTUNE",
+     .kind = SettingKind::on_off,
+     .default_value = 0,
+     .effect = "on: the first use of a matrix product's shape times cuBLASLt's top candidate "
+               "algorithms and keeps the fastest, in the kernel cache on disk too; off: "
+               "cuBLASLt's heuristic's first choice"},
     // Large enough that real steps (a transformer layer's forward and backward is a few thousand
     // ops) are one graph.
     {.setting = Setting::max_pending_ops,

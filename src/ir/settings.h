@@ -19,6 +19,8 @@ enum class Setting {
   debug,
   fusion,
   fast_math,
+  matmul_tf32,
+  autotune,
   max_pending_ops,
   plan_cache_entries,
   kernel_cache_entries,

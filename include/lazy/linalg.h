@@ -1,0 +1,52 @@
+// Matrix products, with PyTorch's names and semantics. They run through cuBLASLt on the GPU;
+// a bias, a residual and a relu or gelu_tanh right after a product run inside the library call,
+// and other work after it fuses into one generated kernel that reads the product once.
+//
+// Inputs are f32, f16 or bf16 (both operands the same dtype); products accumulate in f32 and
+// the result has the inputs' dtype. f32 products are full FP32 unless
+// set_matmul_precision("tf32") (or LAZY_MATMUL_TF32=1) allows TF32 tensor cores.
+#pragma once
+
+#include <optional>
+#include <source_location>
+#include <string>
+#include <string_view>
+
+#include "lazy/scalar.h"
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+// torch.matmul: 1-D x 1-D is a dot product (0-d); 2-D x 2-D a matrix product; a 1-D operand is
+// promoted to a matrix (a row on the left, a column on the right) and the added axis removed
+// from the result; higher ranks are batches of matrices whose batch axes broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b,
+              std::source_location loc = std::source_location::current());
+
+// torch.bmm: [B, M, K] x [B, K, N] -> [B, M, N], no broadcasting.
+Tensor bmm(const Tensor& a, const Tensor& b,
+           std::source_location loc = std::source_location::current());
+
+// torch.nn.functional.linear: x @ weight^T (+ bias), weight [out, in], bias [out].
+Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias = {},
+              std::source_location loc = std::source_location::current());
+
+// torch.addmm: beta * c + alpha * (a @ b), a [M, K], b [K, N], c broadcastable to [M, N].
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+             const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
+
+// torch.einsum for two operands whose contraction is one (batched) matrix product, e.g.
+// "ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk": each index appears in both inputs and the
+// output (batch), in one input and the output (kept), or in both inputs only (contracted).
+// Anything else (a trace, an index summed out of one input, repeated indices) is a ValueError.
+Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
+              std::source_location loc = std::source_location::current());
+
+// "highest" (default, also "ieee"): f32 products in full FP32. "tf32" (also "high", PyTorch's
+// name): TF32 tensor cores for f32 products, about 10 mantissa bits per operand. Applies to
+// products recorded from now on; matmul_precision() says "highest" or "tf32". ValueError for
+// any other value.
+void set_matmul_precision(std::string_view precision);
+std::string matmul_precision();
+
+}  // namespace lazy

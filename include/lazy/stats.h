@@ -14,6 +14,7 @@ struct Stats {
   std::int64_t kernel_cache_hits = 0;  // generated sources found compiled already
   std::int64_t nvrtc_compiles = 0;     // NVRTC compilations
   std::int64_t kernel_launches = 0;    // kernels launched on the GPU
+  std::int64_t matmul_calls = 0;       // matrix products queued through cuBLASLt
   double compile_seconds = 0;          // wall time spent in NVRTC, summed over kernels
   double slowest_compile_seconds = 0;  // the longest single NVRTC compile
   // The kernel cache on disk (lazy/cache.h).

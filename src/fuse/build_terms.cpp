@@ -7,6 +7,7 @@
 
 #include "fuse/internal_error.h"
 #include "fuse/view_layout.h"
+#include "ir/matmul.h"
 
 namespace lazy::fuse {
 
@@ -41,7 +42,9 @@ class TermBuilder {
       memo_.clear();
       per_row_ = false;
       Region& region = p_.regions[r];
-      const bool built = region.row ? build_row_terms(region) : build_terms(region);
+      const bool built = region.matmul ? build_matmul_terms(region)
+                         : region.row    ? build_row_terms(region)
+                                         : build_terms(region);
       if (built) continue;
       if (!cut_added_) {
         internal_error(first_node(region),
@@ -70,6 +73,54 @@ class TermBuilder {
       region.root_terms.push_back(term);
     }
     return true;
+  }
+
+  // A product's terms: a load of each input, as it sits in memory. An input that is not in
+  // memory as it is (a broadcast scalar), or in a layout the call cannot take, is written densely
+  // first, by a generated kernel that also runs the work producing it.
+  bool build_matmul_terms(Region& region) {
+    const Node& node = *graph_.nodes[region.matmul->node];
+    std::vector<ir::Layout> layouts;
+    for (const NodePtr& input : node.inputs) {
+      std::vector<const Node*> path;
+      const std::int32_t term = visit(input, path);
+      if (term == kFailed) return false;
+      if (region.terms[term].kind != Term::Kind::load) return write_densely(input, node);
+      layouts.push_back(region.terms[term].layout);
+    }
+    const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
+    if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0) {
+      const std::optional<ir::Layout> vector =
+          ir::reshape_layout(layouts[bias], Shape{layouts[bias].shape.numel()});
+      if (!vector || !ir::bias_maps(*vector)) return write_densely(node.inputs[bias], node);
+    }
+    const int residual = ir::matmul_residual_input(epilogue);
+    const ir::MatmulMapping mapping =
+        ir::map_matmul(layouts[0], layouts[1], residual >= 0 ? &layouts[residual] : nullptr);
+    if (!mapping.problem) {
+      const int input = *mapping.inexpressible == ir::MatmulOperand::a   ? 0
+                        : *mapping.inexpressible == ir::MatmulOperand::b ? 1
+                                                                         : residual;
+      return write_densely(node.inputs[input], node);
+    }
+    region.matmul->problem = *mapping.problem;
+    return true;
+  }
+
+  // Cuts `input` of `product` to be written densely; false (the terms must be built again).
+  bool write_densely(const NodePtr& input, const Node& product) {
+    if (input->is_pending()) {
+      if (p_.cuts.cut[input->trace_index])
+        internal_error(product, "a matrix product's dense operand does not map onto cuBLASLt");
+      p_.cuts.add(input->trace_index, CutReason::matmul_layout);
+    } else {
+      const std::uint32_t slot = slot_of_.at(input.get());
+      if (p_.cuts.external_copy[slot])
+        internal_error(product, "a matrix product's dense operand does not map onto cuBLASLt");
+      p_.cuts.external_copy[slot] = true;
+    }
+    cut_added_ = true;
+    return false;
   }
 
   // A row region's terms: each reduction's folded value over the iteration space, then its
@@ -238,6 +289,8 @@ class TermBuilder {
         break;
       case OpKind::reduction:
         return visit_row_reduction(*node, path);
+      case OpKind::matmul:
+        internal_error(*node, "a matrix product read inside a region before its call");
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);

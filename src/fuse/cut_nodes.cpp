@@ -42,6 +42,15 @@ void cut_for_live_view(Partition& p, std::uint32_t index) {
   }
 }
 
+// cuBLASLt reads a product's operands from memory: the node under an operand's views is written
+// (build_terms makes the operand itself dense where its layout does not suit the call).
+void cut_matmul_operand(Partition& p, const Node& operand) {
+  const Node* base = &operand;
+  while (base->is_pending() && ir::op_kind(base->op) == OpKind::view) base = base->inputs[0].get();
+  if (base->is_pending() && base->op != Op::Scalar)
+    p.cuts.add(base->trace_index, CutReason::matmul_operand);
+}
+
 // The nodes a handle holds must be written; a held view needs its base written instead.
 void cut_held_and_reductions(Partition& p, PartitionOptions options) {
   const Graph& graph = p.graph;
@@ -55,6 +64,10 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);
+    if (kind == OpKind::matmul) {
+      p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
+      for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);
+    }
     if (!live) continue;
     if (node.op == Op::Scalar) {
       p.live_scalars.push_back(i);

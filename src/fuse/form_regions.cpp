@@ -126,6 +126,7 @@ class RegionForming {
       if (!refused) return place_row_reduction(i);
       p_.refusals.push_back({*refused, i});
     }
+    if (node.op == Op::MatMul) return place_matmul(i);
     const bool read_back =
         cuts.read_back[i] || cuts.reason[i] == CutReason::kernel_size_limit || is_reduction;
     std::int32_t target = Partition::kNoRegion;
@@ -146,6 +147,17 @@ class RegionForming {
                      is_reduction ? Refusal::reduction_kernel : Refusal::written_alone, i);
     }
     p_.regions[target].roots.push_back({i, cuts.reason[i]});
+    p_.region_of[i] = target;
+  }
+
+  // A matrix product is one cuBLASLt call, a region of its own. Regions before it close: work
+  // reading the product must come after the call.
+  void place_matmul(std::uint32_t i) {
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_matmul, i);
+    Region region = region_over(p_.graph.nodes[i]->shape);
+    region.matmul = MatmulRegion{i, {}};
+    const std::int32_t target = add_region(std::move(region), true, Refusal::library_call, i);
+    p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
     p_.region_of[i] = target;
   }
 

@@ -32,8 +32,10 @@ Graph::~Graph() {
 }
 
 std::string Graph::describe_rewrites() const {
-  if (rewrites.empty()) return "";
+  if (rewrites.empty() && notes.empty()) return "";
   std::ostringstream out;
+  for (const std::string& note : notes) out << note << "\n";
+  if (rewrites.empty()) return out.str();
   for (const Rewrite& rewrite : rewrites) {
     // The last node stands for the recorded one: same dtype, shape and source line.
     const ir::Node& node = *nodes[rewrite.last];

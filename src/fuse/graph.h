@@ -32,6 +32,8 @@ struct Graph {
   // Computed tensors the graph reads, by slot (Trace::externals()).
   std::vector<ir::NodePtr> externals;
   std::vector<Rewrite> rewrites;
+  // What a rewrite chose not to do, and why, one line each (LAZY_DEBUG=2).
+  std::vector<std::string> notes;
 
   static constexpr std::int32_t kAdded = -1;
 
@@ -47,7 +49,8 @@ struct Graph {
   std::size_t size() const { return nodes.size(); }
   // Which nodes a held node needs (the held ones too), walking back from the held ones.
   std::vector<bool> needed() const;
-  // One line per rewrite, then the rewritten graph (LAZY_DEBUG=2); empty without rewrites.
+  // One line per rewrite and note, then the rewritten graph (LAZY_DEBUG=2); empty without
+  // rewrites or notes.
   std::string describe_rewrites() const;
 };
 

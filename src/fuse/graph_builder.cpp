@@ -175,4 +175,19 @@ NodePtr GraphBuilder::arange(std::int64_t stop, std::int64_t step) {
   return append(std::move(node));
 }
 
+NodePtr GraphBuilder::matmul(const ir::Node& product, std::span<const NodePtr> inputs,
+                             const ir::MatmulEpilogue& epilogue) {
+  NodePtr node = ir::make_node(Op::MatMul, product.dtype, product.shape, product.loc);
+  node->compute_dtype = product.compute_dtype;
+  node->attrs = ir::matmul_attrs(epilogue);
+  node->inputs.assign(inputs.begin(), inputs.end());
+  node->trace = product.trace;
+  node->trace_index = size();
+  ir::hash_node(*node);
+  graph_.nodes.push_back(node);
+  graph_.live.push_back(false);
+  graph_.recorded.push_back(Graph::kAdded);
+  return node;
+}
+
 }  // namespace lazy::fuse

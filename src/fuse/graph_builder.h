@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "fuse/graph.h"
+#include "ir/matmul.h"
 #include "lazy/scalar.h"
 
 namespace lazy::fuse {
@@ -48,6 +49,9 @@ class GraphBuilder {
   ir::NodePtr where(const ir::NodePtr& cond, const Operand& a, const Operand& b);
   // The i64 range 0, step, ... below stop.
   ir::NodePtr arange(std::int64_t stop, std::int64_t step);
+  // `product` (a MatMul) with its epilogue: inputs a, b, then the bias and residual it names.
+  ir::NodePtr matmul(const ir::Node& product, std::span<const ir::NodePtr> inputs,
+                     const ir::MatmulEpilogue& epilogue);
 
   // Marks the last node appended as standing for recorded node `recorded` (a rewrite's result).
   void stands_for(std::int32_t recorded, bool live);

@@ -5,7 +5,9 @@
 #include "fuse/build_terms.h"
 #include "fuse/cut_nodes.h"
 #include "fuse/form_regions.h"
+#include "fuse/matmul_epilogues.h"
 #include "fuse/split_reductions.h"
+#include "ir/matmul.h"
 
 namespace lazy::fuse {
 
@@ -46,6 +48,12 @@ std::string_view cut_reason_name(CutReason reason) {
       return "kernel_size_limit";
     case CutReason::reduction:
       return "reduction";
+    case CutReason::matmul:
+      return "matmul";
+    case CutReason::matmul_operand:
+      return "matmul_operand";
+    case CutReason::matmul_layout:
+      return "matmul_layout";
   }
   return "?";
 }
@@ -74,13 +82,19 @@ std::string_view refusal_name(Refusal refusal) {
       return "region_closed";
     case Refusal::outputs_limit:
       return "outputs_limit";
+    case Refusal::library_call:
+      return "library_call";
+    case Refusal::before_matmul:
+      return "before_matmul";
   }
   return "?";
 }
 
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options) {
-  Partition p = cut_nodes(split_reductions(recorded_graph(pending, live, externals)), options);
+  Graph graph = recorded_graph(pending, live, externals);
+  if (options.fusion) graph = fold_matmul_epilogues(graph);
+  Partition p = cut_nodes(split_reductions(graph), options);
   do {
     p = build_terms(form_regions(std::move(p), options));
   } while (!p.terms_built);
@@ -95,6 +109,18 @@ std::string Partition::describe() const {
     const Region& region = regions[r];
     out << "region " << r << ": iteration space " << region.shape.to_string() << ", "
         << region.roots.size() << " output(s), " << region.terms.size() << " terms\n";
+    if (region.matmul) {
+      const ir::MatmulProblem& call = region.matmul->problem;
+      const ir::Node& node = *nodes[region.matmul->node];
+      const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
+      out << "  one cuBLASLt call: " << dtype_name(node.dtype) << " m " << call.m << " n "
+          << call.n << " k " << call.k << " batch " << call.batch << ", A"
+          << (call.a.transposed ? "^T" : "") << " ld " << call.a.ld << ", B"
+          << (call.b.transposed ? "^T" : "") << " ld " << call.b.ld << ", epilogue "
+          << (epilogue.bias ? "bias " : "") << (epilogue.residual ? "residual " : "")
+          << ir::matmul_activation_name(epilogue.activation) << (epilogue.tf32 ? ", tf32" : "")
+          << "\n";
+    }
     if (region.row) {
       out << "  folds rows of " << region.row->extent << " element(s) ("
           << region.row->reductions.size() << " reduction(s) in one pass):";

@@ -5,6 +5,8 @@
 // between. A partition is a plain value, so tests can inspect it and LAZY_DEBUG=2 can print it.
 //
 // partition() runs passes, each a function a test can call alone:
+//   fold_matmul_epilogues (fuse/matmul_epilogues.h) graph -> graph: bias, residual, activation
+//                                                into the product's cuBLASLt call
 //   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
 //   cut_nodes        (fuse/cut_nodes.h)         graph -> partition: which nodes are written, why
 //   form_regions     (fuse/form_regions.h)      partition -> partition: roots grouped in regions
@@ -23,6 +25,7 @@
 
 #include "fuse/graph.h"
 #include "ir/layout.h"
+#include "ir/matmul_problem.h"
 #include "ir/node.h"
 
 namespace lazy::fuse {
@@ -35,6 +38,10 @@ enum class CutReason : std::uint8_t {
   fusion_disabled,      // LAZY_FUSION=0: every op is its own kernel
   kernel_size_limit,    // the chain reading it is too long for one kernel
   reduction,            // a reduction's result is written, and read back by its consumers
+  matmul,               // a matrix product: cuBLASLt writes it, its consumers read it back
+  matmul_operand,       // a matrix product reads it from memory
+  matmul_layout,        // a matrix product reads it in a layout cuBLASLt cannot take: written
+                        // densely first (with the work that produced it)
 };
 std::string_view cut_reason_name(CutReason reason);
 
@@ -55,6 +62,9 @@ enum class Refusal : std::uint8_t {
   // A root that starts a region of its own over a shape an earlier region has:
   region_closed,  // that region takes no more roots (see why it closed)
   outputs_limit,  // that region has kMaxOutputsPerKernel outputs
+  // A matrix product's region: one cuBLASLt call, no generated kernel.
+  library_call,
+  before_matmul,  // a matrix product came after it: work joining it would need the product first
 };
 std::string_view refusal_name(Refusal refusal);
 
@@ -126,12 +136,21 @@ struct RegionClosing {
   std::int32_t node;
 };
 
+// A matrix product's region: one cuBLASLt call writing the MatMul node `node`. Its terms are the
+// loads of the node's inputs in order (a, b, then the epilogue's bias and residual), each with the
+// layout it has in memory; `problem` is how they map onto the call.
+struct MatmulRegion {
+  std::uint32_t node;
+  ir::MatmulProblem problem;
+};
+
 struct Region {
   // The iteration space: every root has this shape (a reduction region: its permuted input; a
   // row region: its reductions' input, per-row roots have its kept axes).
   Shape shape;
   std::optional<ReductionInfo> reduction;
   std::optional<RowInfo> row;
+  std::optional<MatmulRegion> matmul;
   std::vector<Root> roots;
   std::vector<Term> terms;
   std::vector<std::int32_t> root_terms;  // the term computing each root

@@ -63,6 +63,7 @@ class ReductionSplitter {
 
   Graph rewrite() {
     out_.externals = in_.externals;
+    out_.notes = in_.notes;
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       const NodePtr& node = in_.nodes[i];
       const std::int32_t m = match_at_[i];
@@ -87,6 +88,15 @@ class ReductionSplitter {
                  absl::StrCat("split in stages (", std::string(split_kind_name(split.kind)),
                               "): ", split.why));
     }
+    // An earlier pass's rewrites, renumbered: the nodes they name moved.
+    std::vector<Rewrite> earlier;
+    for (Rewrite rewrite : in_.rewrites) {
+      if (!now_[rewrite.last]) continue;
+      rewrite.last = now_[rewrite.last]->trace_index;
+      rewrite.first = now_[rewrite.first] ? now_[rewrite.first]->trace_index : rewrite.last;
+      earlier.push_back(std::move(rewrite));
+    }
+    out_.rewrites.insert(out_.rewrites.begin(), earlier.begin(), earlier.end());
     return std::move(out_);
   }
 

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_emitter.h"
 #include "ir/layout.h"
+#include "ir/matmul.h"
 #include "jit/kernel_cache.h"
 #include "runtime/device.h"
 
@@ -27,6 +29,15 @@ struct PlannedOutput {
   std::shared_ptr<const ir::Node> added;
 };
 
+class MatmulCall;  // runtime/matmul_call.h
+
+// A cuBLASLt call in place of a kernel: the kernel's args are the pointers of the product's
+// inputs (a, b, then the epilogue's bias and residual), its outputs[0] the product.
+struct PlannedMatmul {
+  std::shared_ptr<const MatmulCall> call;  // null when computing on the host
+  ir::MatmulEpilogue epilogue;             // which inputs follow a and b
+};
+
 struct PlannedKernel {
   CUfunction function = nullptr;  // null when computing on the host
   std::string name;
@@ -40,6 +51,7 @@ struct PlannedKernel {
   // Outputs of earlier kernels nobody holds that no later kernel reads: freed (stream-ordered)
   // once this kernel is queued, so an unfused chain does not hold all its intermediates.
   std::vector<std::uint32_t> release_after;
+  std::optional<PlannedMatmul> matmul;  // a library call, not a generated kernel
 };
 
 // A held view: its data is a view of a kernel's output, an input's storage, or a scalar.

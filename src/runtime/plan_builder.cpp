@@ -11,6 +11,7 @@
 #include "runtime/compile_scheduler.h"
 #include "runtime/kernel_label.h"
 #include "runtime/module_cache.h"
+#include "runtime/plan_matmul.h"
 #include "runtime/plan_indices.h"
 #include "runtime/stats.h"
 
@@ -49,8 +50,13 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   if (ir::debug_level() >= 2) plan->partition_text = partition.describe();
 
   Counters& stats = counters();
+  // Generated kernels, for the regions that are not library calls.
   std::vector<codegen::GeneratedKernel> kernels;
-  for (const fuse::Region& region : partition.regions) {
+  std::vector<std::size_t> kernel_of(partition.regions.size(), 0);
+  for (std::size_t r = 0; r < partition.regions.size(); ++r) {
+    const fuse::Region& region = partition.regions[r];
+    if (region.matmul) continue;
+    kernel_of[r] = kernels.size();
     kernels.push_back(codegen::generate_kernel(region, nodes, externals, {.fast_math = fast}));
     stats.kernels_generated++;
   }
@@ -62,9 +68,14 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     throw;
   }
   int from[3] = {0, 0, 0};  // memory, disk, NVRTC
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
+  for (std::size_t r = 0; r < partition.regions.size(); ++r) {
+    const fuse::Region& region = partition.regions[r];
+    if (region.matmul) {
+      plan->kernels.push_back(plan_matmul(region, graph, index, device));
+      continue;
+    }
+    const std::size_t k = kernel_of[r];
     const codegen::GeneratedKernel& kernel = kernels[k];
-    const fuse::Region& region = partition.regions[k];
     PlannedKernel planned;
     planned.name = kernel.name;
     planned.numel = kernel.written;

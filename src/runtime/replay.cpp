@@ -10,7 +10,9 @@
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
 #include "ir/settings.h"
+#include "ir/matmul.h"
 #include "lazy/error.h"
+#include "runtime/matmul_call.h"
 #include "runtime/output_memory.h"
 #include "runtime/stats.h"
 #include "runtime/storage_mirror.h"
@@ -39,6 +41,30 @@ std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
     ir::store_int(storage->host.data(), node.dtype, 0, ir::scalar_as_int(*node.scalar, node.dtype));
   }
   return storage;
+}
+
+// Queues a plan's cuBLASLt call on the inputs at `inputs` (a, b, then bias and residual).
+void run_matmul(Device& device, const PlannedKernel& step, std::span<const std::uint64_t> inputs,
+                CUdeviceptr result) {
+  const auto input = [&](int i) -> CUdeviceptr { return i < 0 ? 0 : CUdeviceptr(inputs[i]); };
+  const MatmulCall& call = *step.matmul->call;
+  const ir::MatmulEpilogue& epilogue = step.matmul->epilogue;
+  const MatmulPointers pointers{input(0), input(1), input(ir::matmul_bias_input(epilogue)),
+                                input(ir::matmul_residual_input(epilogue)), result};
+  if (ir::debug_level() >= 3) {
+    DeviceTimer timer(device);
+    timer.start();
+    call.run(device, pointers);
+    timer.stop();
+    const float ms = timer.elapsed_ms();
+    std::ostringstream line;
+    line << "lazyfuse:   " << step.name << ": " << ms << " ms, "
+         << double(step.bytes_moved) / (double(ms) * 1e6) << " GB/s";
+    ir::debug_print(line.str());
+  } else {
+    call.run(device, pointers);
+  }
+  counters().matmul_calls++;
 }
 
 }  // namespace
@@ -81,6 +107,11 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
           packed.push_back(codegen::scalar_argument(*pending[arg.value]));
           break;
       }
+    }
+    if (kernel.matmul) {
+      run_matmul(device, kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
+      for (std::uint32_t node : kernel.release_after) roots.erase(node);
+      continue;
     }
     std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
     if (timed) {

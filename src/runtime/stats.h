@@ -14,6 +14,7 @@ struct Counters {
   std::atomic<std::int64_t> kernel_cache_hits{0};
   std::atomic<std::int64_t> nvrtc_compiles{0};
   std::atomic<std::int64_t> kernel_launches{0};
+  std::atomic<std::int64_t> matmul_calls{0};
   std::atomic<std::int64_t> compile_nanoseconds{0};
   std::atomic<std::int64_t> slowest_compile_nanoseconds{0};
 };

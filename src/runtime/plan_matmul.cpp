@@ -1,0 +1,48 @@
+#include "runtime/plan_matmul.h"
+
+#include "ir/matmul.h"
+#include "runtime/matmul_call.h"
+
+namespace lazy::runtime {
+
+namespace {
+
+using codegen::ArgSource;
+
+// Where a load term's storage comes from, as a kernel argument would name it.
+ArgSource pointer_of(const fuse::Term& load) {
+  if (!load.external) return {ArgSource::Kind::root_pointer, load.source};
+  return {load.from_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::external_pointer,
+          load.source};
+}
+
+}  // namespace
+
+PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
+                          const PlanIndices& index, Device* device) {
+  const std::uint32_t at = region.matmul->node;
+  const ir::Node& node = *graph.nodes[at];
+  const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
+  const ir::MatmulProblem& problem = region.matmul->problem;
+  PlannedKernel planned;
+  planned.grid = planned.block = 0;
+  planned.bytes_moved = 0;
+  planned.numel = node.shape.numel();
+  planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
+                             index.added(at) ? detached_copy(node) : nullptr});
+  std::vector<ArgSource> args;
+  for (const fuse::Term& load : region.terms) {
+    args.push_back(pointer_of(load));
+    const ir::Node& source = load.external ? *graph.externals[load.source] : *graph.nodes[load.source];
+    planned.bytes_moved += load.layout.shape.numel() * itemsize(source.dtype);
+  }
+  planned.bytes_moved += planned.numel * itemsize(node.dtype);
+  planned.args = plan_args(args, graph, index);
+  const MatmulCallSpec spec{node.dtype, epilogue.tf32, problem, epilogue.activation, epilogue.bias};
+  planned.name = describe_matmul(spec);
+  planned.matmul =
+      PlannedMatmul{device != nullptr ? MatmulCall::create(*device, spec) : nullptr, epilogue};
+  return planned;
+}
+
+}  // namespace lazy::runtime

@@ -1,0 +1,263 @@
+// Matrix products on the GPU against the reference evaluator: every form, dtype and layout the
+// API takes, each epilogue, and what each costs (cuBLASLt calls, generated kernels).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include <lazy/lazy.h>
+
+#include "gpu_test_support.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using lazy_test::expect_matches_reference;
+using lazy_test::random_input;
+
+class GpuMatmul : public lazy_test::GpuTest {
+ protected:
+  void TearDown() override {
+    lazy::set_matmul_precision("highest");
+    lazy_test::GpuTest::TearDown();
+  }
+};
+
+constexpr DType kFloatingDTypes[] = {DType::f32, DType::f16, DType::bf16};
+
+// Inputs are normals times 2; over K terms a product's error grows like sqrt(K) ulps of the
+// accumulator, and the result is rounded once to its dtype. The reference rounds each op of a
+// fused epilogue, the GPU once: a few ulps of the dtype apart.
+double product_tolerance(DType dtype, std::int64_t k, bool tf32 = false) {
+  const double accumulate = (tf32 ? 1e-3 : 2e-7) * std::sqrt(double(std::max<std::int64_t>(k, 1)));
+  return lazy_test::tolerance_for(dtype) + accumulate;
+}
+
+// What one sync of `outputs` cost.
+struct Cost {
+  std::int64_t calls;
+  std::int64_t kernels;
+};
+Cost cost_of(const std::vector<Tensor>& outputs) {
+  lazy::reset_stats();
+  lazy::eval(outputs);
+  const lazy::Stats s = lazy::stats();
+  return {s.matmul_calls, s.kernel_launches};
+}
+
+struct Form {
+  std::string name;
+  Shape a, b;
+};
+
+TEST_F(GpuMatmul, EveryFormMatchesTheReference) {
+  const Form forms[] = {
+      {"2-D", {37, 19}, {19, 29}},
+      {"dot", {33}, {33}},
+      {"vector @ matrix", {24}, {24, 17}},
+      {"matrix @ vector", {17, 24}, {24}},
+      {"batched, broadcast batch", {2, 1, 9, 16}, {3, 16, 11}},
+      {"batch @ matrix", {4, 13, 8}, {8, 21}},
+      {"vector @ batch", {8}, {3, 8, 5}},
+      {"K = 1", {16, 1}, {1, 24}},
+      {"M = 1", {1, 64}, {64, 40}},
+      {"N = 1", {40, 64}, {64, 1}},
+      {"unaligned", {129, 67}, {67, 131}},
+  };
+  for (DType dtype : kFloatingDTypes) {
+    for (const Form& form : forms) {
+      Tensor a = random_input(dtype, form.a);
+      Tensor b = random_input(dtype, form.b);
+      const std::int64_t k = form.a[form.a.rank() - 1];
+      expect_matches_reference([&] { return std::vector{lazy::matmul(a, b)}; },
+                               form.name + " " + std::string(lazy::dtype_name(dtype)),
+                               product_tolerance(dtype, k));
+    }
+  }
+}
+
+TEST_F(GpuMatmul, LongInnerDimension) {
+  for (DType dtype : kFloatingDTypes) {
+    Tensor a = random_input(dtype, {8, 16384});
+    Tensor b = random_input(dtype, {16384, 24});
+    expect_matches_reference([&] { return std::vector{lazy::matmul(a, b)}; },
+                             "K = 16384 " + std::string(lazy::dtype_name(dtype)),
+                             product_tolerance(dtype, 16384));
+  }
+}
+
+TEST_F(GpuMatmul, EmptyDimensions) {
+  Tensor a = random_input(DType::f32, {6, 0});
+  Tensor b = random_input(DType::f32, {0, 5});
+  Tensor zero_k = lazy::matmul(a, b);
+  EXPECT_EQ(zero_k.shape(), (Shape{6, 5}));
+  for (double v : zero_k.to_vector<double>()) EXPECT_EQ(v, 0.0);
+  Tensor bias = random_input(DType::f32, {5});
+  Tensor w = random_input(DType::f32, {5, 0});
+  expect_matches_reference(
+      [&] { return std::vector{lazy::gelu_tanh(lazy::linear(a, w, bias))}; },
+      "K = 0 with a bias epilogue", 1e-6);
+  Tensor m0 = lazy::matmul(random_input(DType::f32, {0, 4}), random_input(DType::f32, {4, 3}));
+  EXPECT_EQ(m0.shape(), (Shape{0, 3}));
+  EXPECT_TRUE(m0.to_vector<double>().empty());
+}
+
+TEST_F(GpuMatmul, BmmLinearAddmmEinsum) {
+  for (DType dtype : kFloatingDTypes) {
+    const std::string d(lazy::dtype_name(dtype));
+    const double tol = product_tolerance(dtype, 48);
+    Tensor x = random_input(dtype, {3, 10, 48});
+    Tensor y = random_input(dtype, {3, 48, 12});
+    Tensor w = random_input(dtype, {20, 48});
+    Tensor bias = random_input(dtype, {20});
+    Tensor c = random_input(dtype, {10, 12});
+    Tensor row = random_input(dtype, {12});
+    expect_matches_reference([&] { return std::vector{lazy::bmm(x, y)}; }, "bmm " + d, tol);
+    expect_matches_reference([&] { return std::vector{lazy::linear(x, w, bias)}; },
+                             "linear " + d, tol);
+    expect_matches_reference([&] { return std::vector{lazy::linear(x, w)}; },
+                             "linear without bias " + d, tol);
+    Tensor a2 = x.slice(0, 0, 1).reshape({10, 48});
+    Tensor b2 = y.slice(0, 1, 2).reshape({48, 12});
+    expect_matches_reference(
+        [&] {
+          return std::vector{lazy::addmm(c, a2, b2), lazy::addmm(row, a2, b2, 0.5, -2.0),
+                             lazy::addmm(c, a2, b2, 0, 1)};
+        },
+        "addmm " + d, tol);
+    Tensor q = random_input(dtype, {2, 4, 9, 16});
+    Tensor kk = random_input(dtype, {2, 4, 7, 16});
+    expect_matches_reference(
+        [&] { return std::vector{lazy::einsum("bhqd,bhkd->bhqk", q, kk)}; }, "einsum " + d,
+        product_tolerance(dtype, 16));
+  }
+}
+
+TEST_F(GpuMatmul, Tf32IsOptIn) {
+  Tensor a = random_input(DType::f32, {64, 512});
+  Tensor b = random_input(DType::f32, {512, 48});
+  expect_matches_reference([&] { return std::vector{lazy::matmul(a, b)}; }, "full FP32",
+                           product_tolerance(DType::f32, 512));
+  lazy::set_matmul_precision("tf32");
+  EXPECT_EQ(lazy::matmul_precision(), "tf32");
+  expect_matches_reference([&] { return std::vector{lazy::matmul(a, b)}; }, "TF32",
+                           product_tolerance(DType::f32, 512, true));
+}
+
+// Transposed, broadcast and sliced operands fold into the call: no copy kernel.
+TEST_F(GpuMatmul, ViewsFoldIntoTheCall) {
+  Tensor x = random_input(DType::bf16, {8, 64, 96});
+  Tensor w = random_input(DType::bf16, {80, 96});
+  Tensor wide = random_input(DType::bf16, {64, 130});
+  const double tol = product_tolerance(DType::bf16, 96);
+  const auto check = [&](const std::string& what, const std::function<Tensor()>& program) {
+    const Cost cost = cost_of({program()});
+    EXPECT_EQ(cost.calls, 1) << what;
+    EXPECT_EQ(cost.kernels, 0) << what;
+    expect_matches_reference([&] { return std::vector{program()}; }, what, tol);
+  };
+  check("x @ w.transpose(0, 1)", [&] { return lazy::matmul(x, w.transpose(0, 1)); });
+  check("a stride-0 batch", [&] { return lazy::matmul(x, w.transpose(0, 1).expand({8, 96, 80})); });
+  check("a slice with unit inner stride",
+        [&] { return lazy::matmul(wide.slice(1, 2, 98), w.transpose(0, 1)); });
+  check("a transposed left operand", [&] { return lazy::matmul(x.transpose(1, 2), x); });
+}
+
+// A batch whose axes do not collapse into one stride is copied first, by a generated kernel.
+TEST_F(GpuMatmul, UnexpressibleLayoutIsCopiedOnce) {
+  Tensor qkv = random_input(DType::f16, {2, 6, 3, 4, 16});  // [batch, seq, 3, heads, dim]
+  const auto program = [&] {
+    Tensor q = qkv.slice(2, 0, 1).reshape({2, 6, 4, 16}).permute({0, 2, 1, 3});
+    Tensor k = qkv.slice(2, 1, 2).reshape({2, 6, 4, 16}).permute({0, 2, 3, 1});
+    return lazy::matmul(q, k);
+  };
+  const Cost cost = cost_of({program()});
+  EXPECT_EQ(cost.calls, 1);
+  EXPECT_LE(cost.kernels, 2);
+  expect_matches_reference([&] { return std::vector{program()}; }, "permuted heads",
+                           product_tolerance(DType::f16, 16));
+}
+
+// What each epilogue costs: cuBLASLt's own epilogues need no kernel; other work after the product
+// is one kernel that reads it.
+TEST_F(GpuMatmul, EpiloguesFuse) {
+  for (DType dtype : {DType::bf16, DType::f16, DType::f32}) {
+    const std::string d(lazy::dtype_name(dtype));
+    Tensor x = random_input(dtype, {48, 64});
+    Tensor w = random_input(dtype, {40, 64});
+    Tensor b = random_input(dtype, {40});
+    Tensor r = random_input(dtype, {48, 40});
+    Tensor g = random_input(dtype, {40});
+    const double tol = product_tolerance(dtype, 64);
+    struct Case {
+      std::string what;
+      std::function<Tensor()> program;
+      std::int64_t kernels;
+    };
+    const Case cases[] = {
+        {"bias", [&] { return lazy::linear(x, w, b); }, 0},
+        {"bias + relu", [&] { return lazy::relu(lazy::linear(x, w, b)); }, 0},
+        {"bias + gelu_tanh", [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); }, 0},
+        {"gelu_tanh without bias", [&] { return lazy::gelu_tanh(lazy::linear(x, w)); }, 0},
+        {"residual", [&] { return lazy::linear(x, w) + r; }, 0},
+        {"bias + residual + relu", [&] { return lazy::relu(r + lazy::linear(x, w, b)); }, 0},
+        {"rms_norm(x @ w^T + r)", [&] { return lazy::rms_norm(lazy::linear(x, w) + r, g); }, 1},
+        {"softmax of a scaled product",
+         [&] { return lazy::softmax(lazy::matmul(x, w.transpose(0, 1)) * 0.125, -1); }, 1},
+        {"pointwise chain", [&] { return lazy::tanh(lazy::linear(x, w, b) * 2.0) - 1.0; }, 1},
+    };
+    for (const Case& c : cases) {
+      const Cost cost = cost_of({c.program()});
+      EXPECT_EQ(cost.calls, 1) << c.what << " " << d;
+      EXPECT_EQ(cost.kernels, c.kernels) << c.what << " " << d;
+      expect_matches_reference([&] { return std::vector{c.program()}; }, c.what + " " + d, tol);
+    }
+  }
+}
+
+// A held intermediate is not folded away: both values come back right.
+TEST_F(GpuMatmul, HeldIntermediateStaysWritten) {
+  Tensor x = random_input(DType::f32, {16, 32});
+  Tensor w = random_input(DType::f32, {24, 32});
+  Tensor b = random_input(DType::f32, {24});
+  expect_matches_reference(
+      [&] {
+        Tensor pre = lazy::linear(x, w, b);
+        return std::vector{pre, lazy::gelu_tanh(pre)};
+      },
+      "pre-activation held", product_tolerance(DType::f32, 32));
+}
+
+// A replayed step makes the same calls from the plan cache.
+TEST_F(GpuMatmul, ReplayMakesTheSameCalls) {
+  Tensor x = random_input(DType::bf16, {32, 64});
+  Tensor w = random_input(DType::bf16, {48, 64});
+  Tensor b = random_input(DType::bf16, {48});
+  const auto step = [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); };
+  lazy::eval({step()});
+  lazy::reset_stats();
+  Tensor again = step();
+  lazy::eval({again});
+  const lazy::Stats s = lazy::stats();
+  EXPECT_EQ(s.plan_hits, 1);
+  EXPECT_EQ(s.matmul_calls, 1);
+  EXPECT_EQ(s.kernel_launches, 0);
+}
+
+// Products chained with pointwise work between them, as an MLP is.
+TEST_F(GpuMatmul, TwoLayerMlp) {
+  Tensor x = random_input(DType::bf16, {64, 96});
+  Tensor w1 = random_input(DType::bf16, {128, 96});
+  Tensor b1 = random_input(DType::bf16, {128});
+  Tensor w2 = random_input(DType::bf16, {32, 128});
+  expect_matches_reference(
+      [&] {
+        Tensor h = lazy::gelu_tanh(lazy::linear(x, w1 * 0.1, b1));
+        return std::vector{lazy::linear(h, w2) + x.slice(1, 0, 32)};
+      },
+      "two layers", 0.05);
+}
+
+}  // namespace

@@ -79,6 +79,14 @@ LZ_OP float lz_tanh_fast(float x) {
 }
 LZ_OP float lz_sigmoid_fast(float x) { return fmaf(0.5f, lz_tanh_fast(0.5f * x), 0.5f); }
 
+// PyTorch's gelu(approximate="tanh"), 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), on the
+// accurate lz_tanh. Past |x| ~ 2e13 the cube overflows to an infinity of x's sign, tanh is +-1
+// and the result x or -0, as in double; -inf gives NaN (-inf * 0), as PyTorch's does.
+LZ_OP float lz_gelu_tanh(float x) {
+  const float inner = 0.7978845608028654f * fmaf(0.044715f * x, x * x, x);
+  return 0.5f * x * (1.0f + lz_tanh(inner));
+}
+
 LZ_OP bool lz_logical_not(bool x) { return !x; }
 LZ_OP bool lz_isnan(float x) { return x != x; }
 template <class T> LZ_OP bool lz_isnan(T) { return false; }

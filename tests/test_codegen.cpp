@@ -36,7 +36,7 @@ TEST_F(Codegen, QuickstartChainIsOneKernelThatCompiles) {
   ASSERT_EQ(g.kernels.size(), 1u);
   const std::string& source = g.kernels[0].source;
   EXPECT_THAT(source, HasSubstr("test_codegen.cpp:"));
-  EXPECT_THAT(source, HasSubstr("lz_tanh("));
+  EXPECT_THAT(source, HasSubstr("lz_gelu_tanh("));
   EXPECT_THAT(g.kernels[0].name, HasSubstr("lz_add_mul"));
   EXPECT_EQ(g.kernels[0].vector_width, 4);
   expect_compiles(g);

@@ -1,6 +1,7 @@
-// atan2, hypot, logaddexp and lerp (added through the op table's recipe, docs/architecture.md):
-// values PyTorch gives, the dtype rules, and the edges (signed zeros, infinities, overflow, the
-// ends of lerp). Computed by whatever backend runs (the GPU when there is one).
+// atan2, hypot, logaddexp, lerp and gelu_tanh (added through the op table's recipe,
+// docs/architecture.md): values PyTorch gives, the dtype rules, and the edges (signed zeros,
+// infinities, overflow, the ends of lerp). Computed by whatever backend runs (the GPU when there is
+// one).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "host_test_support.h"
+#include "ir/node.h"
 #include "lazy/lazy.h"
 
 namespace {
@@ -115,9 +117,61 @@ TEST(Lerp, OfIntegersIsRefusedAtTheCall) {
     lazy::lerp(ints, ints, ints);
     ADD_FAILURE() << "lerp of i64 tensors was recorded";
   } catch (const lazy::DTypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("lazy::lerp: needs floating-point start and end, got i64"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("lazy::lerp: needs floating-point start and end, got i64"),
+              std::string::npos)
         << e.what();
   }
+}
+
+TEST(GeluTanh, GivesPyTorchsValues) {
+  // torch.nn.functional.gelu(x, approximate="tanh") in f32.
+  std::vector<double> got = lazy::gelu_tanh(f32({1, -1, 2, -3, 0})).to_vector<double>();
+  EXPECT_NEAR(got[0], 0.8411920070648193, 1e-6);
+  EXPECT_NEAR(got[1], -0.15880800783634186, 1e-6);
+  EXPECT_NEAR(got[2], 1.9545977115631104, 1e-6);
+  EXPECT_NEAR(got[3], -0.0036373920738697052, 1e-8);
+  EXPECT_EQ(got[4], 0);
+}
+
+TEST(GeluTanh, IsXOrZeroFarFromZeroWithoutNaN) {
+  // The cube overflows f32 past 2e13; tanh is then exactly +-1.
+  std::vector<double> got =
+      lazy::gelu_tanh(f32({1e20, -1e20, 3e38, -3e38, 50, -50})).to_vector<double>();
+  EXPECT_EQ(got[0], double(float(1e20)));
+  EXPECT_EQ(got[1], 0);
+  EXPECT_EQ(got[2], double(float(3e38)));
+  EXPECT_EQ(got[3], 0);
+  EXPECT_EQ(got[4], 50);
+  EXPECT_EQ(got[5], 0);
+}
+
+TEST(GeluTanh, OfInfinitiesAndNaNIsWhatPyTorchGives) {
+  std::vector<double> got = lazy::gelu_tanh(f32({kInf, -kInf, kNaN})).to_vector<double>();
+  EXPECT_EQ(got[0], kInf);
+  EXPECT_TRUE(std::isnan(got[1]));  // 0.5 * -inf * (1 + tanh(-inf)) is -inf * 0
+  EXPECT_TRUE(std::isnan(got[2]));
+}
+
+TEST(GeluTanh, KeepsAHalfPrecisionDTypeAndRoundsOnce) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    Tensor y = lazy::gelu_tanh(f32({1.5}).to(dtype));
+    EXPECT_EQ(y.dtype(), dtype);
+    const double exact = 0.5 * 1.5 * (1 + std::tanh(0.7978845608028654 * (1.5 + 0.044715 * 3.375)));
+    EXPECT_EQ(y.to_vector<double>()[0], lazy_test::round_to(dtype, exact));
+  }
+}
+
+TEST(GeluTanh, IsOneNodeSoThatAMatrixProductsEpilogueCanTakeIt) {
+  Tensor x = f32({1, 2});
+  Tensor y = lazy::gelu_tanh(x);
+  EXPECT_EQ(y.node()->op, lazy::ir::Op::GeluTanh);
+  ASSERT_EQ(y.node()->inputs.size(), 1u);
+  EXPECT_EQ(y.node()->inputs[0], x.node());
+}
+
+TEST(GeluTanh, OfIntegersIsRefusedAtTheCall) {
+  Tensor ints = lazy::from_data(std::vector<std::int32_t>{1, 2}, {2});
+  EXPECT_THROW(lazy::gelu_tanh(ints), lazy::DTypeError);
 }
 
 }  // namespace

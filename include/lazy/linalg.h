@@ -27,26 +27,33 @@ Tensor matmul(const Tensor& a, const Tensor& b,
 Tensor bmm(const Tensor& a, const Tensor& b,
            std::source_location loc = std::source_location::current());
 
-// torch.nn.functional.linear: x @ weight^T (+ bias), weight [out, in], bias [out].
+// torch.nn.functional.linear: x @ weight^T (+ bias), x [..., in] (1-D gives [out]), weight
+// [out, in], bias [out] (or any shape that broadcasts to the result), all of one dtype.
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias = {},
               std::source_location loc = std::source_location::current());
 
-// torch.addmm: beta * c + alpha * (a @ b), a [M, K], b [K, N], c broadcastable to [M, N].
+// torch.addmm: beta * c + alpha * (a @ b), a [M, K], b [K, N], c broadcastable to [M, N], all of
+// one dtype. With beta 0, c's values are ignored (NaN in c does not propagate), as in PyTorch.
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
              const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
 
 // torch.einsum for two operands whose contraction is one (batched) matrix product, e.g.
 // "ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk": each index appears in both inputs and the
 // output (batch), in one input and the output (kept), or in both inputs only (contracted).
-// Anything else (a trace, an index summed out of one input, repeated indices) is a ValueError.
+// Anything else (a trace, an index summed out of one input, repeated indices, an ellipsis) is a
+// ValueError. Indices are letters (a-z, A-Z); spaces are ignored. Without "->" the output is
+// NumPy's implicit one: the indices that appear once, in alphabetical order (upper case first).
+// An index has the same size in both operands (no broadcasting of size 1).
 Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
               std::source_location loc = std::source_location::current());
 
 // "highest" (default, also "ieee"): f32 products in full FP32. "tf32" (also "high", PyTorch's
-// name): TF32 tensor cores for f32 products, about 10 mantissa bits per operand. Applies to
-// products recorded from now on; matmul_precision() says "highest" or "tf32". ValueError for
-// any other value.
-void set_matmul_precision(std::string_view precision);
+// name): TF32 tensor cores for f32 products, about 10 mantissa bits per operand. Process-wide;
+// applies to products recorded from now on (LAZY_MATMUL_TF32 gives the initial value);
+// matmul_precision() says "highest" or "tf32". ValueError for any other value. f16 and bf16
+// products are not affected.
+void set_matmul_precision(std::string_view precision,
+                          std::source_location loc = std::source_location::current());
 std::string matmul_precision();
 
 }  // namespace lazy

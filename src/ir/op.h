@@ -86,6 +86,8 @@ enum class DeviceName : std::uint8_t {
   X(Tanh, tanh, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant)       \
   X(Erf, erf, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
   X(Sigmoid, sigmoid, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant) \
+  /* gelu_tanh is one node so that a matrix product's epilogue can take it (ir/matmul.h) */        \
+  X(GeluTanh, gelu_tanh, pointwise, 1, promoted_floating, compute, transcendental, plain)          \
   X(Reciprocal, reciprocal, pointwise, 1, promoted_floating, compute, simple, plain)               \
   X(LogicalNot, logical_not, pointwise, 1, to_bool, truth, simple, plain)                          \
   X(IsNan, isnan, pointwise, 1, to_bool, own, simple, plain)                                       \

@@ -99,6 +99,13 @@ double erf(double x) {
 double sigmoid(double x) {
   return 1.0 / (1.0 + std::exp(-x));
 }
+// PyTorch's gelu(approximate="tanh"), in its order of operations: -inf gives NaN (-inf * 0), as
+// in PyTorch; finite values give no NaN (x + c x^3 never adds opposite infinities).
+double gelu_tanh(double x) {
+  constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
+  constexpr double kCubicCoeff = 0.044715;
+  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kCubicCoeff * x * x * x)));
+}
 double reciprocal(double x) {
   return 1.0 / x;
 }

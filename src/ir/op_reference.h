@@ -37,6 +37,7 @@ double cos(double x);
 double tanh(double x);
 double erf(double x);
 double sigmoid(double x);
+double gelu_tanh(double x);
 double reciprocal(double x);
 bool logical_not(int64_t x);
 bool isnan(double x);

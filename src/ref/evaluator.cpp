@@ -5,6 +5,7 @@
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
 #include "ir/view_layout.h"
+#include "ref/matmul.h"
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
 #include "ref/value.h"
@@ -90,6 +91,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         break;
       case ir::OpKind::reduction:
         values[i] = evaluate_reduction(node, inputs[0]);
+        break;
+      case ir::OpKind::matmul:
+        values[i] = evaluate_matmul(node, inputs);
         break;
     }
     if (live[i]) results[i] = materialize(*values[i]);

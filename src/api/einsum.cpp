@@ -1,0 +1,192 @@
+// lazy::einsum of two operands as one (batched) matrix product. Each index is a batch index (in
+// both operands and the output), an M index (the first operand and the output), an N index (the
+// second operand and the output) or a K index (both operands, summed). The operands are permuted
+// to [batch..., M..., K...] and [batch..., K..., N...], each group of M, K and N indices is merged
+// into one axis by a reshape (which copies only where strides cannot express it), the product is
+// one MatMul node, and it is reshaped and permuted to the output's order.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "api/matrix_product.h"
+#include "api/recording.h"
+#include "lazy/linalg.h"
+
+namespace lazy {
+
+namespace {
+
+constexpr std::string_view kOperandNames[] = {"first", "second"};
+
+template <class E, class... Parts>
+[[noreturn]] void refuse(std::string_view equation, std::source_location loc,
+                         const Parts&... parts) {
+  api::fail<E>(loc, "einsum", "\"", equation, "\": ", parts...);
+}
+
+bool is_index(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool has(const std::string& indices, char c) {
+  return indices.find(c) != std::string::npos;
+}
+
+struct Subscripts {
+  std::array<std::string, 2> operands;
+  std::string out;
+};
+
+// NumPy's implicit output: the indices that appear once, in alphabetical (ASCII) order.
+std::string implicit_output(const Subscripts& s) {
+  const std::string all = s.operands[0] + s.operands[1];
+  std::string out;
+  for (char c : all)
+    if (std::count(all.begin(), all.end(), c) == 1) out += c;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Subscripts parse(std::string_view equation, std::source_location loc) {
+  std::string text;
+  for (char c : equation)
+    if (!std::isspace(static_cast<unsigned char>(c))) text += c;
+  if (has(text, '.')) {
+    refuse<ValueError>(equation, loc,
+                       "an ellipsis is not supported; name every axis with a letter");
+  }
+  const std::size_t arrow = text.find("->");
+  const std::string inputs = text.substr(0, arrow);
+  const std::size_t comma = inputs.find(',');
+  if (comma == std::string::npos || inputs.find(',', comma + 1) != std::string::npos) {
+    refuse<ValueError>(equation, loc, "needs the indices of two operands, separated by a comma");
+  }
+  Subscripts s{{inputs.substr(0, comma), inputs.substr(comma + 1)}, {}};
+  s.out = arrow == std::string::npos ? implicit_output(s) : text.substr(arrow + 2);
+  for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
+    for (std::size_t i = 0; i < part->size(); ++i) {
+      const char c = (*part)[i];
+      if (!is_index(c)) {
+        refuse<ValueError>(equation, loc, "'", c, "' is not an index; indices are letters");
+      }
+      if (part->find(c, i + 1) != std::string::npos) {
+        refuse<ValueError>(equation, loc, "index '", c, "' repeats in ",
+                           part == &s.out ? "the output" : "an operand",
+                           "; diagonals and traces are not supported");
+      }
+    }
+  }
+  for (char c : s.out) {
+    if (!has(s.operands[0], c) && !has(s.operands[1], c))
+      refuse<ValueError>(equation, loc, "output index '", c, "' is in neither operand");
+  }
+  for (int i = 0; i < 2; ++i) {
+    for (char c : s.operands[i]) {
+      if (!has(s.operands[1 - i], c) && !has(s.out, c)) {
+        refuse<ValueError>(equation, loc, "index '", c, "' is only in the ", kOperandNames[i],
+                           " operand and not in the output: summing an axis of one operand is "
+                           "not supported; sum it with lazy::sum first");
+      }
+    }
+  }
+  return s;
+}
+
+// The size of each index, checked against both operands' shapes.
+using IndexSizes = std::array<std::int64_t, 128>;
+
+IndexSizes index_sizes(std::string_view equation, const Subscripts& s,
+                       const std::array<Shape, 2>& shapes, std::source_location loc) {
+  IndexSizes sizes{};
+  sizes.fill(-1);
+  for (int i = 0; i < 2; ++i) {
+    const std::string& indices = s.operands[i];
+    if (int(indices.size()) != shapes[i].rank()) {
+      refuse<ShapeError>(equation, loc, "the ", kOperandNames[i], " operand has shape ",
+                         shapes[i].to_string(), " but ", indices.size(), " indices (\"", indices,
+                         "\")");
+    }
+    for (std::size_t axis = 0; axis < indices.size(); ++axis) {
+      std::int64_t& size = sizes[std::size_t(indices[axis])];
+      const std::int64_t given = shapes[i][int(axis)];
+      if (size >= 0 && size != given) {
+        refuse<ShapeError>(equation, loc, "index '", indices[axis], "' is ", size,
+                           " in the first operand's shape ", shapes[0].to_string(), " but ", given,
+                           " in the second's ", shapes[1].to_string());
+      }
+      size = given;
+    }
+  }
+  return sizes;
+}
+
+std::int64_t size_of_group(const IndexSizes& sizes, const std::string& group) {
+  std::int64_t size = 1;
+  for (char c : group) size *= sizes[std::size_t(c)];
+  return size;
+}
+
+// The product's batch axes: one per batch index, or all merged into one where there are too
+// many to add the two matrix axes.
+Shape batch_shape(const IndexSizes& sizes, const std::string& batch) {
+  Shape shape;
+  if (int(batch.size()) > kMaxRank - 2) {
+    shape.push_back(size_of_group(sizes, batch));
+  } else {
+    for (char c : batch) shape.push_back(sizes[std::size_t(c)]);
+  }
+  return shape;
+}
+
+// The operand permuted to [batch..., rows..., cols...] and reshaped to [batch..., R, C].
+Tensor arranged(const Tensor& x, const std::string& indices, const std::string& batch,
+                const std::string& rows, const std::string& cols, const IndexSizes& sizes,
+                std::source_location loc) {
+  std::vector<int> axes;
+  for (char c : batch + rows + cols) axes.push_back(int(indices.find(c)));
+  Shape shape = batch_shape(sizes, batch);
+  shape.push_back(size_of_group(sizes, rows));
+  shape.push_back(size_of_group(sizes, cols));
+  return x.permute(axes, loc).reshape(shape, loc);
+}
+
+}  // namespace
+
+Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
+              std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& x = api::node_of(a, "einsum", loc);
+  const ir::NodePtr& y = api::node_of(b, "einsum", loc);
+  const Subscripts s = parse(equation, loc);
+  api::require_matmul_dtypes(x->dtype, y->dtype, "einsum", loc);
+  const IndexSizes sizes = index_sizes(equation, s, {x->shape, y->shape}, loc);
+  if (int(s.out.size()) > kMaxRank) {
+    refuse<ShapeError>(equation, loc, "the output would have ", s.out.size(),
+                       " axes; a tensor has at most ", kMaxRank);
+  }
+
+  std::string batch, m, n, k;
+  for (char c : s.out) {
+    const bool in_a = has(s.operands[0], c), in_b = has(s.operands[1], c);
+    (in_a && in_b ? batch : in_a ? m : n) += c;
+  }
+  for (char c : s.operands[0])
+    if (has(s.operands[1], c) && !has(s.out, c)) k += c;
+  Shape product = batch_shape(sizes, batch);
+  product.push_back(size_of_group(sizes, m));
+  product.push_back(size_of_group(sizes, n));
+  api::check_shape(product, "einsum", loc);
+
+  const Tensor left = arranged(a, s.operands[0], batch, m, k, sizes, loc);
+  const Tensor right = arranged(b, s.operands[1], batch, k, n, sizes, loc);
+  const std::string order = batch + m + n;
+  Shape unmerged;
+  for (char c : order) unmerged.push_back(sizes[std::size_t(c)]);
+  std::vector<int> to_output;
+  for (char c : s.out) to_output.push_back(int(order.find(c)));
+  return api::record_product(left, right, loc).reshape(unmerged, loc).permute(to_output, loc);
+}
+
+}  // namespace lazy

@@ -1,0 +1,193 @@
+// Matrix products (lazy/linalg.h) but einsum (api/einsum.cpp): every check first, then one MatMul
+// node between views, and for linear and addmm the ordinary ops after it.
+#include <algorithm>
+
+#include "api/matrix_product.h"
+#include "api/recording.h"
+#include "ir/matmul.h"
+#include "ir/type_promotion.h"
+#include "lazy/linalg.h"
+#include "lazy/ops.h"
+
+namespace lazy {
+
+namespace api {
+
+namespace {
+
+std::string both(const Shape& a, const Shape& b) {
+  return a.to_string() + " and " + b.to_string();
+}
+
+}  // namespace
+
+void require_matmul_dtypes(DType a, DType b, std::string_view op, std::source_location loc) {
+  if (!is_floating(a) || !is_floating(b)) {
+    fail<DTypeError>(loc, op, "integer matrix products are not supported (got ", dtype_name(a),
+                     " and ", dtype_name(b), "); cast to f32 with .to(lazy::f32)");
+  }
+  if (a != b) {
+    fail<DTypeError>(loc, op, "both operands must have one dtype, got ", dtype_name(a), " and ",
+                     dtype_name(b), "; cast one with .to()");
+  }
+}
+
+void require_broadcasts_to(const Shape& operand, const Shape& result, std::string_view what,
+                           std::string_view op, std::source_location loc) {
+  const int lead = result.rank() - operand.rank();
+  bool fits = lead >= 0;
+  for (int axis = 0; fits && axis < operand.rank(); ++axis)
+    fits = operand[axis] == result[lead + axis] || operand[axis] == 1;
+  if (!fits) {
+    fail<ShapeError>(loc, op, what, " of shape ", operand.to_string(),
+                     " does not broadcast to the product's shape ", result.to_string());
+  }
+}
+
+ProductShapes product_shapes(const Shape& a, const Shape& b, std::string_view op,
+                             std::source_location loc) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    fail<ShapeError>(loc, op, "both operands need at least one axis, got shapes ", both(a, b));
+  }
+  // A 1-D operand is a row on the left and a column on the right.
+  const std::int64_t m = a.rank() == 1 ? 1 : a[a.rank() - 2];
+  const std::int64_t k = a[a.rank() - 1];
+  const std::int64_t inner = b.rank() == 1 ? b[0] : b[b.rank() - 2];
+  const std::int64_t n = b.rank() == 1 ? 1 : b[b.rank() - 1];
+  if (k != inner) {
+    fail<ShapeError>(loc, op, "cannot multiply shapes ", both(a, b), ": the first's last axis (", k,
+                     ") differs from the second's ", b.rank() == 1 ? "only" : "second-to-last",
+                     " axis (", inner, ")");
+  }
+  // The axes before the last two are batch axes, aligned from the right and broadcast.
+  const int a_batch = std::max(0, a.rank() - 2);
+  const int b_batch = std::max(0, b.rank() - 2);
+  const int batch_rank = std::max(a_batch, b_batch);
+  Shape batch;
+  for (int axis = 0; axis < batch_rank; ++axis) {
+    const int in_a = axis - (batch_rank - a_batch), in_b = axis - (batch_rank - b_batch);
+    const std::int64_t da = in_a >= 0 ? a[in_a] : 1, db = in_b >= 0 ? b[in_b] : 1;
+    if (da != db && da != 1 && db != 1) {
+      fail<ShapeError>(loc, op, "the batch axes of shapes ", both(a, b), " do not broadcast (", da,
+                       " against ", db, ")");
+    }
+    batch.push_back(da == 1 ? db : da);
+  }
+  ProductShapes shapes{batch, batch, batch};
+  shapes.left.push_back(m);
+  shapes.left.push_back(k);
+  shapes.right.push_back(k);
+  shapes.right.push_back(n);
+  Shape product = batch;
+  product.push_back(m);
+  product.push_back(n);
+  for (const Shape* s : {&shapes.left, &shapes.right, &product}) check_shape(*s, op, loc);
+  if (a.rank() > 1) shapes.result.push_back(m);
+  if (b.rank() > 1) shapes.result.push_back(n);
+  return shapes;
+}
+
+Tensor record_product(const Tensor& a, const Tensor& b, std::source_location loc) {
+  const ir::NodePtr& left = a.node();
+  const ir::NodePtr& right = b.node();
+  Shape shape = left->shape;
+  shape[shape.rank() - 1] = right->shape[right->shape.rank() - 1];
+  ir::NodePtr node = ir::make_node(ir::Op::MatMul, left->dtype, shape, loc);
+  node->compute_dtype = DType::f32;  // cuBLASLt accumulates every dtype in f32
+  node->attrs = ir::matmul_attrs({.tf32 = left->dtype == DType::f32 && matmul_tf32()});
+  node->inputs.push_back(left);
+  node->inputs.push_back(right);
+  return record(node);
+}
+
+Tensor matmul_as(const Tensor& a, const Tensor& b, std::string_view op, std::source_location loc) {
+  sync_if_trace_full();
+  const ir::NodePtr& x = node_of(a, op, loc);
+  const ir::NodePtr& y = node_of(b, op, loc);
+  require_matmul_dtypes(x->dtype, y->dtype, op, loc);
+  const ProductShapes shapes = product_shapes(x->shape, y->shape, op, loc);
+  const std::int64_t k = x->shape[x->shape.rank() - 1];
+  const Tensor left = x->shape.rank() == 1 ? a.reshape({1, k}, loc) : a;
+  const Tensor right = y->shape.rank() == 1 ? b.reshape({k, 1}, loc) : b;
+  const Tensor product =
+      record_product(left.expand(shapes.left, loc), right.expand(shapes.right, loc), loc);
+  return product.reshape(shapes.result, loc);  // drops the axes a 1-D operand gained
+}
+
+}  // namespace api
+
+Tensor matmul(const Tensor& a, const Tensor& b, std::source_location loc) {
+  return api::matmul_as(a, b, "matmul", loc);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& x = api::node_of(a, "bmm", loc)->shape;
+  const Shape& y = api::node_of(b, "bmm", loc)->shape;
+  if (x.rank() != 3 || y.rank() != 3) {
+    api::fail<ShapeError>(loc, "bmm", "needs [B, M, K] and [B, K, N], got shapes ", api::both(x, y),
+                          "; lazy::matmul broadcasts other ranks");
+  }
+  if (x[0] != y[0]) {
+    api::fail<ShapeError>(loc, "bmm", "batch sizes of shapes ", api::both(x, y), " differ (", x[0],
+                          " and ", y[0], "); lazy::matmul broadcasts a batch of 1");
+  }
+  return api::matmul_as(a, b, "bmm", loc);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
+              std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& in = api::node_of(x, "linear", loc);
+  const ir::NodePtr& w = api::node_of(weight, "linear", loc);
+  api::require_matmul_dtypes(in->dtype, w->dtype, "linear", loc);
+  const Shape& s = in->shape;
+  if (w->shape.rank() != 2 || s.rank() == 0 || s[s.rank() - 1] != w->shape[1]) {
+    api::fail<ShapeError>(loc, "linear", "needs an input [..., in] and a weight [out, in], got ",
+                          "shapes ", api::both(s, w->shape));
+  }
+  if (bias) {
+    const ir::NodePtr& b = api::node_of(*bias, "linear", loc);
+    if (b->dtype != in->dtype) {
+      api::fail<DTypeError>(loc, "linear", "the bias is ", dtype_name(b->dtype), " and the input ",
+                            dtype_name(in->dtype), "; cast the bias with .to()");
+    }
+    Shape result = s;
+    result[s.rank() - 1] = w->shape[0];
+    api::require_broadcasts_to(b->shape, result, "the bias", "linear", loc);
+  }
+  const Tensor product = api::matmul_as(x, weight.transpose(0, 1, loc), "linear", loc);
+  return bias ? add(product, *bias, loc) : product;
+}
+
+// beta and alpha of 1 record no multiply, so that addmm(c, a, b) is a product plus c, which the
+// partitioner folds into the call; beta of 0 ignores c's values (NaN in c does not propagate, as
+// in PyTorch) but not its shape.
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+             const Scalar& alpha, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& added = api::node_of(c, "addmm", loc);
+  const ir::NodePtr& x = api::node_of(a, "addmm", loc);
+  const ir::NodePtr& y = api::node_of(b, "addmm", loc);
+  api::require_matmul_dtypes(x->dtype, y->dtype, "addmm", loc);
+  if (added->dtype != x->dtype) {
+    api::fail<DTypeError>(loc, "addmm", "c is ", dtype_name(added->dtype), " and the matrices ",
+                          dtype_name(x->dtype), "; cast c with .to()");
+  }
+  if (x->shape.rank() != 2 || y->shape.rank() != 2) {
+    api::fail<ShapeError>(loc, "addmm", "needs matrices [M, K] and [K, N], got shapes ",
+                          api::both(x->shape, y->shape));
+  }
+  const Shape product = api::product_shapes(x->shape, y->shape, "addmm", loc).result;
+  api::require_broadcasts_to(added->shape, product, "c", "addmm", loc);
+  const DType number_dtype = ir::compute_type_of(x->dtype);
+  api::check_scalar_fits(beta, number_dtype, "addmm", loc);
+  api::check_scalar_fits(alpha, number_dtype, "addmm", loc);
+
+  Tensor result = api::matmul_as(a, b, "addmm", loc);
+  if (alpha.to_double() != 1) result = mul(result, alpha, loc);
+  if (beta.to_double() == 0) return result;
+  return add(result, beta.to_double() == 1 ? c : mul(c, beta, loc), loc);
+}
+
+}  // namespace lazy

@@ -1,0 +1,153 @@
+// lazy::einsum: the equations that are one (batched) matrix product, against the sum over every
+// index that defines them, and the errors for the ones that are not.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "error_test_support.h"
+#include "ir/node.h"
+#include "ir/trace.h"
+#include "matmul_test_support.h"
+
+namespace {
+
+using namespace lazy_test;  // NOLINT: the shared test helpers
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using ::testing::HasSubstr;
+
+struct EinsumCase {
+  const char* equation;
+  Shape a, b;
+};
+
+class Einsum : public ::testing::TestWithParam<std::tuple<EinsumCase, DType>> {};
+
+TEST_P(Einsum, MatchesTheSumOverEveryIndex) {
+  const auto& [c, dtype] = GetParam();
+  HostTensor a = random_tensor(c.a, dtype, 1), b = random_tensor(c.b, dtype, 2);
+  expect_product(lazy::einsum(c.equation, a.tensor, b.tensor), naive_einsum(c.equation, a, b),
+                 dtype);
+}
+
+const EinsumCase kCases[] = {
+    {"ij,jk->ik", {3, 4}, {4, 5}},
+    {"bij,bjk->bik", {2, 3, 4}, {2, 4, 5}},
+    {"bhqd,bhkd->bhqk", {2, 3, 4, 5}, {2, 3, 6, 5}},  // attention scores
+    {"bhqk,bhkd->bhqd", {2, 3, 4, 6}, {2, 3, 6, 5}},  // attention output
+    {"ij,kj->ik", {3, 4}, {5, 4}},
+    {"i,i->", {6}, {6}},
+    {"ij,j->i", {3, 4}, {4}},
+    {"bi,bi->b", {3, 4}, {3, 4}},
+    {"ji,jk->ki", {4, 3}, {4, 5}},                // the output transposed
+    {"abij,bjk->bkia", {2, 3, 4, 5}, {3, 5, 2}},  // batch and kept axes interleaved
+    {"ijkl,klm->ijm", {2, 3, 4, 5}, {4, 5, 3}},   // two contracted axes, two kept
+    {"ij,kl->ijkl", {2, 3}, {4, 5}},              // an outer product
+    {"bqd,bkd->bqk", {2, 0, 3}, {2, 4, 3}},       // no rows
+    {"ij,jk->ik", {3, 0}, {0, 5}},                // nothing to sum: zeros
+};
+
+INSTANTIATE_TEST_SUITE_P(Equations, Einsum,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::ValuesIn(kFloatingDTypes)));
+
+TEST(EinsumForms, WithoutAnArrowTheOutputIsTheIndicesSeenOnceInOrder) {
+  HostTensor a = random_tensor({3, 4}, lazy::f32, 3), b = random_tensor({5, 4}, lazy::f32, 4);
+  expect_product(lazy::einsum("ij,kj", a.tensor, b.tensor), naive_einsum("ij,kj->ik", a, b),
+                 lazy::f32);
+  expect_product(lazy::einsum("kj,ij", b.tensor, a.tensor), naive_einsum("kj,ij->ik", b, a),
+                 lazy::f32);
+}
+
+TEST(EinsumForms, SpacesAreIgnoredAndUpperCaseIndicesAreIndices) {
+  HostTensor a = random_tensor({3, 4}, lazy::f32, 5), b = random_tensor({4, 5}, lazy::f32, 6);
+  expect_product(lazy::einsum(" iJ , Jk -> ik ", a.tensor, b.tensor),
+                 naive_einsum("iJ,Jk->ik", a, b), lazy::f32);
+}
+
+TEST(EinsumForms, ManyBatchIndicesAreMergedIntoOneBatchAxis) {
+  HostTensor a = random_tensor({2, 1, 2, 1, 2, 1, 2, 3}, lazy::f32, 7);
+  HostTensor b = random_tensor({2, 1, 2, 1, 2, 1, 2, 3}, lazy::f32, 8);
+  expect_product(lazy::einsum("abcdefgh,abcdefgh->abcdefg", a.tensor, b.tensor),
+                 naive_einsum("abcdefgh,abcdefgh->abcdefg", a, b), lazy::f32);
+}
+
+TEST(EinsumForms, RecordsOneMatMulNode) {
+  Tensor y = lazy::einsum("bhqd,bhkd->bhqk", lazy::ones({2, 3, 4, 5}), lazy::ones({2, 3, 6, 5}));
+  int products = 0;
+  for (const auto& node : lazy::ir::Trace::current().pending())
+    products += node->op == lazy::ir::Op::MatMul;
+  EXPECT_EQ(products, 1);
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 4, 6}));
+  lazy::ir::Trace::current().clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+std::string value_error(const char* equation, const Shape& a, const Shape& b) {
+  return message_of<lazy::ValueError>(
+      [&] { lazy::einsum(equation, lazy::ones(a), lazy::ones(b)); });
+}
+
+TEST(EinsumErrors, UnsupportedEquationsAreValueErrorsNamingTheEquationAndWhy) {
+  const struct {
+    const char* equation;
+    Shape a, b;
+    const char* why;
+  } cases[] = {
+      {"...ij,...jk->...ik", {2, 3}, {3, 4}, "ellipsis"},
+      {"ii,ij->j", {3, 3}, {3, 4}, "index 'i' repeats in an operand"},
+      {"ij,jk->iik", {2, 3}, {3, 4}, "repeats in the output"},
+      {"ij,jk->k", {2, 3}, {3, 4}, "index 'i' is only in the first operand"},
+      {"ij,jk->i", {2, 3}, {3, 4}, "index 'k' is only in the second operand"},
+      {"ij,jk->ikl", {2, 3}, {3, 4}, "output index 'l' is in neither operand"},
+      {"ij,jk,kl->il", {2, 3}, {3, 4}, "two operands"},
+      {"ij->ij", {2, 3}, {3, 4}, "two operands"},
+      {"i1,1k->ik", {2, 3}, {3, 4}, "'1' is not an index"},
+  };
+  for (const auto& c : cases) {
+    std::string message = value_error(c.equation, c.a, c.b);
+    EXPECT_THAT(message, HasSubstr(std::string("\"") + c.equation + "\"")) << c.equation;
+    EXPECT_THAT(message, HasSubstr(c.why)) << c.equation;
+  }
+}
+
+TEST(EinsumErrors, SizesOfAnIndexMustAgreeNamingBothShapes) {
+  std::string message = message_of<lazy::ShapeError>([] {
+    lazy::einsum("ij,jk->ik", lazy::ones({2, 3}), lazy::ones({4, 5}));
+  });
+  EXPECT_THAT(message, HasSubstr("index 'j'"));
+  EXPECT_THAT(message, HasSubstr("[2, 3]"));
+  EXPECT_THAT(message, HasSubstr("[4, 5]"));
+}
+
+TEST(EinsumErrors, IndicesMustMatchEachOperandsRank) {
+  std::string message = message_of<lazy::ShapeError>([] {
+    lazy::einsum("ijk,jk->i", lazy::ones({2, 3}), lazy::ones({3, 4}));
+  });
+  EXPECT_THAT(message, HasSubstr("[2, 3]"));
+  EXPECT_THAT(message, HasSubstr("\"ijk\""));
+}
+
+TEST(EinsumErrors, DTypesFollowMatmulsRules) {
+  EXPECT_THROW(lazy::einsum("ij,jk->ik", lazy::ones({2, 2}, lazy::i64), lazy::ones({2, 2})),
+               lazy::DTypeError);
+  EXPECT_THROW(lazy::einsum("ij,jk->ik", lazy::ones({2, 2}, lazy::bf16), lazy::ones({2, 2})),
+               lazy::DTypeError);
+}
+
+TEST(EinsumErrors, AreThrownAtTheUsersLineWithNothingRecorded) {
+  Tensor a = lazy::ones({2, 3}), b = lazy::ones({3, 4});
+  const std::size_t recorded = lazy::ir::Trace::current().size();
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::einsum("ii,ij->j", a, b));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::einsum("ij,jk->ik", a, b.transpose(0, 1)));
+  EXPECT_EQ(lazy::ir::Trace::current().size(), recorded + 1);  // the transpose
+  lazy::ir::Trace::current().clear();
+}
+
+}  // namespace

@@ -46,7 +46,7 @@ struct MatmulProblem {
 enum class MatmulOperand : std::uint8_t { a, b, residual };
 
 struct MatmulMapping {
-  std::optional<MatmulProblem> problem;       // when every operand maps
+  std::optional<MatmulProblem> problem;        // when every operand maps
   std::optional<MatmulOperand> inexpressible;  // otherwise, the first that does not
 };
 

@@ -1,5 +1,6 @@
 // The kernel cache on disk: compiled kernels kept between runs, so a program's second run loads
-// them instead of compiling. Configured by environment variables read at first use:
+// them instead of compiling, and the matrix product algorithms LAZY_AUTOTUNE=1 chose, so it does
+// not time them again. Configured by environment variables read at first use:
 //   LAZY_CACHE_DIR      the directory (else $XDG_CACHE_HOME/lazyfuse, else ~/.cache/lazyfuse)
 //   LAZY_CACHE=0        memory only
 //   LAZY_CACHE_MAX_MB   the bound, least recently used entries go first (default 256)

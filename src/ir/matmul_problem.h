@@ -46,7 +46,7 @@ struct MatmulProblem {
 enum class MatmulOperand : std::uint8_t { a, b, residual };
 
 struct MatmulMapping {
-  std::optional<MatmulProblem> problem;       // when every operand maps
+  std::optional<MatmulProblem> problem;        // when every operand maps
   std::optional<MatmulOperand> inexpressible;  // otherwise, the first that does not
 };
 
@@ -54,8 +54,12 @@ struct MatmulMapping {
 // operands' layouts in their storage; the result is dense [batch..., M, N]. An operand maps when
 // one of its two matrix axes has stride 1 (or size 1), the other a stride at least the rows it
 // spans, and its batch axes, size-1 axes left out, collapse into one stride (all 0 included).
+// The residual has no op(), so only its N axis may be the unit-stride one.
 // A batch of a that sits in memory like more rows of one matrix, with b the same for every batch
-// (and the residual dense), folds into the rows: one plain product instead of a batched one.
+// (and the residual's rows continuing likewise), folds into the rows: one plain product instead
+// of a batched one.
+// A zero batch, M or N gives a problem with that size 0 (the runtime queues nothing); K == 0
+// gives k == 0 with a and b unread (the runtime reads zeros instead), the residual still mapped.
 MatmulMapping map_matmul(const Layout& a, const Layout& b, const Layout* residual);
 
 // Whether a bias of N elements at `bias` is what cuBLASLt's bias epilogue reads: contiguous.

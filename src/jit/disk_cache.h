@@ -4,7 +4,9 @@
 // entry is a header (magic, format, full key, sizes, XXH3 checksum), the kernel's source and its
 // CUBIN. A changed NVRTC or arch reads another directory; a changed source, option or template
 // changes the key. The cache can never hurt the program: a bad entry is a miss (and is
-// replaced), an unusable directory is one warning and then memory alone.
+// replaced), an unusable directory is one warning and then memory alone. Entries are written and
+// read as jit/cache_files.h says; the same root also holds autotuned cuBLASLt algorithms
+// (runtime/matmul_algorithm_store.h), which clearing and eviction go over too.
 #pragma once
 
 #include <atomic>
@@ -18,12 +20,10 @@
 
 #include "ir/hash.h"
 #include "ir/settings.h"
+#include "jit/cache_files.h"
 #include "jit/nvrtc.h"
 
 namespace lazy::jit {
-
-// Bump when the entry layout changes: old entries then sit in another directory.
-inline constexpr std::uint32_t kDiskCacheFormat = 1;
 
 struct DiskCacheConfig {
   bool enabled = true;         // LAZY_CACHE=0 turns it off
@@ -71,8 +71,8 @@ class DiskCache {
   const DiskCacheConfig& config() const { return config_; }
   DiskCacheCounters& counters() { return counters_; }
 
-  // Every entry under the root (all formats, NVRTC versions and arches); an entry's bytes
-  // include the .cu saved beside it.
+  // Every entry under the root (all formats, NVRTC and cuBLASLt versions and arches, kernels and
+  // algorithms); an entry's bytes include the .cu saved beside it.
   std::vector<DiskCacheEntry> entries() const;
   // Deletes least recently used entries until the total is at most max_bytes; returns how many.
   std::size_t prune(std::uint64_t max_bytes);
@@ -83,7 +83,6 @@ class DiskCache {
   std::filesystem::path entry_path(const ir::Hash128& key, NvrtcVersion version, int arch) const;
   void disable(const std::string& why);
   std::size_t prune_locked(std::uint64_t max_bytes);
-  bool trusted(const std::filesystem::path& path, bool directory) const;
 
   DiskCacheConfig config_;
   std::atomic<bool> usable_{false};  // written when compiles on several threads fail at once

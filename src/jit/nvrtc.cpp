@@ -2,16 +2,13 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
-#include <glob.h>
-#include <link.h>
 #include <nvrtc.h>
-#include <sys/stat.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
 #include "ir/settings.h"
+#include "jit/toolkit_library.h"
 #include "lazy/error.h"
 
 namespace lazy::jit {
@@ -46,20 +43,7 @@ struct NvrtcState {
   std::string why;
 };
 
-bool is_bare_name(const std::string& candidate) {
-  return candidate.find('/') == std::string::npos;
-}
-
-std::string loaded_path(void* handle, const std::string& fallback) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return fallback;
-}
-
-// Resolves every function, or says which are missing and closes the library.
+// Resolves every function, or says which are missing.
 std::optional<NvrtcLibrary> resolve(void* handle, const std::string& path, std::string* why) {
   NvrtcLibrary library;
   std::string missing;
@@ -72,12 +56,10 @@ std::optional<NvrtcLibrary> resolve(void* handle, const std::string& path, std::
 #undef LAZY_NVRTC_RESOLVE
   if (!missing.empty()) {
     *why = path + " lacks " + missing;
-    dlclose(handle);
     return std::nullopt;
   }
   if (library.nvrtcVersion(&library.version.major, &library.version.minor) != NVRTC_SUCCESS) {
     *why = path + ": nvrtcVersion failed";
-    dlclose(handle);
     return std::nullopt;
   }
   return library;
@@ -86,27 +68,15 @@ std::optional<NvrtcLibrary> resolve(void* handle, const std::string& path, std::
 NvrtcState load_nvrtc() {
   NvrtcState state;
   std::string tried;
-  for (const std::string& candidate :
-       nvrtc_library_candidates(ir::foreign_variable(ir::ForeignVariable::cuda_home),
-                                ir::foreign_variable(ir::ForeignVariable::cuda_path))) {
-    struct stat file_status;
-    if (!is_bare_name(candidate) && stat(candidate.c_str(), &file_status) != 0) {
-      tried += "\n  " + candidate + ": no such file";
-      continue;
-    }
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      tried += "\n  " + candidate +
-               (is_bare_name(candidate) ? " on the loader's search path" : "") + ": " +
-               (error != nullptr ? error : "dlopen failed");
-      continue;
-    }
+  const std::vector<std::string> candidates =
+      nvrtc_library_candidates(ir::foreign_variable(ir::ForeignVariable::cuda_home),
+                               ir::foreign_variable(ir::ForeignVariable::cuda_path));
+  auto accept = [&](void* handle, const std::string& path) {
     std::string why;
-    state.library = resolve(handle, loaded_path(handle, candidate), &why);
-    if (state.library) return state;
-    tried += "\n  " + why;
-  }
+    state.library = resolve(handle, path, &why);
+    return why;
+  };
+  if (open_toolkit_library(candidates, accept, &tried)) return state;
   const std::string library = "libnvrtc.so." + std::to_string(kNvrtcMajor);
   state.why = "lazyfuse: NVRTC, the CUDA run-time compiler (" + library +
               "), could not be loaded. Looked for it in:" + tried +
@@ -162,37 +132,7 @@ std::string program_log(const NvrtcLibrary& library, nvrtcProgram program) {
 }  // namespace
 
 std::vector<std::string> nvrtc_library_candidates(const char* cuda_home, const char* cuda_path) {
-  const std::string versioned = "libnvrtc.so." + std::to_string(kNvrtcMajor);
-  const std::string unversioned = "libnvrtc.so";
-
-  std::vector<std::string> directories;
-  for (const char* root : {cuda_home, cuda_path}) {
-    if (root != nullptr && root[0] != '\0') directories.push_back(std::string(root) + "/lib64");
-  }
-  directories.push_back("/usr/local/cuda/lib64");
-  const std::string pattern = "/usr/local/cuda-" + std::to_string(kNvrtcMajor) + "*/lib64";
-  glob_t matches{};
-  if (glob(pattern.c_str(), GLOB_ONLYDIR, nullptr, &matches) == 0) {
-    std::vector<std::string> found(matches.gl_pathv, matches.gl_pathv + matches.gl_pathc);
-    // Newest minor version first.
-    std::sort(found.rbegin(), found.rend());
-    directories.insert(directories.end(), found.begin(), found.end());
-  }
-  globfree(&matches);
-  directories.push_back("/usr/lib/x86_64-linux-gnu");
-
-  std::vector<std::string> candidates;
-  auto add = [&](std::string candidate) {
-    if (std::find(candidates.begin(), candidates.end(), candidate) == candidates.end()) {
-      candidates.push_back(std::move(candidate));
-    }
-  };
-  // The matching major version anywhere beats an unversioned name, which may be another major.
-  for (const std::string& name : {versioned, unversioned}) {
-    add(name);
-    for (const std::string& directory : directories) add(directory + "/" + name);
-  }
-  return candidates;
+  return toolkit_library_candidates("nvrtc", kNvrtcMajor, cuda_home, cuda_path);
 }
 
 bool nvrtc_available(std::string* why) {

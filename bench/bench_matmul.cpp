@@ -1,0 +1,382 @@
+// GPU time of issue 13's workloads built on matrix products, with fusion (epilogues inside the
+// cuBLASLt call, other work after a product in one generated kernel) and without, timed as
+// bench_fusion times its workloads (bench/event_timing.h). Reports TFLOP/s, the memory pool's
+// peak over one call, and for decode_linear the cost per call of a loop that waits for each result.
+//
+//   bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]
+//
+// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear or transformer_block.
+//
+// bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
+// side; bench/matmul_device.sh runs all three on the GPU machine.
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "event_timing.h"
+#include "pool_memory.h"
+#include "runtime/device.h"
+#include "transformer_block.h"
+
+namespace {
+
+using lazy::bench::StepFn;
+using lazy::runtime::Device;
+
+constexpr int kDefaultTimedIters = 50;
+
+// Shapes from issue 13 (bench/peers_matmul.py has the same constants).
+constexpr std::int64_t kGemmRows = 4096;  // gemm_gelu: [4096, 4096] x [4096, 4096]^T
+constexpr std::int64_t kGemmCols = 4096;
+constexpr std::int64_t kGemmInner = 4096;
+constexpr std::int64_t kFfnTokens = 8192;  // swiglu_ffn: Llama-7B's MLP widths
+constexpr std::int64_t kFfnDim = 4096;
+constexpr std::int64_t kFfnHidden = 11008;
+constexpr std::int64_t kDecodeTokens = 16;  // decode_linear: a decode step's batch of 16 tokens
+constexpr std::int64_t kDecodeDim = 4096;
+// Calls in decode_linear's back-to-back loop: about as long as a timed run, enough to average
+// the host's jitter away.
+constexpr int kDecodeLoopCalls = 1000;
+
+constexpr lazy::DType kDtype = lazy::DType::bf16;
+
+struct Workload {
+  std::string name;
+  double flops;                     // 2 * M * N * K summed over the products
+  std::int64_t bytes;               // fewest bytes moved: each input read once, each output written
+  std::function<StepFn()> prepare;  // creates and computes the inputs; the step holds them
+  bool per_call_loop = false;       // also timed as back-to-back calls that wait for each result
+};
+
+std::int64_t bf16_bytes(std::int64_t elements) {
+  return elements * lazy::itemsize(kDtype);
+}
+
+// Inputs are computed before timing so that only the workload's work is measured. Normal values
+// times `scale`: weights take 1/sqrt(fan_in) so that products stay O(1).
+lazy::Tensor computed_randn(const lazy::Shape& shape, std::uint64_t seed, float scale = 1) {
+  lazy::Tensor t = lazy::randn(shape, seed, kDtype) * scale;
+  lazy::eval({t});
+  return t;
+}
+
+float inverse_sqrt(std::int64_t fan_in) {
+  return float(1 / std::sqrt(double(fan_in)));
+}
+
+double product_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return 2.0 * double(m) * double(n) * double(k);
+}
+
+Workload gemm_gelu() {
+  const double flops = product_flops(kGemmRows, kGemmCols, kGemmInner);
+  const std::int64_t bytes = bf16_bytes(kGemmRows * kGemmInner + kGemmCols * kGemmInner +
+                                        kGemmCols + kGemmRows * kGemmCols);
+  return {"gemm_gelu", flops, bytes, [] {
+            lazy::Tensor x = computed_randn({kGemmRows, kGemmInner}, 1);
+            lazy::Tensor w = computed_randn({kGemmCols, kGemmInner}, 2, inverse_sqrt(kGemmInner));
+            lazy::Tensor b = computed_randn({kGemmCols}, 3);
+            return StepFn([x, w, b] {
+              return std::vector<lazy::Tensor>{lazy::gelu_tanh(lazy::linear(x, w, b))};
+            });
+          }};
+}
+
+// down(silu(gate(x)) * up(x)) + x: three products, the residual add after the last.
+Workload swiglu_ffn() {
+  const double flops = 3 * product_flops(kFfnTokens, kFfnHidden, kFfnDim);
+  const std::int64_t bytes = bf16_bytes(2 * kFfnTokens * kFfnDim + 3 * kFfnHidden * kFfnDim);
+  return {"swiglu_ffn", flops, bytes, [] {
+            lazy::Tensor x = computed_randn({kFfnTokens, kFfnDim}, 4);
+            lazy::Tensor gate = computed_randn({kFfnHidden, kFfnDim}, 5, inverse_sqrt(kFfnDim));
+            lazy::Tensor up = computed_randn({kFfnHidden, kFfnDim}, 6, inverse_sqrt(kFfnDim));
+            lazy::Tensor down = computed_randn({kFfnDim, kFfnHidden}, 7, inverse_sqrt(kFfnHidden));
+            return StepFn([x, gate, up, down] {
+              lazy::Tensor hidden = lazy::silu(lazy::linear(x, gate)) * lazy::linear(x, up);
+              return std::vector<lazy::Tensor>{lazy::linear(hidden, down) + x};
+            });
+          }};
+}
+
+// A decode step's linear layer: reading the weight dominates, so GB/s matters more than TFLOP/s.
+Workload decode_linear() {
+  const double flops = product_flops(kDecodeTokens, kDecodeDim, kDecodeDim);
+  const std::int64_t bytes =
+      bf16_bytes(2 * kDecodeTokens * kDecodeDim + kDecodeDim * kDecodeDim + kDecodeDim);
+  return {"decode_linear", flops, bytes,
+          [] {
+            lazy::Tensor x = computed_randn({kDecodeTokens, kDecodeDim}, 8);
+            lazy::Tensor w = computed_randn({kDecodeDim, kDecodeDim}, 9, inverse_sqrt(kDecodeDim));
+            lazy::Tensor b = computed_randn({kDecodeDim}, 10);
+            return StepFn([x, w, b] {
+              return std::vector<lazy::Tensor>{lazy::gelu_tanh(lazy::linear(x, w, b))};
+            });
+          },
+          /*per_call_loop=*/true};
+}
+
+// Flops of the block's products: the q, k, v and output projections, the feed-forward's three,
+// and attention's two (q k^T and probs v) counted in full, as a dense product computes them,
+// not halved for the causal mask.
+double block_flops(const transformer::Config& c) {
+  const std::int64_t tokens = c.batch * c.seq;
+  const std::int64_t dim = c.dim();
+  const double projections = 4 * product_flops(tokens, dim, dim);
+  const double feed_forward = 3 * product_flops(tokens, c.ffn_hidden, dim);
+  const double attention = 2 * double(c.batch * c.heads) * product_flops(c.seq, c.seq, c.head_dim);
+  return projections + feed_forward + attention;
+}
+
+// The sample's block (samples/transformer_block.h), so the two cannot drift apart.
+Workload transformer_block() {
+  const transformer::Config config;
+  const std::int64_t dim = config.dim();
+  const std::int64_t activations = config.batch * config.seq * dim;
+  const std::int64_t weights = 4 * dim * dim + 3 * config.ffn_hidden * dim + 2 * dim;
+  return {
+      "transformer_block", block_flops(config), bf16_bytes(2 * activations + weights), [config] {
+        transformer::Weights w = transformer::random_weights(config, 11);
+        transformer::Positions p = transformer::positions(config);
+        lazy::Tensor x = lazy::randn({config.batch, config.seq, config.dim()}, 20, kDtype);
+        lazy::eval(
+            {x, w.attn_norm, w.qkv, w.o, w.ffn_norm, w.gate, w.up, w.down, p.cos, p.sin, p.causal});
+        return StepFn([x, w, p, config] {
+          return std::vector<lazy::Tensor>{transformer::block(x, w, p, config)};
+        });
+      }};
+}
+
+struct PeakMemory {
+  std::uint64_t peak_bytes;   // the pool's high watermark over the call: inputs included
+  std::uint64_t extra_bytes;  // that less what was in use before it: outputs and temporaries
+};
+
+// One call after warm-up, as peers_matmul.py measures PyTorch's max_memory_allocated.
+std::optional<PeakMemory> peak_memory(const StepFn& step, Device& device,
+                                      std::optional<lazy::bench::PoolMemory>& pool) {
+  if (!pool) return std::nullopt;
+  device.synchronize();
+  const std::uint64_t before = pool->used_now();
+  pool->reset_peak();
+  std::vector<lazy::Tensor> outputs = step();
+  lazy::eval(outputs);
+  device.synchronize();
+  const std::uint64_t peak = pool->peak();
+  return PeakMemory{peak, peak > before ? peak - before : 0};
+}
+
+// A decode loop's cost per call: each call records, syncs and waits for its result before the
+// next is recorded, so the host's recording, planning and launching add to the GPU's time
+// instead of hiding behind a flush memset as they do in measure().
+double loop_us_per_call(const StepFn& step, Device& device) {
+  for (int i = 0; i < lazy::bench::kWarmupIters; ++i) lazy::eval(step());
+  device.synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kDecodeLoopCalls; ++i) {
+    std::vector<lazy::Tensor> outputs = step();
+    lazy::eval(outputs);
+    device.synchronize();
+  }
+  const std::chrono::duration<double, std::micro> elapsed =
+      std::chrono::steady_clock::now() - start;
+  return elapsed.count() / kDecodeLoopCalls;
+}
+
+struct Result {
+  lazy::bench::Measurement timed;
+  std::optional<PeakMemory> memory;
+  std::optional<double> loop_us;
+};
+
+struct Row {
+  std::string workload;
+  double flops;
+  std::int64_t bytes;
+  Result fused;
+  Result unfused;
+};
+
+double tflops(double flops, float ms) {
+  return flops / (double(ms) * 1e9);
+}
+
+double gbps(std::int64_t bytes, float ms) {
+  return double(bytes) / (double(ms) * 1e6);
+}
+
+double megabytes(std::uint64_t bytes) {
+  return double(bytes) / 1e6;
+}
+
+// Optional values are JSON null when absent (no pool counters; no loop for this workload).
+template <class T>
+std::string json_optional(const std::optional<T>& value) {
+  if (!value) return "null";
+  std::ostringstream text;
+  text << std::setprecision(9) << *value;
+  return text.str();
+}
+
+void write_json(const std::string& path, const std::string& device_name, double copy_gbps,
+                const std::vector<Row>& rows) {
+  using lazy::bench::json_string;
+  std::ostringstream json;
+  json << std::setprecision(6) << "{\"device\": " << json_string(device_name)
+       << ", \"copy_gbps\": " << copy_gbps << ", \"rows\": [";
+  bool first = true;
+  for (const Row& row : rows) {
+    for (bool fused : {true, false}) {
+      const Result& r = fused ? row.fused : row.unfused;
+      const float ms = r.timed.median_ms;
+      const auto peak = r.memory ? std::optional(r.memory->peak_bytes) : std::nullopt;
+      const auto extra = r.memory ? std::optional(r.memory->extra_bytes) : std::nullopt;
+      json << (first ? "\n  " : ",\n  ") << "{\"workload\": " << json_string(row.workload)
+           << ", \"dtype\": " << json_string(lazy::dtype_name(kDtype))
+           << ", \"impl\": " << json_string(fused ? "lazyfuse" : "lazyfuse_unfused")
+           << ", \"median_ms\": " << ms << ", \"tflops\": " << tflops(row.flops, ms)
+           << ", \"flops\": " << row.flops << ", \"gbps\": " << gbps(row.bytes, ms)
+           << ", \"pct_copy\": " << 100.0 * gbps(row.bytes, ms) / copy_gbps
+           << ", \"bytes\": " << row.bytes << ", \"peak_bytes\": " << json_optional(peak)
+           << ", \"peak_extra_bytes\": " << json_optional(extra)
+           << ", \"loop_us\": " << json_optional(r.loop_us)
+           << ", \"kernels_per_iter\": " << r.timed.launches_per_iter
+           << ", \"matmuls_per_iter\": " << r.timed.matmul_calls_per_iter << "}";
+      first = false;
+    }
+  }
+  json << "\n]}\n";
+  std::ofstream file(path);
+  file << json.str();
+  if (!file) {
+    std::cerr << "bench_matmul: could not write " << path << "\n";
+    std::exit(1);
+  }
+}
+
+void print_table(const std::vector<Row>& rows) {
+  std::printf("\n%-18s %10s %11s %9s %8s %10s %13s\n", "workload", "fused ms", "unfused ms",
+              "TFLOP/s", "speedup", "peak MB", "loop us/call");
+  for (const Row& row : rows) {
+    const float ms = row.fused.timed.median_ms;
+    const std::string peak =
+        row.fused.memory ? std::to_string(std::lround(megabytes(row.fused.memory->peak_bytes)))
+                         : "-";
+    const std::string loop =
+        row.fused.loop_us ? std::to_string(std::lround(*row.fused.loop_us)) : "-";
+    std::printf("%-18s %10.3f %11.3f %9.1f %7.2fx %10s %13s\n", row.workload.c_str(), ms,
+                row.unfused.timed.median_ms, tflops(row.flops, ms),
+                row.unfused.timed.median_ms / ms, peak.c_str(), loop.c_str());
+  }
+}
+
+void print_result(const std::string& label, const Row& row, const Result& r) {
+  const float ms = r.timed.median_ms;
+  std::printf(
+      "%-32s %9.3f ms  %7.1f TFLOP/s  %6.0f GB/s  %.0f kernel(s) and %.0f product(s) "
+      "per iteration",
+      label.c_str(), ms, tflops(row.flops, ms), gbps(row.bytes, ms), r.timed.launches_per_iter,
+      r.timed.matmul_calls_per_iter);
+  if (r.memory) {
+    std::printf(", peak %.0f MB (%.0f MB over the inputs)", megabytes(r.memory->peak_bytes),
+                megabytes(r.memory->extra_bytes));
+  }
+  std::printf("\n");
+  if (r.loop_us) {
+    std::printf("%-32s %9.1f us per call waiting for each result (GPU time %.1f us)\n",
+                (label + " loop").c_str(), *r.loop_us, 1e3 * ms);
+  }
+}
+
+struct Options {
+  int iters = kDefaultTimedIters;
+  std::string only;
+  std::string json_path = "bench_matmul.json";
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::cerr << "bench_matmul: " << message << "\n"
+            << "usage: bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]\n"
+            << "workloads: gemm_gelu swiglu_ffn decode_linear transformer_block\n";
+  std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view flag = argv[i];
+    if (flag == "--help" || flag == "-h")
+      usage_error("times issue 13's matrix-product workloads on the GPU");
+    if (i + 1 >= argc) usage_error("missing value after " + std::string(flag));
+    const std::string value = argv[++i];
+    if (flag == "--iters") {
+      options.iters = std::atoi(value.c_str());
+      if (options.iters < 1) usage_error("--iters needs a positive count");
+    } else if (flag == "--only") {
+      options.only = value;
+    } else if (flag == "--json") {
+      options.json_path = value;
+    } else {
+      usage_error("unknown option " + std::string(flag));
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  std::vector<Workload> workloads = {gemm_gelu(), swiglu_ffn(), decode_linear(),
+                                     transformer_block()};
+  if (!options.only.empty()) {
+    std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
+    if (workloads.empty()) usage_error("no workload named " + options.only);
+  }
+
+  Device* device = Device::get();
+  if (device == nullptr) {
+    std::printf("bench_matmul: no GPU (%s); nothing to time\n", Device::why_host().c_str());
+    return 0;
+  }
+  std::printf("device: %s (sm_%d)\n", device->name().c_str(), device->sm_arch());
+  const double copy_gbps = lazy::bench::copy_bandwidth_gbps(*device);
+  std::printf("copy bandwidth: %.0f GB/s\n", copy_gbps);
+  std::optional<lazy::bench::PoolMemory> pool = lazy::bench::PoolMemory::open(device->ordinal());
+  if (!pool) std::printf("no memory pool counters in this driver: peak memory not reported\n");
+
+  std::vector<Row> rows;
+  for (const Workload& workload : workloads) {
+    Row row{workload.name, workload.flops, workload.bytes, {}, {}};
+    {
+      StepFn step = workload.prepare();  // the inputs are freed when the step goes
+      for (bool fusion : {true, false}) {
+        const std::string label = workload.name + (fusion ? " fused" : " unfused");
+        Result& result = fusion ? row.fused : row.unfused;
+        result.timed = lazy::bench::measure(step, fusion, options.iters, *device, label);
+        result.memory = peak_memory(step, *device, pool);
+        if (workload.per_call_loop) result.loop_us = loop_us_per_call(step, *device);
+        print_result(label, row, result);
+      }
+    }
+    rows.push_back(row);
+  }
+  lazy::set_fusion_enabled(true);
+
+  write_json(options.json_path, device->name(), copy_gbps, rows);
+  std::printf("wrote %s\n", options.json_path.c_str());
+  print_table(rows);
+  return 0;
+}

@@ -3,6 +3,8 @@
 #include <absl/container/inlined_vector.h>
 #include <absl/strings/str_cat.h>
 
+#include <sstream>
+
 #include "fuse/graph_builder.h"
 #include "fuse/internal_error.h"
 
@@ -125,7 +127,10 @@ class EpilogueFolder {
     std::uint32_t at = p;
     while (true) {
       if (in_.live[at] || uses_[at] != 1) {
-        if (at == p) note(p, in_.live[at] ? "held by a handle" : "read by several nodes");
+        if (uses_[at] > 0) {
+          note(at, in_.live[at] ? "its value is held by a handle, so it is written"
+                                : "its value is read by several nodes, so it is written");
+        }
         break;
       }
       const auto next = std::uint32_t(consumer_[at]);
@@ -178,9 +183,10 @@ class EpilogueFolder {
   // Why the work reading a product was left to a generated kernel.
   void note(std::uint32_t node, std::string_view why) {
     const Node& n = *in_.nodes[node];
-    notes_.push_back(absl::StrCat("epilogue: %", node, " ", ir::op_name(n.op), " from ",
-                                  n.loc.file_name(), ":", n.loc.line(),
-                                  " runs in a generated kernel reading the product: ", why));
+    std::ostringstream line;
+    line << "epilogue: %" << node << " " << ir::op_name(n.op) << " from " << n.loc.file_name()
+         << ":" << n.loc.line() << " runs in a generated kernel reading the product: " << why;
+    notes_.push_back(line.str());
   }
 
   const Graph& in_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -161,6 +162,9 @@ struct MatmulCall::State {
   AlgorithmScope scope{};
   std::shared_ptr<DeviceBuffer> zeros;  // k == 0: the operands read instead of a and b
   CUdeviceptr bias_pointer = 0;         // the one the descriptor holds
+  // Plans are shared by threads: two replays of one plan must not set the descriptor's bias
+  // pointer (or tune) at once.
+  std::mutex running;
 
   template <class T>
   void set(cublasLtMatmulDescAttributes_t attribute, const T& value, const char* name) {
@@ -446,6 +450,7 @@ void MatmulCall::run(Device& device, const MatmulPointers& pointers) {
                    device.description());
   }
   const OperandPointers at = s.operand_pointers(pointers);
+  std::lock_guard lock(s.running);
   if (s.spec.bias && at.bias != s.bias_pointer) {
     const void* bias = reinterpret_cast<const void*>(at.bias);
     s.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias, "BIAS_POINTER");

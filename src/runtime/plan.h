@@ -34,7 +34,7 @@ class MatmulCall;  // runtime/matmul_call.h
 // A cuBLASLt call in place of a kernel: the kernel's args are the pointers of the product's
 // inputs (a, b, then the epilogue's bias and residual), its outputs[0] the product.
 struct PlannedMatmul {
-  std::shared_ptr<const MatmulCall> call;  // null when computing on the host
+  std::shared_ptr<MatmulCall> call;  // null when computing on the host
   ir::MatmulEpilogue epilogue;             // which inputs follow a and b
 };
 

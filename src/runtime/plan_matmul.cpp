@@ -38,10 +38,20 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   }
   planned.bytes_moved += planned.numel * itemsize(node.dtype);
   planned.args = plan_args(args, graph, index);
-  const MatmulCallSpec spec{node.dtype, epilogue.tf32, problem, epilogue.activation, epilogue.bias};
-  planned.name = describe_matmul(spec);
-  planned.matmul =
-      PlannedMatmul{device != nullptr ? MatmulCall::create(*device, spec) : nullptr, epilogue};
+  MatmulSpec spec;
+  spec.dtype = node.dtype;
+  spec.tf32 = epilogue.tf32;
+  spec.problem = problem;
+  spec.activation = epilogue.activation;
+  spec.bias = epilogue.bias;
+  if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0)
+    spec.bias_offset = region.terms[bias].layout.offset;
+  planned.matmul = PlannedMatmul{nullptr, epilogue};
+  planned.name = "cuBLASLt matmul";
+  if (device != nullptr) {
+    planned.matmul->call = std::make_shared<MatmulCall>(*device, spec);
+    planned.name = planned.matmul->call->describe();
+  }
   return planned;
 }
 

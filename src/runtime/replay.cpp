@@ -47,7 +47,7 @@ std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
 void run_matmul(Device& device, const PlannedKernel& step, std::span<const std::uint64_t> inputs,
                 CUdeviceptr result) {
   const auto input = [&](int i) -> CUdeviceptr { return i < 0 ? 0 : CUdeviceptr(inputs[i]); };
-  const MatmulCall& call = *step.matmul->call;
+  MatmulCall& call = *step.matmul->call;
   const ir::MatmulEpilogue& epilogue = step.matmul->epilogue;
   const MatmulPointers pointers{input(0), input(1), input(ir::matmul_bias_input(epilogue)),
                                 input(ir::matmul_residual_input(epilogue)), result};

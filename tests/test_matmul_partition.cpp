@@ -1,0 +1,167 @@
+// How the partitioner places matrix products: epilogues folded into the call, operands read in
+// place or written densely first, a region of its own per product, and what LAZY_DEBUG=2 says.
+// Runs without a GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <lazy/lazy.h>
+
+#include "fuse/matmul_epilogues.h"
+#include "fuse/partition.h"
+#include "ir/matmul.h"
+#include "ir/trace.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using lazy::fuse::CutReason;
+using lazy::fuse::Partition;
+using lazy::fuse::Region;
+using lazy::ir::MatmulActivation;
+using lazy::ir::Trace;
+using ::testing::HasSubstr;
+
+class MatmulPartition : public ::testing::Test {
+ protected:
+  void SetUp() override { lazy::sync(); }
+  void TearDown() override { Trace::current().clear(); }
+
+  static Partition partitioned(bool fusion = true) {
+    Trace& trace = Trace::current();
+    std::vector<bool> live;
+    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    return lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
+  }
+  static Tensor computed(const Shape& shape, DType dtype = DType::bf16) {
+    Tensor t = lazy::randn(shape, 11).to(dtype);
+    lazy::eval({t});
+    return t;
+  }
+  static int matmul_regions(const Partition& p) {
+    int n = 0;
+    for (const Region& r : p.regions) n += r.matmul.has_value();
+    return n;
+  }
+  static lazy::ir::MatmulEpilogue epilogue_of(const Partition& p, const Region& r) {
+    return lazy::ir::matmul_epilogue(*p.graph.nodes[r.matmul->node]);
+  }
+};
+
+TEST_F(MatmulPartition, BiasAndGeluRunInTheCall) {
+  Tensor x = computed({64, 32}), w = computed({48, 32}), b = computed({48});
+  Tensor y = lazy::gelu_tanh(lazy::linear(x, w, b));
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 1u) << p.describe();
+  const Region& r = p.regions[0];
+  ASSERT_TRUE(r.matmul);
+  const auto e = epilogue_of(p, r);
+  EXPECT_TRUE(e.bias);
+  EXPECT_FALSE(e.residual);
+  EXPECT_EQ(e.activation, MatmulActivation::gelu_tanh);
+  // The weight is read transposed in place: no copy region.
+  EXPECT_EQ(r.matmul->problem.m, 48);
+  EXPECT_EQ(r.matmul->problem.n, 64);
+  EXPECT_EQ(r.matmul->problem.k, 32);
+  EXPECT_THAT(p.describe(), HasSubstr("in its cuBLASLt epilogue"));
+  EXPECT_THAT(p.describe(), HasSubstr("one cuBLASLt call"));
+  // The folded node stands for the held gelu: its result is the user's.
+  EXPECT_TRUE(p.graph.live[r.matmul->node]);
+}
+
+TEST_F(MatmulPartition, ResidualInTheCallThenOneNormKernel) {
+  Tensor x = computed({64, 32}), w = computed({48, 32}), r = computed({64, 48}),
+         g = computed({48});
+  Tensor y = lazy::rms_norm(lazy::linear(x, w) + r, g);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  ASSERT_TRUE(p.regions[0].matmul);
+  EXPECT_TRUE(epilogue_of(p, p.regions[0]).residual);
+  EXPECT_TRUE(p.regions[0].matmul->problem.c.has_value());
+  EXPECT_TRUE(p.regions[1].row) << "the norm reads the product in one row kernel";
+}
+
+TEST_F(MatmulPartition, ActivationAfterAResidualIsNotReordered) {
+  Tensor x = computed({16, 8}), w = computed({8, 8}), b = computed({8}), r = computed({16, 8});
+  // gelu(x w^T + b) + r: cuBLASLt adds C before its activation, so r stays outside the call.
+  Tensor y = lazy::gelu_tanh(lazy::linear(x, w, b)) + r;
+  const Partition p = partitioned();
+  ASSERT_EQ(matmul_regions(p), 1);
+  const auto e = epilogue_of(p, p.regions[0]);
+  EXPECT_TRUE(e.bias);
+  EXPECT_FALSE(e.residual);
+  EXPECT_EQ(p.regions.size(), 2u) << p.describe();
+}
+
+TEST_F(MatmulPartition, HeldIntermediateIsNotFolded) {
+  Tensor x = computed({16, 8}), w = computed({8, 8}), b = computed({8});
+  Tensor pre = lazy::linear(x, w, b);
+  Tensor y = lazy::relu(pre);
+  const Partition p = partitioned();
+  ASSERT_EQ(matmul_regions(p), 1);
+  const auto e = epilogue_of(p, p.regions[0]);
+  EXPECT_TRUE(e.bias);
+  EXPECT_EQ(e.activation, MatmulActivation::none);
+  EXPECT_THAT(p.describe(), HasSubstr("held by a handle"));
+}
+
+TEST_F(MatmulPartition, OtherConsumersAreNamedInTheNotes) {
+  Tensor x = computed({16, 8}), w = computed({8, 8});
+  Tensor y = lazy::linear(x, w) * 3.0;
+  const Partition p = partitioned();
+  EXPECT_EQ(p.regions.size(), 2u);
+  EXPECT_THAT(p.describe(), HasSubstr("runs in a generated kernel reading the product"));
+}
+
+TEST_F(MatmulPartition, ComputedOperandIsWrittenByAKernelBeforeTheCall) {
+  Tensor x = computed({16, 8}), w = computed({8, 12});
+  Tensor y = lazy::matmul(lazy::tanh(x), w);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_FALSE(p.regions[0].matmul);
+  EXPECT_EQ(p.regions[0].roots[0].reason, CutReason::matmul_operand);
+  EXPECT_TRUE(p.regions[1].matmul);
+}
+
+TEST_F(MatmulPartition, BatchAxesThatDoNotCollapseAreCopied) {
+  Tensor qkv = computed({2, 6, 3, 4, 16});
+  Tensor q = qkv.slice(2, 0, 1).reshape({2, 6, 4, 16}).permute({0, 2, 1, 3});
+  Tensor k = qkv.slice(2, 1, 2).reshape({2, 6, 4, 16}).permute({0, 2, 3, 1});
+  Tensor s = lazy::matmul(q, k);
+  const Partition p = partitioned();
+  ASSERT_EQ(matmul_regions(p), 1) << p.describe();
+  bool copied = false;
+  for (const Region& r : p.regions)
+    for (const auto& root : r.roots) copied = copied || root.reason == CutReason::matmul_layout;
+  EXPECT_TRUE(copied) << p.describe();
+}
+
+TEST_F(MatmulPartition, SharedWeightFoldsTheBatchIntoRows) {
+  Tensor x = computed({8, 16, 32}), w = computed({24, 32});
+  Tensor y = lazy::linear(x, w);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 1u) << p.describe();
+  EXPECT_EQ(p.regions[0].matmul->problem.batch, 1);
+  EXPECT_EQ(p.regions[0].matmul->problem.n, 8 * 16);
+}
+
+TEST_F(MatmulPartition, UnfusedRunsNoEpilogueInTheCall) {
+  Tensor x = computed({16, 8}), w = computed({8, 8}), b = computed({8});
+  Tensor y = lazy::gelu_tanh(lazy::linear(x, w, b));
+  const Partition p = partitioned(false);
+  ASSERT_EQ(matmul_regions(p), 1);
+  EXPECT_EQ(epilogue_of(p, p.regions[0]), lazy::ir::MatmulEpilogue{});
+  EXPECT_EQ(p.regions.size(), 3u) << p.describe();
+}
+
+TEST_F(MatmulPartition, ProductsReadEachOthersResults) {
+  Tensor x = computed({16, 8}), w1 = computed({12, 8}), w2 = computed({4, 12});
+  Tensor y = lazy::linear(lazy::relu(lazy::linear(x, w1)), w2);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::relu);
+  EXPECT_TRUE(p.regions[1].matmul);
+}
+
+}  // namespace

@@ -71,8 +71,7 @@ TEST_F(MatmulPartition, BiasAndGeluRunInTheCall) {
 }
 
 TEST_F(MatmulPartition, ResidualInTheCallThenOneNormKernel) {
-  Tensor x = computed({64, 32}), w = computed({48, 32}), r = computed({64, 48}),
-         g = computed({48});
+  Tensor x = computed({64, 32}), w = computed({48, 32}), r = computed({64, 48}), g = computed({48});
   Tensor y = lazy::rms_norm(lazy::linear(x, w) + r, g);
   const Partition p = partitioned();
   ASSERT_EQ(p.regions.size(), 2u) << p.describe();
@@ -162,6 +161,23 @@ TEST_F(MatmulPartition, ProductsReadEachOthersResults) {
   ASSERT_EQ(p.regions.size(), 2u) << p.describe();
   EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::relu);
   EXPECT_TRUE(p.regions[1].matmul);
+}
+
+}  // namespace
+
+namespace {
+
+// A causal mask [S, S] broadcast over [B, H, S, S] starts each row at (row % S) * S: two strided
+// groups of kept axes, which the row kernel walks, so the masked softmax is one kernel.
+TEST_F(MatmulPartition, MaskedSoftmaxOfScoresIsOneRowKernel) {
+  Tensor q = computed({2, 4, 16, 8}), k = computed({2, 4, 16, 8});
+  Tensor mask = lazy::arange(16).reshape({16, 1}) >= lazy::arange(16).reshape({1, 16});
+  lazy::eval({mask});
+  Tensor scores = lazy::matmul(q, k.transpose(2, 3)) * 0.35;
+  Tensor p = lazy::softmax(lazy::where(mask, scores, -INFINITY).to(DType::f32), -1);
+  const Partition part = partitioned();
+  ASSERT_EQ(part.regions.size(), 2u) << part.describe();
+  EXPECT_TRUE(part.regions[1].row) << part.describe();
 }
 
 }  // namespace

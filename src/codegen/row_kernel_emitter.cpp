@@ -62,6 +62,10 @@ class RowKernelEmitter {
       builder_.constant(cat("off", t), std::uint64_t(access.offset));
       if (plan_.level(t) != Level::uniform)
         builder_.constant(cat("sr", t), std::uint64_t(access.row_stride));
+      if (plan_.level(t) != Level::uniform && access.inner_rows > 0) {
+        builder_.constant(cat("ri", t), std::uint64_t(access.inner_rows));
+        builder_.constant(cat("so", t), std::uint64_t(access.outer_stride));
+      }
       if (plan_.level(t) == Level::element)
         builder_.constant(cat("se", t), std::uint64_t(access.extent_stride));
     }
@@ -263,6 +267,13 @@ class RowKernelEmitter {
       if (!plan_.is_access(region_.terms[t]) || plan_.level(t) == Level::uniform ||
           plan_.block_held_load(t))
         continue;
+      if (plan_.access(t).inner_rows > 0) {
+        // Two strided groups of kept axes (a mask broadcast over heads): one division per row.
+        append(out, "    const Offset b", t, " = (Offset)a.off", t, " + (Offset)(safe_row / a.ri",
+               t, ") * (Offset)a.so", t, " + (Offset)(safe_row % a.ri", t, ") * (Offset)a.sr", t,
+               ";\n");
+        continue;
+      }
       append(out, "    const Offset b", t, " = (Offset)a.off", t, " + safe_row * (Offset)a.sr", t,
              ";\n");
     }

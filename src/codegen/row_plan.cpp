@@ -47,9 +47,10 @@ void RowPlan::classify_terms() {
     const Term& term = region_.terms[t];
     if (is_access(term)) {
       access_[t] = row_access(term.layout);
-      level_[t] = access_[t].extent_stride != 0 ? Level::element
-                  : access_[t].row_stride != 0  ? Level::per_row
-                                                : Level::uniform;
+      const RowAccess& a = access_[t];
+      level_[t] = a.extent_stride != 0                       ? Level::element
+                  : a.row_stride != 0 || a.outer_stride != 0 ? Level::per_row
+                                                             : Level::uniform;
     }
     if (term.kind == Term::Kind::reduced) {
       level_[t] = Level::per_row;
@@ -66,12 +67,8 @@ RowAccess RowPlan::row_access(const ir::Layout& layout) const {
   RowAccess access;
   access.offset = layout.offset;
   if (layout.shape.rank() == 0 || row_.rows * row_.extent == 0) return access;
-  // The partitioner checked that every access reshapes to [rows, extent].
-  ir::Layout flat = *ir::reshape_layout(layout, Shape{row_.rows, row_.extent});
-  access.offset = flat.offset;
-  access.row_stride = row_.rows > 1 ? flat.strides[0] : 0;
-  access.extent_stride = row_.extent > 1 ? flat.strides[1] : 0;
-  return access;
+  // The partitioner checked that every access walks the rows (fuse::row_walk).
+  return *fuse::row_walk(layout, row_.folded_axes);
 }
 
 int RowPlan::reduction_position(std::uint32_t node) const {
@@ -117,7 +114,8 @@ int RowPlan::choose_vector_width() const {
     if (row_.extent % w != 0) return false;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (!contiguous_load(t)) continue;
-      if (access_[t].offset % w != 0 || access_[t].row_stride % w != 0) return false;
+      const RowAccess& a = access_[t];
+      if (a.offset % w != 0 || a.row_stride % w != 0 || a.outer_stride % w != 0) return false;
     }
     return true;
   };

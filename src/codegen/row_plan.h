@@ -11,18 +11,15 @@
 
 #include "codegen/row_launch.h"
 #include "fuse/partition.h"
+#include "fuse/row_walk.h"
 
 namespace lazy::codegen {
 
 // Where a term's value varies: the same everywhere, once per row, or per element.
 enum class Level : std::uint8_t { uniform, per_row, element };
 
-// A load's or generator's walk over the region as [rows, extent].
-struct RowAccess {
-  std::int64_t offset = 0;
-  std::int64_t row_stride = 0;
-  std::int64_t extent_stride = 0;
-};
+// A load's or generator's walk over the region's rows and their elements.
+using RowAccess = fuse::RowWalk;
 
 class RowPlan {
  public:
@@ -79,7 +76,8 @@ class RowPlan {
   void classify_terms();
   RowAccess row_access(const ir::Layout& layout) const;
   bool row_invariant_load(std::size_t t) const {
-    return element_load(t) && access_[t].row_stride == 0 && phases_using_[t] > 0;
+    return element_load(t) && access_[t].row_stride == 0 && access_[t].outer_stride == 0 &&
+           phases_using_[t] > 0;
   }
   int block_held_words() const;
   int narrowest_itemsize(bool floating_only = false) const;

@@ -6,6 +6,7 @@
 #include <absl/hash/hash.h>
 
 #include "fuse/internal_error.h"
+#include "fuse/row_walk.h"
 #include "fuse/view_layout.h"
 #include "ir/matmul.h"
 
@@ -43,8 +44,8 @@ class TermBuilder {
       per_row_ = false;
       Region& region = p_.regions[r];
       const bool built = region.matmul ? build_matmul_terms(region)
-                         : region.row    ? build_row_terms(region)
-                                         : build_terms(region);
+                         : region.row  ? build_row_terms(region)
+                                       : build_terms(region);
       if (built) continue;
       if (!cut_added_) {
         internal_error(first_node(region),
@@ -146,15 +147,14 @@ class TermBuilder {
       region.root_terms.push_back(term);
     }
     per_row_ = false;
-    const Shape rows_by_extent{row.rows, row.extent};
     for (const Term& term : region.terms) {
       if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
-      if (term.layout.shape.rank() == 0 || rows_by_extent.numel() == 0) continue;
-      const std::optional<ir::Layout> walk = ir::reshape_layout(term.layout, rows_by_extent);
+      if (term.layout.shape.rank() == 0 || row.rows * row.extent == 0) continue;
+      const std::optional<RowWalk> walk = row_walk(term.layout, row.folded_axes);
       // A load whose rows are neighbours in memory (sum over axis 1 of a transpose) reads
       // coalesced in the column kernel, not here.
-      const bool column_major =
-          walk && row.rows > 1 && row.extent > 1 && walk->strides[0] == 1 && walk->strides[1] > 1;
+      const bool column_major = walk && row.rows > 1 && row.extent > 1 && walk->row_stride == 1 &&
+                                walk->extent_stride > 1;
       if (!walk || (column_major && term.kind == Term::Kind::load)) {
         const Refusal why =
             walk ? Refusal::rows_adjacent_in_memory : Refusal::access_not_row_strided;

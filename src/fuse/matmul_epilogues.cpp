@@ -43,8 +43,7 @@ NodePtr bias_under(const NodePtr& x, const Shape& shape, DType dtype) {
 
 class EpilogueFolder {
  public:
-  explicit EpilogueFolder(const Graph& in)
-      : in_(in), fold_at_(in.size(), kNone), builder_(out_) {}
+  explicit EpilogueFolder(const Graph& in) : in_(in), fold_at_(in.size(), kNone), builder_(out_) {}
 
   // Finds the folds; false when there is none.
   bool find() {
@@ -158,9 +157,10 @@ class EpilogueFolder {
         at = next;
         continue;
       }
-      const MatmulActivation activation = consumer.op == Op::Relu       ? MatmulActivation::relu
-                                          : consumer.op == Op::GeluTanh ? MatmulActivation::gelu_tanh
-                                                                        : MatmulActivation::none;
+      const MatmulActivation activation = consumer.op == Op::Relu ? MatmulActivation::relu
+                                          : consumer.op == Op::GeluTanh
+                                              ? MatmulActivation::gelu_tanh
+                                              : MatmulActivation::none;
       if (activation != MatmulActivation::none && same_kind) {
         fold.epilogue.activation = activation;
         parts.push_back(std::string(ir::matmul_activation_name(activation)));

@@ -35,7 +35,7 @@ class MatmulCall;  // runtime/matmul_call.h
 // inputs (a, b, then the epilogue's bias and residual), its outputs[0] the product.
 struct PlannedMatmul {
   std::shared_ptr<MatmulCall> call;  // null when computing on the host
-  ir::MatmulEpilogue epilogue;             // which inputs follow a and b
+  ir::MatmulEpilogue epilogue;       // which inputs follow a and b
 };
 
 struct PlannedKernel {

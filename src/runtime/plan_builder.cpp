@@ -11,8 +11,8 @@
 #include "runtime/compile_scheduler.h"
 #include "runtime/kernel_label.h"
 #include "runtime/module_cache.h"
-#include "runtime/plan_matmul.h"
 #include "runtime/plan_indices.h"
+#include "runtime/plan_matmul.h"
 #include "runtime/stats.h"
 
 namespace lazy::runtime {

@@ -1,0 +1,51 @@
+#include "fuse/row_walk.h"
+
+#include <vector>
+
+namespace lazy::fuse {
+
+namespace {
+
+struct Group {
+  std::int64_t size;
+  std::int64_t stride;
+};
+
+// Axes [first, last) as runs that each walk with one stride, size-1 axes left out.
+std::vector<Group> strided_groups(const ir::Layout& layout, int first, int last) {
+  std::vector<Group> groups;
+  for (int a = first; a < last; ++a) {
+    const std::int64_t size = layout.shape[a];
+    if (size == 1) continue;
+    const std::int64_t stride = layout.strides[a];
+    if (!groups.empty() && groups.back().stride == stride * size) {
+      groups.back() = {groups.back().size * size, stride};
+    } else {
+      groups.push_back({size, stride});
+    }
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::optional<RowWalk> row_walk(const ir::Layout& layout, int folded_axes) {
+  const int rank = layout.shape.rank();
+  const int kept = rank - folded_axes;
+  RowWalk walk;
+  walk.offset = layout.offset;
+  const std::vector<Group> row = strided_groups(layout, kept, rank);
+  if (row.size() > 1) return std::nullopt;
+  if (row.size() == 1) walk.extent_stride = row[0].stride;
+  const std::vector<Group> rows = strided_groups(layout, 0, kept);
+  if (rows.size() > 2) return std::nullopt;
+  if (rows.size() == 1) walk.row_stride = rows[0].stride;
+  if (rows.size() == 2) {
+    walk.row_stride = rows[1].stride;
+    walk.inner_rows = rows[1].size;
+    walk.outer_stride = rows[0].stride;
+  }
+  return walk;
+}
+
+}  // namespace lazy::fuse

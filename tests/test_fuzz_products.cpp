@@ -301,6 +301,11 @@ TEST(FuzzProducts, ShrinkerKeepsAProductWithLeavesForOperands) {
   EXPECT_LE(small[0].steps.size(), 4u);  // addmm reads three tensors
   for (std::size_t i = 0; i + 1 < small[0].steps.size(); ++i)
     EXPECT_EQ(small[0].steps[i].op, Op::data);
+  // Sizes shrink too, those a slice defined before it was cut to a leaf included.
+  Builder builder(small[0]);
+  builder.apply_all();
+  for (int i = 0; i < builder.size(); ++i) EXPECT_LE(builder.tensor(i).numel(), 1) << "step " << i;
+  discard_recording();
   EXPECT_THAT(print_program(small), Not(HasSubstr("no longer records")));
 }
 

@@ -53,12 +53,7 @@ void require_broadcasts_to(const Dims& operand, const Dims& result) {
 
 // einsum: one Dim per index, the same in both operands; the contracted ones make the inner size.
 ProductShape einsum_shape(const std::string& equation, const Dims& a, const Dims& b) {
-  const std::size_t comma = equation.find(',');
-  const std::size_t arrow = equation.find("->");
-  const std::array<std::string, 2> indices = {
-      equation.substr(0, comma),
-      equation.substr(comma + 1,
-                      arrow == std::string::npos ? std::string::npos : arrow - comma - 1)};
+  const std::array<std::string, 2> indices = einsum_inputs(equation);
   const std::array<const Dims*, 2> shapes = {&a, &b};
   std::map<char, Dim> dims;
   for (int i = 0; i < 2; ++i) {
@@ -82,6 +77,14 @@ ProductShape einsum_shape(const std::string& equation, const Dims& a, const Dims
 }
 
 }  // namespace
+
+std::array<std::string, 2> einsum_inputs(const std::string& equation) {
+  const std::size_t comma = equation.find(',');
+  const std::size_t arrow = equation.find("->");
+  return {equation.substr(0, comma),
+          equation.substr(comma + 1,
+                          arrow == std::string::npos ? std::string::npos : arrow - comma - 1)};
+}
 
 std::string einsum_output(const std::string& equation) {
   const std::size_t arrow = equation.find("->");

@@ -2,6 +2,7 @@
 // public API and works out its symbolic shape and bounds, as the Builder does for other steps.
 #pragma once
 
+#include <array>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct RecordedProduct {
 RecordedProduct record_product(const Program& program, const Step& step, const Builder& earlier,
                                std::source_location loc);
 
+// An einsum equation's operands' indices (no spaces, as the generator writes them).
+std::array<std::string, 2> einsum_inputs(const std::string& equation);
 // An einsum equation's output indices: after "->", else NumPy's implicit ones (the indices seen
 // once, in alphabetical order), as lazy::einsum reads it.
 std::string einsum_output(const std::string& equation);

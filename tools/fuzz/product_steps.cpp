@@ -29,6 +29,14 @@ const std::vector<std::string> kEquations = {
     "bhqd,bhkd->bhqk", "bij,jk->bik", "i,ij->j",     "ij,j->i",   "i,i->",
     "bik,bjk->bij",    "ikl,jkl->ij", "bqd,bkd->bkq"};
 
+Step step_of(Op op, std::string name, std::vector<Arg> args) {
+  return GrowingProgram::step_of(op, std::move(name), std::move(args));
+}
+
+Arg tensor(int step) {
+  return GrowingProgram::tensor_arg(step);
+}
+
 class ProductMaker {
  public:
   ProductMaker(GrowingProgram& g, int x) : g_(g), random_(g.random()), x_(x) {}
@@ -107,7 +115,7 @@ class ProductMaker {
     if (view == 1) std::swap(stored[r - 2], stored[r - 1]);
     if (view == 3)
       for (int a = 0; a < r - 2; ++a) stored[a] = Dim{};
-    Step slice = GrowingProgram::step_of(Op::slice, "", {});
+    Step slice = step_of(Op::slice, "", {});
     if (view == 2) {
       slice.step = random_.pick(std::vector<std::int64_t>{1, 2, -1});
       slice.has_start = true;
@@ -117,19 +125,17 @@ class ProductMaker {
     int leaf = g_.add_leaf(stored, dtype_);
     if (leaf < 0 || view == 0) return leaf;
     if (view == 1) {
-      Step t =
-          GrowingProgram::step_of(Op::permute, "transpose", {GrowingProgram::tensor_arg(leaf)});
+      Step t = step_of(Op::permute, "transpose", {tensor(leaf)});
       t.axes = random_.chance(50) ? std::vector<int>{-1, -2} : std::vector<int>{r - 2, r - 1};
       return g_.add(t);
     }
     if (view == 2) {
-      slice.args = {GrowingProgram::tensor_arg(leaf)};
+      slice.args = {tensor(leaf)};
       slice.axis = random_.chance(30) ? slice_axis - r : slice_axis;
       slice.derived_size = g_.new_derived_size();
       return g_.add(slice);
     }
-    Step e = GrowingProgram::step_of(Op::expand, random_.chance(30) ? "broadcast_to" : "expand",
-                                     {GrowingProgram::tensor_arg(leaf)});
+    Step e = step_of(Op::expand, random_.chance(30) ? "broadcast_to" : "expand", {tensor(leaf)});
     e.shape = want;
     return g_.add(e);
   }
@@ -140,7 +146,7 @@ class ProductMaker {
     if (step < 0) return -1;
     if (is_floating(g_.dtype(step))) step = scaled(step, limit);
     if (step >= 0 && g_.dtype(step) != dtype_) {
-      Step cast = GrowingProgram::step_of(Op::cast, "to", {GrowingProgram::tensor_arg(step)});
+      Step cast = step_of(Op::cast, "to", {tensor(step)});
       cast.dtype = dtype_;
       step = g_.add(cast);
     }
@@ -159,15 +165,14 @@ class ProductMaker {
     if (!std::isfinite(magnitude)) return -1;
     Arg factor;
     factor.number = std::ldexp(1.0, -int(std::ceil(std::log2(magnitude / limit))));
-    return g_.add(
-        GrowingProgram::step_of(Op::binary, "mul", {GrowingProgram::tensor_arg(step), factor}));
+    return g_.add(step_of(Op::binary, "mul", {tensor(step), factor}));
   }
 
   int product(const std::string& name, std::vector<int> operands) {
-    Step s = GrowingProgram::step_of(Op::product, name, {});
+    Step s = step_of(Op::product, name, {});
     for (int step : operands) {
       if (step < 0) return -1;
-      s.args.push_back(GrowingProgram::tensor_arg(step));
+      s.args.push_back(tensor(step));
     }
     return g_.add(s);
   }
@@ -287,10 +292,10 @@ class ProductMaker {
     const Dim n = shape(b)[1];
     const std::vector<Dims> c_shapes = {{m, n}, {n}, {m, Dim{}}, {Dim{}, n}, {}};
     int c = fresh(c_shapes[std::size_t(random_.weighted({40, 30, 10, 10, 10}))]);
-    Step s = GrowingProgram::step_of(Op::product, "addmm", {});
+    Step s = step_of(Op::product, "addmm", {});
     for (int step : {prepared(c, kProductMagnitude / 8), operand(a, k), operand(b, k)}) {
       if (step < 0) return -1;
-      s.args.push_back(GrowingProgram::tensor_arg(step));
+      s.args.push_back(tensor(step));
     }
     // beta and alpha: 1 (no multiply recorded), 0 (c ignored), others; integers now and then.
     for (double v : {random_.pick(std::vector<double>{1, 1, 1, 0, 0.5, -1, 2}),
@@ -305,11 +310,7 @@ class ProductMaker {
 
   int einsum() {
     const std::string equation = random_.pick(kEquations);
-    const std::size_t comma = equation.find(',');
-    const std::size_t arrow = equation.find("->");
-    const std::string ia = equation.substr(0, comma);
-    const std::string ib = equation.substr(
-        comma + 1, arrow == std::string::npos ? std::string::npos : arrow - comma - 1);
+    const auto [ia, ib] = einsum_inputs(equation);
     const std::string out = einsum_output(equation);
     std::map<char, Dim> dims;
     int a = x_if_rank(int(ia.size()), int(ia.size()));
@@ -320,12 +321,15 @@ class ProductMaker {
       if (dims.count(c)) continue;
       bool both = ia.find(c) != std::string::npos && ib.find(c) != std::string::npos;
       bool kept = out.find(c) != std::string::npos;
-      if (both && kept)
+      if (both && kept) {
         dims[c] = batch_dim();
-      else if (both)
-        dims[c] = first_contracted ? inner_dim() : matrix_dim(), first_contracted = false;
-      else
+      } else if (both) {
+        // One contracted index may be long; a second one multiplies K, so it stays short.
+        dims[c] = first_contracted ? inner_dim() : matrix_dim();
+        first_contracted = false;
+      } else {
         dims[c] = matrix_dim();
+      }
     }
     auto shape_of = [&](const std::string& indices) {
       Dims s;
@@ -341,11 +345,11 @@ class ProductMaker {
         k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
         std::sort(k.sizes.begin(), k.sizes.end());
       }
-    Step s = GrowingProgram::step_of(Op::product, "einsum", {});
+    Step s = step_of(Op::product, "einsum", {});
     s.equation = equation;
     for (int step : {operand(a, k), operand(b, k)}) {
       if (step < 0) return -1;
-      s.args.push_back(GrowingProgram::tensor_arg(step));
+      s.args.push_back(tensor(step));
     }
     return g_.add(s);
   }
@@ -354,8 +358,7 @@ class ProductMaker {
   // or a normalization of its rows, which reads it from a generated kernel.
   void add_consumers(int p) {
     auto activation = [&](int step) {
-      g_.add(GrowingProgram::step_of(Op::unary, random_.chance(50) ? "relu" : "gelu_tanh",
-                                     {GrowingProgram::tensor_arg(step)}));
+      g_.add(step_of(Op::unary, random_.chance(50) ? "relu" : "gelu_tanh", {tensor(step)}));
     };
     switch (random_.weighted({40, 20, 20, 20})) {
       case 1:
@@ -364,22 +367,21 @@ class ProductMaker {
       case 2: {
         int residual = prepared(fresh(shape(p)), kProductMagnitude);
         if (residual < 0) break;
-        std::vector<Arg> args = {GrowingProgram::tensor_arg(p),
-                                 GrowingProgram::tensor_arg(residual)};
+        std::vector<Arg> args = {tensor(p), tensor(residual)};
         if (random_.chance(30)) std::swap(args[0], args[1]);
-        int sum = g_.add(GrowingProgram::step_of(Op::binary, "add", args));
+        int sum = g_.add(step_of(Op::binary, "add", args));
         if (sum >= 0 && random_.chance(50)) activation(sum);
         break;
       }
       case 3: {
         if (rank(p) == 0) break;
-        Step s = GrowingProgram::step_of(Op::softmax, "", {GrowingProgram::tensor_arg(p)});
+        Step s = step_of(Op::softmax, "", {tensor(p)});
         s.axis = -1;
         if (random_.chance(50)) {
           int w = prepared(g_.add_leaf({shape(p).back()}, dtype_), 4);
           if (w < 0) break;
           s.op = Op::rms_norm;
-          s.args.push_back(GrowingProgram::tensor_arg(w));
+          s.args.push_back(tensor(w));
           s.eps = random_.pick(std::vector<double>{1e-5, 1e-6});
         }
         g_.add(s);

@@ -41,7 +41,8 @@ Hash128 scalar_node_hash(const Node& node) {
 
 void hash_node(Node& node) {
   node.node_hash = compute_node_hash(node);
-  std::array<std::uint64_t, 2 + 2 * 3> words;
+  // Up to 4 inputs: a MatMul with a bias and a residual folded in (fuse/matmul_epilogues.h).
+  std::array<std::uint64_t, 2 + 2 * 4> words;
   std::size_t n = 0;
   words[n++] = node.node_hash.lo;
   words[n++] = node.node_hash.hi;

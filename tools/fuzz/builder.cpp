@@ -8,6 +8,7 @@
 #include "ir/type_promotion.h"
 #include "tools/fuzz/api_functions.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/smooth_function_rules.h"
 #include "tools/fuzz/value_rules.h"
 
@@ -280,6 +281,13 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       out = s.name == "to" ? arg_tensor(0).to(s.dtype, loc) : cast(arg_tensor(0), s.dtype, loc);
       b = cast_rule(operand(0, arg_tensor(0).dtype()), s.dtype);
       shape = shapes_[s.args[0].step];
+      return;
+    }
+    case Op::product: {
+      RecordedProduct product = record_product(program_, s, *this, loc);
+      out = std::move(product.out);
+      b = product.bounds;
+      shape = std::move(product.shape);
       return;
     }
     default:

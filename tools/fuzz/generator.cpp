@@ -3,20 +3,16 @@
 #include <algorithm>
 #include <numeric>
 
-#include "tools/fuzz/builder.h"
-#include "tools/fuzz/random_choices.h"
+#include "tools/fuzz/growing_program.h"
+#include "tools/fuzz/product_steps.h"
 
 namespace lazy::fuzz {
 
 namespace {
 
-class Generator {
+class Generator : public GrowingProgram {
  public:
-  Generator(std::uint64_t seed, std::int64_t index, const GenerateOptions& options)
-      : random_(mix(seed, std::uint64_t(index) + 1)), options_(options), builder_(program_) {
-    program_.seed = seed;
-    program_.index = index;
-  }
+  using GrowingProgram::GrowingProgram;
 
   Program run() {
     int target = int(random_.between(2, options_.max_steps));
@@ -25,120 +21,13 @@ class Generator {
          ++attempts)
       add_random_step();
     if (program_.steps.empty()) add_leaf(fresh_shape());
+    for (int tries = 0; options_.products_only && !has_product() && tries < 20; ++tries)
+      add_product(*this, pick_step());
     choose_outputs();
     return program_;
   }
 
  private:
-  // Appends `step`; keeps it when the API accepts it and its values can be bounded.
-  bool try_add(Step step) {
-    program_.steps.push_back(std::move(step));
-    std::size_t sizes = program_.sizes.size();
-    try {
-      builder_.apply(int(program_.steps.size()) - 1);
-      return true;
-    } catch (const lazy::Error&) {
-      // Most refusals are right (a dtype an op does not take); counted, a wrong one can show.
-      if (options_.refusals != nullptr) (*options_.refusals)[step_label(program_.steps.back())]++;
-    } catch (const StepRejected&) {
-    }
-    program_.steps.pop_back();
-    program_.sizes.resize(sizes);
-    return false;
-  }
-
-  int count() const { return int(program_.steps.size()); }
-  int pick_step() {
-    // Recent steps more often, so chains grow deep.
-    int n = count();
-    if (random_.chance(60)) return int(std::max<std::int64_t>(0, n - 1 - random_.below(3)));
-    return int(random_.below(n));
-  }
-
-  int new_size() {
-    program_.sizes.push_back(SizeVar{random_size(random_), false});
-    return int(program_.sizes.size()) - 1;
-  }
-
-  int some_size() {
-    std::vector<int> free;
-    for (int i = 0; i < int(program_.sizes.size()); ++i)
-      if (!program_.sizes[i].derived) free.push_back(i);
-    if (free.empty() || random_.chance(30)) return new_size();
-    return random_.pick(free);
-  }
-
-  std::vector<Dim> fresh_shape() {
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      int rank = random_.weighted({8, 20, 30, 18, 10, 8, 6});
-      std::vector<Dim> shape;
-      for (int a = 0; a < rank; ++a) {
-        int kind = random_.weighted({80, 12, 8});
-        if (kind == 1)
-          shape.push_back(Dim{});
-        else if (kind == 2) {
-          Dim d{{some_size(), some_size()}, 1};
-          std::sort(d.sizes.begin(), d.sizes.end());
-          shape.push_back(d);
-        } else
-          shape.push_back(Dim{{some_size()}, 1});
-      }
-      std::int64_t limit = random_.chance(5) ? options_.max_elements : options_.max_elements / 16;
-      if (element_count(program_, shape) <= limit) return shape;
-    }
-    return {};
-  }
-
-  // A shape that broadcasts against `shape`: leading axes dropped, some axes set to 1.
-  std::vector<Dim> broadcastable(const std::vector<Dim>& shape) {
-    std::vector<Dim> out(shape.begin() + random_.below(std::int64_t(shape.size()) + 1),
-                         shape.end());
-    for (Dim& d : out)
-      if (random_.chance(30)) d = Dim{};
-    return out;
-  }
-
-  int add_leaf(const std::vector<Dim>& shape, std::optional<DType> dtype = {}) {
-    Step s;
-    s.dtype = dtype.value_or(random_dtype(random_));
-    s.shape = shape;
-    int kind = random_.weighted({70, 12, 6, 6, 6});
-    if (kind == 0) {
-      s.op = Op::data;
-      s.data = random_data(random_, s.dtype);
-    } else if (kind == 1) {
-      s.op = Op::full;
-      s.name = std::vector<std::string>{"full", "zeros", "ones"}[random_.below(3)];
-      s.args.push_back(random_number(random_));
-    } else if (kind == 2 && shape.size() == 1) {
-      s.op = Op::arange;
-      s.start = random_.between(-5, 5);
-      s.step = random_.pick(std::vector<std::int64_t>{1, 2, -1, 3});
-      if (random_.chance(50)) s.dtype = DType::i64;
-    } else if (kind == 3 && is_floating(s.dtype)) {
-      s.op = random_.chance(50) ? Op::rand : Op::randn;
-      s.data.key = random_.next();
-    } else {
-      s.op = Op::data;
-      s.data = random_data(random_, s.dtype);
-    }
-    return try_add(s) ? count() - 1 : -1;
-  }
-
-  static Step step_of(Op op, std::string name, std::vector<Arg> args) {
-    Step s;
-    s.op = op;
-    s.name = std::move(name);
-    s.args = std::move(args);
-    return s;
-  }
-
-  Arg tensor_arg(int step) {
-    Arg a;
-    a.step = step;
-    return a;
-  }
-
   // A tensor whose shape broadcasts with `shape`: an existing one, or a new leaf.
   int partner_for(int step) {
     const std::vector<Dim>& shape = builder_.shape(step);
@@ -296,8 +185,7 @@ class Generator {
         s.has_stop = random_.chance(60);
         s.start = random_.between(-n - 2, n + 2);
         s.stop = random_.between(-n - 2, n + 2);
-        program_.sizes.push_back(SizeVar{0, true});
-        s.derived_size = int(program_.sizes.size()) - 1;
+        s.derived_size = new_derived_size();
         break;
       }
       case 2: {  // expand a size-1 axis, or add leading axes
@@ -445,7 +333,9 @@ class Generator {
       return;
     }
     int x = pick_step();
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8})) {
+    // Products weigh more with --only-products; their consumers are among the other kinds.
+    const int products = options_.products_only ? 60 : 6;
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, products})) {
       case 0:
         add_unary(x);
         break;
@@ -467,21 +357,24 @@ class Generator {
       case 6:
         add_reduction(x);
         break;
-      default:
+      case 7:
         add_normalization(x);
         break;
+      default:
+        add_product(*this, x);
+        break;
     }
+  }
+
+  bool has_product() const {
+    return std::any_of(program_.steps.begin(), program_.steps.end(),
+                       [](const Step& s) { return s.op == Op::product; });
   }
 
   void choose_outputs() {
     for (Step& s : program_.steps) s.held = random_.chance(s.op == Op::data ? 5 : 25);
     program_.steps.back().held = true;
   }
-
-  Random random_;
-  GenerateOptions options_;
-  Program program_;
-  Builder builder_;
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Random, valid programs from (seed, index): every public op and view, every dtype, ranks 0 to
-// 6, sizes that are 0, 1, odd or large, broadcasts, negative-step slices and reshapes of
-// non-contiguous views; some intermediates held, most dropped.
+// Random, valid programs from (seed, index): every public op and view, matrix products among
+// them, every dtype, ranks 0 to 6, sizes that are 0, 1, odd or large, broadcasts, negative-step
+// slices and reshapes of non-contiguous views; some intermediates held, most dropped.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,8 @@ struct GenerateOptions {
   std::int64_t max_elements = std::int64_t(1) << 20;
   // When set, counts the steps the API refused while generating, by op.
   std::map<std::string, std::int64_t>* refusals = nullptr;
+  // Matrix products (and the work around them) make up most steps, and every program has one.
+  bool products_only = false;
 };
 
 // Records the program as it is built (to learn result dtypes and to skip what the API refuses)

@@ -1,9 +1,11 @@
 // lazyfuse-fuzz: the project's differential fuzzer (tools/fuzz/session.h).
 //   lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B] [--steps K]
 //                 [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]
+//                 [--only-products]
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
-// (seed, start) as a standalone C++ program and exits. Exit status: 0 when every program agreed
-// with the reference, 1 on any failure, 2 on bad arguments.
+// (seed, start) as a standalone C++ program and exits. --only-products (or --only-matmul) makes
+// matrix products most of every program's steps, each program holding at least one. Exit status: 0
+// when every program agreed with the reference, 1 on any failure, 2 on bad arguments.
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -21,7 +23,8 @@ namespace {
 int usage() {
   std::cerr
       << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
-         " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]\n";
+         " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]"
+         " [--only-products]\n";
   return 2;
 }
 
@@ -60,6 +63,8 @@ int main(int argc, char** argv) {
         options.shrink = false;
       else if (a == "--shrink-runs")
         options.max_shrink_runs = std::stoi(value());
+      else if (a == "--only-products" || a == "--only-matmul")
+        options.products_only = true;
       else if (a == "--print")
         print_only = true;
       else
@@ -70,7 +75,8 @@ int main(int argc, char** argv) {
   }
   if (print_only) {
     std::vector<lazy::fuzz::Program> programs = {lazy::fuzz::generate(
-        options.seed, options.start, {options.max_steps, options.max_elements})};
+        options.seed, options.start,
+        {options.max_steps, options.max_elements, nullptr, options.products_only})};
     std::cout << lazy::fuzz::print_program(programs);
     return 0;
   }

@@ -174,6 +174,14 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::rms_norm:
       e << "lazy::rms_norm(" << a(0) << ", " << a(1) << ", " << number(s.eps) << ")";
       break;
+    case Op::product:
+      // matmul(a, b), bmm(a, b), linear(x, w[, bias]), addmm(c, a, b, beta, alpha), einsum(eq, a,
+      // b)
+      e << "lazy::" << s.name << "(";
+      if (s.name == "einsum") e << "\"" << s.equation << "\", ";
+      for (std::size_t k = 0; k < s.args.size(); ++k) e << (k ? ", " : "") << a(int(k));
+      e << ")";
+      break;
   }
   (void)out_shape;
   return e.str();

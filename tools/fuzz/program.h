@@ -57,6 +57,8 @@ enum class Op : std::uint8_t {
   log_softmax,
   layer_norm,
   rms_norm,
+  // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
+  product,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.
@@ -91,6 +93,7 @@ struct Step {
   std::int64_t start = 0, stop = 0, step = 1;  // slice (with has_start / has_stop)
   bool has_start = false, has_stop = false;
   double correction = 1, eps = 1e-5;
+  std::string equation;   // einsum
   int derived_size = -1;  // the size a slice defines
   bool held = false;      // an output: a handle holds it at the sync, its values compared
 };

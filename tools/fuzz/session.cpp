@@ -66,7 +66,8 @@ SessionSummary run_session(const SessionOptions& options, std::ostream& log) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
   SessionSummary summary;
-  GenerateOptions generate_options{options.max_steps, options.max_elements, &summary.refusals};
+  GenerateOptions generate_options{options.max_steps, options.max_elements, &summary.refusals,
+                                   options.products_only};
   std::int64_t index = options.start;
   const std::int64_t end = options.start + options.count;
   while (index < end && elapsed() < options.seconds) {

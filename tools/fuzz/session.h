@@ -18,6 +18,7 @@ struct SessionOptions {
   double seconds = std::numeric_limits<double>::infinity();
   int max_steps = 16;
   std::int64_t max_elements = std::int64_t(1) << 20;
+  bool products_only = false;  // GenerateOptions::products_only
   bool shrink = true;
   int max_shrink_runs = 300;
   std::string out_dir;  // reproducers are written here as fail_<seed>_<index>.cpp

@@ -1,0 +1,31 @@
+// Records a matrix product step (Op::product: matmul, bmm, linear, addmm, einsum) through the
+// public API and works out its symbolic shape and bounds, as the Builder does for other steps.
+#pragma once
+
+#include <array>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "tools/fuzz/builder.h"
+
+namespace lazy::fuzz {
+
+struct RecordedProduct {
+  Tensor out;
+  Bounds bounds;
+  std::vector<Dim> shape;
+};
+
+// `earlier` holds the program's steps before `step`. Throws lazy::Error when the API refuses the
+// step and StepRejected when its shape or values cannot be followed symbolically or bounded.
+RecordedProduct record_product(const Program& program, const Step& step, const Builder& earlier,
+                               std::source_location loc);
+
+// An einsum equation's operands' indices (no spaces, as the generator writes them).
+std::array<std::string, 2> einsum_inputs(const std::string& equation);
+// An einsum equation's output indices: after "->", else NumPy's implicit ones (the indices seen
+// once, in alphabetical order), as lazy::einsum reads it.
+std::string einsum_output(const std::string& equation);
+
+}  // namespace lazy::fuzz

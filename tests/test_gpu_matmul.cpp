@@ -198,8 +198,11 @@ TEST_F(GpuMatmul, EpiloguesFuse) {
     const Case cases[] = {
         {"bias", [&] { return lazy::linear(x, w, b); }, 0},
         {"bias + relu", [&] { return lazy::relu(lazy::linear(x, w, b)); }, 0},
-        {"bias + gelu_tanh", [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); }, 0},
-        {"gelu_tanh without bias", [&] { return lazy::gelu_tanh(lazy::linear(x, w)); }, 0},
+        // f32 keeps gelu_tanh out of the call: cuBLASLt's is 30 f32 ulps from the exact form.
+        {"bias + gelu_tanh", [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); },
+         dtype == DType::f32 ? 1 : 0},
+        {"gelu_tanh without bias", [&] { return lazy::gelu_tanh(lazy::linear(x, w)); },
+         dtype == DType::f32 ? 1 : 0},
         {"residual", [&] { return lazy::linear(x, w) + r; }, 0},
         {"bias + residual + relu", [&] { return lazy::relu(r + lazy::linear(x, w, b)); }, 0},
         {"rms_norm(x @ w^T + r)", [&] { return lazy::rms_norm(lazy::linear(x, w) + r, g); }, 1},

@@ -181,3 +181,32 @@ TEST_F(MatmulPartition, MaskedSoftmaxOfScoresIsOneRowKernel) {
 }
 
 }  // namespace
+
+namespace {
+
+// f32 keeps gelu_tanh in a generated kernel: cuBLASLt's is 30 f32 ulps from the exact form.
+TEST_F(MatmulPartition, F32GeluStaysInAKernel) {
+  Tensor x = computed({16, 8}, DType::f32), w = computed({8, 8}, DType::f32),
+         b = computed({8}, DType::f32);
+  Tensor y = lazy::gelu_tanh(lazy::linear(x, w, b));
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_TRUE(epilogue_of(p, p.regions[0]).bias);
+  EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::none);
+  EXPECT_THAT(p.describe(), HasSubstr("30 f32 ulps"));
+}
+
+// A product with a bias and a residual has four inputs; hashing it overflowed a three-input
+// buffer (found by lazyfuse-fuzz --only-products seed 1, program 5: lazy::linear(x, w, b) + r).
+TEST_F(MatmulPartition, BiasAndResidualTogether) {
+  Tensor x = computed({16, 8}), w = computed({12, 8}), b = computed({12}), r = computed({16, 12});
+  Tensor y = lazy::add(lazy::linear(x, w, b), r);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 1u) << p.describe();
+  const auto e = epilogue_of(p, p.regions[0]);
+  EXPECT_TRUE(e.bias);
+  EXPECT_TRUE(e.residual);
+  EXPECT_EQ(p.graph.nodes[p.regions[0].matmul->node]->inputs.size(), 4u);
+}
+
+}  // namespace

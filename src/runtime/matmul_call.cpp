@@ -249,6 +249,11 @@ std::vector<cublasLtMatmulAlgo_t> MatmulCall::State::ask_heuristic(int count) co
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b, "MIN_ALIGNMENT_B_BYTES");
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c, "MIN_ALIGNMENT_C_BYTES");
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_d, "MIN_ALIGNMENT_D_BYTES");
+  // Split-K partial sums in f32 only: summed in the output's f16 or bf16 they would round many
+  // times, where the result must round once.
+  const std::uint32_t reductions =
+      CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  prefer(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, reductions, "REDUCTION_SCHEME_MASK");
 
   std::vector<cublasLtMatmulHeuristicResult_t> results(count);
   int returned = 0;

@@ -156,10 +156,10 @@ TEST_F(MatmulPartition, UnfusedRunsNoEpilogueInTheCall) {
 
 TEST_F(MatmulPartition, ProductsReadEachOthersResults) {
   Tensor x = computed({16, 8}), w1 = computed({12, 8}), w2 = computed({4, 12});
-  Tensor y = lazy::linear(lazy::relu(lazy::linear(x, w1)), w2);
+  Tensor y = lazy::linear(lazy::gelu_tanh(lazy::linear(x, w1)), w2);
   const Partition p = partitioned();
   ASSERT_EQ(p.regions.size(), 2u) << p.describe();
-  EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::relu);
+  EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::gelu_tanh);
   EXPECT_TRUE(p.regions[1].matmul);
 }
 
@@ -207,6 +207,22 @@ TEST_F(MatmulPartition, BiasAndResidualTogether) {
   EXPECT_TRUE(e.bias);
   EXPECT_TRUE(e.residual);
   EXPECT_EQ(p.graph.nodes[p.regions[0].matmul->node]->inputs.size(), 4u);
+}
+
+}  // namespace
+
+namespace {
+
+// cuBLASLt's relu epilogue makes NaN 0; torch.relu keeps NaN, so relu runs in a kernel (found by
+// lazyfuse-fuzz --only-products seed 7103 program 762: relu(addmm(b, a, w)) with a NaN in b).
+TEST_F(MatmulPartition, ReluStaysOutOfTheCall) {
+  Tensor x = computed({16, 8}), w = computed({8, 8}), b = computed({8});
+  Tensor y = lazy::relu(lazy::linear(x, w, b));
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_TRUE(epilogue_of(p, p.regions[0]).bias);
+  EXPECT_EQ(epilogue_of(p, p.regions[0]).activation, MatmulActivation::none);
+  EXPECT_THAT(p.describe(), HasSubstr("keeps NaN"));
 }
 
 }  // namespace

@@ -157,10 +157,10 @@ class EpilogueFolder {
         at = next;
         continue;
       }
-      const MatmulActivation activation = consumer.op == Op::Relu ? MatmulActivation::relu
-                                          : consumer.op == Op::GeluTanh
-                                              ? MatmulActivation::gelu_tanh
-                                              : MatmulActivation::none;
+      // relu stays out: cuBLASLt's RELU epilogue makes NaN 0, where torch.relu keeps NaN (found
+      // by lazyfuse-fuzz --only-products seeds 7101-7106: relu of a product with a NaN bias).
+      const MatmulActivation activation =
+          consumer.op == Op::GeluTanh ? MatmulActivation::gelu_tanh : MatmulActivation::none;
       // cuBLASLt's gelu is about 4e-6 from the exact tanh form: far below an f16 or bf16 ulp,
       // but 30 f32 ulps, so f32 keeps gelu_tanh in a generated kernel.
       const bool accurate_enough =
@@ -174,7 +174,9 @@ class EpilogueFolder {
         parts.push_back(std::string(ir::matmul_activation_name(activation)));
         at = next;
       } else {
-        note(next, "not a bias, a residual add or a relu/gelu_tanh of the product's dtype");
+        note(next, consumer.op == Op::Relu
+                       ? "cuBLASLt's relu makes NaN 0, where torch.relu keeps NaN"
+                       : "not a bias, a residual add or a gelu_tanh of the product's dtype");
       }
       break;
     }

@@ -27,6 +27,9 @@ struct PlannedOutput {
   std::int64_t numel;
   // An added node's op, dtype, shape and source line (no inputs), for messages about its memory.
   std::shared_ptr<const ir::Node> added;
+  // Plan index of a root this kernel reads for the last time whose memory the output takes
+  // instead of new memory (runtime/buffer_reuse.h): not poisoned, since it holds the input.
+  std::optional<std::uint32_t> reuses;
 };
 
 class MatmulCall;  // runtime/matmul_call.h
@@ -35,7 +38,7 @@ class MatmulCall;  // runtime/matmul_call.h
 // inputs (a, b, then the epilogue's bias and residual), its outputs[0] the product.
 struct PlannedMatmul {
   std::shared_ptr<MatmulCall> call;  // null when computing on the host
-  ir::MatmulEpilogue epilogue;             // which inputs follow a and b
+  ir::MatmulEpilogue epilogue;       // which inputs follow a and b
 };
 
 struct PlannedKernel {

@@ -29,11 +29,12 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   planned.bytes_moved = 0;
   planned.numel = node.shape.numel();
   planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
-                             index.added(at) ? detached_copy(node) : nullptr});
+                             index.added(at) ? detached_copy(node) : nullptr, std::nullopt});
   std::vector<ArgSource> args;
   for (const fuse::Term& load : region.terms) {
     args.push_back(pointer_of(load));
-    const ir::Node& source = load.external ? *graph.externals[load.source] : *graph.nodes[load.source];
+    const ir::Node& source =
+        load.external ? *graph.externals[load.source] : *graph.nodes[load.source];
     planned.bytes_moved += load.layout.shape.numel() * itemsize(source.dtype);
   }
   planned.bytes_moved += planned.numel * itemsize(node.dtype);

@@ -27,6 +27,9 @@ struct PlannedOutput {
   std::int64_t numel;
   // An added node's op, dtype, shape and source line (no inputs), for messages about its memory.
   std::shared_ptr<const ir::Node> added;
+  // Plan index of a root this kernel reads for the last time whose memory the output takes
+  // instead of new memory (runtime/buffer_reuse.h): not poisoned, since it holds the input.
+  std::optional<std::uint32_t> reuses;
 };
 
 class MatmulCall;  // runtime/matmul_call.h

@@ -8,6 +8,7 @@
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "lazy/error.h"
+#include "runtime/buffer_reuse.h"
 #include "runtime/compile_scheduler.h"
 #include "runtime/kernel_label.h"
 #include "runtime/module_cache.h"
@@ -85,12 +86,14 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     for (const fuse::Root& root : region.roots) {
       if (root.external_copy) {
         const ir::Node& input = *externals[root.node];
-        planned.outputs.push_back({root.node, true, input.dtype, input.shape.numel(), nullptr});
+        planned.outputs.push_back(
+            {root.node, true, input.dtype, input.shape.numel(), nullptr, std::nullopt});
         continue;
       }
       const ir::Node& node = *nodes[root.node];
       planned.outputs.push_back({index(root.node), false, node.dtype, node.shape.numel(),
-                                 index.added(root.node) ? detached_copy(node) : nullptr});
+                                 index.added(root.node) ? detached_copy(node) : nullptr,
+                                 std::nullopt});
     }
     if (k < lookups.size()) {
       jit::KernelCache::Lookup& lookup = lookups[k];
@@ -128,19 +131,13 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (std::uint32_t v : partition.live_views)
     plan->live_views.push_back(plan_view(v, graph, externals, index));
   for (std::uint32_t s : partition.live_scalars) plan->live_scalars.push_back(index(s));
-  // The last kernel that reads each intermediate root (or writes it, if none reads it).
-  absl::flat_hash_map<std::uint32_t, std::size_t> last_use;
-  for (std::size_t k = 0; k < partition.regions.size(); ++k) {
-    for (const fuse::Root& root : partition.regions[k].roots)
-      if (!root.external_copy && !graph.live[root.node]) last_use[index(root.node)] = k;
-    for (const fuse::Term& term : partition.regions[k].terms)
-      if (term.kind == fuse::Term::Kind::load && !term.external && !graph.live[term.source]) {
-        last_use[index(term.source)] = k;
-      }
-  }
-  for (const PlannedView& view : plan->live_views)
-    if (view.base_kind == PlannedView::Base::root) last_use.erase(view.base);
+  const LastUses last_use = last_uses(partition, index, plan->live_views);
   for (const auto& [node, k] : last_use) plan->kernels[k].release_after.push_back(node);
+  const std::vector<BufferReuse> reuses = plan_buffer_reuse(partition, index, last_use);
+  for (const BufferReuse& reuse : reuses)
+    plan->kernels[reuse.region].outputs[reuse.root].reuses = index(reuse.source);
+  if (ir::debug_level() >= 2 && !reuses.empty())
+    plan->partition_text += "memory reused:\n" + describe_buffer_reuse(reuses, partition);
   return plan;
 }
 

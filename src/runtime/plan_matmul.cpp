@@ -29,7 +29,7 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   planned.bytes_moved = 0;
   planned.numel = node.shape.numel();
   planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
-                             index.added(at) ? detached_copy(node) : nullptr});
+                             index.added(at) ? detached_copy(node) : nullptr, std::nullopt});
   std::vector<ArgSource> args;
   for (const fuse::Term& load : region.terms) {
     args.push_back(pointer_of(load));

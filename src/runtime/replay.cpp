@@ -79,6 +79,13 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   const bool timed = ir::debug_level() >= 3;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
+      if (out.reuses) {
+        // The dying input's memory, not poisoned: the kernel reads the input from it. Copied
+        // first: inserting into `roots` may move the entry `at` refers to.
+        std::shared_ptr<ir::Storage> taken = roots.at(*out.reuses);
+        roots[out.node] = std::move(taken);
+        continue;
+      }
       auto storage = allocate_output(device, out, pending, externals);
       if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
       (out.external_copy ? copies : roots)[out.node] = std::move(storage);

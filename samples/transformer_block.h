@@ -71,23 +71,28 @@ inline Positions positions(const Config& c) {
   return {lazy::cos(both_halves).to(c.dtype), lazy::sin(both_halves).to(c.dtype), causal};
 }
 
-// PyTorch's rotate_half, torch.cat((-x2, x1), -1) for the halves x1, x2 of the last axis. lazyfuse
-// has no concatenation: seen as [..., 2, half], reversing the axis of 2 swaps the halves and the
-// signs (-1, 1) down that axis negate the new first one.
-inline lazy::Tensor rotate_half(const lazy::Tensor& x) {
-  lazy::Shape halves = x.shape();
-  const int last = halves.rank() - 1;
-  const std::int64_t half = halves[last] / 2;
-  halves[last] = 2;
-  halves.push_back(half);
-  lazy::Tensor swapped = x.reshape(halves).slice(-2, {}, {}, -1);
-  lazy::Tensor signs = lazy::arange(-1, 2, 2, x.dtype()).reshape({2, 1});
-  return (swapped * signs).reshape(x.shape());
+// x [..., head_dim] seen as its two halves [..., 2, half] (a view).
+inline lazy::Tensor halves(const lazy::Tensor& x) {
+  lazy::Shape shape = x.shape();
+  const std::int64_t half = shape[shape.rank() - 1] / 2;
+  shape[shape.rank() - 1] = 2;
+  shape.push_back(half);
+  return x.reshape(shape);
 }
 
-// x [batch, heads, seq, head_dim] rotated by its position.
+// PyTorch's rotate_half, torch.cat((-x2, x1), -1), on the halves [..., 2, half]: reversing the
+// axis of 2 swaps them and the signs (-1, 1) negate the new first one. lazyfuse has no
+// concatenation; in the halves' shape the rotation stays a view.
+inline lazy::Tensor rotate_halves(const lazy::Tensor& xh) {
+  lazy::Tensor signs = lazy::arange(-1, 2, 2, xh.dtype()).reshape({2, 1});
+  return xh.slice(-2, {}, {}, -1) * signs;
+}
+
+// x [batch, heads, seq, head_dim] rotated by its position: x * cos + rotate_half(x) * sin,
+// computed on the halves and viewed back as [..., head_dim].
 inline lazy::Tensor rope(const lazy::Tensor& x, const Positions& p) {
-  return x * p.cos + rotate_half(x) * p.sin;
+  lazy::Tensor xh = halves(x);
+  return (xh * halves(p.cos) + rotate_halves(xh) * halves(p.sin)).reshape(x.shape());
 }
 
 // [batch, seq, heads * head_dim] <-> [batch, heads, seq, head_dim]

@@ -294,4 +294,17 @@ TEST_F(GpuMatmul, ReluKeepsNaNFromTheBias) {
                            "relu of a product with a NaN bias", 1e-5);
 }
 
+// One tensor as b and as the residual (lazyfuse-fuzz --only-products seed 8201 program 2086:
+// t0 + t1 @ t0 passed the call a pointer past its arguments).
+TEST_F(GpuMatmul, InputReadAsOperandAndResidual) {
+  for (const Shape& shape : {Shape{1, 1}, Shape{33, 33}}) {
+    Tensor t0 = random_input(DType::f32, shape);
+    Tensor t1 = random_input(DType::f32, shape);
+    expect_matches_reference([&] { return std::vector{lazy::add(t0, lazy::matmul(t1, t0))}; },
+                             "t0 + t1 @ t0", product_tolerance(DType::f32, shape[1]));
+    expect_matches_reference([&] { return std::vector{lazy::matmul(t0, t0) + t0}; }, "t0 @ t0 + t0",
+                             product_tolerance(DType::f32, shape[1]));
+  }
+}
+
 }  // namespace

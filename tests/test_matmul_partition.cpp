@@ -226,3 +226,21 @@ TEST_F(MatmulPartition, ReluStaysOutOfTheCall) {
 }
 
 }  // namespace
+
+namespace {
+
+// An input read twice (as b and as the residual) is one load term; the call must still find each
+// input's term (lazyfuse-fuzz --only-products seed 8201 program 2086: t0 + t1 @ t0 read past the
+// call's arguments).
+TEST_F(MatmulPartition, AnInputReadTwiceKeepsItsPlace) {
+  Tensor t0 = computed({1, 1}, DType::f32), t1 = computed({1, 1}, DType::f32);
+  Tensor y = lazy::add(t0, lazy::matmul(t1, t0));
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 1u) << p.describe();
+  const auto& m = *p.regions[0].matmul;
+  ASSERT_EQ(m.input_terms.size(), 3u);
+  EXPECT_EQ(m.input_terms[1], m.input_terms[2]);
+  EXPECT_EQ(p.regions[0].terms.size(), 2u);
+}
+
+}  // namespace

@@ -82,12 +82,14 @@ class TermBuilder {
   bool build_matmul_terms(Region& region) {
     const Node& node = *graph_.nodes[region.matmul->node];
     std::vector<ir::Layout> layouts;
+    region.matmul->input_terms.clear();
     for (const NodePtr& input : node.inputs) {
       std::vector<const Node*> path;
       const std::int32_t term = visit(input, path);
       if (term == kFailed) return false;
       if (region.terms[term].kind != Term::Kind::load) return write_densely(input, node);
       layouts.push_back(region.terms[term].layout);
+      region.matmul->input_terms.push_back(term);
     }
     const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
     if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0) {

@@ -137,11 +137,13 @@ struct RegionClosing {
 };
 
 // A matrix product's region: one cuBLASLt call writing the MatMul node `node`. Its terms are the
-// loads of the node's inputs in order (a, b, then the epilogue's bias and residual), each with the
-// layout it has in memory; `problem` is how they map onto the call.
+// loads of the node's inputs (a, b, then the epilogue's bias and residual), each with the layout
+// it has in memory; `problem` is how they map onto the call.
 struct MatmulRegion {
   std::uint32_t node;
   ir::MatmulProblem problem;
+  // The load term of each of the node's inputs (an input read twice is one term).
+  std::vector<std::int32_t> input_terms;
 };
 
 struct Region {

@@ -31,7 +31,8 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
                              index.added(at) ? detached_copy(node) : nullptr, std::nullopt});
   std::vector<ArgSource> args;
-  for (const fuse::Term& load : region.terms) {
+  for (const std::int32_t input : region.matmul->input_terms) {
+    const fuse::Term& load = region.terms[input];
     args.push_back(pointer_of(load));
     const ir::Node& source =
         load.external ? *graph.externals[load.source] : *graph.nodes[load.source];
@@ -46,7 +47,7 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   spec.activation = epilogue.activation;
   spec.bias = epilogue.bias;
   if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0)
-    spec.bias_offset = region.terms[bias].layout.offset;
+    spec.bias_offset = region.terms[region.matmul->input_terms[bias]].layout.offset;
   planned.matmul = PlannedMatmul{nullptr, epilogue};
   planned.name = "cuBLASLt matmul";
   if (device != nullptr) {

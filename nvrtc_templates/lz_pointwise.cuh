@@ -10,95 +10,34 @@
 // Integer ops are templates over int and long long; float and bool take the non-template
 // overload, which an exact match prefers.
 
-LZ_OP float lz_neg(float x) {
-  return -x;
-}
-template <class I>
-LZ_OP I lz_neg(I x) {
-  return (I)lz_wrap_sub(0LL, x);
-}
-LZ_OP float lz_abs(float x) {
-  return fabsf(x);
-}
-template <class I>
-LZ_OP I lz_abs(I x) {
-  return x < 0 ? (I)lz_wrap_sub(0LL, x) : x;
-}
-LZ_OP bool lz_abs(bool x) {
-  return x;
-}
-LZ_OP float lz_sign(float x) {
-  return (float)((0.0f < x) - (x < 0.0f));
-}
-template <class I>
-LZ_OP I lz_sign(I x) {
-  return (I)((0 < x) - (x < 0));
-}
-LZ_OP bool lz_sign(bool x) {
-  return x;
-}
-LZ_OP float lz_square(float x) {
-  return x * x;
-}
-template <class I>
-LZ_OP I lz_square(I x) {
-  return (I)lz_wrap_mul(x, x);
-}
-LZ_OP float lz_relu(float x) {
-  return (x > 0.0f || x != x) ? x : 0.0f;
-}
-template <class I>
-LZ_OP I lz_relu(I x) {
-  return x > 0 ? x : (I)0;
-}
-LZ_OP bool lz_relu(bool x) {
-  return x;
-}
-LZ_OP float lz_floor(float x) {
-  return floorf(x);
-}
-LZ_OP float lz_ceil(float x) {
-  return ceilf(x);
-}
-LZ_OP float lz_round(float x) {
-  return rintf(x);
-}  // half to even
-LZ_OP float lz_exp(float x) {
-  return expf(x);
-}
-LZ_OP float lz_exp2(float x) {
-  return exp2f(x);
-}
-LZ_OP float lz_log(float x) {
-  return logf(x);
-}
-LZ_OP float lz_log2(float x) {
-  return log2f(x);
-}
-LZ_OP float lz_log1p(float x) {
-  return log1pf(x);
-}
-LZ_OP float lz_expm1(float x) {
-  return expm1f(x);
-}
-LZ_OP float lz_sqrt(float x) {
-  return sqrtf(x);
-}
-LZ_OP float lz_rsqrt(float x) {
-  return rsqrtf(x);
-}
-LZ_OP float lz_sin(float x) {
-  return sinf(x);
-}
-LZ_OP float lz_cos(float x) {
-  return cosf(x);
-}
-LZ_OP float lz_erf(float x) {
-  return erff(x);
-}
-LZ_OP float lz_reciprocal(float x) {
-  return 1.0f / x;
-}
+LZ_OP float lz_neg(float x) { return -x; }
+template <class I> LZ_OP I lz_neg(I x) { return (I)lz_wrap_sub(0LL, x); }
+LZ_OP float lz_abs(float x) { return fabsf(x); }
+template <class I> LZ_OP I lz_abs(I x) { return x < 0 ? (I)lz_wrap_sub(0LL, x) : x; }
+LZ_OP bool lz_abs(bool x) { return x; }
+LZ_OP float lz_sign(float x) { return (float)((0.0f < x) - (x < 0.0f)); }
+template <class I> LZ_OP I lz_sign(I x) { return (I)((0 < x) - (x < 0)); }
+LZ_OP bool lz_sign(bool x) { return x; }
+LZ_OP float lz_square(float x) { return x * x; }
+template <class I> LZ_OP I lz_square(I x) { return (I)lz_wrap_mul(x, x); }
+LZ_OP float lz_relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+template <class I> LZ_OP I lz_relu(I x) { return x > 0 ? x : (I)0; }
+LZ_OP bool lz_relu(bool x) { return x; }
+LZ_OP float lz_floor(float x) { return floorf(x); }
+LZ_OP float lz_ceil(float x) { return ceilf(x); }
+LZ_OP float lz_round(float x) { return rintf(x); }  // half to even
+LZ_OP float lz_exp(float x) { return expf(x); }
+LZ_OP float lz_exp2(float x) { return exp2f(x); }
+LZ_OP float lz_log(float x) { return logf(x); }
+LZ_OP float lz_log2(float x) { return log2f(x); }
+LZ_OP float lz_log1p(float x) { return log1pf(x); }
+LZ_OP float lz_expm1(float x) { return expm1f(x); }
+LZ_OP float lz_sqrt(float x) { return sqrtf(x); }
+LZ_OP float lz_rsqrt(float x) { return rsqrtf(x); }
+LZ_OP float lz_sin(float x) { return sinf(x); }
+LZ_OP float lz_cos(float x) { return cosf(x); }
+LZ_OP float lz_erf(float x) { return erff(x); }
+LZ_OP float lz_reciprocal(float x) { return 1.0f / x; }
 
 // The hardware exponent and reciprocal, as Inductor's sigmoid, in their flush-to-zero forms (one
 // instruction each): e^-x is within 2 ulp + |x| * 2^-24 relative, 1 / (1 + e) within 1 ulp; what
@@ -138,9 +77,7 @@ LZ_OP float lz_tanh_fast(float x) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-LZ_OP float lz_sigmoid_fast(float x) {
-  return fmaf(0.5f, lz_tanh_fast(0.5f * x), 0.5f);
-}
+LZ_OP float lz_sigmoid_fast(float x) { return fmaf(0.5f, lz_tanh_fast(0.5f * x), 0.5f); }
 
 // PyTorch's gelu(approximate="tanh"), 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715 x^3),
 // written as x / (1 + exp(-2u)): the same value without 1 + tanh(u) cancelling for negative x
@@ -151,176 +88,66 @@ LZ_OP float lz_gelu_tanh(float x) {
   return x / (1.0f + expf(-2.0f * inner));
 }
 
-LZ_OP bool lz_logical_not(bool x) {
-  return !x;
-}
-LZ_OP bool lz_isnan(float x) {
-  return x != x;
-}
-template <class T>
-LZ_OP bool lz_isnan(T) {
-  return false;
-}
-LZ_OP bool lz_isinf(float x) {
-  return isinf(x);
-}
-template <class T>
-LZ_OP bool lz_isinf(T) {
-  return false;
-}
+LZ_OP bool lz_logical_not(bool x) { return !x; }
+LZ_OP bool lz_isnan(float x) { return x != x; }
+template <class T> LZ_OP bool lz_isnan(T) { return false; }
+LZ_OP bool lz_isinf(float x) { return isinf(x); }
+template <class T> LZ_OP bool lz_isinf(T) { return false; }
 
 // Casts, one function per target dtype. Floats to integers truncate and saturate (NaN to 0);
 // integers round once to f16 or bf16 (f32 holds every integer f16 can, not every one bf16
 // rounds).
-LZ_OP float lz_cast_f32(float x) {
-  return x;
-}
-template <class T>
-LZ_OP float lz_cast_f32(T x) {
-  return (float)x;
-}
-LZ_OP float lz_cast_f16(float x) {
-  return lz_round_f16(x);
-}
-template <class T>
-LZ_OP float lz_cast_f16(T x) {
-  return lz_round_f16((float)x);
-}
-LZ_OP float lz_cast_bf16(float x) {
-  return lz_round_bf16(x);
-}
-template <class I>
-LZ_OP float lz_cast_bf16(I x) {
-  return lz_int_to_bf16(x);
-}
-LZ_OP float lz_cast_bf16(bool x) {
-  return (float)x;
-}
-LZ_OP int lz_cast_i32(float x) {
-  return lz_f32_to_i32(x);
-}
-template <class T>
-LZ_OP int lz_cast_i32(T x) {
-  return (int)x;
-}
-LZ_OP long long lz_cast_i64(float x) {
-  return lz_f32_to_i64(x);
-}
-template <class T>
-LZ_OP long long lz_cast_i64(T x) {
-  return (long long)x;
-}
-template <class T>
-LZ_OP bool lz_cast_bool(T x) {
-  return x != 0;
-}
-LZ_OP bool lz_cast_bool(bool x) {
-  return x;
-}
+LZ_OP float lz_cast_f32(float x) { return x; }
+template <class T> LZ_OP float lz_cast_f32(T x) { return (float)x; }
+LZ_OP float lz_cast_f16(float x) { return lz_round_f16(x); }
+template <class T> LZ_OP float lz_cast_f16(T x) { return lz_round_f16((float)x); }
+LZ_OP float lz_cast_bf16(float x) { return lz_round_bf16(x); }
+template <class I> LZ_OP float lz_cast_bf16(I x) { return lz_int_to_bf16(x); }
+LZ_OP float lz_cast_bf16(bool x) { return (float)x; }
+LZ_OP int lz_cast_i32(float x) { return lz_f32_to_i32(x); }
+template <class T> LZ_OP int lz_cast_i32(T x) { return (int)x; }
+LZ_OP long long lz_cast_i64(float x) { return lz_f32_to_i64(x); }
+template <class T> LZ_OP long long lz_cast_i64(T x) { return (long long)x; }
+template <class T> LZ_OP bool lz_cast_bool(T x) { return x != 0; }
+LZ_OP bool lz_cast_bool(bool x) { return x; }
 
-LZ_OP float lz_add(float a, float b) {
-  return a + b;
-}
-template <class I>
-LZ_OP I lz_add(I a, I b) {
-  return (I)lz_wrap_add(a, b);
-}
-LZ_OP bool lz_add(bool a, bool b) {
-  return a || b;
-}
-LZ_OP float lz_sub(float a, float b) {
-  return a - b;
-}
-template <class I>
-LZ_OP I lz_sub(I a, I b) {
-  return (I)lz_wrap_sub(a, b);
-}
-LZ_OP float lz_mul(float a, float b) {
-  return a * b;
-}
-template <class I>
-LZ_OP I lz_mul(I a, I b) {
-  return (I)lz_wrap_mul(a, b);
-}
-LZ_OP bool lz_mul(bool a, bool b) {
-  return a && b;
-}
-LZ_OP float lz_div(float a, float b) {
-  return a / b;
-}
-LZ_OP float lz_pow(float a, float b) {
-  return powf(a, b);
-}
-template <class I>
-LZ_OP I lz_pow(I a, I b) {
-  return (I)lz_ipow(a, b);
-}
+LZ_OP float lz_add(float a, float b) { return a + b; }
+template <class I> LZ_OP I lz_add(I a, I b) { return (I)lz_wrap_add(a, b); }
+LZ_OP bool lz_add(bool a, bool b) { return a || b; }
+LZ_OP float lz_sub(float a, float b) { return a - b; }
+template <class I> LZ_OP I lz_sub(I a, I b) { return (I)lz_wrap_sub(a, b); }
+LZ_OP float lz_mul(float a, float b) { return a * b; }
+template <class I> LZ_OP I lz_mul(I a, I b) { return (I)lz_wrap_mul(a, b); }
+LZ_OP bool lz_mul(bool a, bool b) { return a && b; }
+LZ_OP float lz_div(float a, float b) { return a / b; }
+LZ_OP float lz_pow(float a, float b) { return powf(a, b); }
+template <class I> LZ_OP I lz_pow(I a, I b) { return (I)lz_ipow(a, b); }
 // lz_maximum(float) and lz_minimum(float) are in lz_device.cuh: the folds use them too.
-template <class I>
-LZ_OP I lz_maximum(I a, I b) {
-  return a > b ? a : b;
-}
-LZ_OP bool lz_maximum(bool a, bool b) {
-  return a || b;
-}
-template <class I>
-LZ_OP I lz_minimum(I a, I b) {
-  return a < b ? a : b;
-}
-LZ_OP bool lz_minimum(bool a, bool b) {
-  return a && b;
-}
-LZ_OP float lz_atan2(float y, float x) {
-  return atan2f(y, x);
-}
-LZ_OP float lz_hypot(float a, float b) {
-  return hypotf(a, b);
-}
+template <class I> LZ_OP I lz_maximum(I a, I b) { return a > b ? a : b; }
+LZ_OP bool lz_maximum(bool a, bool b) { return a || b; }
+template <class I> LZ_OP I lz_minimum(I a, I b) { return a < b ? a : b; }
+LZ_OP bool lz_minimum(bool a, bool b) { return a && b; }
+LZ_OP float lz_atan2(float y, float x) { return atan2f(y, x); }
+LZ_OP float lz_hypot(float a, float b) { return hypotf(a, b); }
 // log(e^a + e^b) as the larger plus log1p(e^-|a - b|); equal infinities give themselves.
 LZ_OP float lz_logaddexp(float a, float b) {
   if (isinf(a) && a == b) return a;
   return fmaxf(a, b) + log1pf(expf(-fabsf(a - b)));
 }
 
-template <class T>
-LZ_OP bool lz_eq(T a, T b) {
-  return a == b;
-}
-template <class T>
-LZ_OP bool lz_ne(T a, T b) {
-  return a != b;
-}
-template <class T>
-LZ_OP bool lz_lt(T a, T b) {
-  return a < b;
-}
-template <class T>
-LZ_OP bool lz_le(T a, T b) {
-  return a <= b;
-}
-template <class T>
-LZ_OP bool lz_gt(T a, T b) {
-  return a > b;
-}
-template <class T>
-LZ_OP bool lz_ge(T a, T b) {
-  return a >= b;
-}
-LZ_OP bool lz_logical_and(bool a, bool b) {
-  return a && b;
-}
-LZ_OP bool lz_logical_or(bool a, bool b) {
-  return a || b;
-}
+template <class T> LZ_OP bool lz_eq(T a, T b) { return a == b; }
+template <class T> LZ_OP bool lz_ne(T a, T b) { return a != b; }
+template <class T> LZ_OP bool lz_lt(T a, T b) { return a < b; }
+template <class T> LZ_OP bool lz_le(T a, T b) { return a <= b; }
+template <class T> LZ_OP bool lz_gt(T a, T b) { return a > b; }
+template <class T> LZ_OP bool lz_ge(T a, T b) { return a >= b; }
+LZ_OP bool lz_logical_and(bool a, bool b) { return a && b; }
+LZ_OP bool lz_logical_or(bool a, bool b) { return a || b; }
 
-template <class T>
-LZ_OP T lz_where(bool condition, T a, T b) {
-  return condition ? a : b;
-}
+template <class T> LZ_OP T lz_where(bool condition, T a, T b) { return condition ? a : b; }
 // PyTorch's two-sided form: exact at both ends (weight 0 gives start, 1 gives end).
 LZ_OP float lz_lerp(float start, float end, float weight) {
-  return fabsf(weight) < 0.5f ? start + weight * (end - start)
-                              : end - (end - start) * (1.0f - weight);
+  return fabsf(weight) < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
 }
 
 // Generators: element `index` of arange (in double, like the host: start + i * step rounds

@@ -110,4 +110,44 @@ void throw_cublaslt_error(cublasStatus_t status, std::string_view what, std::str
                      std::source_location::current());
 }
 
+cudaDataType_t data_type(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return CUDA_R_16F;
+    case DType::bf16:
+      return CUDA_R_16BF;
+    default:
+      return CUDA_R_32F;
+  }
+}
+
+cublasLtEpilogue_t epilogue_of(ir::MatmulActivation activation, bool bias) {
+  switch (activation) {
+    case ir::MatmulActivation::relu:
+      return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case ir::MatmulActivation::gelu_tanh:  // cuBLASLt's GELU is the tanh approximation
+      return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    case ir::MatmulActivation::none:
+      break;
+  }
+  return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+std::string_view epilogue_name(cublasLtEpilogue_t epilogue) {
+  switch (epilogue) {
+    case CUBLASLT_EPILOGUE_BIAS:
+      return "BIAS";
+    case CUBLASLT_EPILOGUE_RELU:
+      return "RELU";
+    case CUBLASLT_EPILOGUE_RELU_BIAS:
+      return "RELU_BIAS";
+    case CUBLASLT_EPILOGUE_GELU:
+      return "GELU";
+    case CUBLASLT_EPILOGUE_GELU_BIAS:
+      return "GELU_BIAS";
+    default:
+      return "DEFAULT";
+  }
+}
+
 }  // namespace lazy::runtime

@@ -10,6 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/matmul.h"
+#include "lazy/dtype.h"
+
 namespace lazy::runtime {
 
 // Every cuBLASLt function lazyfuse calls.
@@ -30,6 +33,8 @@ namespace lazy::runtime {
   X(cublasLtMatmulPreferenceDestroy)      \
   X(cublasLtMatmulAlgoGetHeuristic)       \
   X(cublasLtMatmulAlgoCheck)              \
+  X(cublasLtMatmulAlgoConfigGetAttribute) \
+  X(cublasLtMatmulAlgoConfigSetAttribute) \
   X(cublasLtMatmul)
 
 #define LAZY_CUBLASLT_MEMBER(name) decltype(&::name) name = nullptr;
@@ -57,6 +62,11 @@ std::string cublas_status_text(cublasStatus_t status);
 // Throws lazy::RuntimeError: "lazyfuse: <what> failed with <status> for <problem>".
 [[noreturn]] void throw_cublaslt_error(cublasStatus_t status, std::string_view what,
                                        std::string_view problem);
+
+// cuBLASLt's names for a dtype and for an epilogue.
+cudaDataType_t data_type(DType dtype);
+cublasLtEpilogue_t epilogue_of(ir::MatmulActivation activation, bool bias);
+std::string_view epilogue_name(cublasLtEpilogue_t epilogue);
 
 inline void check_cublaslt(cublasStatus_t status, std::string_view what, std::string_view problem) {
   if (status != CUBLAS_STATUS_SUCCESS) [[unlikely]] {

@@ -23,6 +23,11 @@ namespace {
 // How many of the heuristic's candidates LAZY_AUTOTUNE times: past the first few, cuBLASLt's
 // ranking is rarely wrong by much, and each candidate costs a few runs once per product.
 constexpr int kAutotuneCandidates = 8;
+// LAZY_AUTOTUNE also times these many first candidates with K split in kSplitKCounts: the
+// heuristic rarely offers split-K for a skinny product, and a decode step's [16, 4096] x
+// [4096, 4096]^T without it runs on a few dozen of H100's 132 SMs.
+constexpr std::size_t kSplitKBases = 4;
+constexpr std::uint32_t kSplitKCounts[] = {2, 4, 8, 16};
 
 // Owns one cuBLASLt descriptor, destroyed through the library's table.
 template <class Handle>
@@ -47,46 +52,6 @@ class Descriptor {
   Handle handle_ = nullptr;
   Destroy destroy_ = nullptr;
 };
-
-cudaDataType_t data_type(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-      return CUDA_R_16F;
-    case DType::bf16:
-      return CUDA_R_16BF;
-    default:
-      return CUDA_R_32F;
-  }
-}
-
-cublasLtEpilogue_t epilogue_of(ir::MatmulActivation activation, bool bias) {
-  switch (activation) {
-    case ir::MatmulActivation::relu:
-      return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
-    case ir::MatmulActivation::gelu_tanh:  // cuBLASLt's GELU is the tanh approximation
-      return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
-    case ir::MatmulActivation::none:
-      break;
-  }
-  return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
-}
-
-std::string_view epilogue_name(cublasLtEpilogue_t epilogue) {
-  switch (epilogue) {
-    case CUBLASLT_EPILOGUE_BIAS:
-      return "BIAS";
-    case CUBLASLT_EPILOGUE_RELU:
-      return "RELU";
-    case CUBLASLT_EPILOGUE_RELU_BIAS:
-      return "RELU_BIAS";
-    case CUBLASLT_EPILOGUE_GELU:
-      return "GELU";
-    case CUBLASLT_EPILOGUE_GELU_BIAS:
-      return "GELU_BIAS";
-    default:
-      return "DEFAULT";
-  }
-}
 
 // The alignment an operand's first element keeps: its storage's, lowered by its offset.
 std::uint32_t operand_alignment(std::uint32_t base, std::int64_t offset_bytes) {
@@ -176,6 +141,7 @@ struct MatmulCall::State {
   void make_descriptors();
   std::vector<cublasLtMatmulAlgo_t> ask_heuristic(int count) const;
   bool accepts(const cublasLtMatmulAlgo_t& candidate) const;
+  void add_split_k_variants();
   void choose_algorithm();
   OperandPointers operand_pointers(const MatmulPointers& pointers) const;
   cublasStatus_t queue(const cublasLtMatmulAlgo_t& with, const OperandPointers& at) const;
@@ -294,6 +260,34 @@ bool MatmulCall::State::accepts(const cublasLtMatmulAlgo_t& candidate) const {
   return status == CUBLAS_STATUS_SUCCESS && result.workspaceSize <= kCublasLtWorkspaceBytes;
 }
 
+void MatmulCall::State::add_split_k_variants() {
+  const std::size_t bases = std::min(candidates.size(), kSplitKBases);
+  for (std::size_t i = 0; i < bases; ++i) {
+    std::uint32_t splits = 1;
+    std::size_t written = 0;
+    if (library->cublasLtMatmulAlgoConfigGetAttribute(
+            &candidates[i], CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits, &written) !=
+            CUBLAS_STATUS_SUCCESS ||
+        splits != 1) {
+      continue;
+    }
+    for (const std::uint32_t count : kSplitKCounts) {
+      cublasLtMatmulAlgo_t variant = candidates[i];
+      // Partial sums in f32, as the preference asks of the heuristic's own split-K.
+      const std::uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+      if (library->cublasLtMatmulAlgoConfigSetAttribute(&variant, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+                                                        &count,
+                                                        sizeof count) == CUBLAS_STATUS_SUCCESS &&
+          library->cublasLtMatmulAlgoConfigSetAttribute(
+              &variant, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme) ==
+              CUBLAS_STATUS_SUCCESS &&
+          accepts(variant)) {
+        candidates.push_back(variant);
+      }
+    }
+  }
+}
+
 void MatmulCall::State::choose_algorithm() {
   if (!ir::on_off_setting(ir::Setting::autotune)) {
     algo = ask_heuristic(1).front();
@@ -320,6 +314,7 @@ void MatmulCall::State::choose_algorithm() {
     forget_matmul_algorithm(key, scope);
   }
   candidates = ask_heuristic(kAutotuneCandidates);
+  add_split_k_variants();
   algo = candidates.front();
   source = MatmulAlgorithmSource::heuristic;
 }

@@ -26,19 +26,20 @@
 
 #include <lazy/lazy.h>
 
+#include "bench_options.h"
 #include "event_timing.h"
 #include "runtime/device.h"
 
 namespace {
 
+using lazy::bench::BenchOptions;
+using lazy::bench::BenchUsage;
 using lazy::bench::copy_bandwidth_gbps;
 using lazy::bench::json_string;
 using lazy::bench::measure;
 using lazy::bench::Measurement;
 using lazy::bench::StepFn;
 using lazy::runtime::Device;
-
-constexpr int kDefaultTimedIters = 50;
 
 // Shapes from issue 3.
 constexpr std::int64_t kChain4Rows = 16384;
@@ -258,46 +259,14 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
   }
 }
 
-struct Options {
-  int iters = kDefaultTimedIters;
-  std::string only;
-  std::string json_path = "bench_fusion.json";
-};
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "bench_fusion: " << message << "\n"
-            << "usage: bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]\n"
-            << "workloads: chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-               "sum_axis0 sum_all softmax_long\n";
-  std::exit(2);
-}
-
-Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h")
-      usage_error("times issue 3's and issue 5's workloads on the GPU");
-    if (i + 1 >= argc) usage_error("missing value after " + std::string(flag));
-    const std::string value = argv[++i];
-    if (flag == "--iters") {
-      options.iters = std::atoi(value.c_str());
-      if (options.iters < 1) usage_error("--iters needs a positive count");
-    } else if (flag == "--only") {
-      options.only = value;
-    } else if (flag == "--json") {
-      options.json_path = value;
-    } else {
-      usage_error("unknown option " + std::string(flag));
-    }
-  }
-  return options;
-}
+constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
+                            "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
+                            "sum_axis0 sum_all softmax_long"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse_options(argc, argv);
+  const BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
   // chain16fm: chain16 with LAZY_FAST_MATH's hardware approximations.
   std::vector<Workload> workloads = {chain4(lazy::DType::f32),
                                      chain4(lazy::DType::bf16),
@@ -315,7 +284,7 @@ int main(int argc, char** argv) {
                                      softmax(lazy::DType::f32, true)};
   if (!options.only.empty()) {
     std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
-    if (workloads.empty()) usage_error("no workload named " + options.only);
+    if (workloads.empty()) lazy::bench::usage_error(kUsage, "no workload named " + options.only);
   }
 
   Device* device = Device::get();

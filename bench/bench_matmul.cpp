@@ -26,6 +26,7 @@
 
 #include <lazy/lazy.h>
 
+#include "bench_options.h"
 #include "event_timing.h"
 #include "pool_memory.h"
 #include "runtime/device.h"
@@ -33,10 +34,10 @@
 
 namespace {
 
+using lazy::bench::BenchOptions;
+using lazy::bench::BenchUsage;
 using lazy::bench::StepFn;
 using lazy::runtime::Device;
-
-constexpr int kDefaultTimedIters = 50;
 
 // Shapes from issue 13 (bench/peers_matmul.py has the same constants).
 constexpr std::int64_t kGemmRows = 4096;  // gemm_gelu: [4096, 4096] x [4096, 4096]^T
@@ -300,50 +301,18 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
   }
 }
 
-struct Options {
-  int iters = kDefaultTimedIters;
-  std::string only;
-  std::string json_path = "bench_matmul.json";
-};
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "bench_matmul: " << message << "\n"
-            << "usage: bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]\n"
-            << "workloads: gemm_gelu swiglu_ffn decode_linear transformer_block\n";
-  std::exit(2);
-}
-
-Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h")
-      usage_error("times issue 13's matrix-product workloads on the GPU");
-    if (i + 1 >= argc) usage_error("missing value after " + std::string(flag));
-    const std::string value = argv[++i];
-    if (flag == "--iters") {
-      options.iters = std::atoi(value.c_str());
-      if (options.iters < 1) usage_error("--iters needs a positive count");
-    } else if (flag == "--only") {
-      options.only = value;
-    } else if (flag == "--json") {
-      options.json_path = value;
-    } else {
-      usage_error("unknown option " + std::string(flag));
-    }
-  }
-  return options;
-}
+constexpr BenchUsage kUsage{"bench_matmul", "times issue 13's matrix-product workloads on the GPU",
+                            "gemm_gelu swiglu_ffn decode_linear transformer_block"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options options = parse_options(argc, argv);
+  const BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
   std::vector<Workload> workloads = {gemm_gelu(), swiglu_ffn(), decode_linear(),
                                      transformer_block()};
   if (!options.only.empty()) {
     std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
-    if (workloads.empty()) usage_error("no workload named " + options.only);
+    if (workloads.empty()) lazy::bench::usage_error(kUsage, "no workload named " + options.only);
   }
 
   Device* device = Device::get();

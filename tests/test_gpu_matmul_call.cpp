@@ -19,6 +19,7 @@
 #include "ir/layout.h"
 #include "ir/matmul_problem.h"
 #include "jit/disk_cache.h"
+#include "layout_test_support.h"
 #include "runtime/device.h"
 #include "runtime/matmul_call.h"
 
@@ -35,19 +36,8 @@ using lazy::runtime::MatmulCall;
 using lazy::runtime::MatmulPointers;
 using lazy::runtime::MatmulSpec;
 
-Layout contiguous(std::initializer_list<std::int64_t> shape) {
-  return Layout::contiguous(Shape(shape));
-}
-
-Layout strided(std::initializer_list<std::int64_t> shape,
-               std::initializer_list<std::int64_t> strides, std::int64_t offset = 0) {
-  Layout layout;
-  layout.shape = Shape(shape);
-  int axis = 0;
-  for (std::int64_t stride : strides) layout.strides[axis++] = stride;
-  layout.offset = offset;
-  return layout;
-}
+using lazy_test::contiguous;
+using lazy_test::strided;
 
 // Elements a storage needs for `layout` (strides are never negative here).
 std::int64_t storage_elements(const Layout& layout) {

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "layout_test_support.h"
+
 namespace lazy::ir {
 
 void PrintTo(const MatrixOperand& x, std::ostream* out) {
@@ -31,19 +33,8 @@ using lazy::ir::MatmulOperand;
 using lazy::ir::MatmulProblem;
 using lazy::ir::MatrixOperand;
 
-Layout contiguous(std::initializer_list<std::int64_t> shape) {
-  return Layout::contiguous(Shape(shape));
-}
-
-Layout strided(std::initializer_list<std::int64_t> shape,
-               std::initializer_list<std::int64_t> strides, std::int64_t offset = 0) {
-  Layout layout;
-  layout.shape = Shape(shape);
-  int axis = 0;
-  for (std::int64_t stride : strides) layout.strides[axis++] = stride;
-  layout.offset = offset;
-  return layout;
-}
+using lazy_test::contiguous;
+using lazy_test::strided;
 
 // The problem a mapping gives; fails the test when an operand did not map.
 MatmulProblem problem_of(const Layout& a, const Layout& b, const Layout* residual = nullptr) {

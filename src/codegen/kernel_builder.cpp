@@ -84,12 +84,8 @@ void KernelBuilder::scalar_argument(std::size_t t) {
 }
 
 void KernelBuilder::input_pointer(std::size_t t) {
-  const fuse::Term& term = region_.terms[t];
-  const ArgSource::Kind kind = term.from_copy  ? ArgSource::Kind::copy_pointer
-                               : term.external ? ArgSource::Kind::external_pointer
-                                               : ArgSource::Kind::root_pointer;
   append(args_text_, "  const ", storage_type(term_dtype(t)), "* ", input_field(t), ";\n");
-  args_.push_back({kind, term.source});
+  args_.push_back(load_pointer(region_.terms[t]));
 }
 
 void KernelBuilder::output_pointer(std::size_t r) {

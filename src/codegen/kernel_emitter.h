@@ -29,6 +29,15 @@ struct ArgSource {
   std::uint64_t value;
 };
 
+// The argument naming the tensor load term `load` reads: an input, the dense copy an earlier
+// region made of it, or an earlier region's root.
+inline ArgSource load_pointer(const fuse::Term& load) {
+  const ArgSource::Kind kind = load.from_copy  ? ArgSource::Kind::copy_pointer
+                               : load.external ? ArgSource::Kind::external_pointer
+                                               : ArgSource::Kind::root_pointer;
+  return {kind, load.source};
+}
+
 struct CodegenOptions {
   bool fast_math = false;  // hardware approximations (LAZY_FAST_MATH)
 };

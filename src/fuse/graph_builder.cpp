@@ -177,17 +177,12 @@ NodePtr GraphBuilder::arange(std::int64_t stop, std::int64_t step) {
 
 NodePtr GraphBuilder::matmul(const ir::Node& product, std::span<const NodePtr> inputs,
                              const ir::MatmulEpilogue& epilogue) {
-  NodePtr node = ir::make_node(Op::MatMul, product.dtype, product.shape, product.loc);
+  set_origin(product);
+  NodePtr node = added(Op::MatMul, product.dtype, product.shape);
   node->compute_dtype = product.compute_dtype;
   node->attrs = ir::matmul_attrs(epilogue);
   node->inputs.assign(inputs.begin(), inputs.end());
-  node->trace = product.trace;
-  node->trace_index = size();
-  ir::hash_node(*node);
-  graph_.nodes.push_back(node);
-  graph_.live.push_back(false);
-  graph_.recorded.push_back(Graph::kAdded);
-  return node;
+  return append(std::move(node));
 }
 
 }  // namespace lazy::fuse

@@ -5,19 +5,6 @@
 
 namespace lazy::runtime {
 
-namespace {
-
-using codegen::ArgSource;
-
-// Where a load term's storage comes from, as a kernel argument would name it.
-ArgSource pointer_of(const fuse::Term& load) {
-  if (!load.external) return {ArgSource::Kind::root_pointer, load.source};
-  return {load.from_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::external_pointer,
-          load.source};
-}
-
-}  // namespace
-
 PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
                           const PlanIndices& index, Device* device) {
   const std::uint32_t at = region.matmul->node;
@@ -30,10 +17,10 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   planned.numel = node.shape.numel();
   planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
                              index.added(at) ? detached_copy(node) : nullptr, std::nullopt});
-  std::vector<ArgSource> args;
+  std::vector<codegen::ArgSource> args;
   for (const std::int32_t input : region.matmul->input_terms) {
     const fuse::Term& load = region.terms[input];
-    args.push_back(pointer_of(load));
+    args.push_back(codegen::load_pointer(load));
     const ir::Node& source =
         load.external ? *graph.externals[load.source] : *graph.nodes[load.source];
     planned.bytes_moved += load.layout.shape.numel() * itemsize(source.dtype);

@@ -43,28 +43,36 @@ std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
   return storage;
 }
 
-// Queues a plan's cuBLASLt call on the inputs at `inputs` (a, b, then bias and residual).
-void run_matmul(Device& device, const PlannedKernel& step, std::span<const std::uint64_t> inputs,
-                CUdeviceptr result) {
+// How LAZY_DEBUG=3 names a step: a kernel with its launch, a cuBLASLt call by its problem.
+std::string step_label(const PlannedKernel& step) {
+  if (step.matmul) return step.name;
+  return step.name + " (grid " + std::to_string(step.grid) + ", block " +
+         std::to_string(step.block) + ")";
+}
+
+// Runs `queue` (one step's work on the stream); at LAZY_DEBUG=3 times it and prints the step's
+// device time and bandwidth.
+template <class Queue>
+void run_step(Device& device, const PlannedKernel& step, Queue queue) {
+  if (ir::debug_level() < 3) return queue();
+  DeviceTimer timer(device);
+  timer.start();
+  queue();
+  timer.stop();
+  const float ms = timer.elapsed_ms();
+  std::ostringstream line;
+  line << "lazyfuse:   " << step_label(step) << ": " << ms << " ms, "
+       << double(step.bytes_moved) / (double(ms) * 1e6) << " GB/s";
+  ir::debug_print(line.str());
+}
+
+// The pointers of a plan's cuBLASLt call from its arguments (a, b, then bias and residual).
+MatmulPointers matmul_pointers(const PlannedKernel& step, std::span<const std::uint64_t> inputs,
+                               CUdeviceptr result) {
   const auto input = [&](int i) -> CUdeviceptr { return i < 0 ? 0 : CUdeviceptr(inputs[i]); };
-  MatmulCall& call = *step.matmul->call;
   const ir::MatmulEpilogue& epilogue = step.matmul->epilogue;
-  const MatmulPointers pointers{input(0), input(1), input(ir::matmul_bias_input(epilogue)),
-                                input(ir::matmul_residual_input(epilogue)), result};
-  if (ir::debug_level() >= 3) {
-    DeviceTimer timer(device);
-    timer.start();
-    call.run(device, pointers);
-    timer.stop();
-    const float ms = timer.elapsed_ms();
-    std::ostringstream line;
-    line << "lazyfuse:   " << step.name << ": " << ms << " ms, "
-         << double(step.bytes_moved) / (double(ms) * 1e6) << " GB/s";
-    ir::debug_print(line.str());
-  } else {
-    call.run(device, pointers);
-  }
-  counters().matmul_calls++;
+  return {input(0), input(1), input(ir::matmul_bias_input(epilogue)),
+          input(ir::matmul_residual_input(epilogue)), result};
 }
 
 }  // namespace
@@ -76,7 +84,6 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
-  const bool timed = ir::debug_level() >= 3;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
       if (out.reuses) {
@@ -116,26 +123,16 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       }
     }
     if (kernel.matmul) {
-      run_matmul(device, kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
-      for (std::uint32_t node : kernel.release_after) roots.erase(node);
-      continue;
-    }
-    std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
-    if (timed) {
-      DeviceTimer timer(device);
-      timer.start();
-      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
-      timer.stop();
-      float ms = timer.elapsed_ms();
-      std::ostringstream line;
-      line << "lazyfuse:   " << kernel.name << " (grid " << kernel.grid << ", block "
-           << kernel.block << "): " << ms << " ms, "
-           << double(kernel.bytes_moved) / (double(ms) * 1e6) << " GB/s";
-      ir::debug_print(line.str());
+      const MatmulPointers pointers =
+          matmul_pointers(kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
+      run_step(device, kernel, [&] { kernel.matmul->call->run(device, pointers); });
+      counters().matmul_calls++;
     } else {
-      device.launch(kernel.function, kernel.grid, kernel.block, bytes);
+      const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
+      run_step(device, kernel,
+               [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
+      counters().kernel_launches++;
     }
-    counters().kernel_launches++;
     for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 

@@ -120,6 +120,14 @@ LZ_OP float lz_mul(float a, float b) { return a * b; }
 template <class I> LZ_OP I lz_mul(I a, I b) { return (I)lz_wrap_mul(a, b); }
 LZ_OP bool lz_mul(bool a, bool b) { return a && b; }
 LZ_OP float lz_div(float a, float b) { return a / b; }
+// a / b with the same bits, from r = 1 / (double)b computed once for many a (a row's sum): no
+// reciprocal and check per element. The double product lies within 2^-52 of a / b, and a float
+// quotient is at least 2^-49 from a rounding tie unless it is subnormal, where it may be one.
+LZ_OP float lz_div_by(float a, float b, double r) {
+  const float q = (float)((double)a * r);
+  if ((__float_as_uint(q) & 0x7fffffffu) <= 0x00800000u && a != 0.0f) return a / b;
+  return q;
+}
 LZ_OP float lz_pow(float a, float b) { return powf(a, b); }
 template <class I> LZ_OP I lz_pow(I a, I b) { return (I)lz_ipow(a, b); }
 // lz_maximum(float) and lz_minimum(float) are in lz_device.cuh: the folds use them too.

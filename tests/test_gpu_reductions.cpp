@@ -1,6 +1,10 @@
 // Reductions and the normalizations built from them, as generated kernels on the GPU, against the
 // reference evaluator on the same fresh random inputs, outputs poisoned. Skipped without a GPU.
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -217,6 +221,55 @@ TEST_F(GpuReductions, EveryRowWidthAndByteVectors) {
                            lazy::sum(wide, 0)};
       },
       "bool rows and columns", kSumTolerance);
+}
+
+// A row kernel divides by a value of the row through its reciprocal (lz_div_by): the bits must be
+// those of the division, here against the host's IEEE float division, on quotients far apart in
+// range: subnormal ones that are exact rounding ties (9 * 2^-149 / 6), zeros, infinities, NaN.
+TEST_F(GpuReductions, DivisionByARowValueRoundsAsDivision) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> divisors = {6.0f, 3.0f, 0.1f,   1e-30f, 1e30f, 0.0f, -0.0f,
+                                       kInf, kNaN, 1e-40f, 2.0f,   -7.0f, 1.5f, 3e38f};
+  const std::int64_t rows = std::int64_t(divisors.size()), extent = 4096;
+  std::vector<float> x(std::size_t(rows * extent)), d(x.size());
+  std::uint64_t state = lazy_test::fresh_seed();
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return std::uint32_t(state >> 32);
+  };
+  const float specials[] = {0.0f, -0.0f, kInf, -kInf, kNaN, 1e-45f, 3.4e38f, 1.0f};
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::size_t column = i % std::size_t(extent);
+    if (column % 4 == 0) {
+      x[i] = std::bit_cast<float>(next());  // any bits: every exponent, NaNs
+    } else if (column % 4 == 1) {
+      x[i] = float(2 * (next() % 2048) + 1) * 6.0f * 0x1p-150f;  // ties when divided by 6
+    } else if (column % 4 == 2) {
+      x[i] = specials[next() % 8];
+    } else {
+      x[i] = float(next()) * 0x1p-32f;
+    }
+    d[i] = divisors[i / std::size_t(extent)];
+  }
+  const Tensor xs = lazy::from_data(x, {rows, extent});
+  const Tensor ds = lazy::from_data(d, {rows, extent});
+  lazy::eval({xs, ds});
+  lazy::reset_stats();
+  // max over a row of copies of its divisor is the divisor (NaN rows: NaN).
+  const std::vector<float> got = (xs / lazy::max(ds, -1, true)).to_vector<float>();
+  EXPECT_EQ(lazy::stats().kernel_launches, 1);
+  std::int64_t differing = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float want = x[i] / divisors[i / std::size_t(extent)];
+    const bool same = std::isnan(want) ? std::isnan(got[i])
+                                       : std::bit_cast<std::uint32_t>(want) ==
+                                             std::bit_cast<std::uint32_t>(got[i]);
+    if (!same && differing++ < 5)
+      ADD_FAILURE() << x[i] << " / " << divisors[i / std::size_t(extent)] << ": got " << got[i]
+                    << ", want " << want;
+  }
+  EXPECT_EQ(differing, 0);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <string>
+
 #include <lazy/lazy.h>
 
 #include "codegen/kernel_emitter.h"
@@ -232,6 +235,25 @@ TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   EXPECT_EQ(choose_row_launch(1 << 20, 4, 4, false).items, 0);  // too long to hold: loops
   // More registers per group: more threads share the row.
   EXPECT_GT(choose_row_launch(2048, 4, 32, true).row_threads, 512);
+}
+
+// Llama's softmax (f32 over bf16 scores, cast back): each element divides through the row sum's
+// reciprocal, taken once per row, and the cast to bf16 is the store's one rounding.
+TEST_F(RowFusion, SoftmaxDividesThroughTheRowReciprocalAndRoundsOnce) {
+  Tensor x = computed({64, 1024}).to(lazy::bf16);
+  lazy::eval({x});
+  Tensor y = lazy::softmax(x.to(lazy::f32), -1).to(lazy::bf16);
+  Partition p = partition_pending();
+  ASSERT_EQ(p.regions.size(), 1u);
+  const std::string source = kernel_of(p, 0).source;
+  std::smatch division;
+  ASSERT_TRUE(std::regex_search(
+      source, division, std::regex(R"(const float (v\d+) = lz_div_by\((\w+), (\w+), (rcp\d+)\))")))
+      << source;
+  EXPECT_THAT(source, ::testing::HasSubstr("const double " + division[4].str() +
+                                           " = 1.0 / (double)" + division[3].str() + ";"));
+  EXPECT_THAT(source,
+              ::testing::HasSubstr("outv0.v[e] = lz_f32_to_bf16(" + division[1].str() + ");"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 //   ldv<t>   one vector load of load t's group (ld<t> is an element of it)
 //   held<t>  load t's groups held in registers across a row kernel's phases
 //   kept<t>  value t kept in registers for a later phase of a row kernel
+//   rcp<t>   the reciprocal of division t's divisor, once for the elements that share it
 //
 // Index arithmetic keeps its own short names: a.off<t> and the strides a.st<t>_<d> (per dim),
 // a.sr<t> (per row), a.se<t> (per element), a.fs<t> (per folded element); o<t> is access t's
@@ -65,6 +66,9 @@ inline std::string held_name(std::size_t t) {
 }
 inline std::string kept_name(std::size_t t) {
   return cat("kept", t);
+}
+inline std::string reciprocal_name(std::size_t t) {
+  return cat("rcp", t);
 }
 inline std::string stored_name(std::size_t r) {
   return cat("outv", r);

@@ -113,20 +113,49 @@ std::string KernelBuilder::load_statement(std::size_t t, const std::string& raw)
   return value_statement(t, load_conversion(term_dtype(t), raw));
 }
 
+std::string KernelBuilder::operand_value(std::size_t t, int i) const {
+  const std::size_t operand = std::size_t(region_.terms[t].operands[i]);
+  return convert(term_dtype(operand), ir::operand_dtype(*pending_[region_.terms[t].source], i),
+                 value_name(region_.terms[operand], operand));
+}
+
+std::string KernelBuilder::op_statement(std::size_t t, const std::string& value) const {
+  const ir::Node& node = *pending_[region_.terms[t].source];
+  return cat("const ", value_type(node.dtype), " ", value_name(region_.terms[t], t), " = ", value,
+             ";  // ", op_and_place(node), "\n");
+}
+
 std::string KernelBuilder::computed_statement(std::size_t t, const std::string& index) const {
   const fuse::Term& term = region_.terms[t];
-  const ir::Node& node = *pending_[term.source];
   std::vector<std::string> operands;
-  for (int i = 0; i < term.n_operands; ++i) {
-    const std::size_t operand = std::size_t(term.operands[i]);
-    operands.push_back(convert(term_dtype(operand), ir::operand_dtype(node, i),
-                               value_name(region_.terms[operand], operand)));
-  }
+  for (int i = 0; i < term.n_operands; ++i) operands.push_back(operand_value(t, i));
   // A generator's last operand is the element's linear index.
   if (term.kind == fuse::Term::Kind::generator) operands.push_back(cat("(long long)(", index, ")"));
-  const std::string value = op_expression(node, operands, options_.fast_math);
-  return cat("const ", value_type(node.dtype), " ", value_name(term, t), " = ", value, ";  // ",
-             op_and_place(node), "\n");
+  return op_statement(t, op_expression(*pending_[term.source], operands, options_.fast_math));
+}
+
+bool KernelBuilder::float_division(std::size_t t) const {
+  const fuse::Term& term = region_.terms[t];
+  return term.kind == fuse::Term::Kind::op && pending_[term.source]->op == ir::Op::Div &&
+         value_type(term_dtype(t)) == "float";
+}
+
+std::string KernelBuilder::reciprocal_statement(std::size_t t) const {
+  return cat("const double ", reciprocal_name(t), " = 1.0 / (double)", operand_value(t, 1), ";\n");
+}
+
+std::string KernelBuilder::division_statement(std::size_t t) const {
+  return op_statement(t, cat("lz_div_by(", operand_value(t, 0), ", ", operand_value(t, 1), ", ",
+                             reciprocal_name(t), ")"));
+}
+
+std::string KernelBuilder::stored_value(std::size_t t, DType stored) const {
+  // A cast to the stored dtype rounds as the store does: storing its operand rounds once.
+  const fuse::Term& term = region_.terms[t];
+  if (term.kind == fuse::Term::Kind::op && pending_[term.source]->op == ir::Op::Cast &&
+      term_dtype(t) == stored && value_type(term_dtype(std::size_t(term.operands[0]))) == "float")
+    return store_conversion(stored, operand_value(t, 0));
+  return store_conversion(stored, value_name(term, t));
 }
 
 GeneratedKernel KernelBuilder::finish(const std::string& body, std::string_view prefix,

@@ -62,12 +62,27 @@ class KernelBuilder {
   std::string value_statement(std::size_t t, const std::string& value) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
+  // A floating division (term t) whose divisor many elements share, a row's sum, takes the
+  // divisor's reciprocal computed once (reciprocal_statement, where the divisor is known) and
+  // rounds as the division does (lz_div_by).
+  bool float_division(std::size_t t) const;
+  std::string reciprocal_statement(std::size_t t) const;
+  std::string division_statement(std::size_t t) const;
+
+  // What an output of dtype `stored` holds from term t's value, rounded once.
+  std::string stored_value(std::size_t t, DType stored) const;
+
   // The kernel whose source is `body`, named from `prefix` and `leading` words (kernel_name.h)
   // with its arguments; the caller fills in its launch shape.
   GeneratedKernel finish(const std::string& body, std::string_view prefix,
                          std::vector<std::string> leading);
 
  private:
+  // Operand i of term t as the op reads it.
+  std::string operand_value(std::size_t t, int i) const;
+  // Declares term t's value from an expression of its op, commented with the op and its place.
+  std::string op_statement(std::size_t t, const std::string& value) const;
+
   const fuse::Region& region_;
   std::span<const ir::NodePtr> pending_;
   std::span<const ir::NodePtr> externals_;

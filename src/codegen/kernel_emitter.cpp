@@ -279,7 +279,7 @@ class KernelEmitter {
     append(out, element_statements(true, "      "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "      ", stored_name(r),
-             ".v[e] = ", store_conversion(root_dtype(r), root_value(r)), ";\n");
+             ".v[e] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
     }
     append(out, "    }\n");
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
@@ -304,8 +304,8 @@ class KernelEmitter {
   std::string scalar_stores() const {
     std::string out;
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "    ", output_name(r), "[i] = ", store_conversion(root_dtype(r), root_value(r)),
-             ";\n");
+      append(out, "    ", output_name(r),
+             "[i] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
     }
     return out;
   }

@@ -121,6 +121,7 @@ class RowKernelEmitter {
       case Term::Kind::generator:
         return builder_.computed_statement(t, generator_index(t));
       case Term::Kind::op:
+        if (plan_.divides_by_row_value(t)) return builder_.division_statement(t);
         break;
     }
     return builder_.computed_statement(t, "");
@@ -258,6 +259,12 @@ class RowKernelEmitter {
       if (plan_.level(t) == Level::per_row && plan_.ready_after(t) == phase)
         append(out, "    ", term_statement(t));
     }
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      const std::size_t divisor = std::size_t(region_.terms[t].operands[1]);
+      if (plan_.divides_by_row_value(t) && plan_.level(divisor) == Level::per_row &&
+          plan_.ready_after(divisor) == phase)
+        append(out, "    ", builder_.reciprocal_statement(t));
+    }
     return out;
   }
 
@@ -301,7 +308,7 @@ class RowKernelEmitter {
         continue;
       }
       append(out, "    if (lane == 0 && active) ", output_name(r),
-             "[row] = ", store_conversion(output_dtype(r), value(region_.root_terms[r])), ";\n");
+             "[row] = ", builder_.stored_value(region_.root_terms[r], output_dtype(r)), ";\n");
     }
     if (element_roots.empty()) return out;
     append(out, "    const Offset out_base = row * (Offset)extent;\n",
@@ -317,7 +324,7 @@ class RowKernelEmitter {
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
       append(out, "        ", stored_name(r),
-             ".v[e] = ", store_conversion(output_dtype(r), value(region_.root_terms[r])), ";\n");
+             ".v[e] = ", builder_.stored_value(region_.root_terms[r], output_dtype(r)), ";\n");
     }
     append(out, "      }\n");
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
@@ -337,6 +344,11 @@ class RowKernelEmitter {
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
       if (plan_.level(t) == Level::uniform) append(out, "  ", term_statement(t));
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      const std::size_t divisor = std::size_t(region_.terms[t].operands[1]);
+      if (plan_.divides_by_row_value(t) && plan_.level(divisor) == Level::uniform)
+        append(out, "  ", builder_.reciprocal_statement(t));
+    }
     return out;
   }
 

@@ -189,6 +189,12 @@ std::vector<bool> RowPlan::element_cone(std::span<const std::int32_t> targets, i
   return needed;
 }
 
+bool RowPlan::divides_by_row_value(std::size_t t) const {
+  const Term& term = region_.terms[t];
+  return term.kind == Term::Kind::op && pending_[term.source]->op == ir::Op::Div &&
+         level_[t] == Level::element && level_[term.operands[1]] != Level::element;
+}
+
 bool RowPlan::costly(std::size_t t) const {
   const Term& term = region_.terms[t];
   if (term.kind != Term::Kind::op && term.kind != Term::Kind::generator) return false;

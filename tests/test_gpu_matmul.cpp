@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <lazy/lazy.h>
 
@@ -304,6 +306,88 @@ TEST_F(GpuMatmul, InputReadAsOperandAndResidual) {
                              "t0 + t1 @ t0", product_tolerance(DType::f32, shape[1]));
     expect_matches_reference([&] { return std::vector{lazy::matmul(t0, t0) + t0}; }, "t0 @ t0 + t0",
                              product_tolerance(DType::f32, shape[1]));
+  }
+}
+
+// Products of at most 16 rows with a weight stored as nn.Linear stores it run as one generated
+// kernel (codegen/skinny_matmul.h) with their epilogue, and no cuBLASLt call: every epilogue,
+// dtype, row count from 1 to 16 and sizes from one tile to a long K.
+TEST_F(GpuMatmul, SkinnyProductsAreOneKernel) {
+  struct Size {
+    std::int64_t rows, n, k;
+  };
+  const Size sizes[] = {{1, 8, 8}, {5, 40, 72}, {16, 1000, 256}, {3, 64, 16384}, {16, 4096, 512}};
+  for (DType dtype : {DType::bf16, DType::f16}) {
+    for (const Size& size : sizes) {
+      const std::string what = std::string(lazy::dtype_name(dtype)) + " " +
+                               std::to_string(size.rows) + "x" + std::to_string(size.n) + "x" +
+                               std::to_string(size.k);
+      Tensor x = random_input(dtype, {size.rows, size.k});
+      Tensor w = random_input(dtype, {size.n, size.k});
+      Tensor b = random_input(dtype, {size.n});
+      Tensor r = random_input(dtype, {size.rows, size.n});
+      const double tol = product_tolerance(dtype, size.k);
+      const std::function<Tensor()> programs[] = {
+          [&] { return lazy::linear(x, w); },
+          [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); },
+          [&] { return lazy::linear(x, w) + r; },
+          [&] { return lazy::gelu_tanh(r + lazy::linear(x, w, b)); },
+      };
+      for (const auto& program : programs) {
+        const Cost cost = cost_of({program()});
+        EXPECT_EQ(cost.calls, 0) << what;
+        EXPECT_EQ(cost.kernels, 1) << what;
+        expect_matches_reference([&] { return std::vector{program()}; }, what, tol);
+      }
+    }
+  }
+}
+
+// Views the skinny kernel reads in place (rows of a wider tensor, a batch laid out as rows), one
+// it leaves to cuBLASLt (an offset off 16-byte groups), the same bits on every run, and NaN kept
+// to the rows and columns that read it.
+TEST_F(GpuMatmul, SkinnyProductsReadViewsInPlace) {
+  Tensor wide = random_input(DType::bf16, {16, 136});
+  Tensor batched = random_input(DType::bf16, {2, 8, 128});
+  Tensor w = random_input(DType::bf16, {200, 128});
+  const double tol = product_tolerance(DType::bf16, 128);
+  const Cost sliced = cost_of({lazy::linear(wide.slice(1, 8, 136), w)});
+  EXPECT_EQ(sliced.calls, 0);
+  expect_matches_reference([&] { return std::vector{lazy::linear(wide.slice(1, 8, 136), w)}; },
+                           "rows of a wider tensor", tol);
+  const Cost folded = cost_of({lazy::linear(batched, w)});
+  EXPECT_EQ(folded.calls, 0);
+  expect_matches_reference([&] { return std::vector{lazy::linear(batched, w)}; }, "a batch as rows",
+                           tol);
+  const Cost offset = cost_of({lazy::linear(wide.slice(1, 3, 131), w)});
+  EXPECT_EQ(offset.calls, 1);
+  expect_matches_reference([&] { return std::vector{lazy::linear(wide.slice(1, 3, 131), w)}; },
+                           "offset off 16-byte groups", tol);
+
+  const std::vector<float> first = lazy::linear(batched, w).to(DType::f32).to_vector<float>();
+  const std::vector<float> second = lazy::linear(batched, w).to(DType::f32).to_vector<float>();
+  EXPECT_EQ(first, second);
+
+  // Rows past the 4 real ones read zeros, and 0 * inf is NaN there: nothing of it may reach the
+  // results.
+  std::vector<float> xs(4 * 128, 0.5f), ws(40 * 128, 0.25f);
+  xs[2 * 128 + 7] = std::nanf("");
+  ws[5 * 128 + 9] = INFINITY;
+  const std::vector<float> y = lazy::linear(lazy::from_data(xs, {4, 128}, DType::bf16),
+                                            lazy::from_data(ws, {40, 128}, DType::bf16))
+                                   .to(DType::f32)
+                                   .to_vector<float>();
+  for (std::int64_t i = 0; i < 4; ++i) {
+    for (std::int64_t j = 0; j < 40; ++j) {
+      const float v = y[std::size_t(i * 40 + j)];
+      if (i == 2) {
+        EXPECT_TRUE(std::isnan(v)) << i << ", " << j;
+      } else if (j == 5) {
+        EXPECT_EQ(v, INFINITY) << i << ", " << j;
+      } else {
+        EXPECT_EQ(v, 32.0f) << i << ", " << j;  // 128 * 0.5 * 0.25, exact
+      }
+    }
   }
 }
 

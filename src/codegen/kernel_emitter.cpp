@@ -12,6 +12,7 @@
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/row_kernel_emitter.h"
+#include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
 #include "ir/integer_math.h"
@@ -441,6 +442,7 @@ class KernelEmitter {
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options) {
+  if (region.matmul) return generate_skinny_matmul(region, pending, externals);
   if (region.row) return generate_row_kernel(region, pending, externals, options);
   return KernelEmitter(region, pending, externals, options).run();
 }

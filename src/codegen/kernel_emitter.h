@@ -63,7 +63,8 @@ struct GeneratedKernel {
 inline constexpr int kThreadsPerBlock = 256;
 
 // A pointwise region's kernel, or a reduction region's (region.reduction set: a column kernel
-// when its folded elements lie outside the kept ones in memory, else one block per result).
+// when its folded elements lie outside the kept ones in memory, else one block per result), or a
+// product's that skinny_product (skinny_matmul.h) accepts.
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options = {});

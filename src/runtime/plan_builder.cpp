@@ -5,6 +5,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "codegen/skinny_matmul.h"
 #include "fuse/partition.h"
 #include "ir/debug.h"
 #include "lazy/error.h"
@@ -29,7 +30,10 @@ std::int64_t fewest_bytes(const fuse::Region& region, const codegen::GeneratedKe
     if (term.kind != fuse::Term::Kind::load) continue;
     if (!seen.try_emplace(std::make_pair(term.external, term.source), true).second) continue;
     const ir::Node& source = term.external ? *externals[term.source] : *pending[term.source];
-    bytes += std::min(source.shape.numel(), kernel.numel) * itemsize(source.dtype);
+    // A product reads all of each operand; other kernels read at most an element per element.
+    const std::int64_t read =
+        region.matmul ? term.layout.shape.numel() : std::min(source.shape.numel(), kernel.numel);
+    bytes += read * itemsize(source.dtype);
   }
   for (const fuse::Root& root : region.roots) {
     const ir::Node& node = root.external_copy ? *externals[root.node] : *pending[root.node];
@@ -54,9 +58,13 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   // Generated kernels, for the regions that are not library calls.
   std::vector<codegen::GeneratedKernel> kernels;
   std::vector<std::size_t> kernel_of(partition.regions.size(), 0);
+  // Products of few rows run as generated kernels with their epilogue, unless fusion is off
+  // (the unfused baseline calls cuBLASLt for every product).
+  std::vector<bool> library_call(partition.regions.size(), false);
   for (std::size_t r = 0; r < partition.regions.size(); ++r) {
     const fuse::Region& region = partition.regions[r];
-    if (region.matmul) continue;
+    library_call[r] = region.matmul && !(fusion && codegen::skinny_product(region, nodes, arch));
+    if (library_call[r]) continue;
     kernel_of[r] = kernels.size();
     kernels.push_back(codegen::generate_kernel(region, nodes, externals, {.fast_math = fast}));
     stats.kernels_generated++;
@@ -71,7 +79,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   int from[3] = {0, 0, 0};  // memory, disk, NVRTC
   for (std::size_t r = 0; r < partition.regions.size(); ++r) {
     const fuse::Region& region = partition.regions[r];
-    if (region.matmul) {
+    if (library_call[r]) {
       plan->kernels.push_back(plan_matmul(region, graph, index, device));
       continue;
     }

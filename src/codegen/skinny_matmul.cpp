@@ -1,0 +1,108 @@
+#include "codegen/skinny_matmul.h"
+
+#include <set>
+
+#include "codegen/generated_names.h"
+#include "codegen/kernel_builder.h"
+#include "codegen/op_expressions.h"
+#include "codegen/text.h"
+#include "ir/integer_math.h"
+#include "ir/matmul.h"
+
+namespace lazy::codegen {
+
+namespace {
+
+// 16 bytes of 2-byte elements: the kernel's loads.
+constexpr std::int64_t kGroup = 8;
+// The kernel's block and the columns it computes (lz_skinny_matmul.cuh's kSkinnyThreads and
+// kSkinnyColumns).
+constexpr int kThreads = 256;
+constexpr std::int64_t kColumnsPerBlock = 16;
+
+bool whole_groups(std::int64_t elements) {
+  return elements % kGroup == 0;
+}
+
+}  // namespace
+
+bool skinny_product(const fuse::Region& region, std::span<const ir::NodePtr> pending, int arch) {
+  if (!region.matmul || arch < 80) return false;
+  const ir::Node& node = *pending[region.matmul->node];
+  if (node.dtype != DType::bf16 && node.dtype != DType::f16) return false;
+  if (ir::matmul_epilogue(node).activation == ir::MatmulActivation::relu) return false;
+  // In the call's column-major terms (ir/matmul_problem.h): problem.a is the weight, K x N with K
+  // contiguous and transposed by op(); problem.b is x, K x M; problem.n is M.
+  const ir::MatmulProblem& p = region.matmul->problem;
+  return p.batch == 1 && p.n <= kSkinnyRows && p.a.transposed && !p.b.transposed &&
+         whole_groups(p.k) && whole_groups(p.a.offset) && whole_groups(p.b.offset) &&
+         (p.m == 1 || whole_groups(p.a.ld)) && (p.n == 1 || whole_groups(p.b.ld));
+}
+
+GeneratedKernel generate_skinny_matmul(const fuse::Region& region,
+                                       std::span<const ir::NodePtr> pending,
+                                       std::span<const ir::NodePtr> externals) {
+  const ir::Node& node = *pending[region.matmul->node];
+  const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
+  const ir::MatmulProblem& p = region.matmul->problem;
+  const std::vector<std::int32_t>& inputs = region.matmul->input_terms;
+  KernelBuilder builder(region, pending, externals, {});
+  builder.constant("rows", std::uint64_t(p.n));
+  builder.constant("n", std::uint64_t(p.m));
+  builder.constant("k", std::uint64_t(p.k));
+  builder.constant("x_at", std::uint64_t(p.b.offset));
+  builder.constant("x_ld", std::uint64_t(p.b.ld));
+  builder.constant("w_at", std::uint64_t(p.a.offset));
+  builder.constant("w_ld", std::uint64_t(p.a.ld));
+  std::set<std::int32_t> declared;  // x @ x^T reads one input through one term
+  for (const std::int32_t t : inputs)
+    if (declared.insert(t).second) builder.input_pointer(std::size_t(t));
+  const DType dtype = node.dtype;
+  std::vector<std::string> leading = {"skinny", "matmul"};
+  std::string epilogue_text;
+  if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0) {
+    const std::int32_t t = inputs[std::size_t(bias)];
+    builder.constant("bias_at", std::uint64_t(region.terms[std::size_t(t)].layout.offset));
+    append(epilogue_text, "  v += ",
+           load_conversion(builder.term_dtype(std::size_t(t)),
+                           cat(input_name(std::size_t(t)), "[a.bias_at + col]")),
+           ";\n");
+    leading.push_back("bias");
+  }
+  if (const int residual = ir::matmul_residual_input(epilogue); residual >= 0) {
+    const std::int32_t t = inputs[std::size_t(residual)];
+    builder.constant("residual_at", std::uint64_t(p.c->offset));
+    builder.constant("residual_ld", std::uint64_t(p.c->ld));
+    append(epilogue_text, "  v += ",
+           load_conversion(
+               builder.term_dtype(std::size_t(t)),
+               cat(input_name(std::size_t(t)), "[a.residual_at + row * a.residual_ld + col]")),
+           ";\n");
+    leading.push_back("residual");
+  }
+  if (epilogue.activation == ir::MatmulActivation::gelu_tanh) {
+    append(epilogue_text, "  v = lz_gelu_tanh(v);\n");
+    leading.push_back("gelu_tanh");
+  }
+  builder.output_pointer(0);
+  const std::string x = input_name(std::size_t(inputs[0]));
+  const std::string w = input_name(std::size_t(inputs[1]));
+  const std::string body =
+      cat("// lazyfuse: a product of at most ", kSkinnyRows, " rows as tensor-core tiles of ",
+          kColumnsPerBlock, " columns, the epilogue before one rounding\n",
+          "#include \"lz_skinny_matmul.cuh\"\n\nstruct Args {\n", builder.args_text(), "};\n\n",
+          "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") $NAME(const Args a) {\n",
+          "  float sum;\n  int row;\n  long long col;\n", "  if (!lz_skinny_product<",
+          dtype == DType::bf16 ? "true" : "false", ">(", x, " + a.x_at, a.x_ld, ", w,
+          " + a.w_at, a.w_ld, (int)a.rows, a.n, a.k, sum, row, col))\n    return;\n",
+          "  float v = sum;\n", epilogue_text, "  ", output_name(0),
+          "[row * a.n + col] = ", store_conversion(dtype, "v"), ";\n}\n");
+  GeneratedKernel kernel = builder.finish(body, "lz_", std::move(leading));
+  kernel.numel = kernel.written = node.shape.numel();
+  kernel.vector_width = 1;
+  kernel.blocks = std::max<std::int64_t>(ir::ceil_div(p.m, kColumnsPerBlock), 1);
+  kernel.threads = kThreads;
+  return kernel;
+}
+
+}  // namespace lazy::codegen

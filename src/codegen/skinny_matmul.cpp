@@ -17,7 +17,7 @@ namespace {
 constexpr std::int64_t kGroup = 8;
 // The kernel's block and the columns it computes (lz_skinny_matmul.cuh's kSkinnyThreads and
 // kSkinnyColumns).
-constexpr int kThreads = 256;
+constexpr int kThreads = 512;
 constexpr std::int64_t kColumnsPerBlock = 16;
 
 bool whole_groups(std::int64_t elements) {

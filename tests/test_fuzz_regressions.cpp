@@ -363,4 +363,16 @@ TEST_F(GpuFuzzRegressions, BroadcastRowReductionBesideAnEpilogueMatchesReference
   expect_gpu_matches_reference(broadcast_row_reduction_program, "broadcast rows");
 }
 
+// lazyfuse-fuzz seed 11801 program 48, shrunk: a cast of -0.25 to bool stored as the C++ conversion
+// of its operand (0) once stores of casts skipped the cast; only f16 and bf16 may.
+TEST_F(GpuFuzzRegressions, FractionCastToBoolIsTrue) {
+  expect_gpu_matches_reference(
+      [] {
+        const std::vector<float> values = {-0.25f, 0.5f, 0.0f, -0.0f, std::nanf("")};
+        const Tensor x = lazy::from_data(values, {1, 1, 5}, DType::f32);
+        return std::vector{lazy::cast(x, DType::bool_), lazy::cast(x * 4.0f, DType::i32)};
+      },
+      "fractions cast to bool and int");
+}
+
 }  // namespace

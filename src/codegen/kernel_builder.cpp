@@ -150,9 +150,11 @@ std::string KernelBuilder::division_statement(std::size_t t) const {
 }
 
 std::string KernelBuilder::stored_value(std::size_t t, DType stored) const {
-  // A cast to the stored dtype rounds as the store does: storing its operand rounds once.
+  // A cast to f16 or bf16 rounds as storing to it does: storing the cast's floating operand
+  // rounds once. (Casts to bool or integers convert unlike a store's C++ conversion.)
   const fuse::Term& term = region_.terms[t];
-  if (term.kind == fuse::Term::Kind::op && pending_[term.source]->op == ir::Op::Cast &&
+  const bool narrow = stored == DType::f16 || stored == DType::bf16;
+  if (narrow && term.kind == fuse::Term::Kind::op && pending_[term.source]->op == ir::Op::Cast &&
       term_dtype(t) == stored && value_type(term_dtype(std::size_t(term.operands[0]))) == "float")
     return store_conversion(stored, operand_value(t, 0));
   return store_conversion(stored, value_name(term, t));

@@ -34,12 +34,10 @@ namespace {
 
 using lazy::bench::BenchOptions;
 using lazy::bench::BenchUsage;
-using lazy::bench::copy_bandwidth_gbps;
 using lazy::bench::json_string;
 using lazy::bench::measure;
 using lazy::bench::Measurement;
 using lazy::bench::StepFn;
-using lazy::runtime::Device;
 
 // Shapes from issue 3.
 constexpr std::int64_t kChain4Rows = 16384;
@@ -282,20 +280,10 @@ int main(int argc, char** argv) {
                                      sum_axis0(),
                                      sum_all(),
                                      softmax(lazy::DType::f32, true)};
-  if (!options.only.empty()) {
-    std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
-    if (workloads.empty()) lazy::bench::usage_error(kUsage, "no workload named " + options.only);
-  }
+  lazy::bench::keep_only(workloads, options, kUsage);
 
-  Device* device = Device::get();
-  if (device == nullptr) {
-    std::printf("bench_fusion: no GPU (%s); nothing to time\n", Device::why_host().c_str());
-    return 0;
-  }
-  std::printf("device: %s (sm_%d)\n", device->name().c_str(), device->sm_arch());
-
-  const double copy_gbps = copy_bandwidth_gbps(*device);
-  std::printf("copy bandwidth: %.0f GB/s\n", copy_gbps);
+  const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");
+  if (device == nullptr) return 0;
 
   std::vector<Row> rows;
   for (const Workload& workload : workloads) {

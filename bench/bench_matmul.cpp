@@ -310,19 +310,10 @@ int main(int argc, char** argv) {
   const BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
   std::vector<Workload> workloads = {gemm_gelu(), swiglu_ffn(), decode_linear(),
                                      transformer_block()};
-  if (!options.only.empty()) {
-    std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
-    if (workloads.empty()) lazy::bench::usage_error(kUsage, "no workload named " + options.only);
-  }
+  lazy::bench::keep_only(workloads, options, kUsage);
 
-  Device* device = Device::get();
-  if (device == nullptr) {
-    std::printf("bench_matmul: no GPU (%s); nothing to time\n", Device::why_host().c_str());
-    return 0;
-  }
-  std::printf("device: %s (sm_%d)\n", device->name().c_str(), device->sm_arch());
-  const double copy_gbps = lazy::bench::copy_bandwidth_gbps(*device);
-  std::printf("copy bandwidth: %.0f GB/s\n", copy_gbps);
+  const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_matmul");
+  if (device == nullptr) return 0;
   std::optional<lazy::bench::PoolMemory> pool = lazy::bench::PoolMemory::open(device->ordinal());
   if (!pool) std::printf("no memory pool counters in this driver: peak memory not reported\n");
 

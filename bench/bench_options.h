@@ -1,8 +1,10 @@
 // The command line the GPU benches share: [--iters N] [--only WORKLOAD] [--json PATH].
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lazy::bench {
 
@@ -25,5 +27,14 @@ struct BenchOptions {
 // Prints the message and the usage on stderr and exits with status 2.
 [[noreturn]] void usage_error(const BenchUsage& usage, const std::string& message);
 BenchOptions parse_bench_options(int argc, char** argv, const BenchUsage& usage);
+
+// Keeps the workload --only names (every one without it); a name no workload has is a usage error.
+template <class Workload>
+void keep_only(std::vector<Workload>& workloads, const BenchOptions& options,
+               const BenchUsage& usage) {
+  if (options.only.empty()) return;
+  std::erase_if(workloads, [&](const Workload& w) { return w.name != options.only; });
+  if (workloads.empty()) usage_error(usage, "no workload named " + options.only);
+}
 
 }  // namespace lazy::bench

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
 
 namespace lazy::bench {
 
@@ -41,6 +43,19 @@ double copy_bandwidth_gbps(Device& device) {
     samples.push_back(timer.elapsed_ms());
   }
   return 2.0 * double(kCopyBytes) / (double(median(samples)) * 1e6);
+}
+
+BenchDevice open_bench_device(std::string_view program) {
+  Device* device = Device::get();
+  if (device == nullptr) {
+    std::printf("%s: no GPU (%s); nothing to time\n", std::string(program).c_str(),
+                Device::why_host().c_str());
+    return {};
+  }
+  std::printf("device: %s (sm_%d)\n", device->name().c_str(), device->sm_arch());
+  const double copy_gbps = copy_bandwidth_gbps(*device);
+  std::printf("copy bandwidth: %.0f GB/s\n", copy_gbps);
+  return {device, copy_gbps};
 }
 
 Measurement measure(const StepFn& step, bool fusion, int iters, Device& device,

@@ -27,6 +27,14 @@ float median(std::vector<float> samples);
 // GB/s of a device-to-device copy far larger than L2, counting bytes read and bytes written.
 double copy_bandwidth_gbps(runtime::Device& device);
 
+// The GPU a bench times on and its copy bandwidth, both printed; without a GPU, says so for
+// `program` and gives no device.
+struct BenchDevice {
+  runtime::Device* device = nullptr;
+  double copy_gbps = 0;
+};
+BenchDevice open_bench_device(std::string_view program);
+
 struct Measurement {
   float median_ms;
   double launches_per_iter;      // generated kernels launched

@@ -134,12 +134,6 @@ std::string KernelBuilder::computed_statement(std::size_t t, const std::string& 
   return op_statement(t, op_expression(*pending_[term.source], operands, options_.fast_math));
 }
 
-bool KernelBuilder::float_division(std::size_t t) const {
-  const fuse::Term& term = region_.terms[t];
-  return term.kind == fuse::Term::Kind::op && pending_[term.source]->op == ir::Op::Div &&
-         value_type(term_dtype(t)) == "float";
-}
-
 std::string KernelBuilder::reciprocal_statement(std::size_t t) const {
   return cat("const double ", reciprocal_name(t), " = 1.0 / (double)", operand_value(t, 1), ";\n");
 }

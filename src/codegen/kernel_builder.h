@@ -62,10 +62,9 @@ class KernelBuilder {
   std::string value_statement(std::size_t t, const std::string& value) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
-  // A floating division (term t) whose divisor many elements share, a row's sum, takes the
-  // divisor's reciprocal computed once (reciprocal_statement, where the divisor is known) and
-  // rounds as the division does (lz_div_by).
-  bool float_division(std::size_t t) const;
+  // A division (term t) whose divisor many elements share, a row's sum, takes the divisor's
+  // reciprocal computed once (reciprocal_statement, where the divisor is known) and rounds as the
+  // division does (lz_div_by).
   std::string reciprocal_statement(std::size_t t) const;
   std::string division_statement(std::size_t t) const;
 

@@ -252,6 +252,18 @@ class RowKernelEmitter {
     return out;
   }
 
+  // The reciprocals of divisors at `level` known once `phase` reductions have folded.
+  std::string reciprocal_statements(Level level, int phase, std::string_view indent) const {
+    std::string out;
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!plan_.divides_by_row_value(t)) continue;
+      const std::size_t divisor = std::size_t(region_.terms[t].operands[1]);
+      if (plan_.level(divisor) == level && plan_.ready_after(divisor) == phase)
+        append(out, indent, builder_.reciprocal_statement(t));
+    }
+    return out;
+  }
+
   // Per-row terms computable once `phase` reductions have folded.
   std::string per_row_statements(int phase) const {
     std::string out;
@@ -259,13 +271,7 @@ class RowKernelEmitter {
       if (plan_.level(t) == Level::per_row && plan_.ready_after(t) == phase)
         append(out, "    ", term_statement(t));
     }
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      const std::size_t divisor = std::size_t(region_.terms[t].operands[1]);
-      if (plan_.divides_by_row_value(t) && plan_.level(divisor) == Level::per_row &&
-          plan_.ready_after(divisor) == phase)
-        append(out, "    ", builder_.reciprocal_statement(t));
-    }
-    return out;
+    return out + reciprocal_statements(Level::per_row, phase, "    ");
   }
 
   std::string row_body() const {
@@ -344,12 +350,7 @@ class RowKernelEmitter {
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
       if (plan_.level(t) == Level::uniform) append(out, "  ", term_statement(t));
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      const std::size_t divisor = std::size_t(region_.terms[t].operands[1]);
-      if (plan_.divides_by_row_value(t) && plan_.level(divisor) == Level::uniform)
-        append(out, "  ", builder_.reciprocal_statement(t));
-    }
-    return out;
+    return out + reciprocal_statements(Level::uniform, 0, "  ");
   }
 
   std::string fill_skeleton() const {

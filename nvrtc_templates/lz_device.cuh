@@ -119,6 +119,26 @@ __device__ __forceinline__ void lz_store_vec(T* p, const lz_vec<N, T>& x) {
   *reinterpret_cast<lz_vec<N, T>*>(p) = x;
 }
 
+// A gather's index outside [0, bound): the first kernel thread to find one records where and
+// what in host-mapped memory (runtime/index_faults.h: state, site, value); the next sync throws.
+__device__ __noinline__ void lz_index_fault(unsigned int* faults, unsigned int site,
+                                            long long value) {
+  if (atomicCAS(faults, 0u, 1u) != 0u) return;
+  *(volatile unsigned int*)(faults + 1) = site;
+  *(volatile long long*)(faults + 2) = value;
+  __threadfence_system();
+  atomicExch(faults, 2u);
+}
+// The element `pick` positions along the gathered axis from `base`, or 0 for a bad pick.
+template <class T>
+__device__ __forceinline__ T lz_gather_element(const T* source, long long base, long long pick,
+                                               long long stride, long long bound,
+                                               unsigned int* faults, unsigned long long site) {
+  if ((unsigned long long)pick < (unsigned long long)bound) return source[base + pick * stride];
+  lz_index_fault(faults, (unsigned int)site, pick);
+  return T(0);
+}
+
 // n / d and n % d for 32-bit indices with a divisor fixed at launch: the host precomputes
 // magic and shift (Granlund-Montgomery), the device does a multiply-high and a shift.
 // magic_shift packs the magic number in its low 32 bits and the shift in its high 32 bits.

@@ -35,6 +35,12 @@ class DTypeError : public Error {
   using Error::Error;
 };
 
+// An index outside the axis it picks along (gather, index_select, embedding). On the GPU it is
+// found by the kernel and thrown by the first sync or host read after the kernel has run.
+class IndexError : public Error {
+  using Error::Error;
+};
+
 // A bad argument value: a zero step, a scalar that does not fit the dtype, an undefined tensor.
 class ValueError : public Error {
   using Error::Error;

@@ -2,13 +2,15 @@
 
 #include "api/recording.h"
 #include "runtime/executor.h"
+#include "runtime/index_faults.h"
 
 namespace lazy {
 
 namespace {
 
 // Computes the pending graph of `trace` and hands each held node its data. The trace is left
-// intact if evaluation throws, so nothing the user recorded is lost.
+// intact if evaluation throws, so nothing the user recorded is lost. A bad gather index found by
+// a finished kernel (this sync's or an earlier one's) is thrown once the results are kept.
 void sync_trace(ir::Trace& trace) {
   if (trace.empty()) return;
   std::span<const ir::NodePtr> pending = trace.pending();
@@ -25,6 +27,7 @@ void sync_trace(ir::Trace& trace) {
     node.inputs.clear();
   }
   trace.clear();
+  runtime::raise_index_faults();
 }
 
 }  // namespace

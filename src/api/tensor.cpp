@@ -4,6 +4,7 @@
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
 #include "lazy/sync.h"
+#include "runtime/index_faults.h"
 #include "runtime/storage_mirror.h"
 
 namespace lazy {
@@ -96,8 +97,10 @@ double Tensor::item_as_double(std::source_location loc) const {
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  return ir::load_as_double(runtime::host_bytes(*data.storage), data.storage->dtype,
-                            data.layout.offset);
+  const double value = ir::load_as_double(runtime::host_bytes(*data.storage), data.storage->dtype,
+                                          data.layout.offset);
+  runtime::raise_index_faults();  // the read waited for the GPU: its faults show now
+  return value;
 }
 
 std::int64_t Tensor::item_as_int(std::source_location loc) const {
@@ -106,8 +109,10 @@ std::int64_t Tensor::item_as_int(std::source_location loc) const {
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  return ir::load_as_int(runtime::host_bytes(*data.storage), data.storage->dtype,
-                         data.layout.offset);
+  const std::int64_t value =
+      ir::load_as_int(runtime::host_bytes(*data.storage), data.storage->dtype, data.layout.offset);
+  runtime::raise_index_faults();
+  return value;
 }
 
 std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_location loc) const {
@@ -128,6 +133,7 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
     runtime::copy_storage_to_host(
         *data.storage, std::size_t(data.layout.offset * itemsize(dtype)),
         std::size_t(data.layout.shape.numel()) * std::size_t(itemsize(dtype)), dst);
+    runtime::raise_index_faults();
     return;
   }
   const void* src = runtime::host_bytes(*data.storage);
@@ -156,6 +162,7 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
     }
     ++i;
   });
+  runtime::raise_index_faults();
 }
 
 }  // namespace lazy

@@ -96,6 +96,26 @@ void KernelBuilder::output_pointer(std::size_t r) {
   args_.push_back({kind, root.node});
 }
 
+void KernelBuilder::gather_arguments(std::size_t t) {
+  const fuse::Term::Gather& gather = *region_.terms[t].gather;
+  constant(cat("gs", t), std::uint64_t(gather.stride));
+  constant(cat("gb", t), std::uint64_t(gather.bound));
+  append(args_text_, "  unsigned long long site", t, ";\n");
+  args_.push_back({ArgSource::Kind::index_site, gather.node});
+  if (reports_faults_) return;
+  reports_faults_ = true;
+  append(args_text_, "  unsigned int* faults;\n");
+  args_.push_back({ArgSource::Kind::index_faults, 0});
+}
+
+std::string KernelBuilder::gather_statement(std::size_t t, const std::string& base) const {
+  const fuse::Term& term = region_.terms[t];
+  const auto index = std::size_t(term.gather->index);
+  return load_statement(t, cat("lz_gather_element(", input_name(t), ", ", base, ", (long long)",
+                               value_name(region_.terms[index], index), ", a.gs", t, ", a.gb", t,
+                               ", a.faults, a.site", t, ")"));
+}
+
 std::string KernelBuilder::value_statement(std::size_t t, const std::string& value) const {
   return cat("const ", value_type(term_dtype(t)), " ", value_name(region_.terms[t], t), " = ",
              value, ";\n");

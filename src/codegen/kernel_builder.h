@@ -51,6 +51,9 @@ class KernelBuilder {
   void scalar_argument(std::size_t t);  // a.s<t>: scalar term t
   void input_pointer(std::size_t t);    // the tensor load term t reads
   void output_pointer(std::size_t r);   // the memory output r is written to
+  // A gather load's arguments (its source's stride and extent along the picked axis, where it
+  // reports a bad index), after input_pointer(t).
+  void gather_arguments(std::size_t t);
   const std::string& args_text() const { return args_text_; }
 
   // Statements declaring term t's value (generated_names.h names it): from its argument (a
@@ -59,6 +62,9 @@ class KernelBuilder {
   // op and the user's file:line.
   std::string scalar_statement(std::size_t t) const;
   std::string load_statement(std::size_t t, const std::string& raw) const;
+  // A gather load's value at element offset `base` (a long long expression) of its walked axes,
+  // after checking its index: an index out of range is reported and reads 0.
+  std::string gather_statement(std::size_t t, const std::string& base) const;
   std::string value_statement(std::size_t t, const std::string& value) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
@@ -88,6 +94,7 @@ class KernelBuilder {
   CodegenOptions options_;
   std::string args_text_;
   std::vector<ArgSource> args_;
+  bool reports_faults_ = false;  // the `faults` argument is declared
 };
 
 }  // namespace lazy::codegen

@@ -112,7 +112,8 @@ class KernelEmitter {
           break;
         case Term::Kind::load:
         case Term::Kind::generator:
-          uniform_[t] = access(int(t)).mode == AccessMode::uniform;
+          uniform_[t] = access(int(t)).mode == AccessMode::uniform &&
+                        (!term.gather || uniform_[term.gather->index]);
           break;
         case Term::Kind::op:
           uniform_[t] = true;
@@ -159,6 +160,7 @@ class KernelEmitter {
       }
       if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
       if (term.kind == Term::Kind::load) builder_.input_pointer(t);
+      if (term.gather) builder_.gather_arguments(t);
       const AccessPlan& plan = access(int(t));
       constant(cat("off", t), std::uint64_t(plan.offset));
       if (plan.mode == AccessMode::strided) {
@@ -177,6 +179,7 @@ class KernelEmitter {
       case Term::Kind::scalar:
         return builder_.scalar_statement(t);
       case Term::Kind::load:
+        if (region_.terms[t].gather) return builder_.gather_statement(t, gather_base(t, vector));
         return builder_.load_statement(t, raw_element(t, vector));
       case Term::Kind::generator:
         return builder_.computed_statement(t, generator_index(t, vector));
@@ -203,6 +206,25 @@ class KernelEmitter {
         if (plan.strides.back() == 0) return vector_load_name(t);
         return cat(input_name(t), "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
                    plan.strides.size() - 1, "]");
+    }
+    return {};
+  }
+
+  // Where a gather load's walked axes put element e of the group (or the one element i); its index
+  // adds to that. Gathers read element by element, never as vectors.
+  std::string gather_base(std::size_t t, bool vector) const {
+    const AccessPlan& plan = access(int(t));
+    const std::string e = vector ? " + (long long)e" : "";
+    switch (plan.mode) {
+      case AccessMode::uniform:
+        return cat("(long long)a.off", t);
+      case AccessMode::dense:
+        return cat("((long long)a.off", t, " + (long long)i", e, ")");
+      case AccessMode::strided:
+        if (!vector || plan.strides.back() == 0) return cat("(long long)o", t);
+        if (plan.strides.back() == 1) return cat("((long long)o", t, e, ")");
+        return cat("((long long)o", t, " + (long long)e * a.st", t, "_", plan.strides.size() - 1,
+                   ")");
     }
     return {};
   }
@@ -260,7 +282,7 @@ class KernelEmitter {
       return out;
     }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (region_.terms[t].kind != Term::Kind::load) continue;
+      if (region_.terms[t].kind != Term::Kind::load || region_.terms[t].gather) continue;
       const AccessPlan& plan = access(int(t));
       const std::string load = cat("    const auto ", vector_load_name(t), " = ");
       if (plan.mode == AccessMode::dense) {

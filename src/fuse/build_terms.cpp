@@ -8,6 +8,7 @@
 #include "fuse/internal_error.h"
 #include "fuse/row_walk.h"
 #include "fuse/view_layout.h"
+#include "ir/gather.h"
 #include "ir/matmul.h"
 
 namespace lazy::fuse {
@@ -293,6 +294,8 @@ class TermBuilder {
         return visit_row_reduction(*node, path);
       case OpKind::matmul:
         internal_error(*node, "a matrix product read inside a region before its call");
+      case OpKind::gather:
+        return visit_gather(*node, path);
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
@@ -310,6 +313,52 @@ class TermBuilder {
       if (operand == kFailed) return kFailed;
       term.operands[term.n_operands++] = operand;
     }
+    return add_term(term);
+  }
+
+  // A gather: its index as an operand over the same views, then a load of its source (written by
+  // an earlier region, or an input) whose layout walks every axis but the picked one.
+  std::int32_t visit_gather(const Node& node, std::vector<const Node*>& path) {
+    const std::uint32_t index = node.trace_index;
+    if (current().row || current().reduction) {
+      cut_added_ = p_.cuts.add_read_back(index, CutReason::gather_in_reduction) || cut_added_;
+      return kFailed;
+    }
+    const std::int32_t picks = visit(node.inputs[1], path);
+    if (picks == kFailed) return kFailed;
+    const Node& source = *node.inputs[0];
+    std::vector<const Node*> views;
+    const Node* base = &source;
+    while (base->is_pending() && ir::op_kind(base->op) == OpKind::view &&
+           !p_.cuts.cut[base->trace_index]) {
+      views.push_back(base);
+      base = base->inputs[0].get();
+    }
+    if (base->is_pending() &&
+        (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_)) {
+      internal_error(node, "a gather's source is not written before the gather");
+    }
+    const ir::Layout stored =
+        base->is_pending() ? ir::Layout::contiguous(base->shape) : base->data->layout;
+    const Node* failed = nullptr;
+    const std::optional<ir::Layout> layout = compose_views(stored, views, &failed);
+    if (!layout) {
+      // The source's views need strides its base does not have: the source is written densely.
+      cut_added_ =
+          p_.cuts.add_read_back(source.trace_index, CutReason::gather_source) || cut_added_;
+      return kFailed;
+    }
+    const int axis = ir::gather_axis(node);
+    ir::Layout walked = *layout;
+    walked.shape = node.shape;
+    walked.strides[axis] = 0;
+    const std::optional<ir::Layout> over = compose_or_cut(walked, path);
+    if (!over) return kFailed;
+    Term term =
+        make_term(Term::Kind::load, base->is_pending() ? base->trace_index : slot_of_.at(base));
+    term.external = !base->is_pending();
+    term.layout = *over;
+    term.gather = Term::Gather{picks, layout->strides[axis], layout->shape[axis], index};
     return add_term(term);
   }
 

@@ -51,6 +51,17 @@ void cut_matmul_operand(Partition& p, const Node& operand) {
     p.cuts.add(base->trace_index, CutReason::matmul_operand);
 }
 
+// A gather reads its source at positions its index holds: the node under the source's views is
+// written first, and read back (build_terms cuts the source itself where its views do not compose).
+void cut_gather_source(Partition& p, const Node& source) {
+  const Node* base = &source;
+  while (base->is_pending() && ir::op_kind(base->op) == OpKind::view) base = base->inputs[0].get();
+  if (!base->is_pending()) return;
+  // A scalar has no memory: the source itself is written.
+  const Node& written = base->op == Op::Scalar ? source : *base;
+  p.cuts.add_read_back(written.trace_index, CutReason::gather_source);
+}
+
 // The nodes a handle holds must be written; a held view needs its base written instead.
 void cut_held_and_reductions(Partition& p, PartitionOptions options) {
   const Graph& graph = p.graph;
@@ -59,8 +70,8 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
     const Node& node = *graph.nodes[i];
     const bool live = graph.live[i];
     const OpKind kind = ir::op_kind(node.op);
-    if (!options.fusion &&
-        (kind == OpKind::pointwise || kind == OpKind::generator || kind == OpKind::copy))
+    if (!options.fusion && (kind == OpKind::pointwise || kind == OpKind::generator ||
+                            kind == OpKind::copy || kind == OpKind::gather))
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);
@@ -68,6 +79,7 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
       for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);
     }
+    if (kind == OpKind::gather) cut_gather_source(p, *node.inputs[0]);
     if (!live) continue;
     if (node.op == Op::Scalar) {
       p.live_scalars.push_back(i);

@@ -54,6 +54,10 @@ std::string_view cut_reason_name(CutReason reason) {
       return "matmul_operand";
     case CutReason::matmul_layout:
       return "matmul_layout";
+    case CutReason::gather_source:
+      return "gather_source";
+    case CutReason::gather_in_reduction:
+      return "gather_in_reduction";
   }
   return "?";
 }

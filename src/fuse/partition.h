@@ -42,6 +42,9 @@ enum class CutReason : std::uint8_t {
   matmul_operand,       // a matrix product reads it from memory
   matmul_layout,        // a matrix product reads it in a layout cuBLASLt cannot take: written
                         // densely first (with the work that produced it)
+  gather_source,        // a gather reads it at positions known only when its index is computed
+  gather_in_reduction,  // a gather a reduction's kernel would read: written first (a row or
+                        // reduction kernel computes no gathers)
 };
 std::string_view cut_reason_name(CutReason reason);
 
@@ -106,6 +109,15 @@ struct Term {
   ir::Layout layout;
   std::array<std::int32_t, 3> operands{-1, -1, -1};
   int n_operands = 0;
+  // A load whose position along one axis of its source is an index term's value: `layout` walks
+  // the other axes (stride 0 along that one), the index adds index * stride.
+  struct Gather {
+    std::int32_t index;   // the term holding the index
+    std::int64_t stride;  // the source's stride along the picked axis
+    std::int64_t bound;   // the source's extent along it: valid indices are [0, bound)
+    std::uint32_t node;   // graph index of the Gather node, to report a bad index
+  };
+  std::optional<Gather> gather;
 };
 
 // What a reduction region folds: its iteration space is the reduction's input with the folded

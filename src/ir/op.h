@@ -22,6 +22,8 @@ enum class OpKind : std::uint8_t {
   copy,       // a dense copy of one input
   reduction,  // folds the axes in attrs[0] (a bit mask); attrs[1]: keepdim
   matmul,     // a matrix product through cuBLASLt, with its epilogue (ir/matmul.h)
+  gather,     // element i of input 0 with its coordinate along attrs[0] taken from element i of
+              // input 1 (an index): a load at a data-dependent position
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -132,7 +134,9 @@ enum class DeviceName : std::uint8_t {
   X(ReduceAny, any, reduction, 1, given, own, simple, plain)                                       \
   X(ReduceAll, all, reduction, 1, given, own, simple, plain)                                       \
   /* matrix products: inputs a, b, then the epilogue's bias and residual (ir/matmul.h) */          \
-  X(MatMul, matmul, matmul, 2, given, own, simple, plain)
+  X(MatMul, matmul, matmul, 2, given, own, simple, plain)                                          \
+  /* gathers: source, index of the result's shape; attrs[0]: the axis the index picks along */     \
+  X(Gather, gather, gather, 2, given, own, simple, plain)
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, ...) name,

@@ -40,6 +40,8 @@ namespace lazy::runtime {
   X(cuMemcpyDtoHAsync)                \
   X(cuMemcpyDtoDAsync)                \
   X(cuMemsetD8Async)                  \
+  X(cuMemHostAlloc)                   \
+  X(cuMemHostGetDevicePointer)        \
   X(cuModuleLoadData)                 \
   X(cuModuleUnload)                   \
   X(cuModuleGetFunction)              \

@@ -2,6 +2,8 @@
 
 #include "codegen/kernel_builder.h"
 #include "fuse/view_layout.h"
+#include "ir/gather.h"
+#include "ir/index_faults.h"
 
 namespace lazy::runtime {
 
@@ -38,6 +40,15 @@ std::vector<ArgSource> plan_args(const std::vector<ArgSource>& args, const fuse:
           arg.value = index(node);
         }
         break;
+      case ArgSource::Kind::index_site: {
+        // Sites are numbered by process, kernels by structure: the number is an argument.
+        const ir::Node& gather = *graph.nodes[node];
+        const std::int64_t bound = gather.inputs[0]->shape[ir::gather_axis(gather)];
+        arg = {ArgSource::Kind::constant,
+               ir::register_index_site(
+                   {std::string(ir::gather_caller_name(gather)), bound, gather.loc})};
+        break;
+      }
       default:
         break;
     }

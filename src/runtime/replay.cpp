@@ -12,6 +12,7 @@
 #include "ir/matmul.h"
 #include "ir/settings.h"
 #include "lazy/error.h"
+#include "runtime/index_faults.h"
 #include "runtime/matmul_call.h"
 #include "runtime/output_memory.h"
 #include "runtime/stats.h"
@@ -119,6 +120,12 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
         case ArgSource::Kind::scalar_float:
         case ArgSource::Kind::scalar_int:
           packed.push_back(codegen::scalar_argument(*pending[arg.value]));
+          break;
+        case ArgSource::Kind::index_site:  // plan_args made it a constant
+          packed.push_back(arg.value);
+          break;
+        case ArgSource::Kind::index_faults:
+          packed.push_back(index_fault_record(device));
           break;
       }
     }

@@ -1,0 +1,65 @@
+// Indexing: reading at positions held in an index tensor, splitting along an axis, and masks.
+// Index tensors are i32 or i64. An index outside the axis it picks along is a lazy::IndexError:
+// thrown when the values are computed (by the first sync or host read after the kernel ran),
+// naming the op, the value, the valid range and the line of the call; the bad elements read 0
+// and everything else that sync computed is kept. docs/semantics.md lists each op's rules.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+#include "lazy/dtype.h"
+#include "lazy/scalar.h"
+#include "lazy/tensor.h"
+
+namespace lazy {
+
+// PyTorch's gather: out[c] = x[c with c[axis] = index[c]]. index has x's rank and, along every
+// other axis, at most x's size; the result has index's shape. Negative indices are out of range.
+Tensor gather(const Tensor& x, int axis, const Tensor& index,
+              std::source_location loc = std::source_location::current());
+
+// NumPy's take_along_axis (PyTorch's take_along_dim with an axis): gather after broadcasting x and
+// index against each other along every axis but `axis`.
+Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis,
+                       std::source_location loc = std::source_location::current());
+
+// The slices of x at the positions in `index` (1-d, or 0-d for one) along `axis`, in that order;
+// repeats allowed. The result has x's shape with index's length along `axis`.
+Tensor index_select(const Tensor& x, int axis, const Tensor& index,
+                    std::source_location loc = std::source_location::current());
+
+// Rows of a [num, dim] table: the result has ids' shape followed by dim.
+Tensor embedding(const Tensor& weight, const Tensor& ids,
+                 std::source_location loc = std::source_location::current());
+
+// ids' shape followed by n: 1 where the last coordinate equals the id, else 0 (PyTorch's one_hot
+// with num_classes given, in any dtype). An id outside [0, n) gives a row of zeros, as JAX does:
+// checking it would need the values on the host.
+Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype = DType::i64,
+               std::source_location loc = std::source_location::current());
+
+// x where mask (bool, broadcast to x's shape) is false, `value` (converted to x's dtype) where it
+// is true.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value,
+                   std::source_location loc = std::source_location::current());
+
+// The lower (upper) triangle of the last two axes: elements with column - row <= diagonal
+// (>= diagonal) are kept, the others are 0.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0,
+            std::source_location loc = std::source_location::current());
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0,
+            std::source_location loc = std::source_location::current());
+
+// Views along `axis`: pieces of `size` elements (the last may be shorter), of the given sizes
+// (which must add up to the axis), or `chunks` pieces of ceil(extent / chunks) as PyTorch's chunk
+// (fewer when the axis is short).
+std::vector<Tensor> split(const Tensor& x, std::int64_t size, int axis = 0,
+                          std::source_location loc = std::source_location::current());
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, int axis = 0,
+                          std::source_location loc = std::source_location::current());
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, int axis = 0,
+                          std::source_location loc = std::source_location::current());
+
+}  // namespace lazy

@@ -1,0 +1,252 @@
+// Gathers (a load at positions an index tensor holds, one Gather node whatever the user op) and
+// the indexing composites built from views and pointwise ops.
+#include "lazy/indexing.h"
+
+#include "api/broadcast.h"
+#include "api/recording.h"
+#include "ir/gather.h"
+#include "lazy/factories.h"
+#include "lazy/ops.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::GatherCaller;
+
+void require_index(const ir::NodePtr& index, std::string_view op, std::source_location loc) {
+  if (index->dtype != DType::i32 && index->dtype != DType::i64) {
+    api::fail<DTypeError>(loc, op, "needs an i32 or i64 index, got ", dtype_name(index->dtype),
+                          "; convert it with .to(lazy::DType::i64)");
+  }
+}
+
+// The Gather node for x and index of equal rank whose sizes agree except along `axis` (checked
+// by the callers).
+Tensor record_gather(const Tensor& x, int axis, const Tensor& index, GatherCaller caller,
+                     std::source_location loc) {
+  const ir::NodePtr& source = x.node();
+  ir::NodePtr node = ir::make_node(ir::Op::Gather, source->dtype, index.node()->shape, loc);
+  node->attrs = ir::gather_attrs(axis, caller);
+  node->inputs.push_back(source);
+  node->inputs.push_back(index.node());
+  return api::record(node);
+}
+
+// gather's checks, then x sliced to index's sizes along the other axes so the node's source and
+// result agree there.
+Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCaller caller,
+                      std::string_view op, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& source = api::node_of(x, op, loc);
+  const ir::NodePtr& picks = api::node_of(index, op, loc);
+  require_index(picks, op, loc);
+  const int rank = source->shape.rank();
+  if (picks->shape.rank() != rank) {
+    api::fail<ShapeError>(loc, op, "index of shape ", picks->shape.to_string(),
+                          " needs the rank of x, which has shape ", source->shape.to_string());
+  }
+  if (rank == 0) {
+    api::normalize_axis(axis, 1, op, loc);
+    return checked_gather(x.reshape({1}, loc), 0, index.reshape({1}, loc), caller, op, loc)
+        .reshape({}, loc);
+  }
+  axis = api::normalize_axis(axis, rank, op, loc);
+  Tensor sliced = x;
+  for (int a = 0; a < rank; ++a) {
+    if (a == axis) continue;
+    if (picks->shape[a] > source->shape[a]) {
+      api::fail<ShapeError>(loc, op, "index of shape ", picks->shape.to_string(),
+                            " is larger than x of shape ", source->shape.to_string(),
+                            " along axis ", a);
+    }
+    if (picks->shape[a] < source->shape[a]) sliced = sliced.slice(a, 0, picks->shape[a], 1, loc);
+  }
+  return record_gather(sliced, axis, index, caller, loc);
+}
+
+// A 0-d tensor of x's dtype holding `value`, which must fit it.
+Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view op,
+                 std::source_location loc) {
+  api::check_scalar_fits(value, x.dtype(), op, loc);
+  return full({}, value, x.dtype(), loc);
+}
+
+// Keeps x where keep(column - row) holds over its last two axes, else 0.
+template <class Keep>
+Tensor triangle(const Tensor& x, std::string_view op, Keep keep, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, op, loc)->shape;
+  if (shape.rank() < 2) {
+    api::fail<ShapeError>(loc, op, "needs at least 2 dims, got shape ", shape.to_string());
+  }
+  const std::int64_t rows = shape[shape.rank() - 2], cols = shape[shape.rank() - 1];
+  Tensor offset = sub(arange(0, cols, 1, DType::i64, loc).reshape({1, cols}, loc),
+                      arange(0, rows, 1, DType::i64, loc).reshape({rows, 1}, loc), loc);
+  return where(keep(offset), x, scalar_of(x, 0, op, loc), loc);
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& x, int axis, const Tensor& index, std::source_location loc) {
+  return checked_gather(x, axis, index, GatherCaller::gather, "gather", loc);
+}
+
+Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& source = api::node_of(x, "take_along_axis", loc);
+  const ir::NodePtr& picks = api::node_of(index, "take_along_axis", loc);
+  require_index(picks, "take_along_axis", loc);
+  const int rank = source->shape.rank();
+  if (picks->shape.rank() != rank || rank == 0) {
+    api::fail<ShapeError>(loc, "take_along_axis", "index of shape ", picks->shape.to_string(),
+                          " needs the rank of x, which has shape ", source->shape.to_string(),
+                          ", and at least 1 dim");
+  }
+  axis = api::normalize_axis(axis, rank, "take_along_axis", loc);
+  // Broadcast along the other axes: the axis itself keeps each one's own size.
+  Shape x_shape = source->shape, index_shape = picks->shape;
+  x_shape[axis] = index_shape[axis] = 1;
+  const std::array shapes = {x_shape, index_shape};
+  Shape common = api::broadcast_shapes(shapes, "take_along_axis", loc);
+  Shape x_target = common, index_target = common;
+  x_target[axis] = source->shape[axis];
+  index_target[axis] = picks->shape[axis];
+  return record_gather(x.expand(x_target, loc), axis, index.expand(index_target, loc),
+                       GatherCaller::take_along_axis, loc);
+}
+
+Tensor index_select(const Tensor& x, int axis, const Tensor& index, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& source = api::node_of(x, "index_select", loc);
+  const ir::NodePtr& picks = api::node_of(index, "index_select", loc);
+  require_index(picks, "index_select", loc);
+  if (picks->shape.rank() > 1) {
+    api::fail<ShapeError>(loc, "index_select", "needs a 1-d index, got shape ",
+                          picks->shape.to_string());
+  }
+  const int rank = source->shape.rank();
+  if (rank == 0) {
+    return checked_gather(x, axis, index.reshape({}, loc), GatherCaller::index_select,
+                          "index_select", loc);
+  }
+  axis = api::normalize_axis(axis, rank, "index_select", loc);
+  const std::int64_t length = picks->shape.numel();
+  Shape along(std::vector<std::int64_t>(std::size_t(rank), 1));
+  along[axis] = length;
+  Shape result = source->shape;
+  result[axis] = length;
+  return record_gather(x, axis, index.reshape(along, loc).expand(result, loc),
+                       GatherCaller::index_select, loc);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& ids, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& table = api::node_of(weight, "embedding", loc);
+  const ir::NodePtr& picks = api::node_of(ids, "embedding", loc);
+  require_index(picks, "embedding", loc);
+  if (table->shape.rank() != 2) {
+    api::fail<ShapeError>(loc, "embedding", "needs a 2-d weight [num, dim], got shape ",
+                          table->shape.to_string());
+  }
+  if (picks->shape.rank() == 0)
+    return embedding(weight, ids.reshape({1}, loc), loc).reshape({table->shape[1]}, loc);
+  if (picks->shape.rank() + 1 > kMaxRank) {
+    api::fail<ShapeError>(loc, "embedding", "ids of shape ", picks->shape.to_string(),
+                          " give a result of more than ", kMaxRank, " dims");
+  }
+  // The table seen as [ids' leading sizes..., num, dim]; each id picks along num.
+  const int axis = picks->shape.rank() - 1;
+  Shape source = picks->shape;
+  source[axis] = table->shape[0];
+  source.push_back(table->shape[1]);
+  Shape result = picks->shape;
+  result.push_back(table->shape[1]);
+  return record_gather(weight.expand(source, loc), axis, ids.unsqueeze(-1, loc).expand(result, loc),
+                       GatherCaller::embedding, loc);
+}
+
+Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_location loc) {
+  api::sync_if_trace_full();
+  require_index(api::node_of(ids, "one_hot", loc), "one_hot", loc);
+  if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes, got ", n);
+  return eq(ids.unsqueeze(-1, loc), arange(0, n, 1, DType::i64, loc), loc).to(dtype, loc);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value,
+                   std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& filled = api::node_of(x, "masked_fill", loc);
+  const ir::NodePtr& where_true = api::node_of(mask, "masked_fill", loc);
+  if (where_true->dtype != DType::bool_) {
+    api::fail<DTypeError>(loc, "masked_fill", "needs a bool mask, got ",
+                          dtype_name(where_true->dtype), "; compare it (m != 0) first");
+  }
+  const std::array shapes = {filled->shape, where_true->shape};
+  if (api::broadcast_shapes(shapes, "masked_fill", loc) != filled->shape) {
+    api::fail<ShapeError>(loc, "masked_fill", "mask of shape ", where_true->shape.to_string(),
+                          " does not broadcast to x's shape ", filled->shape.to_string());
+  }
+  return where(mask, scalar_of(x, value, "masked_fill", loc), x, loc);
+}
+
+Tensor tril(const Tensor& x, std::int64_t diagonal, std::source_location loc) {
+  return triangle(
+      x, "tril", [&](const Tensor& d) { return le(d, diagonal, loc); }, loc);
+}
+
+Tensor triu(const Tensor& x, std::int64_t diagonal, std::source_location loc) {
+  return triangle(
+      x, "triu", [&](const Tensor& d) { return ge(d, diagonal, loc); }, loc);
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, int axis,
+                          std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, "split", loc)->shape;
+  if (shape.rank() == 0) api::fail<ShapeError>(loc, "split", "cannot split a 0-d tensor");
+  axis = api::normalize_axis(axis, shape.rank(), "split", loc);
+  std::int64_t total = 0;
+  for (const std::int64_t size : sizes) {
+    if (size < 0) api::fail<ValueError>(loc, "split", "sizes must be >= 0, got ", size);
+    total += size;
+  }
+  if (total != shape[axis]) {
+    api::fail<ShapeError>(loc, "split", "sizes add up to ", total, " but axis ", axis, " of shape ",
+                          shape.to_string(), " has ", shape[axis]);
+  }
+  std::vector<Tensor> pieces;
+  std::int64_t start = 0;
+  for (const std::int64_t size : sizes) {
+    pieces.push_back(x.slice(axis, start, start + size, 1, loc));
+    start += size;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> split(const Tensor& x, std::int64_t size, int axis, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, "split", loc)->shape;
+  if (shape.rank() == 0) api::fail<ShapeError>(loc, "split", "cannot split a 0-d tensor");
+  axis = api::normalize_axis(axis, shape.rank(), "split", loc);
+  const std::int64_t extent = shape[axis];
+  if (size <= 0 && extent > 0) api::fail<ValueError>(loc, "split", "needs a size > 0, got ", size);
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t start = 0; start < extent; start += size)
+    sizes.push_back(std::min(size, extent - start));
+  if (sizes.empty()) sizes.push_back(0);  // PyTorch: one empty piece of an empty axis
+  return split(x, sizes, axis, loc);
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, int axis,
+                          std::source_location loc) {
+  if (chunks <= 0) api::fail<ValueError>(loc, "chunk", "needs chunks > 0, got ", chunks);
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, "chunk", loc)->shape;
+  if (shape.rank() == 0) api::fail<ShapeError>(loc, "chunk", "cannot chunk a 0-d tensor");
+  const int a = api::normalize_axis(axis, shape.rank(), "chunk", loc);
+  const std::int64_t extent = shape[a];
+  return split(x, std::max<std::int64_t>((extent + chunks - 1) / chunks, 1), a, loc);
+}
+
+}  // namespace lazy

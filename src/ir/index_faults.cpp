@@ -1,0 +1,65 @@
+#include "ir/index_faults.h"
+
+#include <mutex>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_cat.h>
+
+#include "lazy/error.h"
+
+namespace lazy::ir {
+
+namespace {
+
+struct Faults {
+  std::mutex mutex;
+  std::vector<IndexSite> sites;
+  absl::flat_hash_map<std::string, std::uint32_t> id_of;  // op, bound and place as text
+  std::optional<std::pair<IndexSite, std::int64_t>> first;
+};
+
+Faults& faults() {
+  static Faults* f = new Faults;  // never destroyed: kernels may report during exit
+  return *f;
+}
+
+}  // namespace
+
+std::uint32_t register_index_site(const IndexSite& site) {
+  Faults& f = faults();
+  const std::string key = absl::StrCat(site.op, "\n", site.bound, "\n", site.loc.file_name(), ":",
+                                       site.loc.line(), ":", site.loc.column());
+  std::lock_guard lock(f.mutex);
+  auto [it, added] = f.id_of.try_emplace(key, std::uint32_t(f.sites.size()));
+  if (added) f.sites.push_back(site);
+  return it->second;
+}
+
+IndexSite index_site(std::uint32_t id) {
+  Faults& f = faults();
+  std::lock_guard lock(f.mutex);
+  return f.sites.at(id);
+}
+
+void report_index_fault(const IndexSite& site, std::int64_t value) {
+  Faults& f = faults();
+  std::lock_guard lock(f.mutex);
+  if (!f.first) f.first.emplace(site, value);
+}
+
+void throw_index_fault_if_any() {
+  Faults& f = faults();
+  std::unique_lock lock(f.mutex);
+  if (!f.first) return;
+  const auto [site, value] = *f.first;
+  f.first.reset();
+  lock.unlock();
+  throw IndexError(
+      absl::StrCat("lazy::", site.op, ": index ", value, " is out of range [0, ", site.bound,
+                   ") for the axis it picks along; the bad elements "
+                   "read as 0, everything else this sync computed is kept"),
+      site.loc);
+}
+
+}  // namespace lazy::ir

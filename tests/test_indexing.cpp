@@ -1,0 +1,255 @@
+// Gathers and the indexing composites on the host path, against loops written here over the
+// same random values: shapes, axes, index dtypes, views, empty indices and bad input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+
+std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(std::size_t(n), 0.0f);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
+
+std::vector<std::int64_t> random_indices(std::int64_t n, std::int64_t bound, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<std::int64_t> pick(0, bound - 1);
+  std::vector<std::int64_t> v(std::size_t(n), 0);
+  for (std::int64_t& x : v) x = pick(gen);
+  return v;
+}
+
+// Row-major strides of `shape`.
+std::vector<std::int64_t> strides_of(const Shape& shape) {
+  std::vector<std::int64_t> s(std::size_t(shape.rank()), 1);
+  for (int a = shape.rank() - 2; a >= 0; --a) s[a] = s[a + 1] * shape[a + 1];
+  return s;
+}
+
+// out[c] = x[c with c[axis] = index[c]] over index's shape, x dense of x_shape.
+std::vector<float> gather_loop(const std::vector<float>& x, const Shape& x_shape,
+                               const std::vector<std::int64_t>& index, const Shape& shape,
+                               int axis) {
+  const std::vector<std::int64_t> xs = strides_of(x_shape), os = strides_of(shape);
+  std::vector<float> out(index.size());
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::int64_t from = 0, rest = std::int64_t(i);
+    for (int a = 0; a < shape.rank(); ++a) {
+      const std::int64_t c = rest / os[a];
+      rest %= os[a];
+      from += (a == axis ? index[i] : c) * xs[a];
+    }
+    out[i] = x[std::size_t(from)];
+  }
+  return out;
+}
+
+TEST(Gather, MatchesALoopOverEveryAxisOfRanksOneToFive) {
+  const std::vector<Shape> shapes = {{7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {2, 2, 3, 2, 3}};
+  std::uint32_t seed = 1;
+  for (const Shape& x_shape : shapes) {
+    for (int axis = 0; axis < x_shape.rank(); ++axis) {
+      Shape shape = x_shape;
+      shape[axis] = 4;  // more picks than some axes have: repeats
+      const std::vector<float> x = random_floats(x_shape.numel(), seed++);
+      const std::vector<std::int64_t> index = random_indices(shape.numel(), x_shape[axis], seed++);
+      for (DType index_dtype : {DType::i64, DType::i32}) {
+        Tensor got = lazy::gather(lazy::from_data(x, x_shape),
+                                  axis - x_shape.rank(),  // negative axes count from the end
+                                  lazy::from_data(index, shape, index_dtype));
+        EXPECT_EQ(got.shape(), shape);
+        EXPECT_EQ(got.to_vector<float>(), gather_loop(x, x_shape, index, shape, axis))
+            << x_shape.to_string() << " axis " << axis;
+      }
+    }
+  }
+}
+
+TEST(Gather, IndexSmallerThanXAlongOtherAxesReadsTheLeadingPart) {
+  const std::vector<float> x = random_floats(4 * 6, 3);
+  const std::vector<std::int64_t> index = {5, 0, 2, 2, 1, 3};  // shape [2, 3] along axis 1
+  Tensor got = lazy::gather(lazy::from_data(x, {4, 6}), 1, lazy::from_data(index, {2, 3}));
+  const std::vector<float> want = {x[5], x[0], x[2], x[6 + 2], x[6 + 1], x[6 + 3]};
+  EXPECT_EQ(got.to_vector<float>(), want);
+}
+
+TEST(Gather, ReadsThroughViewsOfXAndOfTheIndex) {
+  const std::vector<float> x = random_floats(5 * 4, 4);
+  Tensor xt = lazy::from_data(x, {5, 4}).transpose(0, 1);  // [4, 5], strides (1, 4)
+  const std::vector<std::int64_t> index = {4, 0, 3, 1, 1, 2, 0, 0, 2, 3, 4, 4};
+  Tensor wide = lazy::from_data(index, {2, 6}).slice(1, 0, 6, 2).transpose(0, 1);  // [3, 2]
+  Tensor got = lazy::gather(xt, 1, wide);
+  // wide[r][c] = index[c * 6 + 2 * r]; got[r][c] = xt[r][wide[r][c]] = x[wide * 4 + r].
+  std::vector<float> want;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 2; ++c) want.push_back(x[std::size_t(index[c * 6 + 2 * r] * 4 + r)]);
+  EXPECT_EQ(got.to_vector<float>(), want);
+}
+
+TEST(Gather, KeepsIntegerAndBoolValuesExactly) {
+  const std::vector<std::int64_t> big = {(std::int64_t(1) << 60) + 1, -7, 42};
+  Tensor got =
+      lazy::gather(lazy::from_data(big, {3}), 0, lazy::from_data<std::int64_t>({2, 0, 0}, {3}));
+  EXPECT_EQ(got.to_vector<std::int64_t>(), (std::vector<std::int64_t>{42, big[0], big[0]}));
+  Tensor flags = lazy::from_data<std::int32_t>({0, 1, 0}, {3}) != 0;
+  EXPECT_EQ(lazy::gather(flags, 0, lazy::from_data<std::int64_t>({1, 1, 0}, {3})).to_vector<bool>(),
+            (std::vector<bool>{true, true, false}));
+}
+
+TEST(Gather, EmptyIndexGivesAnEmptyResult) {
+  Tensor x = lazy::from_data(random_floats(6, 5), {2, 3});
+  Tensor got = lazy::gather(x, 1, lazy::zeros({2, 0}, DType::i64));
+  EXPECT_EQ(got.shape(), Shape({2, 0}));
+  EXPECT_TRUE(got.to_vector<float>().empty());
+}
+
+TEST(Gather, FusesWithThePointworkAroundIt) {
+  const std::vector<float> x = random_floats(8, 6);
+  Tensor picked = lazy::gather(lazy::from_data(x, {8}) * 2.0f, 0,
+                               lazy::from_data<std::int64_t>({7, 3, 3}, {3}) + 0);
+  EXPECT_EQ((picked + 1.0f).to_vector<float>(),
+            (std::vector<float>{x[7] * 2 + 1, x[3] * 2 + 1, x[3] * 2 + 1}));
+}
+
+TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {
+  const std::vector<float> x = random_floats(3 * 4, 7);
+  const std::vector<std::int64_t> index = {3, 0};  // [1, 2]: the same picks for every row
+  Tensor got = lazy::take_along_axis(lazy::from_data(x, {3, 4}), lazy::from_data(index, {1, 2}), 1);
+  EXPECT_EQ(got.shape(), Shape({3, 2}));
+  std::vector<float> want;
+  for (int r = 0; r < 3; ++r)
+    for (std::int64_t i : index) want.push_back(x[std::size_t(r * 4 + i)]);
+  EXPECT_EQ(got.to_vector<float>(), want);
+}
+
+TEST(IndexSelect, PicksSlicesInOrderWithRepeats) {
+  const std::vector<float> x = random_floats(3 * 4 * 2, 8);
+  const std::vector<std::int64_t> index = {3, 3, 0, 1, 2};
+  Tensor got =
+      lazy::index_select(lazy::from_data(x, {3, 4, 2}), 1, lazy::from_data(index, {5}, DType::i32));
+  EXPECT_EQ(got.shape(), Shape({3, 5, 2}));
+  std::vector<float> want;
+  for (int a = 0; a < 3; ++a)
+    for (std::int64_t i : index)
+      for (int b = 0; b < 2; ++b) want.push_back(x[std::size_t(a * 8 + i * 2 + b)]);
+  EXPECT_EQ(got.to_vector<float>(), want);
+  Tensor none = lazy::index_select(lazy::from_data(x, {3, 4, 2}), 0, lazy::zeros({0}, DType::i64));
+  EXPECT_EQ(none.shape(), Shape({0, 4, 2}));
+}
+
+TEST(Embedding, LooksUpRowsForIdsOfAnyRank) {
+  const std::vector<float> table = random_floats(10 * 3, 9);
+  const std::vector<std::int64_t> ids = {9, 0, 4, 4, 2, 7};
+  Tensor weight = lazy::from_data(table, {10, 3});
+  for (const Shape& shape : {Shape{6}, Shape{2, 3}, Shape{3, 1, 2}}) {
+    Tensor got = lazy::embedding(weight, lazy::from_data(ids, shape));
+    Shape want_shape = shape;
+    want_shape.push_back(3);
+    EXPECT_EQ(got.shape(), want_shape);
+    std::vector<float> want;
+    for (std::int64_t id : ids)
+      for (int d = 0; d < 3; ++d) want.push_back(table[std::size_t(id * 3 + d)]);
+    EXPECT_EQ(got.to_vector<float>(), want);
+  }
+  Tensor one = lazy::embedding(weight, lazy::full({}, 4, DType::i64));
+  EXPECT_EQ(one.shape(), Shape({3}));
+  EXPECT_EQ(one.to_vector<float>(), (std::vector<float>{table[12], table[13], table[14]}));
+}
+
+TEST(IndexErrors, ABadIndexThrowsNamingTheOpValueRangeAndLineAndKeepsTheRest) {
+  Tensor weight = lazy::from_data(random_floats(4 * 2, 10), {4, 2});
+  Tensor good = weight * 2.0f;
+  Tensor bad = lazy::embedding(weight, lazy::from_data<std::int64_t>({1, 4}, {2}));
+  const int line = __LINE__ - 1;
+  try {
+    lazy::eval({good, bad});
+    FAIL() << "no IndexError";
+  } catch (const lazy::IndexError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("embedding"), std::string::npos) << what;
+    EXPECT_NE(what.find("index 4"), std::string::npos) << what;
+    EXPECT_NE(what.find("[0, 4)"), std::string::npos) << what;
+    EXPECT_EQ(e.where().line(), std::uint_least32_t(line)) << what;
+  }
+  EXPECT_TRUE(good.is_evaluated());
+  EXPECT_EQ(bad.to_vector<float>()[2], 0.0f);  // the bad row reads 0
+  // The program goes on: the fault was thrown once.
+  Tensor negative = lazy::gather(weight, 0, lazy::from_data<std::int64_t>({-1, 0}, {1, 2}));
+  EXPECT_THROW(negative.to_vector<float>(), lazy::IndexError);
+  EXPECT_EQ((weight + 1.0f).to_vector<float>().size(), 8u);
+}
+
+TEST(IndexErrors, BadInputIsRefusedAtTheCall) {
+  Tensor x = lazy::zeros({3, 4});
+  EXPECT_THROW(lazy::gather(x, 0, lazy::zeros({3, 4})), lazy::DTypeError);
+  EXPECT_THROW(lazy::gather(x, 0, lazy::zeros({3}, DType::i64)), lazy::ShapeError);
+  EXPECT_THROW(lazy::gather(x, 0, lazy::zeros({2, 5}, DType::i64)), lazy::ShapeError);
+  EXPECT_THROW(lazy::gather(x, 2, lazy::zeros({3, 4}, DType::i64)), lazy::AxisError);
+  EXPECT_THROW(lazy::index_select(x, 0, lazy::zeros({2, 2}, DType::i64)), lazy::ShapeError);
+  EXPECT_THROW(lazy::embedding(lazy::zeros({3}), lazy::zeros({2}, DType::i64)), lazy::ShapeError);
+  EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({3, 4}), 1), lazy::DTypeError);
+  EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({2, 3, 4}) > 0, 1), lazy::ShapeError);
+  EXPECT_THROW(lazy::tril(lazy::zeros({3})), lazy::ShapeError);
+  EXPECT_THROW(lazy::split(x, std::vector<std::int64_t>{1, 1}), lazy::ShapeError);
+  EXPECT_THROW(lazy::chunk(x, 0), lazy::ValueError);
+}
+
+TEST(OneHot, MarksEachIdAndLeavesOutOfRangeIdsZero) {
+  Tensor got = lazy::one_hot(lazy::from_data<std::int64_t>({2, 0, 5}, {3}), 3);
+  EXPECT_EQ(got.dtype(), DType::i64);
+  EXPECT_EQ(got.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(
+      lazy::one_hot(lazy::from_data<std::int32_t>({1}, {1}), 2, DType::f32).to_vector<float>(),
+      (std::vector<float>{0, 1}));
+}
+
+TEST(MaskedFill, KeepsTheDtypeAndBroadcastsTheMask) {
+  Tensor x = lazy::from_data<std::int32_t>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor mask = lazy::from_data<std::int32_t>({1, 0, 1}, {3}) != 0;
+  Tensor got = lazy::masked_fill(x, mask, -9);
+  EXPECT_EQ(got.dtype(), DType::i32);
+  EXPECT_EQ(got.to_vector<std::int32_t>(), (std::vector<std::int32_t>{-9, 2, -9, -9, 5, -9}));
+}
+
+TEST(Triangles, KeepTheDiagonalsAskedForOverBatches) {
+  Tensor x = lazy::ones({2, 3, 4});
+  const std::vector<float> lower = lazy::tril(x).to_vector<float>();
+  const std::vector<float> upper = lazy::triu(x, 1).to_vector<float>();
+  for (int b = 0; b < 2; ++b)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) {
+        const std::size_t i = std::size_t((b * 3 + r) * 4 + c);
+        EXPECT_EQ(lower[i], c <= r ? 1.0f : 0.0f);
+        EXPECT_EQ(upper[i], c - r >= 1 ? 1.0f : 0.0f);
+      }
+  EXPECT_EQ(lazy::tril(x, -5).to_vector<float>(), std::vector<float>(24, 0.0f));
+}
+
+TEST(Split, PiecesAreViewsOfTheSizesAsked) {
+  Tensor x = lazy::arange(10).reshape({2, 5});
+  std::vector<Tensor> pieces = lazy::split(x, 2, 1);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[2].shape(), Shape({2, 1}));
+  EXPECT_EQ(pieces[1].to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 3, 7, 8}));
+  std::vector<Tensor> sized = lazy::split(x, std::vector<std::int64_t>{1, 0, 4}, -1);
+  EXPECT_EQ(sized[1].shape(), Shape({2, 0}));
+  EXPECT_EQ(sized[2].to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 2, 3, 4, 6, 7, 8, 9}));
+  std::vector<Tensor> chunks = lazy::chunk(lazy::arange(5), 3);
+  ASSERT_EQ(chunks.size(), 3u);  // ceil(5 / 3) = 2: sizes 2, 2, 1
+  EXPECT_EQ(chunks[2].to_vector<std::int64_t>(), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(lazy::chunk(lazy::arange(2), 4).size(), 2u);  // fewer pieces than asked
+}
+
+}  // namespace

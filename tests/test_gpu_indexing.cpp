@@ -93,6 +93,22 @@ TEST_F(GpuIndexing, ASourceComputedInTheSameSyncIsWrittenFirst) {
       "computed source");
 }
 
+TEST_F(GpuIndexing, AGatherNeverWritesOverTheDyingSourceItReads) {
+  // The permuted copy has its source's dtype and size, and the source dies in its kernel: a
+  // pointwise kernel would write into the source's memory, a gather must not.
+  Tensor x = random_input(DType::f32, {64, 32});
+  std::vector<std::int64_t> reversed(64);
+  for (std::size_t i = 0; i < reversed.size(); ++i) reversed[i] = std::int64_t(63 - i);
+  Tensor ids = lazy::from_data(reversed, {64});
+  expect_matches_reference(
+      [&] {
+        return std::vector<Tensor>{
+            lazy::index_select(lazy::exp(x), 0, ids),
+            lazy::gather(lazy::exp(x.slice(1, 0, 1)), 0, ids.reshape({64, 1}))};
+      },
+      "permutation");
+}
+
 TEST_F(GpuIndexing, ABadIndexIsThrownAtTheNextSyncAndTheProgramGoesOn) {
   Tensor table = random_input(DType::f32, {16, 8});
   Tensor ids = lazy::from_data<std::int64_t>({3, 16, 5, -2}, {4});

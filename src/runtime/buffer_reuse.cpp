@@ -24,9 +24,11 @@ bool dense_element_root(const fuse::Region& region, const fuse::Root& root, cons
   return !root.per_row && node.shape == region.shape && node.shape.numel() > 0;
 }
 
-// Element i of the iteration space reads element i of the source's memory.
+// Element i of the iteration space reads element i of the source's memory (a gather reads where
+// its index points).
 bool reads_own_element(const Term& term, const Shape& space) {
-  return term.layout.shape == space && term.layout.offset == 0 && term.layout.is_contiguous();
+  return !term.gather && term.layout.shape == space && term.layout.offset == 0 &&
+         term.layout.is_contiguous();
 }
 
 // Whether every load of root `source` in `region` reads it at the element being written.

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "codegen/iteration_space.h"
@@ -373,6 +374,24 @@ TEST_F(GpuFuzzRegressions, FractionCastToBoolIsTrue) {
         return std::vector{lazy::cast(x, DType::bool_), lazy::cast(x * 4.0f, DType::i32)};
       },
       "fractions cast to bool and int");
+}
+
+// lazyfuse-fuzz seed 13102 program 523, shrunk: the reference's gelu_tanh(-7.36) was -0 (1 + tanh
+// cancelled) where the kernel's is -2.6e-17, so -0 * -inf (NaN) in the reference met +inf on the
+// GPU through an f32 product.
+TEST_F(GpuFuzzRegressions, TinyGeluTanhTimesInfinityIsInfinite) {
+  expect_gpu_matches_reference(
+      [] {
+        const Tensor x =
+            lazy::from_data(std::vector<float>{-5.69189453125f, -22.2255859375f, -7.36474609375f},
+                            {1, 1, 1, 3}, DType::f32);
+        std::vector<float> w(18, 1.0f);
+        w[16] = -std::numeric_limits<float>::infinity();
+        const Tensor y = lazy::matmul(lazy::atan2(lazy::gelu_tanh(x), 1),
+                                      lazy::from_data(w, {1, 1, 3, 6}, DType::f32));
+        return std::vector{lazy::isinf(lazy::relu(y)), lazy::gelu_tanh(x)};
+      },
+      "gelu_tanh of -7.36 times -inf");
 }
 
 }  // namespace

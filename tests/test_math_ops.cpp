@@ -145,6 +145,18 @@ TEST(GeluTanh, IsXOrZeroFarFromZeroWithoutNaN) {
   EXPECT_EQ(got[5], 0);
 }
 
+TEST(GeluTanh, KeepsTheTinyValuesOfLargeNegativeInputs) {
+  // 1 + tanh(u) cancels to 0 in double for u below about -19; the value is x / (1 + exp(-2u)).
+  const std::vector<double> got =
+      lazy::gelu_tanh(f32({-7.36474609375f, -5.0f})).to_vector<double>();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double x = i == 0 ? -7.36474609375 : -5.0;
+    const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+    EXPECT_EQ(got[i], double(float(x / (1 + std::exp(-2 * u))))) << x;
+    EXPECT_LT(got[i], 0.0) << x;
+  }
+}
+
 TEST(GeluTanh, OfInfinitiesAndNaNIsWhatPyTorchGives) {
   std::vector<double> got = lazy::gelu_tanh(f32({kInf, -kInf, kNaN})).to_vector<double>();
   EXPECT_EQ(got[0], kInf);

@@ -327,13 +327,7 @@ class TermBuilder {
     const std::int32_t picks = visit(node.inputs[1], path);
     if (picks == kFailed) return kFailed;
     const Node& source = *node.inputs[0];
-    std::vector<const Node*> views;
-    const Node* base = &source;
-    while (base->is_pending() && ir::op_kind(base->op) == OpKind::view &&
-           !p_.cuts.cut[base->trace_index]) {
-      views.push_back(base);
-      base = base->inputs[0].get();
-    }
+    const auto [base, views] = view_chain(source, &p_.cuts.cut);
     if (base->is_pending() &&
         (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_)) {
       internal_error(node, "a gather's source is not written before the gather");

@@ -16,12 +16,7 @@ using ir::OpKind;
 // A held view shares its base's memory: the base is written (a scalar from the host), unless a
 // reshape on the way needs strides its base's layout cannot give; the view is then written itself.
 void cut_for_live_view(Partition& p, std::uint32_t index) {
-  std::vector<const Node*> views;
-  const Node* base = p.graph.nodes[index].get();
-  while (base->is_pending() && ir::op_kind(base->op) == OpKind::view) {
-    views.push_back(base);
-    base = base->inputs[0].get();
-  }
+  const auto [base, views] = view_chain(*p.graph.nodes[index]);
   const ir::Layout base_layout =
       base->is_pending() ? ir::Layout::contiguous(base->shape) : base->data->layout;
   const Node* failed = nullptr;
@@ -45,8 +40,7 @@ void cut_for_live_view(Partition& p, std::uint32_t index) {
 // cuBLASLt reads a product's operands from memory: the node under an operand's views is written
 // (build_terms makes the operand itself dense where its layout does not suit the call).
 void cut_matmul_operand(Partition& p, const Node& operand) {
-  const Node* base = &operand;
-  while (base->is_pending() && ir::op_kind(base->op) == OpKind::view) base = base->inputs[0].get();
+  const Node* base = view_chain(operand).base;
   if (base->is_pending() && base->op != Op::Scalar)
     p.cuts.add(base->trace_index, CutReason::matmul_operand);
 }
@@ -54,8 +48,7 @@ void cut_matmul_operand(Partition& p, const Node& operand) {
 // A gather reads its source at positions its index holds: the node under the source's views is
 // written first, and read back (build_terms cuts the source itself where its views do not compose).
 void cut_gather_source(Partition& p, const Node& source) {
-  const Node* base = &source;
-  while (base->is_pending() && ir::op_kind(base->op) == OpKind::view) base = base->inputs[0].get();
+  const Node* base = view_chain(source).base;
   if (!base->is_pending()) return;
   // A scalar has no memory: the source itself is written.
   const Node& written = base->op == Op::Scalar ? source : *base;

@@ -17,4 +17,14 @@ std::optional<ir::Layout> compose_views(const ir::Layout& base,
   return layout;
 }
 
+ViewChain view_chain(const ir::Node& node, const std::vector<bool>* written) {
+  ViewChain chain{&node, {}};
+  while (chain.base->is_pending() && ir::op_kind(chain.base->op) == ir::OpKind::view &&
+         !(written && (*written)[chain.base->trace_index])) {
+    chain.views.push_back(chain.base);
+    chain.base = chain.base->inputs[0].get();
+  }
+  return chain;
+}
+
 }  // namespace lazy::fuse

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "ir/layout.h"
 #include "ir/node.h"
@@ -18,5 +19,13 @@ namespace lazy::fuse {
 std::optional<ir::Layout> compose_views(const ir::Layout& base,
                                         std::span<const ir::Node* const> views,
                                         const ir::Node** failed_view);
+
+// The pending views between a consumer and the tensor they read: `views` from `node` down to
+// `base`, the first node that is not a pending view (or, with `written`, one that is cut).
+struct ViewChain {
+  const ir::Node* base;
+  std::vector<const ir::Node*> views;
+};
+ViewChain view_chain(const ir::Node& node, const std::vector<bool>* written = nullptr);
 
 }  // namespace lazy::fuse

@@ -23,17 +23,8 @@ inline int gather_axis(const Node& gather) {
 }
 
 inline std::string_view gather_caller_name(const Node& gather) {
-  switch (GatherCaller(gather.attrs[1])) {
-    case GatherCaller::gather:
-      return "gather";
-    case GatherCaller::index_select:
-      return "index_select";
-    case GatherCaller::embedding:
-      return "embedding";
-    case GatherCaller::take_along_axis:
-      return "take_along_axis";
-  }
-  return "gather";
+  constexpr std::string_view kNames[] = {"gather", "index_select", "embedding", "take_along_axis"};
+  return kNames[gather.attrs[1]];
 }
 
 }  // namespace lazy::ir

@@ -1,5 +1,6 @@
 #include "ir/index_faults.h"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct Faults {
   std::vector<IndexSite> sites;
   absl::flat_hash_map<std::string, std::uint32_t> id_of;  // op, bound and place as text
   std::optional<std::pair<IndexSite, std::int64_t>> first;
+  std::atomic<bool> pending{false};  // `first` is set: read by every sync without the mutex
 };
 
 Faults& faults() {
@@ -45,15 +47,19 @@ IndexSite index_site(std::uint32_t id) {
 void report_index_fault(const IndexSite& site, std::int64_t value) {
   Faults& f = faults();
   std::lock_guard lock(f.mutex);
-  if (!f.first) f.first.emplace(site, value);
+  if (f.first) return;
+  f.first.emplace(site, value);
+  f.pending.store(true, std::memory_order_release);
 }
 
 void throw_index_fault_if_any() {
   Faults& f = faults();
+  if (!f.pending.load(std::memory_order_acquire)) return;
   std::unique_lock lock(f.mutex);
   if (!f.first) return;
   const auto [site, value] = *f.first;
   f.first.reset();
+  f.pending.store(false, std::memory_order_relaxed);
   lock.unlock();
   throw IndexError(
       absl::StrCat("lazy::", site.op, ": index ", value, " is out of range [0, ", site.bound,

@@ -18,14 +18,15 @@ struct FaultRecord {
 };
 
 std::mutex record_mutex;
-FaultRecord* record = nullptr;  // host view of the mapped record; never freed
+// Host view of the mapped record, never freed; read by every sync without the mutex.
+std::atomic<FaultRecord*> record{nullptr};
 CUdeviceptr record_address = 0;
 
 }  // namespace
 
 CUdeviceptr index_fault_record(Device& device) {
   std::lock_guard lock(record_mutex);
-  if (record != nullptr) return record_address;
+  if (record.load(std::memory_order_relaxed) != nullptr) return record_address;
   device.make_current();
   const CudaDriver& driver = *cuda_driver();
   void* host = nullptr;
@@ -34,19 +35,20 @@ CUdeviceptr index_fault_record(Device& device) {
              "cuMemHostAlloc of the index fault record");
   check_cuda(driver.cuMemHostGetDevicePointer(&record_address, host, 0),
              "cuMemHostGetDevicePointer of the index fault record");
-  record = static_cast<FaultRecord*>(host);
-  *record = FaultRecord{0, 0, 0};
+  *static_cast<FaultRecord*>(host) = FaultRecord{0, 0, 0};
+  record.store(static_cast<FaultRecord*>(host), std::memory_order_release);
   return record_address;
 }
 
 void raise_index_faults() {
-  {
-    std::lock_guard lock(record_mutex);
-    if (record != nullptr && std::atomic_ref(record->state).load(std::memory_order_acquire) == 2) {
-      const unsigned int site = std::atomic_ref(record->site).load(std::memory_order_relaxed);
-      const long long value = std::atomic_ref(record->value).load(std::memory_order_relaxed);
+  FaultRecord* mapped = record.load(std::memory_order_acquire);
+  if (mapped != nullptr && std::atomic_ref(mapped->state).load(std::memory_order_acquire) == 2) {
+    std::lock_guard lock(record_mutex);  // one reader takes the fault
+    if (std::atomic_ref(mapped->state).load(std::memory_order_acquire) == 2) {
+      const unsigned int site = std::atomic_ref(mapped->site).load(std::memory_order_relaxed);
+      const long long value = std::atomic_ref(mapped->value).load(std::memory_order_relaxed);
       ir::report_index_fault(ir::index_site(site), value);
-      std::atomic_ref(record->state).store(0, std::memory_order_release);
+      std::atomic_ref(mapped->state).store(0, std::memory_order_release);
     }
   }
   ir::throw_index_fault_if_any();

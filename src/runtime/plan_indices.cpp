@@ -58,12 +58,7 @@ std::vector<ArgSource> plan_args(const std::vector<ArgSource>& args, const fuse:
 
 PlannedView plan_view(std::uint32_t view, const fuse::Graph& graph,
                       std::span<const ir::NodePtr> externals, const PlanIndices& index) {
-  std::vector<const ir::Node*> views;
-  const ir::Node* base = graph.nodes[view].get();
-  while (base->is_pending() && ir::op_kind(base->op) == ir::OpKind::view) {
-    views.push_back(base);
-    base = base->inputs[0].get();
-  }
+  const auto [base, views] = fuse::view_chain(*graph.nodes[view]);
   PlannedView planned{index(view), PlannedView::Base::root, 0, {}};
   ir::Layout base_layout = ir::Layout::contiguous(base->shape);
   if (!base->is_pending()) {

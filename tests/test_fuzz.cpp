@@ -262,6 +262,17 @@ TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
   EXPECT_NO_THROW(variance_rule(modest, lazy::DType::f32, 1 << 20, 1.0, false));
 }
 
+// Seed 13402 program 1636: an f16 rms_norm of [-4, 4] with weights up to 61953 reaches inf.
+TEST(FuzzValueRules, NormRejectsResultsThatOverflowTheDtype) {
+  const Operand x{inexact(-4, 4, 0), lazy::DType::f16};
+  const Operand big_weight{inexact(3, 61953, 0), lazy::DType::i64};
+  EXPECT_THROW(norm_rule(x, big_weight, nullptr, lazy::DType::f16, 30976, 1e-3), StepRejected);
+  EXPECT_THROW(norm_rule(x, big_weight, &x, lazy::DType::f16, 30976, 1e-3), StepRejected);
+  EXPECT_NO_THROW(norm_rule(x, big_weight, nullptr, lazy::DType::f32, 30976, 1e-3));
+  const Operand unit_weight{inexact(-1, 1, 0), lazy::DType::f16};
+  EXPECT_NO_THROW(norm_rule(x, unit_weight, nullptr, lazy::DType::f16, 30976, 1e-3));
+}
+
 TEST(FuzzSmoothRules, HypotAndLogaddexpAreOneLipschitz) {
   auto hypot_device = [](float a, float b) { return std::hypot(a, b); };
   auto hypot_exact = [](double a, double b) { return std::hypot(a, b); };

@@ -471,6 +471,9 @@ Bounds norm_rule(const Operand& in, const Operand& weight, const Operand* bias, 
   double z_err = amplify * (2 * x.err + 64 * ulp(DType::f32, x.magnitude() + x.err)) +
                  8 * ulp(DType::f32, z_max);
   double out_mag = z_max * w.magnitude() + (bias != nullptr ? bias->bounds.magnitude() : 0);
+  // Found by lazyfuse-fuzz (seed 13402 program 1636): an f16 rms_norm with weights up to 6e4.
+  if (!(out_mag < largest(result) / 4))
+    reject(bias != nullptr ? "layer_norm" : "rms_norm", "the result may overflow");
   double inherited =
       z_err * (w.magnitude() + w.err) + z_max * w.err + (bias != nullptr ? bias->bounds.err : 0);
   Bounds b = inexact_result(result, -out_mag, out_mag, inherited, 8);

@@ -1,4 +1,5 @@
-// Indexing: reading at positions held in an index tensor, splitting along an axis, and masks.
+// Indexing: reading at positions held in an index tensor, joining and splitting along an axis,
+// and masks.
 // Index tensors are i32 or i64. An index outside the axis it picks along is a lazy::IndexError:
 // thrown when the values are computed (by the first sync or host read after the kernel ran),
 // naming the op, the value, the valid range and the line of the call; the bad elements read 0
@@ -51,6 +52,16 @@ Tensor tril(const Tensor& x, std::int64_t diagonal = 0,
             std::source_location loc = std::source_location::current());
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0,
             std::source_location loc = std::source_location::current());
+
+// The tensors joined along `axis`, in order (PyTorch's cat): every one has the same rank, at
+// least 1, and the same sizes on the other axes; sizes along `axis` may be 0. Their dtypes promote
+// as arithmetic's do. Computed in the same sync, each is written straight into its part of the
+// result; tensors already computed are copied by one kernel for all of them.
+Tensor cat(const std::vector<Tensor>& tensors, int axis = 0,
+           std::source_location loc = std::source_location::current());
+// Tensors of one shape joined along a new axis `axis` of the result (in [-rank - 1, rank]).
+Tensor stack(const std::vector<Tensor>& tensors, int axis = 0,
+             std::source_location loc = std::source_location::current());
 
 // Views along `axis`: pieces of `size` elements (the last may be shorter), of the given sizes
 // (which must add up to the axis), or `chunks` pieces of ceil(extent / chunks) as PyTorch's chunk

@@ -145,6 +145,11 @@ std::string KernelBuilder::op_statement(std::size_t t, const std::string& value)
              ";  // ", op_and_place(node), "\n");
 }
 
+std::string KernelBuilder::concat_statement(std::size_t t, int part) const {
+  const auto value = std::size_t(region_.terms[t].concat->parts.at(std::size_t(part)));
+  return op_statement(t, value_name(region_.terms[value], value));
+}
+
 std::string KernelBuilder::computed_statement(std::size_t t, const std::string& index) const {
   const fuse::Term& term = region_.terms[t];
   std::vector<std::string> operands;

@@ -66,6 +66,8 @@ class KernelBuilder {
   // after checking its index: an index out of range is reported and reads 0.
   std::string gather_statement(std::size_t t, const std::string& base) const;
   std::string value_statement(std::size_t t, const std::string& value) const;
+  // A concatenation's value (term t) where the element lies in part `part`: that part's value.
+  std::string concat_statement(std::size_t t, int part) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
   // A division (term t) whose divisor many elements share, a row's sum, takes the divisor's

@@ -63,7 +63,8 @@ class KernelEmitter {
     access_of_term_.assign(region_.terms.size(), -1);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
-      if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator) {
+      if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
+        if (term.concat) concat_ = t;
         access_of_term_[t] = int(accesses.size());
         int bytes = term.kind == Term::Kind::load ? itemsize(builder_.term_dtype(t)) : 0;
         accesses.push_back({term.layout, bytes});
@@ -85,6 +86,29 @@ class KernelEmitter {
     }
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
     if (region_.reduction) space_.vector_width = 1;  // threads stride over the folded elements
+    // A group picks one part of the concatenation: one element at a time unless its elements all
+    // lie in one part. (A byte per thread allows no vectors.)
+    if (concat_ && space_.vector_width > 1 && !groups_stay_in_one_part())
+      space_ = plan_iteration_space(region_.shape, accesses, 1);
+  }
+
+  // Whether a group of vector_width elements, starting at a multiple of it, reads one part of the
+  // concatenation: its positions are one (stride 0) or consecutive from a multiple of the width,
+  // and every part ends at a multiple of the width.
+  bool groups_stay_in_one_part() const {
+    const AccessPlan& plan = access(int(*concat_));
+    const Term::Concat& concat = *region_.terms[*concat_].concat;
+    const std::int64_t width = space_.vector_width;
+    if (plan.mode == AccessMode::uniform) return true;
+    if (plan.mode == AccessMode::strided && plan.strides.back() == 0) return true;
+    bool aligned = plan.offset % width == 0 && concat.period % width == 0;
+    if (plan.mode == AccessMode::strided) {
+      aligned = aligned && plan.strides.back() == 1;
+      for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
+        aligned = aligned && plan.strides[d] % width == 0;
+    }
+    for (std::int64_t end : concat.ends) aligned = aligned && end % width == 0;
+    return aligned;
   }
 
   // Ops computed on the special-function unit, per element.
@@ -116,7 +140,7 @@ class KernelEmitter {
                         (!term.gather || uniform_[term.gather->index]);
           break;
         case Term::Kind::op:
-          uniform_[t] = true;
+          uniform_[t] = !term.concat;
           for (int i = 0; i < term.n_operands; ++i)
             uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
           break;
@@ -126,6 +150,33 @@ class KernelEmitter {
           uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
       }
     }
+    computed_.assign(1, terms_of_part(-1));
+    if (!concat_) return;
+    // Computed once before the loop only where every part needs it: a part's own loads may read
+    // outside their tensor where another part's elements lie.
+    const std::size_t parts = region_.terms[*concat_].concat->parts.size();
+    computed_.clear();
+    for (std::size_t k = 0; k < parts; ++k) computed_.push_back(terms_of_part(int(k)));
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (region_.terms[t].kind == Term::Kind::scalar) continue;  // an argument, read anywhere
+      for (std::size_t k = 0; k < parts; ++k) uniform_[t] = uniform_[t] && computed_[k][t];
+    }
+  }
+
+  // The terms the roots need where the elements lie in `part` of the concatenation (-1: all).
+  std::vector<bool> terms_of_part(int part) const {
+    std::vector<bool> needed(region_.terms.size(), false);
+    for (std::int32_t t : region_.root_terms) needed[t] = true;
+    for (std::size_t t = region_.terms.size(); t-- > 0;) {
+      if (!needed[t]) continue;
+      const Term& term = region_.terms[t];
+      for (int i = 0; i < term.n_operands; ++i) needed[term.operands[i]] = true;
+      if (term.gather) needed[term.gather->index] = true;
+      if (!term.concat) continue;
+      for (std::size_t k = 0; k < term.concat->parts.size(); ++k)
+        if (part < 0 || int(k) == part) needed[term.concat->parts[k]] = true;
+    }
+    return needed;
   }
 
   void constant(const std::string& name, std::uint64_t value, std::string_view type = "long long") {
@@ -158,8 +209,19 @@ class KernelEmitter {
         builder_.scalar_argument(t);
         continue;
       }
-      if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
+      if (access_of_term_[t] < 0) continue;
       if (term.kind == Term::Kind::load) builder_.input_pointer(t);
+      if (term.concat) {
+        constant(cat("cp", t), std::uint64_t(term.concat->period));
+        if (space_.index_32bit) {
+          constant(
+              cat("cpd", t),
+              fast_div_constants(std::uint32_t(std::max<std::int64_t>(term.concat->period, 1))),
+              "unsigned long long");
+        }
+        for (std::size_t k = 0; k < term.concat->ends.size(); ++k)
+          constant(cat("ce", t, "_", k), std::uint64_t(term.concat->ends[k]));
+      }
       if (term.gather) builder_.gather_arguments(t);
       const AccessPlan& plan = access(int(t));
       constant(cat("off", t), std::uint64_t(plan.offset));
@@ -267,21 +329,61 @@ class KernelEmitter {
     return out;
   }
 
-  std::string element_statements(bool vector, std::string_view indent) const {
+  // The statements of the terms an element of `part` of the concatenation needs (-1: there is
+  // none), but those computed once before the loop.
+  std::string element_statements(bool vector, std::string_view indent, int part = -1) const {
+    const std::vector<bool>& computed = computed_[std::max(part, 0)];
     std::string out;
-    for (std::size_t t = 0; t < region_.terms.size(); ++t)
-      if (!uniform_[t]) append(out, indent, term_statement(t, vector));
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (uniform_[t] || !computed[t]) continue;
+      append(
+          out, indent,
+          region_.terms[t].concat ? builder_.concat_statement(t, part) : term_statement(t, vector));
+    }
+    return out;
+  }
+
+  // `body` of each part of the concatenation, behind a test of which part the element (or group)
+  // starting at i lies in; `body(-1)` where there is none.
+  template <class Body>
+  std::string in_parts(const Body& body) const {
+    if (!concat_) return body(-1);
+    const std::size_t t = *concat_;
+    // The position within a period: most concatenations join their outermost axis, one period.
+    const std::string quotient =
+        space_.index_32bit ? cat("(long long)lz_fast_div((unsigned int)p", t, ", a.cpd", t, ")")
+                           : cat("p", t, " / a.cp", t);
+    std::string out = cat("    const long long p", t, " = ", generator_index(t, false), ";\n",
+                          "    const long long r", t, " = p", t, " < a.cp", t, " ? p", t, " : p", t,
+                          " - ", quotient, " * a.cp", t, ";\n");
+    const std::size_t parts = region_.terms[t].concat->parts.size();
+    for (std::size_t k = 0; k < parts; ++k) {
+      if (k + 1 < parts) {
+        append(out, k == 0 ? "    if" : "    } else if", " (r", t, " < a.ce", t, "_", k, ") {\n");
+      } else {
+        append(out, parts == 1 ? "    {\n" : "    } else {\n");
+      }
+      append(out, body(int(k)));
+    }
+    append(out, "    }\n");
     return out;
   }
 
   std::string group_body() const {
+    return group_offsets() + in_parts([this](int part) { return group_part(part); });
+  }
+
+  // A group's loads, values and stores where its elements lie in `part` of the concatenation.
+  std::string group_part(int part) const {
     const int width = space_.vector_width;
-    std::string out = group_offsets();
+    const std::vector<bool>& computed = computed_[std::max(part, 0)];
+    std::string out;
     if (width == 1) {
-      append(out, element_statements(false, "    "), scalar_stores());
+      append(out, element_statements(false, "    ", part), scalar_stores());
       return out;
     }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
+      if (!computed[t]) continue;
       if (region_.terms[t].kind != Term::Kind::load || region_.terms[t].gather) continue;
       const AccessPlan& plan = access(int(t));
       const std::string load = cat("    const auto ", vector_load_name(t), " = ");
@@ -299,7 +401,7 @@ class KernelEmitter {
              ";\n");
     }
     append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
-    append(out, element_statements(true, "      "));
+    append(out, element_statements(true, "      ", part));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "      ", stored_name(r),
              ".v[e] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
@@ -319,7 +421,10 @@ class KernelEmitter {
     if (width == 1 || space_.needs_multi_index()) return {};
     std::string out =
         cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
-    append(out, element_statements(false, "    "), scalar_stores(), "  }\n");
+    append(out, in_parts([this](int part) {
+             return element_statements(false, "    ", part) + scalar_stores();
+           }),
+           "  }\n");
     return out;
   }
 
@@ -457,6 +562,9 @@ class KernelEmitter {
   std::optional<ColumnReduction> column_;  // set for a reduction walked as columns
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
+  std::optional<std::size_t> concat_;  // the term of the region's concatenation, if it has one
+  // By part of the concatenation (one entry where there is none): the terms its elements need.
+  std::vector<std::vector<bool>> computed_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "fuse/build_terms.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include <absl/container/flat_hash_map.h>
@@ -296,6 +297,8 @@ class TermBuilder {
         internal_error(*node, "a matrix product read inside a region before its call");
       case OpKind::gather:
         return visit_gather(*node, path);
+      case OpKind::concat:
+        return visit_concat(node, path);
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
@@ -356,6 +359,45 @@ class TermBuilder {
     return add_term(term);
   }
 
+  // A concatenation: a term mapping the iteration space onto its elements, and each input's terms
+  // over the iteration space, read through a slice that moves the input to its part of the joined
+  // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
+  std::int32_t visit_concat(const NodePtr& node, std::vector<const Node*>& path) {
+    const std::uint32_t index = node->trace_index;
+    const bool folds = current().row || current().reduction;
+    const bool second = std::any_of(current().terms.begin(), current().terms.end(),
+                                    [](const Term& term) { return term.concat.has_value(); });
+    if (folds || second) {
+      const CutReason why = folds ? CutReason::concat_in_reduction : CutReason::concat_per_kernel;
+      cut_added_ = p_.cuts.add_read_back(index, why) || cut_added_;
+      return kFailed;
+    }
+    const std::optional<ir::Layout> at = compose_or_cut(ir::Layout::contiguous(node->shape), path);
+    if (!at) return kFailed;
+    const int axis = int(node->attrs[0]);
+    const std::int64_t inner = ir::Layout::contiguous(node->shape).strides[axis];
+    Term::Concat concat{{}, node->shape[axis] * inner, {}};
+    std::int64_t start = 0;
+    for (const NodePtr& input : node->inputs) {
+      NodePtr& shift =
+          shifts_.emplace_back(ir::make_node(Op::Slice, input->dtype, node->shape, node->loc));
+      shift->attrs.push(axis);
+      shift->attrs.push(-start);
+      shift->attrs.push(1);
+      path.push_back(shift.get());
+      const std::int32_t part = visit(input, path);
+      path.pop_back();
+      if (part == kFailed) return kFailed;
+      concat.parts.push_back(part);
+      start += input->shape[axis];
+      concat.ends.push_back(start * inner);
+    }
+    Term term = make_term(Term::Kind::op, index);
+    term.layout = *at;
+    term.concat = std::move(concat);
+    return add_term(term);
+  }
+
   // A reduction met inside a region: earlier regions' reductions were loaded by the caller, so it
   // is one of this row region's, read as the row's own value (or cut to be read back when it is
   // read across rows).
@@ -394,6 +436,8 @@ class TermBuilder {
   Partition& p_;
   const Graph& graph_;
   absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
+  // The slices moving each concatenation's inputs to their parts: views no trace holds.
+  std::vector<NodePtr> shifts_;
   absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
   bool per_row_ = false;  // visiting a per-row root of a row region
   std::int32_t current_ = 0;

@@ -64,7 +64,8 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
     const bool live = graph.live[i];
     const OpKind kind = ir::op_kind(node.op);
     if (!options.fusion && (kind == OpKind::pointwise || kind == OpKind::generator ||
-                            kind == OpKind::copy || kind == OpKind::gather))
+                            kind == OpKind::copy || kind == OpKind::gather ||
+                            kind == OpKind::concat))
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);

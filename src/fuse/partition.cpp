@@ -58,6 +58,10 @@ std::string_view cut_reason_name(CutReason reason) {
       return "gather_source";
     case CutReason::gather_in_reduction:
       return "gather_in_reduction";
+    case CutReason::concat_in_reduction:
+      return "concat_in_reduction";
+    case CutReason::concat_per_kernel:
+      return "concat_per_kernel";
   }
   return "?";
 }

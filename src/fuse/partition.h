@@ -45,6 +45,9 @@ enum class CutReason : std::uint8_t {
   gather_source,        // a gather reads it at positions known only when its index is computed
   gather_in_reduction,  // a gather a reduction's kernel would read: written first (a row or
                         // reduction kernel computes no gathers)
+  concat_in_reduction,  // a concatenation a reduction's kernel would read: written first
+  concat_per_kernel,    // a second concatenation in one kernel: written first (a kernel picks
+                        // among one concatenation's inputs)
 };
 std::string_view cut_reason_name(CutReason reason);
 
@@ -118,6 +121,14 @@ struct Term {
     std::uint32_t node;   // graph index of the Gather node, to report a bad index
   };
   std::optional<Gather> gather;
+  // An op term joining inputs: `layout` maps the iteration space onto the concatenation's
+  // elements, p; input k's part computes those with p mod period in [ends[k - 1], ends[k]).
+  struct Concat {
+    std::vector<std::int32_t> parts;  // the term computing each input, over the iteration space
+    std::int64_t period;              // elements of the joined axis and the axes inside it
+    std::vector<std::int64_t> ends;   // where each input's part ends within a period
+  };
+  std::optional<Concat> concat;
 };
 
 // What a reduction region folds: its iteration space is the reduction's input with the folded

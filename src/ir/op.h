@@ -24,6 +24,8 @@ enum class OpKind : std::uint8_t {
   matmul,     // a matrix product through cuBLASLt, with its epilogue (ir/matmul.h)
   gather,     // element i of input 0 with its coordinate along attrs[0] taken from element i of
               // input 1 (an index): a load at a data-dependent position
+  concat,     // the inputs joined along attrs[0], in order: element i comes from the one input
+              // whose span of that axis holds i's coordinate
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -136,7 +138,9 @@ enum class DeviceName : std::uint8_t {
   /* matrix products: inputs a, b, then the epilogue's bias and residual (ir/matmul.h) */          \
   X(MatMul, matmul, matmul, 2, given, own, simple, plain)                                          \
   /* gathers: source, index of the result's shape; attrs[0]: the axis the index picks along */     \
-  X(Gather, gather, gather, 2, given, own, simple, plain)
+  X(Gather, gather, gather, 2, given, own, simple, plain)                                          \
+  /* concatenations: any number of inputs of one dtype; attrs[0]: the axis they join along */     \
+  X(Concat, concat, concat, 0, given, own, simple, plain)
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, ...) name,

@@ -5,6 +5,7 @@
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
 #include "ir/view_layout.h"
+#include "ref/concat.h"
 #include "ref/gather.h"
 #include "ref/matmul.h"
 #include "ref/pointwise.h"
@@ -98,6 +99,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         break;
       case ir::OpKind::gather:
         values[i] = evaluate_gather(node, inputs[0], inputs[1]);
+        break;
+      case ir::OpKind::concat:
+        values[i] = evaluate_concat(node, inputs);
         break;
     }
     if (live[i]) results[i] = materialize(*values[i]);

@@ -1,0 +1,173 @@
+// cat and stack on the host path against loops written here, their kernels' structure without a
+// GPU (one kernel for producers and copies, parts picked per element), and bad input.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "codegen_test_support.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+
+std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(std::size_t(n), 0.0f);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
+
+// Dense row-major tensors of `shapes` joined along `axis`, by loops.
+std::vector<float> cat_loop(const std::vector<std::vector<float>>& parts,
+                            const std::vector<Shape>& shapes, int axis) {
+  std::int64_t outer = 1, inner = 1;
+  for (int a = 0; a < axis; ++a) outer *= shapes[0][a];
+  for (int a = axis + 1; a < shapes[0].rank(); ++a) inner *= shapes[0][a];
+  std::vector<float> out;
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const std::int64_t run = shapes[k][axis] * inner;
+      out.insert(out.end(), parts[k].begin() + o * run, parts[k].begin() + (o + 1) * run);
+    }
+  }
+  return out;
+}
+
+TEST(Cat, JoinsAlongEveryAxisOfRanksOneToFour) {
+  const std::vector<Shape> shapes = {{5}, {3, 4}, {2, 3, 4}, {2, 1, 3, 2}};
+  std::uint32_t seed = 1;
+  for (const Shape& shape : shapes) {
+    for (int axis = 0; axis < shape.rank(); ++axis) {
+      std::vector<Shape> part_shapes;
+      std::vector<std::vector<float>> values;
+      std::vector<Tensor> tensors;
+      for (std::int64_t extent : {std::int64_t(2), std::int64_t(0), shape[axis], std::int64_t(3)}) {
+        Shape s = shape;
+        s[axis] = extent;
+        part_shapes.push_back(s);
+        values.push_back(random_floats(s.numel(), seed++));
+        tensors.push_back(lazy::from_data(values.back(), s));
+      }
+      Tensor joined = lazy::cat(tensors, axis - shape.rank());
+      Shape expected = shape;
+      expected[axis] = shape[axis] + 5;
+      EXPECT_EQ(joined.shape(), expected);
+      EXPECT_EQ(joined.to_vector<float>(), cat_loop(values, part_shapes, axis))
+          << shape.to_string() << " axis " << axis;
+    }
+  }
+}
+
+TEST(Cat, ReadsThroughViewsAndPromotesDtypes) {
+  const std::vector<float> a = random_floats(12, 7);
+  Tensor at = lazy::from_data(a, {3, 4}).transpose(0, 1);  // [4, 3]
+  Tensor b = lazy::from_data<std::int32_t>({1, 2, 3}, {1, 3});
+  Tensor joined = lazy::cat({at, b}, 0);
+  EXPECT_EQ(joined.dtype(), DType::f32);
+  std::vector<float> expected;
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 3; ++c) expected.push_back(a[std::size_t(c * 4 + r)]);
+  expected.insert(expected.end(), {1, 2, 3});
+  EXPECT_EQ(joined.to_vector<float>(), expected);
+  // A view of the result reads across the parts.
+  EXPECT_EQ(joined.transpose(0, 1).slice(1, 3, 5).to_vector<float>(),
+            (std::vector<float>{a[3], 1, a[7], 2, a[11], 3}));
+}
+
+TEST(Stack, AddsANewAxisAtAnyPosition) {
+  Tensor a = lazy::from_data<float>({1, 2, 3, 4}, {2, 2});
+  Tensor b = lazy::from_data<float>({5, 6, 7, 8}, {2, 2});
+  EXPECT_EQ(lazy::stack({a, b}).shape(), Shape({2, 2, 2}));
+  EXPECT_EQ(lazy::stack({a, b}, 1).to_vector<float>(),
+            (std::vector<float>{1, 2, 5, 6, 3, 4, 7, 8}));
+  EXPECT_EQ(lazy::stack({a, b}, -1).to_vector<float>(),
+            (std::vector<float>{1, 5, 2, 6, 3, 7, 4, 8}));
+  EXPECT_EQ(lazy::stack({lazy::full({}, 2.0f), lazy::full({}, 3.0f)}).to_vector<float>(),
+            (std::vector<float>{2, 3}));
+}
+
+TEST(Cat, BadInputIsRefusedAtTheCall) {
+  Tensor a = lazy::zeros({2, 3});
+  EXPECT_THROW(lazy::cat({}, 0), lazy::ValueError);
+  EXPECT_THROW(lazy::cat({a, lazy::zeros({3, 3})}, 1), lazy::ShapeError);
+  EXPECT_THROW(lazy::cat({a, lazy::zeros({2, 3, 1})}, 0), lazy::ShapeError);
+  EXPECT_THROW(lazy::cat({lazy::full({}, 1.0f)}, 0), lazy::ShapeError);
+  EXPECT_THROW(lazy::cat({a, a}, 2), lazy::AxisError);
+  EXPECT_THROW(lazy::stack({a, lazy::zeros({3, 2})}), lazy::ShapeError);
+  EXPECT_THROW(lazy::stack({a, a}, 3), lazy::AxisError);
+  EXPECT_NO_THROW(lazy::stack({a, a}, -3));
+}
+
+// The kernels a sync would run for what is pending, and their sources compiled.
+lazy_test::Generated generated() {
+  lazy_test::Generated g = lazy_test::generate_pending();
+  lazy_test::expect_compiles(g);
+  return g;
+}
+
+TEST(CatKernels, ProducersComputedInTheSameSyncAreOneKernelThatPicksAPartPerGroup) {
+  Tensor x = lazy::from_data(random_floats(64, 3), {16, 4});
+  Tensor y = lazy::from_data(random_floats(32, 4), {8, 4});
+  Tensor joined = lazy::cat({lazy::exp(x), y * 2.0f, lazy::sin(x)}, 0);
+  lazy_test::Generated g = generated();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string& source = g.kernels[0].source;
+  EXPECT_NE(source.find("else if"), std::string::npos) << source;
+  EXPECT_EQ(g.kernels[0].vector_width, 4) << source;
+  lazy::sync();
+  EXPECT_EQ(joined.shape(), Shape({40, 4}));
+}
+
+TEST(CatKernels, ComputedTensorsOfDifferentShapesAreCopiedByOneKernel) {
+  std::vector<Tensor> parts;
+  for (std::int64_t n : {5, 1, 12})
+    parts.push_back(lazy::from_data(random_floats(3 * n, 11), {n, 3}).transpose(0, 1));
+  Tensor joined = lazy::cat(parts, 1);
+  lazy_test::Generated g = generated();
+  EXPECT_EQ(g.kernels.size(), 1u);
+  lazy::sync();
+  EXPECT_EQ(joined.shape(), Shape({3, 18}));
+}
+
+TEST(CatKernels, PartsEndingInsideAGroupAreReadOneElementAtATime) {
+  std::vector<Tensor> parts;
+  for (std::int64_t n : {3, 6, 7})
+    parts.push_back(lazy::from_data(random_floats(2 * n, 9), {2, n}));
+  Tensor joined = lazy::cat(parts, 1);
+  lazy_test::Generated g = generated();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_EQ(g.kernels[0].vector_width, 1) << g.kernels[0].source;
+  lazy::sync();
+}
+
+TEST(CatKernels, ASecondConcatenationAndOneAReductionReadsAreWrittenFirst) {
+  Tensor x = lazy::from_data(random_floats(8, 5), {8});
+  // Two concatenations in one kernel: one is written first.
+  Tensor both = lazy::cat({x, x * 2.0f}) * lazy::cat({x + 1.0f, x});
+  Tensor total = lazy::sum(lazy::cat({x, x}));
+  lazy_test::Generated g = generated();
+  int concat_cuts = 0, reduction_cuts = 0;
+  for (std::size_t i = 0; i < g.partition.cuts.cut.size(); ++i) {
+    if (!g.partition.cuts.cut[i]) continue;
+    concat_cuts += g.partition.cuts.reason[i] == lazy::fuse::CutReason::concat_per_kernel;
+    reduction_cuts += g.partition.cuts.reason[i] == lazy::fuse::CutReason::concat_in_reduction;
+  }
+  EXPECT_EQ(concat_cuts, 1);
+  EXPECT_EQ(reduction_cuts, 1);
+  lazy::sync();
+  std::vector<float> xs = x.to_vector<float>(), got = both.to_vector<float>();
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(got[i], xs[i] * (xs[i] + 1.0f));
+    EXPECT_EQ(got[i + 8], xs[i] * 2.0f * xs[i]);
+  }
+  EXPECT_NEAR(total.item<float>(), 2 * lazy::sum(x).item<float>(), 1e-5);
+}
+
+}  // namespace

@@ -1,12 +1,12 @@
-// GPU time of issue 3's pointwise and issue 5's reduction workloads, fused and unfused, against the
-// device's own copy bandwidth. Each iteration is timed with device events from before recording to
-// after the sync's kernels, so recording, planning and launch overhead count as a user would see
-// them.
+// GPU time of issue 3's pointwise, issue 5's reduction and issue 14's joining and lookup
+// workloads, fused and unfused, against the device's own copy bandwidth. Each iteration is timed
+// with device events from before recording to after the sync's kernels, so recording, planning
+// and launch overhead count as a user would see them.
 //
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all or softmax_long.
+// sum_all, softmax_long, cat4, cat4_last or embedding.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -57,6 +57,15 @@ constexpr double kLayerNormEps = 1e-5;
 constexpr double kRmsNormEps = 1e-6;
 constexpr std::int64_t kSumRows = 16384;  // sum_axis0 and sum_all
 constexpr std::int64_t kSumCols = 4096;
+// Shapes from issue 14: four tensors joined (along the rows, or the columns for cat4_last), and
+// an embedding lookup of 32768 ids (8 sequences of 4096) into a 131072-row table.
+constexpr std::int64_t kCatParts = 4;
+constexpr std::int64_t kCatRows = 4096;
+constexpr std::int64_t kCatCols = 4096;
+constexpr std::int64_t kEmbeddingRows = 131072;
+constexpr std::int64_t kEmbeddingDim = 4096;
+constexpr std::int64_t kEmbeddingBatch = 8;
+constexpr std::int64_t kEmbeddingSeq = 4096;
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -206,6 +215,42 @@ Workload sum_all() {
           }};
 }
 
+// Four tensors, each produced by pointwise work in the same sync, joined along `axis`.
+Workload cat4(int axis) {
+  const lazy::DType dtype = lazy::DType::f32;
+  const std::int64_t n = kCatParts * kCatRows * kCatCols;
+  return {axis == 0 ? "cat4" : "cat4_last", dtype, 2 * bytes_of(n, dtype), [axis] {
+            std::vector<lazy::Tensor> inputs;
+            for (int k = 0; k < kCatParts; ++k)
+              inputs.push_back(computed_randn({kCatRows, kCatCols}, 21 + k, lazy::DType::f32));
+            return StepFn([inputs, axis] {
+              std::vector<lazy::Tensor> parts;
+              for (const lazy::Tensor& x : inputs) parts.push_back(x * 1.5f + 0.5f);
+              return std::vector<lazy::Tensor>{lazy::cat(parts, axis)};
+            });
+          }};
+}
+
+// Token embeddings scaled by sqrt(dim) plus a position embedding shared by the batch: the bytes
+// that must move are the rows looked up, the positions once, the ids and the result.
+Workload embedding() {
+  const lazy::DType dtype = lazy::DType::bf16;
+  const std::int64_t tokens = kEmbeddingBatch * kEmbeddingSeq;
+  const std::int64_t bytes = bytes_of(2 * tokens * kEmbeddingDim, dtype) +
+                             bytes_of(kEmbeddingSeq * kEmbeddingDim, dtype) + tokens * 8;
+  return {"embedding", dtype, bytes, [dtype] {
+            lazy::Tensor table = computed_randn({kEmbeddingRows, kEmbeddingDim}, 25, dtype);
+            lazy::Tensor positions = computed_randn({kEmbeddingSeq, kEmbeddingDim}, 26, dtype);
+            lazy::Tensor uniform = lazy::rand({kEmbeddingBatch, kEmbeddingSeq}, 27);
+            lazy::Tensor ids = (uniform * float(kEmbeddingRows)).to(lazy::DType::i64);
+            lazy::eval({ids});
+            const float scale = std::sqrt(float(kEmbeddingDim));
+            return StepFn([table, positions, ids, scale] {
+              return std::vector<lazy::Tensor>{lazy::embedding(table, ids) * scale + positions};
+            });
+          }};
+}
+
 struct Row {
   std::string workload;
   std::string dtype;
@@ -259,7 +304,7 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
 
 constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
                             "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-                            "sum_axis0 sum_all softmax_long"};
+                            "sum_axis0 sum_all softmax_long cat4 cat4_last embedding"};
 
 }  // namespace
 
@@ -279,7 +324,10 @@ int main(int argc, char** argv) {
                                      add_rmsnorm(),
                                      sum_axis0(),
                                      sum_all(),
-                                     softmax(lazy::DType::f32, true)};
+                                     softmax(lazy::DType::f32, true),
+                                     cat4(0),
+                                     cat4(1),
+                                     embedding()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3's and 5's workloads in PyTorch, eager and torch.compile, as bench_fusion times lazyfuse.
+"""Issue 3's, 5's and 14's workloads in PyTorch, eager and torch.compile, as bench_fusion times lazyfuse.
 
 Same shapes, dtypes and formulas as bench/bench_fusion.cpp; each call is timed with CUDA events
 around it, median over iterations after warm-up (torch.compile compiles during warm-up). As
@@ -44,6 +44,11 @@ LAYER_NORM_EPS = 1e-5
 RMS_NORM_EPS = 1e-6
 SUM_ROWS, SUM_COLS = 16384, 4096  # sum_axis0 and sum_all
 SOFTMAX_LONG_ROWS, SOFTMAX_LONG_COLS = 64, 1 << 20
+
+# Shapes from issue 14 (the same constants as bench_fusion.cpp).
+CAT_PARTS, CAT_ROWS, CAT_COLS = 4, 4096, 4096
+EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
+EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
 
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
@@ -90,6 +95,14 @@ def add_rmsnorm(x, residual, weight):
 
 def sum_axis0(x):
     return x.sum(0)
+
+
+def cat4(inputs, dim):
+    return torch.cat([x * 1.5 + 0.5 for x in inputs], dim)
+
+
+def embedding(table, positions, ids, scale):
+    return F.embedding(ids, table) * scale + positions
 
 
 def sum_all(x):
@@ -272,8 +285,43 @@ def sum_all_workload():
     return Workload("sum_all", dtype, (SUM_ROWS * SUM_COLS + 1) * itemsize(dtype), make_steps)
 
 
+def cat4_workload(dim):
+    """Four tensors, each produced by pointwise work, joined along the rows or the columns."""
+    dtype = torch.float32
+    n = CAT_PARTS * CAT_ROWS * CAT_COLS
+
+    def make_steps():
+        inputs = [randn((CAT_ROWS, CAT_COLS), 21 + k, dtype) for k in range(CAT_PARTS)]
+        fused = compiled(cat4)
+        return {"torch_eager": lambda: cat4(inputs, dim),
+                "torch_compile": lambda: fused(inputs, dim)}
+
+    return Workload("cat4" if dim == 0 else "cat4_last", dtype, 2 * n * itemsize(dtype), make_steps)
+
+
+def embedding_workload():
+    """Token embeddings scaled by sqrt(dim) plus a position embedding shared by the batch."""
+    dtype = torch.bfloat16
+    tokens = EMBEDDING_BATCH * EMBEDDING_SEQ
+    nbytes = (2 * tokens * EMBEDDING_DIM + EMBEDDING_SEQ * EMBEDDING_DIM) * itemsize(dtype) + \
+        tokens * 8
+
+    def make_steps():
+        table = randn((EMBEDDING_ROWS, EMBEDDING_DIM), 25, dtype)
+        positions = randn((EMBEDDING_SEQ, EMBEDDING_DIM), 26, dtype)
+        generator = torch.Generator(device=DEVICE).manual_seed(27)
+        ids = torch.randint(0, EMBEDDING_ROWS, (EMBEDDING_BATCH, EMBEDDING_SEQ),
+                            generator=generator, device=DEVICE)
+        scale = float(EMBEDDING_DIM) ** 0.5
+        fused = compiled(embedding)
+        return {"torch_eager": lambda: embedding(table, positions, ids, scale),
+                "torch_compile": lambda: fused(table, positions, ids, scale)}
+
+    return Workload("embedding", dtype, nbytes, make_steps)
+
+
 WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
-                  "sum_axis0", "sum_all", "softmax_long"]
+                  "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding"]
 
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
@@ -346,7 +394,8 @@ def main():
                  softmax_workload(torch.float32), softmax_workload(torch.bfloat16),
                  layernorm_workload(torch.float32), layernorm_workload(torch.bfloat16),
                  add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
-                 softmax_workload(torch.float32, long_rows=True)]
+                 softmax_workload(torch.float32, long_rows=True),
+                 cat4_workload(0), cat4_workload(1), embedding_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

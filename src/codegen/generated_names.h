@@ -14,7 +14,9 @@
 //
 // Index arithmetic keeps its own short names: a.off<t> and the strides a.st<t>_<d> (per dim),
 // a.sr<t> (per row), a.se<t> (per element), a.fs<t> (per folded element); o<t> is access t's
-// offset for the current element, b<t> its base for the current row or kept results.
+// offset for the current element, b<t> its base for the current row or kept results. A
+// concatenation t has its element's position p<t>, that position within a period r<t>, the
+// period a.cp<t> (a.cpd<t>: constants to divide by it) and where each part k ends, a.ce<t>_<k>.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,8 @@
 #include <absl/strings/str_replace.h>
 
 #include "codegen/column_reduction.h"
+#include "codegen/concat_parts.h"
+#include "codegen/element_access.h"
 #include "codegen/generated_names.h"
 #include "codegen/iteration_space.h"
 #include "codegen/kernel_builder.h"
@@ -88,27 +90,10 @@ class KernelEmitter {
     if (region_.reduction) space_.vector_width = 1;  // threads stride over the folded elements
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
-    if (concat_ && space_.vector_width > 1 && !groups_stay_in_one_part())
+    if (concat_ && space_.vector_width > 1 &&
+        !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
+                                 space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
-  }
-
-  // Whether a group of vector_width elements, starting at a multiple of it, reads one part of the
-  // concatenation: its positions are one (stride 0) or consecutive from a multiple of the width,
-  // and every part ends at a multiple of the width.
-  bool groups_stay_in_one_part() const {
-    const AccessPlan& plan = access(int(*concat_));
-    const Term::Concat& concat = *region_.terms[*concat_].concat;
-    const std::int64_t width = space_.vector_width;
-    if (plan.mode == AccessMode::uniform) return true;
-    if (plan.mode == AccessMode::strided && plan.strides.back() == 0) return true;
-    bool aligned = plan.offset % width == 0 && concat.period % width == 0;
-    if (plan.mode == AccessMode::strided) {
-      aligned = aligned && plan.strides.back() == 1;
-      for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
-        aligned = aligned && plan.strides[d] % width == 0;
-    }
-    for (std::int64_t end : concat.ends) aligned = aligned && end % width == 0;
-    return aligned;
   }
 
   // Ops computed on the special-function unit, per element.
@@ -150,33 +135,17 @@ class KernelEmitter {
           uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
       }
     }
-    computed_.assign(1, terms_of_part(-1));
+    computed_.assign(1, terms_of_part(region_, -1));
     if (!concat_) return;
     // Computed once before the loop only where every part needs it: a part's own loads may read
     // outside their tensor where another part's elements lie.
     const std::size_t parts = region_.terms[*concat_].concat->parts.size();
     computed_.clear();
-    for (std::size_t k = 0; k < parts; ++k) computed_.push_back(terms_of_part(int(k)));
+    for (std::size_t k = 0; k < parts; ++k) computed_.push_back(terms_of_part(region_, int(k)));
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (region_.terms[t].kind == Term::Kind::scalar) continue;  // an argument, read anywhere
       for (std::size_t k = 0; k < parts; ++k) uniform_[t] = uniform_[t] && computed_[k][t];
     }
-  }
-
-  // The terms the roots need where the elements lie in `part` of the concatenation (-1: all).
-  std::vector<bool> terms_of_part(int part) const {
-    std::vector<bool> needed(region_.terms.size(), false);
-    for (std::int32_t t : region_.root_terms) needed[t] = true;
-    for (std::size_t t = region_.terms.size(); t-- > 0;) {
-      if (!needed[t]) continue;
-      const Term& term = region_.terms[t];
-      for (int i = 0; i < term.n_operands; ++i) needed[term.operands[i]] = true;
-      if (term.gather) needed[term.gather->index] = true;
-      if (!term.concat) continue;
-      for (std::size_t k = 0; k < term.concat->parts.size(); ++k)
-        if (part < 0 || int(k) == part) needed[term.concat->parts[k]] = true;
-    }
-    return needed;
   }
 
   void constant(const std::string& name, std::uint64_t value, std::string_view type = "long long") {
@@ -241,69 +210,17 @@ class KernelEmitter {
       case Term::Kind::scalar:
         return builder_.scalar_statement(t);
       case Term::Kind::load:
-        if (region_.terms[t].gather) return builder_.gather_statement(t, gather_base(t, vector));
-        return builder_.load_statement(t, raw_element(t, vector));
+        if (region_.terms[t].gather)
+          return builder_.gather_statement(t, gather_base(access(int(t)), t, vector));
+        return builder_.load_statement(t, raw_element(access(int(t)), t, vector));
       case Term::Kind::generator:
-        return builder_.computed_statement(t, generator_index(t, vector));
+        return builder_.computed_statement(t, generator_index(access(int(t)), t, vector));
       case Term::Kind::op:
       case Term::Kind::reduced:  // only in row regions (row_kernel_emitter.h)
         break;
     }
     // Only generators have an access (and an index): an op term has none to look up.
     return builder_.computed_statement(t, std::string());
-  }
-
-  // The stored element a load reads, for element e of the group (or the one element i).
-  std::string raw_element(std::size_t t, bool vector) const {
-    const AccessPlan& plan = access(int(t));
-    switch (plan.mode) {
-      case AccessMode::uniform:
-        return cat(input_name(t), "[a.off", t, "]");
-      case AccessMode::dense:
-        return vector ? cat(vector_load_name(t), ".v[e]")
-                      : cat(input_name(t), "[(Offset)a.off", t, " + (Offset)i]");
-      case AccessMode::strided:
-        if (!vector) return cat(input_name(t), "[o", t, "]");
-        if (plan.strides.back() == 1) return cat(vector_load_name(t), ".v[e]");
-        if (plan.strides.back() == 0) return vector_load_name(t);
-        return cat(input_name(t), "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
-                   plan.strides.size() - 1, "]");
-    }
-    return {};
-  }
-
-  // Where a gather load's walked axes put element e of the group (or the one element i); its index
-  // adds to that. Gathers read element by element, never as vectors.
-  std::string gather_base(std::size_t t, bool vector) const {
-    const AccessPlan& plan = access(int(t));
-    const std::string e = vector ? " + (long long)e" : "";
-    switch (plan.mode) {
-      case AccessMode::uniform:
-        return cat("(long long)a.off", t);
-      case AccessMode::dense:
-        return cat("((long long)a.off", t, " + (long long)i", e, ")");
-      case AccessMode::strided:
-        if (!vector || plan.strides.back() == 0) return cat("(long long)o", t);
-        if (plan.strides.back() == 1) return cat("((long long)o", t, e, ")");
-        return cat("((long long)o", t, " + (long long)e * a.st", t, "_", plan.strides.size() - 1,
-                   ")");
-    }
-    return {};
-  }
-
-  std::string generator_index(std::size_t t, bool vector) const {
-    const AccessPlan& plan = access(int(t));
-    std::string e = vector ? " + e" : "";
-    switch (plan.mode) {
-      case AccessMode::uniform:
-        return cat("a.off", t);
-      case AccessMode::dense:
-        return cat("a.off", t, " + (long long)i", e);
-      case AccessMode::strided:
-        if (!vector) return cat("(long long)o", t);
-        return cat("(long long)o", t, " + (long long)e * a.st", t, "_", plan.strides.size() - 1);
-    }
-    return {};
   }
 
   // Index arithmetic at the start of a group: the multi-index of i and each strided offset,
@@ -353,9 +270,10 @@ class KernelEmitter {
     const std::string quotient =
         space_.index_32bit ? cat("(long long)lz_fast_div((unsigned int)p", t, ", a.cpd", t, ")")
                            : cat("p", t, " / a.cp", t);
-    std::string out = cat("    const long long p", t, " = ", generator_index(t, false), ";\n",
-                          "    const long long r", t, " = p", t, " < a.cp", t, " ? p", t, " : p", t,
-                          " - ", quotient, " * a.cp", t, ";\n");
+    std::string out =
+        cat("    const long long p", t, " = ", generator_index(access(int(t)), t, false), ";\n",
+            "    const long long r", t, " = p", t, " < a.cp", t, " ? p", t, " : p", t, " - ",
+            quotient, " * a.cp", t, ";\n");
     const std::size_t parts = region_.terms[t].concat->parts.size();
     for (std::size_t k = 0; k < parts; ++k) {
       if (k + 1 < parts) {

@@ -1,0 +1,20 @@
+// What a kernel with a concatenation computes per part: each element (or group of elements) lies
+// in one input's part, and computes only the terms that part needs.
+#pragma once
+
+#include <vector>
+
+#include "codegen/iteration_space.h"
+#include "fuse/partition.h"
+
+namespace lazy::codegen {
+
+// Whether every group of `width` elements, starting at a multiple of it, lies in one part: the
+// concatenation's positions (its access `plan`) are one per group (stride 0) or consecutive from
+// a multiple of the width, and every part ends at a multiple of the width.
+bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width);
+
+// By term: whether the region's roots need it for elements in `part` (-1: in any part).
+std::vector<bool> terms_of_part(const fuse::Region& region, int part);
+
+}  // namespace lazy::codegen

@@ -1,0 +1,21 @@
+// How a pointwise or reduction kernel addresses a term's access for the current element: i in a
+// loop over elements, or element e of the group starting at i (`vector`), with o<t> the strided
+// offset at the group's start (generated_names.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "codegen/iteration_space.h"
+
+namespace lazy::codegen {
+
+// The stored element load t reads.
+std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector);
+// Where a gather load's walked axes put the element; its index adds to that. Gathers read element
+// by element, never as vectors.
+std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);
+// A generator's linear index (or a concatenation's position) for the element.
+std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector);
+
+}  // namespace lazy::codegen

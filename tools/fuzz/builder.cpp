@@ -283,6 +283,26 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       shape = shapes_[s.args[0].step];
       return;
     }
+    case Op::join: {
+      std::vector<Tensor> parts;
+      for (const Arg& arg : s.args) parts.push_back(tensors_[arg.step]);
+      out = s.name == "stack" ? stack(parts, s.axis, loc) : cat(parts, s.axis, loc);
+      const DType d = out.dtype();
+      b = converted(bounds_[s.args[0].step], parts[0].dtype(), d);
+      for (std::size_t k = 1; k < parts.size(); ++k)
+        b = select_rule(Bounds{0, 1, 0, 0}, Operand{b, d}, operand(int(k), d), d);
+      shape = shapes_[s.args[0].step];
+      if (s.name == "stack") {
+        const int rank = int(shape.size());
+        shape.insert(shape.begin() + (s.axis < 0 ? s.axis + rank + 1 : s.axis),
+                     Dim{{}, std::int64_t(parts.size())});
+        return;
+      }
+      const int axis = s.axis < 0 ? s.axis + int(shape.size()) : s.axis;
+      program_.sizes[s.derived_size].value = out.shape()[axis];
+      shape[axis] = Dim{{s.derived_size}, 1};
+      return;
+    }
     case Op::product: {
       RecordedProduct product = record_product(program_, s, *this, loc);
       out = std::move(product.out);

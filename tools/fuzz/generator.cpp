@@ -297,6 +297,50 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
+  // cat of x with tensors that agree with it on every axis but one (itself, steps of that shape,
+  // new leaves of a fresh size there, possibly of another dtype), or stack of tensors of x's shape.
+  void add_join(int x) {
+    const std::vector<Dim> shape = builder_.shape(x);  // a copy: new leaves grow the builder
+    const int rank = int(shape.size());
+    const bool stack = rank == 0 || rank >= 6 || random_.chance(25);
+    Step s;
+    s.op = Op::join;
+    s.name = stack ? "stack" : "cat";
+    s.axis = stack ? int(random_.between(-(rank + 1), rank)) : random_axis(rank);
+    const int along = stack ? -1 : (s.axis + rank) % rank;
+    auto agrees = [&](const std::vector<Dim>& other) {
+      if (other.size() != shape.size()) return false;
+      for (int a = 0; a < rank; ++a)
+        if (a != along && !(other[a] == shape[a])) return false;
+      return true;
+    };
+    std::vector<int> candidates;
+    for (int i = 0; i < count(); ++i)
+      if (agrees(builder_.shape(i))) candidates.push_back(i);
+    s.args = {tensor_arg(x)};
+    for (int k = int(random_.between(1, 3)); k > 0; --k) {
+      int part = -1;
+      const int kind = random_.weighted({30, 35, 35});
+      if (kind == 0) {
+        part = x;
+      } else if (kind == 1) {
+        part = random_.pick(candidates);
+      } else {
+        std::vector<Dim> leaf = shape;
+        if (!stack) leaf[along] = random_.chance(15) ? Dim{{}, 0} : Dim{{some_size()}, 1};
+        const std::optional<DType> dtype =
+            random_.chance(70) ? std::optional(builder_.tensor(x).dtype()) : std::nullopt;
+        part = add_leaf(leaf, dtype);
+        if (part < 0) return;
+      }
+      s.args.push_back(tensor_arg(part));
+    }
+    if (random_.chance(50))
+      std::swap(s.args[0], s.args[random_.below(std::int64_t(s.args.size()))]);
+    if (!stack) s.derived_size = new_derived_size();
+    try_add(s);
+  }
+
   void add_normalization(int x) {
     int rank = int(builder_.shape(x).size());
     Step s;
@@ -335,7 +379,7 @@ class Generator : public GrowingProgram {
     int x = pick_step();
     // Products weigh more with --only-products; their consumers are among the other kinds.
     const int products = options_.products_only ? 60 : 6;
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, products})) {
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, products})) {
       case 0:
         add_unary(x);
         break;
@@ -359,6 +403,9 @@ class Generator : public GrowingProgram {
         break;
       case 7:
         add_normalization(x);
+        break;
+      case 8:
+        add_join(x);
         break;
       default:
         add_product(*this, x);

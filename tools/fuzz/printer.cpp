@@ -99,6 +99,11 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::binary:
       e << "lazy::" << s.name << "(" << a(0) << ", " << a(1) << ")";
       break;
+    case Op::join:
+      e << "lazy::" << s.name << "({";
+      for (std::size_t k = 0; k < s.args.size(); ++k) e << (k ? ", " : "") << a(int(k));
+      e << "}, " << s.axis << ")";
+      break;
     case Op::where:
       e << "lazy::where(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;

@@ -9,7 +9,7 @@ std::string step_label(const Step& step) {
       "data",  "full",    "arange",      "rand",       "randn",    "unary",      "binary",
       "where", "clamp",   "lerp",        "cast",       "reshape",  "permute",    "expand",
       "slice", "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce", "var",
-      "std",   "softmax", "log_softmax", "layer_norm", "rms_norm", "product"};
+      "std",   "softmax", "log_softmax", "layer_norm", "rms_norm", "join",       "product"};
   static_assert(std::size(kinds) == std::size_t(Op::product) + 1, "a label for every Op");
   return step.name.empty() ? kinds[int(step.op)] : step.name;
 }

@@ -57,6 +57,8 @@ enum class Op : std::uint8_t {
   log_softmax,
   layer_norm,
   rms_norm,
+  // cat or stack (the name says which) of its tensor arguments along `axis`
+  join,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
 };
@@ -94,7 +96,7 @@ struct Step {
   bool has_start = false, has_stop = false;
   double correction = 1, eps = 1e-5;
   std::string equation;   // einsum
-  int derived_size = -1;  // the size a slice defines
+  int derived_size = -1;  // the size a slice or a cat defines
   bool held = false;      // an output: a handle holds it at the sync, its values compared
 };
 

@@ -52,11 +52,11 @@ Step leaf_like(const Program& program, int i, const StepInfo& info) {
   return leaf;
 }
 
-// Whether a slice still defines size `v`: once the slice is cut to a leaf, the size is the
-// leaf's own and may be lowered like a free one (a product's operand is often a slice).
-bool defined_by_a_slice(const Program& program, int v) {
+// Whether a slice or a cat still defines size `v`: once that step is cut to a leaf, the size is
+// the leaf's own and may be lowered like a free one (a product's operand is often a slice).
+bool defined_by_a_step(const Program& program, int v) {
   return std::any_of(program.steps.begin(), program.steps.end(),
-                     [&](const Step& s) { return s.op == Op::slice && s.derived_size == v; });
+                     [&](const Step& s) { return s.derived_size == v; });
 }
 
 class Shrinker {
@@ -137,7 +137,7 @@ class Shrinker {
   bool shrink_sizes(std::size_t p) {
     bool progress = false;
     for (std::size_t v = 0; v < best_[p].sizes.size(); ++v) {
-      if (best_[p].sizes[v].derived && defined_by_a_slice(best_[p], int(v))) continue;
+      if (best_[p].sizes[v].derived && defined_by_a_step(best_[p], int(v))) continue;
       std::int64_t value = best_[p].sizes[v].value;
       for (std::int64_t smaller : {std::int64_t(1), std::int64_t(2), value / 2, value - 1}) {
         if (smaller < 1 || smaller >= value) continue;

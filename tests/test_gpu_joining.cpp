@@ -67,10 +67,14 @@ TEST_F(GpuJoining, PartsAndTheResultAreReadThroughViews) {
 TEST_F(GpuJoining, ProducersInTheSameSyncAndCopiesAreOneKernel) {
   std::vector<Tensor> inputs;
   for (int k = 0; k < 4; ++k) inputs.push_back(random_input(DType::f32, {256, 64}));
+  // The producers are not held: each is computed straight into its part.
+  auto produced = [&] {
+    std::vector<Tensor> parts;
+    for (const Tensor& x : inputs) parts.push_back(lazy::sigmoid(x) * 2.0f + x);
+    return lazy::cat(parts, 0);
+  };
   lazy::reset_stats();
-  std::vector<Tensor> produced;
-  for (const Tensor& x : inputs) produced.push_back(lazy::sigmoid(x) * 2.0f + x);
-  Tensor joined = lazy::cat(produced, 0);
+  Tensor joined = produced();
   lazy::eval({joined});
   EXPECT_EQ(lazy::stats().kernel_launches, 1);
 
@@ -80,7 +84,7 @@ TEST_F(GpuJoining, ProducersInTheSameSyncAndCopiesAreOneKernel) {
   Tensor copied = lazy::cat(uneven, 1);
   lazy::eval({copied});
   EXPECT_EQ(lazy::stats().kernel_launches, 1);
-  expect_matches_reference([&] { return std::vector<Tensor>{lazy::cat(produced, 0)}; }, "produced");
+  expect_matches_reference([&] { return std::vector<Tensor>{produced()}; }, "produced");
   expect_matches_reference([&] { return std::vector<Tensor>{lazy::cat(uneven, 1)}; }, "copied");
 }
 
@@ -95,6 +99,23 @@ TEST_F(GpuJoining, ResultsUsedTwiceAndAfterReductionsStayRight) {
         return std::vector<Tensor>{both, total, soft, joined};
       },
       "twice");
+}
+
+// lazyfuse-fuzz seeds 14105 (program 199) and 14101 (program 133, the GPU context lost): a
+// concatenation nested in another's part took the outer part's index, reading the wrong input or
+// past the inner one's parts.
+TEST_F(GpuJoining, NestedConcatenationsReadTheirOwnParts) {
+  Tensor a = random_input(DType::i64, {1, 3});
+  Tensor b = random_input(DType::i64, {1, 240});
+  Tensor c = random_input(DType::f32, {3, 1});
+  expect_matches_reference(
+      [&] {
+        Tensor inner = lazy::cat({a, b, a * 2, a + 1}, 1);
+        Tensor outer = lazy::cat({a, inner}, 1);
+        Tensor stacked = lazy::stack({c.slice(0, 0, 1), c.slice(0, 1, 2) * 2.0f}, -2);  // [2, 1]
+        return std::vector<Tensor>{outer, lazy::cat({stacked, stacked * 3.0f, stacked}, 1)};
+      },
+      "nested");
 }
 
 }  // namespace

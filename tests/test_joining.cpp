@@ -147,6 +147,28 @@ TEST(CatKernels, PartsEndingInsideAGroupAreReadOneElementAtATime) {
   lazy::sync();
 }
 
+// lazyfuse-fuzz seed 14105 program 199, shrunk: a concatenation nested in another's part took the
+// outer part's index for its own (reading the wrong input, or past its list of parts).
+TEST(CatKernels, AConcatenationInsideAnotherIsWrittenFirst) {
+  // Not held, the [3, 1] stack is inlined into the cat unless a cut writes it first.
+  auto stacked = [] {
+    return lazy::stack({lazy::from_data<float>({0.5f}, {1}), lazy::from_data<float>({-30.25f}, {1}),
+                        lazy::from_data<std::int64_t>({7}, {1})},
+                       -2);
+  };
+  Tensor joined = lazy::cat({stacked(), lazy::from_data<float>({1, 2, 3}, {3, 1}),
+                             lazy::from_data<float>({0.25f, 0.5f, 0.75f}, {3, 1})},
+                            1);
+  lazy_test::Generated g = generated();
+  int concat_cuts = 0;
+  for (std::size_t i = 0; i < g.partition.cuts.cut.size(); ++i)
+    concat_cuts += g.partition.cuts.cut[i] &&
+                   g.partition.cuts.reason[i] == lazy::fuse::CutReason::concat_per_kernel;
+  EXPECT_EQ(concat_cuts, 1);
+  EXPECT_EQ(joined.to_vector<float>(),
+            (std::vector<float>{0.5f, 1, 0.25f, -30.25f, 2, 0.5f, 7, 3, 0.75f}));
+}
+
 TEST(CatKernels, ASecondConcatenationAndOneAReductionReadsAreWrittenFirst) {
   Tensor x = lazy::from_data(random_floats(8, 5), {8});
   // Two concatenations in one kernel: one is written first.

@@ -1,6 +1,5 @@
 #include "fuse/build_terms.h"
 
-#include <algorithm>
 #include <tuple>
 
 #include <absl/container/flat_hash_map.h>
@@ -44,6 +43,7 @@ class TermBuilder {
       current_ = std::int32_t(r);
       memo_.clear();
       per_row_ = false;
+      concat_visited_ = false;
       Region& region = p_.regions[r];
       const bool built = region.matmul ? build_matmul_terms(region)
                          : region.row  ? build_row_terms(region)
@@ -365,13 +365,12 @@ class TermBuilder {
   std::int32_t visit_concat(const NodePtr& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction;
-    const bool second = std::any_of(current().terms.begin(), current().terms.end(),
-                                    [](const Term& term) { return term.concat.has_value(); });
-    if (folds || second) {
+    if (folds || concat_visited_) {
       const CutReason why = folds ? CutReason::concat_in_reduction : CutReason::concat_per_kernel;
       cut_added_ = p_.cuts.add_read_back(index, why) || cut_added_;
       return kFailed;
     }
+    concat_visited_ = true;  // before its parts: one nested in them is a second one
     const std::optional<ir::Layout> at = compose_or_cut(ir::Layout::contiguous(node->shape), path);
     if (!at) return kFailed;
     const int axis = int(node->attrs[0]);
@@ -439,7 +438,8 @@ class TermBuilder {
   // The slices moving each concatenation's inputs to their parts: views no trace holds.
   std::vector<NodePtr> shifts_;
   absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
-  bool per_row_ = false;  // visiting a per-row root of a row region
+  bool per_row_ = false;         // visiting a per-row root of a row region
+  bool concat_visited_ = false;  // the current region has its concatenation
   std::int32_t current_ = 0;
   bool cut_added_ = false;  // the build grew the cuts (form_regions must run again)
 };

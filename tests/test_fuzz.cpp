@@ -262,6 +262,15 @@ TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
   EXPECT_NO_THROW(variance_rule(modest, lazy::DType::f32, 1 << 20, 1.0, false));
 }
 
+// Seed 14203 program 581: an i64 prod of [1, 1000]^4 cast to i32 wraps around.
+TEST(FuzzValueRules, CastRejectsIntegersThatWrapAround) {
+  const Operand big{Bounds{1, 1e12, 0, 0}, lazy::DType::i64};
+  EXPECT_THROW(cast_rule(big, lazy::DType::i32), StepRejected);
+  EXPECT_NO_THROW(cast_rule(big, lazy::DType::bool_));
+  const Operand small{Bounds{-100, 100, 0, 0}, lazy::DType::i64};
+  EXPECT_EQ(cast_rule(small, lazy::DType::i32).hi, 100);
+}
+
 // Seed 13402 program 1636: an f16 rms_norm of [-4, 4] with weights up to 61953 reaches inf.
 TEST(FuzzValueRules, NormRejectsResultsThatOverflowTheDtype) {
   const Operand x{inexact(-4, 4, 0), lazy::DType::f16};

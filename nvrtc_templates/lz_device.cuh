@@ -139,6 +139,20 @@ __device__ __forceinline__ T lz_gather_element(const T* source, long long base, 
   return T(0);
 }
 
+// `N` consecutive elements from there, the pick checked once: zeros for a bad pick.
+template <int N, class T>
+__device__ __forceinline__ lz_vec<N, T> lz_gather_vec(const T* source, long long base,
+                                                      long long pick, long long stride,
+                                                      long long bound, unsigned int* faults,
+                                                      unsigned long long site) {
+  if ((unsigned long long)pick < (unsigned long long)bound)
+    return lz_load_vec<N>(source + base + pick * stride);
+  lz_index_fault(faults, (unsigned int)site, pick);
+  lz_vec<N, T> zeros;
+  for (int e = 0; e < N; ++e) zeros.v[e] = T(0);
+  return zeros;
+}
+
 // n / d and n % d for 32-bit indices with a divisor fixed at launch: the host precomputes
 // magic and shift (Granlund-Montgomery), the device does a multiply-high and a shift.
 // magic_shift packs the magic number in its low 32 bits and the shift in its high 32 bits.

@@ -8,6 +8,8 @@
 
 #include <lazy/lazy.h>
 
+#include "codegen_test_support.h"
+
 namespace {
 
 using lazy::DType;
@@ -120,6 +122,28 @@ TEST(Gather, FusesWithThePointworkAroundIt) {
                                lazy::from_data<std::int64_t>({7, 3, 3}, {3}) + 0);
   EXPECT_EQ((picked + 1.0f).to_vector<float>(),
             (std::vector<float>{x[7] * 2 + 1, x[3] * 2 + 1, x[3] * 2 + 1}));
+}
+
+TEST(Embedding, RowsAreReadAsOneVectorPerGroupWhoseIndexIsChecked) {
+  Tensor table = lazy::from_data(random_floats(40 * 16, 12), {40, 16}).to(DType::bf16);
+  Tensor pos = lazy::from_data(random_floats(3 * 16, 13), {3, 16}).to(DType::bf16);
+  lazy::eval({table, pos});
+  Tensor ids = lazy::from_data<std::int64_t>({3, 39, 0, 7, 7, 1}, {2, 3});
+  Tensor y = lazy::embedding(table, ids) * 4.0f + pos;
+  lazy_test::Generated g = lazy_test::generate_pending();
+  lazy_test::expect_compiles(g);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string& source = g.kernels[0].source;
+  EXPECT_NE(source.find("lz_gather_vec<8>"), std::string::npos) << source;
+  EXPECT_EQ(source.find("lz_gather_element"), std::string::npos) << source;
+  const std::vector<float> t = table.to_vector<float>(), p = pos.to_vector<float>();
+  const std::int64_t picked[6] = {3, 39, 0, 7, 7, 1};
+  std::vector<float> want;
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 16; ++c) want.push_back(t[picked[r] * 16 + c] * 4.0f + p[(r % 3) * 16 + c]);
+  // Times 4 is exact in bf16: the sum rounds once.
+  EXPECT_EQ(y.to_vector<float>(),
+            lazy::from_data(want, {2, 3, 16}).to(DType::bf16).to_vector<float>());
 }
 
 TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {

@@ -1,5 +1,7 @@
 #include "codegen/concat_parts.h"
 
+#include "codegen/text.h"
+
 namespace lazy::codegen {
 
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width) {
@@ -28,6 +30,27 @@ std::vector<bool> terms_of_part(const fuse::Region& region, int part) {
       if (part < 0 || int(k) == part) needed[term.concat->parts[k]] = true;
   }
   return needed;
+}
+
+std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
+                              bool index_32bit, const std::function<std::string(int)>& body) {
+  // Most concatenations join their outermost axis: one period, no division.
+  const std::string quotient =
+      index_32bit ? cat("(long long)lz_fast_div((unsigned int)p", t, ", a.cpd", t, ")")
+                  : cat("p", t, " / a.cp", t);
+  std::string out =
+      cat("    const long long p", t, " = ", position, ";\n", "    const long long r", t, " = p", t,
+          " < a.cp", t, " ? p", t, " : p", t, " - ", quotient, " * a.cp", t, ";\n");
+  for (std::size_t k = 0; k < parts; ++k) {
+    if (k + 1 < parts) {
+      append(out, k == 0 ? "    if" : "    } else if", " (r", t, " < a.ce", t, "_", k, ") {\n");
+    } else {
+      append(out, parts == 1 ? "    {\n" : "    } else {\n");
+    }
+    append(out, body(int(k)));
+  }
+  append(out, "    }\n");
+  return out;
 }
 
 }  // namespace lazy::codegen

@@ -2,6 +2,9 @@
 // in one input's part, and computes only the terms that part needs.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "codegen/iteration_space.h"
@@ -16,5 +19,11 @@ bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& c
 
 // By term: whether the region's roots need it for elements in `part` (-1: in any part).
 std::vector<bool> terms_of_part(const fuse::Region& region, int part);
+
+// `body(k)` for each part k of concatenation term t, behind tests of which part the element (or
+// group) at `position` (a long long expression) lies in: p<t>, its place in a period r<t>, then
+// r<t> against the parts' ends (generated_names.h).
+std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
+                              bool index_32bit, const std::function<std::string(int)>& body);
 
 }  // namespace lazy::codegen

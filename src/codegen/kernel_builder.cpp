@@ -116,6 +116,13 @@ std::string KernelBuilder::gather_statement(std::size_t t, const std::string& ba
                                ", a.faults, a.site", t, ")"));
 }
 
+std::string KernelBuilder::gather_vector(std::size_t t, int width, const std::string& base) const {
+  const auto index = std::size_t(region_.terms[t].gather->index);
+  return cat("lz_gather_vec<", width, ">(", input_name(t), ", ", base, ", (long long)",
+             value_name(region_.terms[index], index), ", a.gs", t, ", a.gb", t,
+             ", a.faults, a.site", t, ")");
+}
+
 std::string KernelBuilder::value_statement(std::size_t t, const std::string& value) const {
   return cat("const ", value_type(term_dtype(t)), " ", value_name(region_.terms[t], t), " = ",
              value, ";\n");

@@ -65,6 +65,8 @@ class KernelBuilder {
   // A gather load's value at element offset `base` (a long long expression) of its walked axes,
   // after checking its index: an index out of range is reported and reads 0.
   std::string gather_statement(std::size_t t, const std::string& base) const;
+  // A gather load's `width` consecutive elements from `base` (an lz_vec), its index checked once.
+  std::string gather_vector(std::size_t t, int width, const std::string& base) const;
   std::string value_statement(std::size_t t, const std::string& value) const;
   // A concatenation's value (term t) where the element lies in part `part`: that part's value.
   std::string concat_statement(std::size_t t, int part) const;

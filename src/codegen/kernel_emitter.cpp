@@ -1,6 +1,7 @@
 #include "codegen/kernel_emitter.h"
 
 #include <bit>
+#include <functional>
 #include <optional>
 
 #include <absl/strings/str_replace.h>
@@ -17,6 +18,7 @@
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
+#include "codegen/vector_gathers.h"
 #include "ir/integer_math.h"
 
 namespace lazy::codegen {
@@ -35,6 +37,7 @@ class KernelEmitter {
   GeneratedKernel run() {
     plan_accesses();
     mark_uniform_terms();
+    vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     declare_args();
     std::vector<std::string> leading;
     if (region_.reduction)
@@ -210,6 +213,8 @@ class KernelEmitter {
       case Term::Kind::scalar:
         return builder_.scalar_statement(t);
       case Term::Kind::load:
+        if (vector && vector_gathers_.gathers[t])
+          return builder_.load_statement(t, cat(vector_load_name(t), ".v[e]"));
         if (region_.terms[t].gather)
           return builder_.gather_statement(t, gather_base(access(int(t)), t, vector));
         return builder_.load_statement(t, raw_element(access(int(t)), t, vector));
@@ -252,7 +257,7 @@ class KernelEmitter {
     const std::vector<bool>& computed = computed_[std::max(part, 0)];
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (uniform_[t] || !computed[t]) continue;
+      if (uniform_[t] || !computed[t] || (vector && vector_gathers_.hoisted[t])) continue;
       append(
           out, indent,
           region_.terms[t].concat ? builder_.concat_statement(t, part) : term_statement(t, vector));
@@ -260,31 +265,13 @@ class KernelEmitter {
     return out;
   }
 
-  // `body` of each part of the concatenation, behind a test of which part the element (or group)
-  // starting at i lies in; `body(-1)` where there is none.
-  template <class Body>
-  std::string in_parts(const Body& body) const {
+  // `body` of each part of the concatenation behind tests of the part (concat_parts.h), or
+  // `body(-1)` where there is none.
+  std::string in_parts(const std::function<std::string(int)>& body) const {
     if (!concat_) return body(-1);
     const std::size_t t = *concat_;
-    // The position within a period: most concatenations join their outermost axis, one period.
-    const std::string quotient =
-        space_.index_32bit ? cat("(long long)lz_fast_div((unsigned int)p", t, ", a.cpd", t, ")")
-                           : cat("p", t, " / a.cp", t);
-    std::string out =
-        cat("    const long long p", t, " = ", generator_index(access(int(t)), t, false), ";\n",
-            "    const long long r", t, " = p", t, " < a.cp", t, " ? p", t, " : p", t, " - ",
-            quotient, " * a.cp", t, ";\n");
-    const std::size_t parts = region_.terms[t].concat->parts.size();
-    for (std::size_t k = 0; k < parts; ++k) {
-      if (k + 1 < parts) {
-        append(out, k == 0 ? "    if" : "    } else if", " (r", t, " < a.ce", t, "_", k, ") {\n");
-      } else {
-        append(out, parts == 1 ? "    {\n" : "    } else {\n");
-      }
-      append(out, body(int(k)));
-    }
-    append(out, "    }\n");
-    return out;
+    return parts_by_position(t, generator_index(access(int(t)), t, false),
+                             region_.terms[t].concat->parts.size(), space_.index_32bit, body);
   }
 
   std::string group_body() const {
@@ -300,9 +287,15 @@ class KernelEmitter {
       append(out, element_statements(false, "    ", part), scalar_stores());
       return out;
     }
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (computed[t] && vector_gathers_.hoisted[t]) append(out, "    ", term_statement(t, false));
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (!computed[t]) continue;
-      if (region_.terms[t].kind != Term::Kind::load || region_.terms[t].gather) continue;
+      if (!computed[t] || region_.terms[t].kind != Term::Kind::load) continue;
+      if (vector_gathers_.gathers[t]) {
+        append(out, "    const auto ", vector_load_name(t), " = ",
+               builder_.gather_vector(t, width, gather_base(access(int(t)), t, false)), ";\n");
+      }
+      if (region_.terms[t].gather) continue;
       const AccessPlan& plan = access(int(t));
       const std::string load = cat("    const auto ", vector_load_name(t), " = ");
       if (plan.mode == AccessMode::dense) {
@@ -480,6 +473,7 @@ class KernelEmitter {
   std::optional<ColumnReduction> column_;  // set for a reduction walked as columns
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
+  VectorGathers vector_gathers_;
   std::optional<std::size_t> concat_;  // the term of the region's concatenation, if it has one
   // By part of the concatenation (one entry where there is none): the terms its elements need.
   std::vector<std::vector<bool>> computed_;

@@ -118,6 +118,10 @@ bool broadcast_dims(const std::vector<Dim>& a, const std::vector<Dim>& b, std::v
 }
 
 void Builder::apply(int i) {
+  if (program_.steps[i].index_bound) {
+    Step& indices = program_.steps[i];
+    indices.data.hi = double(dim_value(program_, *indices.index_bound) - 1);
+  }
   const Step& step = program_.steps[i];
   // Shapes a step names itself are checked before the API sees them: a shrunk or combined size
   // could make one too large for the host's reference evaluator.
@@ -301,6 +305,32 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       const int axis = s.axis < 0 ? s.axis + int(shape.size()) : s.axis;
       program_.sizes[s.derived_size].value = out.shape()[axis];
       shape[axis] = Dim{{s.derived_size}, 1};
+      return;
+    }
+    case Op::gather: {
+      const Tensor& x = arg_tensor(0);
+      const Tensor& index = arg_tensor(1);
+      const std::vector<Dim>& x_shape = shapes_[s.args[0].step];
+      const std::vector<Dim>& index_shape = shapes_[s.args[1].step];
+      b = bounds_[s.args[0].step];  // picked elements, unchanged
+      if (s.name == "embedding") {
+        out = embedding(x, index, loc);
+        shape = index_shape;
+        shape.push_back(x_shape[1]);
+      } else if (s.name == "index_select") {
+        out = index_select(x, s.axis, index, loc);
+        shape = x_shape;
+        shape[(s.axis + shape.size()) % shape.size()] = index_shape[0];
+      } else if (s.name == "take_along_axis") {
+        out = take_along_axis(x, index, s.axis, loc);
+        shape = index_shape;
+        for (std::size_t a = 0; a < shape.size(); ++a)
+          if (int(a) != (s.axis + int(shape.size())) % int(shape.size()) && is_one(shape[a]))
+            shape[a] = x_shape[a];
+      } else {
+        out = gather(x, s.axis, index, loc);
+        shape = index_shape;
+      }
       return;
     }
     case Op::product: {

@@ -341,6 +341,44 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
+  // A gather of x along a random axis through one of the API's four forms, its indices a new
+  // leaf whose values stay inside the axis (Step::index_bound) however the sizes shrink.
+  void add_gather(int x) {
+    const std::vector<Dim> shape = builder_.shape(x);  // a copy: new leaves grow the builder
+    const int rank = int(shape.size());
+    if (rank == 0) return;
+    Step s;
+    s.op = Op::gather;
+    s.name = std::vector<std::string>{"gather", "index_select", "embedding",
+                                      "take_along_axis"}[random_.weighted({40, 25, 15, 20})];
+    if (s.name == "embedding" && rank != 2) s.name = "gather";
+    s.axis = s.name == "embedding" ? 0 : random_axis(rank);
+    const int along = (s.axis + rank) % rank;
+    if (dim_value(program_, shape[along]) == 0) return;
+    Step indices;
+    indices.op = Op::data;
+    indices.dtype = random_.chance(50) ? DType::i32 : DType::i64;
+    indices.data.key = random_.next();
+    indices.data.lo = 0;
+    indices.index_bound = shape[along];
+    if (s.name == "index_select") {
+      indices.shape = {Dim{{some_size()}, 1}};
+    } else if (s.name == "embedding") {
+      indices.shape = fresh_shape();
+      if (indices.shape.size() > 3) return;
+    } else {
+      indices.shape = shape;
+      indices.shape[along] = Dim{{some_size()}, 1};
+      if (s.name == "take_along_axis")
+        for (int a = 0; a < rank; ++a)
+          if (a != along && random_.chance(40)) indices.shape[a] = Dim{};
+    }
+    const int index = add(indices);
+    if (index < 0) return;
+    s.args = {tensor_arg(x), tensor_arg(index)};
+    try_add(s);
+  }
+
   void add_normalization(int x) {
     int rank = int(builder_.shape(x).size());
     Step s;
@@ -379,7 +417,7 @@ class Generator : public GrowingProgram {
     int x = pick_step();
     // Products weigh more with --only-products; their consumers are among the other kinds.
     const int products = options_.products_only ? 60 : 6;
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, products})) {
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, products})) {
       case 0:
         add_unary(x);
         break;
@@ -406,6 +444,9 @@ class Generator : public GrowingProgram {
         break;
       case 8:
         add_join(x);
+        break;
+      case 9:
+        add_gather(x);
         break;
       default:
         add_product(*this, x);

@@ -99,6 +99,15 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::binary:
       e << "lazy::" << s.name << "(" << a(0) << ", " << a(1) << ")";
       break;
+    case Op::gather:
+      if (s.name == "embedding") {
+        e << "lazy::embedding(" << a(0) << ", " << a(1) << ")";
+      } else if (s.name == "take_along_axis") {
+        e << "lazy::take_along_axis(" << a(0) << ", " << a(1) << ", " << s.axis << ")";
+      } else {
+        e << "lazy::" << s.name << "(" << a(0) << ", " << s.axis << ", " << a(1) << ")";
+      }
+      break;
     case Op::join:
       e << "lazy::" << s.name << "({";
       for (std::size_t k = 0; k < s.args.size(); ++k) e << (k ? ", " : "") << a(int(k));

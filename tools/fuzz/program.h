@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ enum class Op : std::uint8_t {
   rms_norm,
   // cat or stack (the name says which) of its tensor arguments along `axis`
   join,
+  // gather, index_select, embedding or take_along_axis (the name says which): source, index
+  gather,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
 };
@@ -97,7 +100,9 @@ struct Step {
   double correction = 1, eps = 1e-5;
   std::string equation;   // einsum
   int derived_size = -1;  // the size a slice or a cat defines
-  bool held = false;      // an output: a handle holds it at the sync, its values compared
+  // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
+  std::optional<Dim> index_bound;
+  bool held = false;  // an output: a handle holds it at the sync, its values compared
 };
 
 struct Program {

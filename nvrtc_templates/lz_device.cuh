@@ -162,6 +162,23 @@ __device__ __forceinline__ unsigned int lz_fast_div(unsigned int n, unsigned lon
   return (__umulhi(n, magic) + n) >> shift;
 }
 
+// The element a pointwise group visited at position v starts at, when dim `outer` is visited
+// just outside the innermost dim, after the `middle` dims between them (codegen/visit_order.h).
+__device__ __forceinline__ unsigned int lz_reuse_order(unsigned int v, unsigned long long inner,
+                                                       unsigned long long inner_div,
+                                                       unsigned long long outer,
+                                                       unsigned long long outer_div,
+                                                       unsigned long long middle,
+                                                       unsigned long long middle_div) {
+  const unsigned int rows = lz_fast_div(v, inner_div);
+  const unsigned int l = v - rows * (unsigned int)inner;
+  const unsigned int runs = lz_fast_div(rows, outer_div);
+  const unsigned int o = rows - runs * (unsigned int)outer;
+  const unsigned int a = lz_fast_div(runs, middle_div);
+  const unsigned int m = runs - a * (unsigned int)middle;
+  return ((a * (unsigned int)outer + o) * (unsigned int)middle + m) * (unsigned int)inner + l;
+}
+
 #include "philox.cuh"
 
 // The device function of each op (one per row of the op table).

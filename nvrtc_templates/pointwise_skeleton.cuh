@@ -15,7 +15,7 @@ extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
   const Index first = (Index)blockIdx.x * blockDim.x + threadIdx.x;
 $UNIFORM_LOADS
   for (Index group = first; group < n / $V; group += stride) {
-    const Index i = group * $V;
+    const Index i = $GROUP_START;
 $GROUP_BODY
   }
 $TAIL

@@ -75,6 +75,21 @@ TEST_F(GpuIndexing, EmbeddingTimesScalePlusPositionIsOneKernel) {
   }
 }
 
+// Positions of 4 MiB broadcast over the batch: the groups visit the batch last but one
+// (codegen/visit_order.h); every element is still written once, where it belongs.
+TEST_F(GpuIndexing, EmbeddingPlusBroadcastPositionsInReuseOrderMatchesTheReference) {
+  Tensor table = random_input(DType::f32, {2048, 1024});
+  Tensor ids = random_picks({4, 1024}, 2048, DType::i64);
+  Tensor pos = random_input(DType::f32, {1024, 1024});
+  Tensor bias = random_input(DType::f32, {1024});
+  expect_matches_reference(
+      [&] {
+        return std::vector<Tensor>{lazy::embedding(table, ids) * 2.0f + pos,
+                                   lazy::embedding(table, ids) + bias - pos};
+      },
+      "reuse order");
+}
+
 TEST_F(GpuIndexing, ASourceComputedInTheSameSyncIsWrittenFirst) {
   Tensor x = random_input(DType::f32, {50, 20});
   Tensor ids = random_picks({30}, 50, DType::i64);

@@ -9,6 +9,7 @@
 #include <lazy/lazy.h>
 
 #include "codegen_test_support.h"
+#include "ir/trace.h"
 
 namespace {
 
@@ -144,6 +145,23 @@ TEST(Embedding, RowsAreReadAsOneVectorPerGroupWhoseIndexIsChecked) {
   // Times 4 is exact in bf16: the sum rounds once.
   EXPECT_EQ(y.to_vector<float>(),
             lazy::from_data(want, {2, 3, 16}).to(DType::bf16).to_vector<float>());
+}
+
+// The bench's shape, generated only: the [seq, dim] positions are broadcast over the batch, so the
+// groups visit the batch just outside the innermost dim and find a position row in L2 for every
+// sequence (codegen/visit_order.h).
+TEST(Embedding, GroupsVisitTheBatchNextToTheRowsTheyShareWithIt) {
+  Tensor table = lazy::randn({131072, 4096}, 1, DType::bf16);
+  Tensor pos = lazy::randn({4096, 4096}, 2, DType::bf16);
+  Tensor ids = lazy::zeros({8, 4096}, DType::i64) + 3;
+  Tensor y = lazy::embedding(table, ids) * 64.0f + pos;
+  lazy_test::Generated g = lazy_test::generate_pending();
+  lazy_test::expect_compiles(g);
+  int reordered = 0;
+  for (const auto& kernel : g.kernels)
+    reordered += kernel.source.find("lz_reuse_order(group * 8") != std::string::npos;
+  EXPECT_EQ(reordered, 1);
+  lazy::ir::Trace::current().clear();
 }
 
 TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {

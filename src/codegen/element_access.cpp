@@ -51,4 +51,26 @@ std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector) 
   return {};
 }
 
+std::string group_offsets(const IterationSpace& space, std::span<const int> access_of_term,
+                          std::string_view offset_name, std::string_view indent) {
+  if (!space.needs_multi_index()) return {};
+  const int rank = int(space.dims.size());
+  std::string out = cat(indent, "Index rest = i;\n");
+  for (int d = rank - 1; d >= 1; --d) {
+    std::string quotient =
+        space.index_32bit ? cat("lz_fast_div(rest, a.div", d, ")") : cat("rest / (Index)a.size", d);
+    append(out, indent, "const Index q", d, " = ", quotient, ";\n", indent, "const Index c", d,
+           " = rest - q", d, " * (Index)a.size", d, ";\n", indent, "rest = q", d, ";\n");
+  }
+  append(out, indent, "const Index c0 = rest;\n");
+  for (std::size_t t = 0; t < access_of_term.size(); ++t) {
+    if (access_of_term[t] < 0 || space.accesses[access_of_term[t]].mode != AccessMode::strided)
+      continue;
+    append(out, indent, "const Offset ", offset_name, t, " = (Offset)a.off", t);
+    for (int d = 0; d < rank; ++d) append(out, " + (Offset)c", d, " * (Offset)a.st", t, "_", d);
+    append(out, ";\n");
+  }
+  return out;
+}
+
 }  // namespace lazy::codegen

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "codegen/iteration_space.h"
 
@@ -17,5 +19,11 @@ std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector);
 std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);
 // A generator's linear index (or a concatenation's position) for the element.
 std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector);
+
+// Index arithmetic at the start of a group (or element) i: its multi-index c<d> over the merged
+// dims and each strided access's offset, named <offset_name><t> (`access_of_term`: by term, its
+// access in `space`, or -1).
+std::string group_offsets(const IterationSpace& space, std::span<const int> access_of_term,
+                          std::string_view offset_name, std::string_view indent);
 
 }  // namespace lazy::codegen

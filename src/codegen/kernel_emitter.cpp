@@ -19,6 +19,7 @@
 #include "codegen/templates.h"
 #include "codegen/text.h"
 #include "codegen/vector_gathers.h"
+#include "codegen/visit_order.h"
 #include "ir/integer_math.h"
 
 namespace lazy::codegen {
@@ -97,6 +98,7 @@ class KernelEmitter {
         !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
+    if (!region_.reduction) reuse_order_ = plan_reuse_order(space_, accesses);
   }
 
   // Ops computed on the special-function unit, per element.
@@ -163,6 +165,14 @@ class KernelEmitter {
     } else {
       constant("n", std::uint64_t(space_.numel));
     }
+    if (reuse_order_) {
+      for (const auto& [name, size] : {std::pair{"inner", reuse_order_->inner},
+                                       {"outer", reuse_order_->outer},
+                                       {"middle", reuse_order_->middle}}) {
+        constant(name, std::uint64_t(size));
+        constant(cat(name, "_div"), fast_div_constants(std::uint32_t(size)), "unsigned long long");
+      }
+    }
     if (region_.reduction && !column_) {
       constant("rows", std::uint64_t(region_.reduction->results));
       constant("extent", std::uint64_t(region_.reduction->extent));
@@ -228,27 +238,9 @@ class KernelEmitter {
     return builder_.computed_statement(t, std::string());
   }
 
-  // Index arithmetic at the start of a group: the multi-index of i and each strided offset,
-  // named <offset_name><term>.
   std::string group_offsets(std::string_view offset_name = "o",
                             std::string_view indent = "    ") const {
-    if (!space_.needs_multi_index()) return {};
-    const int rank = int(space_.dims.size());
-    std::string out = cat(indent, "Index rest = i;\n");
-    for (int d = rank - 1; d >= 1; --d) {
-      std::string quotient = space_.index_32bit ? cat("lz_fast_div(rest, a.div", d, ")")
-                                                : cat("rest / (Index)a.size", d);
-      append(out, indent, "const Index q", d, " = ", quotient, ";\n", indent, "const Index c", d,
-             " = rest - q", d, " * (Index)a.size", d, ";\n", indent, "rest = q", d, ";\n");
-    }
-    append(out, indent, "const Index c0 = rest;\n");
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (access_of_term_[t] < 0 || access(int(t)).mode != AccessMode::strided) continue;
-      append(out, indent, "const Offset ", offset_name, t, " = (Offset)a.off", t);
-      for (int d = 0; d < rank; ++d) append(out, " + (Offset)c", d, " * (Offset)a.st", t, "_", d);
-      append(out, ";\n");
-    }
-    return out;
+    return codegen::group_offsets(space_, access_of_term_, offset_name, indent);
   }
 
   // The statements of the terms an element of `part` of the concatenation needs (-1: there is
@@ -461,7 +453,14 @@ class KernelEmitter {
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
                              region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
                              space_.vector_width, " element(s) per thread step\n");
+    // The element a group starts at: its visit position, reordered (visit_order.h) or not.
+    const std::string start = cat("group * ", space_.vector_width);
+    const std::string element =
+        reuse_order_ ? cat("lz_reuse_order(", start,
+                           ", a.inner, a.inner_div, a.outer, a.outer_div, a.middle, a.middle_div)")
+                     : start;
     return header + fill("pointwise_skeleton.cuh", {{"$GROUP_BODY", group_body()},
+                                                    {"$GROUP_START", element},
                                                     {"$TAIL", tail()},
                                                     {"$V", std::to_string(space_.vector_width)}});
   }
@@ -474,7 +473,8 @@ class KernelEmitter {
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
   VectorGathers vector_gathers_;
-  std::optional<std::size_t> concat_;  // the term of the region's concatenation, if it has one
+  std::optional<ReuseOrder> reuse_order_;  // groups visit a broadcast dim late (visit_order.h)
+  std::optional<std::size_t> concat_;      // the term of the region's concatenation, if it has one
   // By part of the concatenation (one entry where there is none): the terms its elements need.
   std::vector<std::vector<bool>> computed_;
 };

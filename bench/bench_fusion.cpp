@@ -6,7 +6,7 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last or embedding.
+// sum_all, softmax_long, cat4, cat4_last, embedding or cross_entropy.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -66,6 +66,8 @@ constexpr std::int64_t kEmbeddingRows = 131072;
 constexpr std::int64_t kEmbeddingDim = 4096;
 constexpr std::int64_t kEmbeddingBatch = 8;
 constexpr std::int64_t kEmbeddingSeq = 4096;
+constexpr std::int64_t kCrossEntropyRows = 8192;   // tokens
+constexpr std::int64_t kCrossEntropyCols = 32768;  // vocabulary
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -251,6 +253,25 @@ Workload embedding() {
           }};
 }
 
+// Cross-entropy from f32 logits and i64 labels, as a user writes it: log_softmax, the labels'
+// entries, their negated mean. The bytes that must move are the logits and labels, read once.
+Workload cross_entropy() {
+  const lazy::DType dtype = lazy::DType::f32;
+  const std::int64_t bytes =
+      bytes_of(kCrossEntropyRows * kCrossEntropyCols, dtype) + kCrossEntropyRows * 8 + 4;
+  return {"cross_entropy", dtype, bytes, [dtype] {
+            lazy::Tensor logits = computed_randn({kCrossEntropyRows, kCrossEntropyCols}, 28, dtype);
+            lazy::Tensor uniform = lazy::rand({kCrossEntropyRows, 1}, 29);
+            lazy::Tensor labels = (uniform * float(kCrossEntropyCols)).to(lazy::DType::i64);
+            lazy::eval({labels});
+            return StepFn([logits, labels] {
+              lazy::Tensor picked =
+                  lazy::take_along_axis(lazy::log_softmax(logits, -1), labels, -1);
+              return std::vector<lazy::Tensor>{-lazy::mean(picked)};
+            });
+          }};
+}
+
 struct Row {
   std::string workload;
   std::string dtype;
@@ -302,9 +323,10 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
   }
 }
 
-constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
-                            "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-                            "sum_axis0 sum_all softmax_long cat4 cat4_last embedding"};
+constexpr BenchUsage kUsage{
+    "bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
+    "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
+    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy"};
 
 }  // namespace
 
@@ -327,7 +349,8 @@ int main(int argc, char** argv) {
                                      softmax(lazy::DType::f32, true),
                                      cat4(0),
                                      cat4(1),
-                                     embedding()};
+                                     embedding(),
+                                     cross_entropy()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

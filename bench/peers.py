@@ -49,6 +49,7 @@ SOFTMAX_LONG_ROWS, SOFTMAX_LONG_COLS = 64, 1 << 20
 CAT_PARTS, CAT_ROWS, CAT_COLS = 4, 4096, 4096
 EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
 EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
+CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS = 8192, 32768  # tokens, vocabulary
 
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
@@ -103,6 +104,10 @@ def cat4(inputs, dim):
 
 def embedding(table, positions, ids, scale):
     return F.embedding(ids, table) * scale + positions
+
+
+def cross_entropy(logits, labels):
+    return F.cross_entropy(logits, labels)
 
 
 def sum_all(x):
@@ -320,8 +325,26 @@ def embedding_workload():
     return Workload("embedding", dtype, nbytes, make_steps)
 
 
+def cross_entropy_workload():
+    """Cross-entropy from f32 logits and i64 labels (F.cross_entropy, mean reduction)."""
+    dtype = torch.float32
+    nbytes = CROSS_ENTROPY_ROWS * CROSS_ENTROPY_COLS * itemsize(dtype) + CROSS_ENTROPY_ROWS * 8 + 4
+
+    def make_steps():
+        logits = randn((CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS), 28, dtype)
+        generator = torch.Generator(device=DEVICE).manual_seed(29)
+        labels = torch.randint(0, CROSS_ENTROPY_COLS, (CROSS_ENTROPY_ROWS,), generator=generator,
+                               device=DEVICE)
+        fused = compiled(cross_entropy)
+        return {"torch_eager": lambda: cross_entropy(logits, labels),
+                "torch_compile": lambda: fused(logits, labels)}
+
+    return Workload("cross_entropy", dtype, nbytes, make_steps)
+
+
 WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
-                  "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding"]
+                  "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding",
+                  "cross_entropy"]
 
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
@@ -395,7 +418,8 @@ def main():
                  layernorm_workload(torch.float32), layernorm_workload(torch.bfloat16),
                  add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
                  softmax_workload(torch.float32, long_rows=True),
-                 cat4_workload(0), cat4_workload(1), embedding_workload()]
+                 cat4_workload(0), cat4_workload(1), embedding_workload(),
+                 cross_entropy_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

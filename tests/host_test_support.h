@@ -1,10 +1,13 @@
-// Shared by the host tests: readable dtypes and shapes in failure messages, the dtype lists, and
-// rounding to a dtype computed independently of the library.
+// Shared by the host tests: readable dtypes and shapes in failure messages, the dtype lists,
+// rounding to a dtype computed independently of the library, and seeded random values.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <ostream>
+#include <random>
+#include <vector>
 
 #include "lazy/lazy.h"
 
@@ -19,6 +22,15 @@ inline void PrintTo(const Shape& shape, std::ostream* os) {
 }  // namespace lazy
 
 namespace lazy_test {
+
+// n normal samples from `seed`: the same values on every run and machine of one toolchain.
+inline std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(std::size_t(n), 0.0f);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -9,6 +9,7 @@
 #include <lazy/lazy.h>
 
 #include "codegen_test_support.h"
+#include "host_test_support.h"
 #include "ir/trace.h"
 
 namespace {
@@ -16,14 +17,7 @@ namespace {
 using lazy::DType;
 using lazy::Shape;
 using lazy::Tensor;
-
-std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(std::size_t(n), 0.0f);
-  for (float& x : v) x = normal(gen);
-  return v;
-}
+using lazy_test::random_floats;
 
 std::vector<std::int64_t> random_indices(std::int64_t n, std::int64_t bound, std::uint32_t seed) {
   std::mt19937 gen(seed);

@@ -9,20 +9,14 @@
 #include <lazy/lazy.h>
 
 #include "codegen_test_support.h"
+#include "host_test_support.h"
 
 namespace {
 
 using lazy::DType;
 using lazy::Shape;
 using lazy::Tensor;
-
-std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(std::size_t(n), 0.0f);
-  for (float& x : v) x = normal(gen);
-  return v;
-}
+using lazy_test::random_floats;
 
 // Dense row-major tensors of `shapes` joined along `axis`, by loops.
 std::vector<float> cat_loop(const std::vector<std::vector<float>>& parts,

@@ -378,11 +378,11 @@ class TermBuilder {
     Term::Concat concat{{}, node->shape[axis] * inner, {}};
     std::int64_t start = 0;
     for (const NodePtr& input : node->inputs) {
-      NodePtr& shift =
-          shifts_.emplace_back(ir::make_node(Op::Slice, input->dtype, node->shape, node->loc));
+      const NodePtr shift = ir::make_node(Op::Slice, input->dtype, node->shape, node->loc);
       shift->attrs.push(axis);
       shift->attrs.push(-start);
       shift->attrs.push(1);
+      shifts_.push_back(shift);
       path.push_back(shift.get());
       const std::int32_t part = visit(input, path);
       path.pop_back();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "fuse/gather_pushdown.h"
 #include "fuse/view_layout.h"
 
 namespace lazy::fuse {
@@ -51,8 +50,6 @@ void cut_matmul_operand(Partition& p, const Node& operand) {
 void cut_gather_source(Partition& p, const Node& source) {
   const Node* base = view_chain(source).base;
   if (!base->is_pending()) return;
-  // Pointwise work is computed at the picked positions instead (gather_pushdown.h).
-  if (base->op != Op::Scalar && gather_pushes_down(source)) return;
   // A scalar has no memory: the source itself is written.
   const Node& written = base->op == Op::Scalar ? source : *base;
   p.cuts.add_read_back(written.trace_index, CutReason::gather_source);
@@ -66,9 +63,9 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
     const Node& node = *graph.nodes[i];
     const bool live = graph.live[i];
     const OpKind kind = ir::op_kind(node.op);
-    if (!options.fusion &&
-        (kind == OpKind::pointwise || kind == OpKind::generator || kind == OpKind::copy ||
-         kind == OpKind::gather || kind == OpKind::concat))
+    if (!options.fusion && (kind == OpKind::pointwise || kind == OpKind::generator ||
+                            kind == OpKind::copy || kind == OpKind::gather ||
+                            kind == OpKind::concat))
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);

@@ -158,6 +158,17 @@ TEST(Embedding, GroupsVisitTheBatchNextToTheRowsTheyShareWithIt) {
   lazy::ir::Trace::current().clear();
 }
 
+TEST(Gather, LazyDebugNamesTheSourceWrittenFirstAndWhy) {
+  Tensor x = lazy::from_data(random_floats(12, 15), {4, 3});
+  Tensor picked = lazy::index_select(x + lazy::arange(0, 3, 1, DType::f32), 0,
+                                     lazy::from_data<std::int64_t>({3, 0}, {2})) *
+                  2.0f;
+  lazy_test::Generated g = lazy_test::generate_pending();
+  const std::string described = g.partition.describe();  // what LAZY_DEBUG=2 prints
+  EXPECT_NE(described.find("Add f32[4, 3] (gather_source) from"), std::string::npos) << described;
+  lazy::ir::Trace::current().clear();
+}
+
 TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {
   const std::vector<float> x = random_floats(3 * 4, 7);
   const std::vector<std::int64_t> index = {3, 0};  // [1, 2]: the same picks for every row

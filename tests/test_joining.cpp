@@ -177,6 +177,12 @@ TEST(CatKernels, ASecondConcatenationAndOneAReductionReadsAreWrittenFirst) {
   }
   EXPECT_EQ(concat_cuts, 1);
   EXPECT_EQ(reduction_cuts, 1);
+  // LAZY_DEBUG=2 prints this description: each cut is named with the line that recorded it.
+  const std::string described = g.partition.describe();
+  EXPECT_NE(described.find("Concat f32[16] (concat_per_kernel) from"), std::string::npos)
+      << described;
+  EXPECT_NE(described.find("Concat f32[16] (concat_in_reduction) from"), std::string::npos)
+      << described;
   lazy::sync();
   std::vector<float> xs = x.to_vector<float>(), got = both.to_vector<float>();
   for (std::size_t i = 0; i < 8; ++i) {

@@ -4,6 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -14,6 +20,8 @@
 
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
+#include "tools/fuzz/crash_report.h"
+#include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
@@ -355,6 +363,31 @@ TEST(FuzzSession, RandomProgramsAgreeWithTheReference) {
   EXPECT_EQ(summary.programs, options.count);
   EXPECT_GT(summary.compared, 0);
   EXPECT_EQ(summary.failures, 0) << log.str();
+}
+
+// A crash prints the signal and the call stack, then dies of the signal as it would have.
+TEST(FuzzCrashReport, PrintsTheSignalAndTheStackThenDiesOfIt) {
+  int pipe_ends[2];
+  ASSERT_EQ(::pipe(pipe_ends), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::dup2(pipe_ends[1], STDERR_FILENO);
+    lazy::fuzz::install_crash_report();
+    ::raise(SIGSEGV);
+    ::_exit(0);  // not reached: the report re-raises with the default action
+  }
+  ::close(pipe_ends[1]);
+  std::string report;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(pipe_ends[0], buffer, sizeof buffer)) > 0;) report.append(buffer, n);
+  ::close(pipe_ends[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << status;
+  EXPECT_NE(report.find("lazyfuse-fuzz: crashed with SEGV; call stack:\n"), std::string::npos)
+      << report;
+  EXPECT_GE(std::count(report.begin(), report.end(), '\n'), 3) << report;  // frames follow
 }
 
 }  // namespace

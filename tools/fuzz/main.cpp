@@ -5,7 +5,8 @@
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
 // (seed, start) as a standalone C++ program and exits. --only-products (or --only-matmul) makes
 // matrix products most of every program's steps, each program holding at least one. Exit status: 0
-// when every program agreed with the reference, 1 on any failure, 2 on bad arguments.
+// when every program agreed with the reference, 1 on any failure, 2 on bad arguments. A crash
+// prints its call stack (crash_report.h).
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -14,6 +15,7 @@
 
 #include <lazy/lazy.h>
 
+#include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/session.h"
@@ -31,6 +33,7 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lazy::fuzz::install_crash_report();
   lazy::fuzz::SessionOptions options;
   options.seed =
       std::uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007;

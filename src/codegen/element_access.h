@@ -14,8 +14,8 @@ namespace lazy::codegen {
 
 // The stored element load t reads.
 std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector);
-// Where a gather load's walked axes put the element; its index adds to that. Gathers read element
-// by element, never as vectors.
+// Where a gather load's walked axes put the element (with vector = false, the group's first
+// element, where a vector gather reads from: vector_gathers.h); its index adds to that.
 std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);
 // A generator's linear index (or a concatenation's position) for the element.
 std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector);

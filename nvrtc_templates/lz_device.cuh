@@ -222,3 +222,91 @@ LZ_FOLD_ARG(lz_fold_argmax, int, >)
 LZ_FOLD_ARG(lz_fold_argmin, float, <)
 LZ_FOLD_ARG(lz_fold_argmin, long long, <)
 LZ_FOLD_ARG(lz_fold_argmin, int, <)
+
+// A running extreme (cummax, cummin): the first NaN sticks, else x replaces acc when it is at least
+// as large (small), so equal values give the later position. i < 0 marks no element.
+#define LZ_SCAN_PICK(name, type, replaces)                                \
+  __device__ __forceinline__ void name(type& acc, long long& at, type x, long long i) { \
+    if (i < 0) return;                                                    \
+    const bool acc_nan = acc != acc, x_nan = x != x;                      \
+    if (at < 0 || (!acc_nan && (x_nan || x replaces acc))) {              \
+      acc = x;                                                            \
+      at = i;                                                             \
+    }                                                                     \
+  }
+LZ_SCAN_PICK(lz_scan_max, float, >=)
+LZ_SCAN_PICK(lz_scan_max, long long, >=)
+LZ_SCAN_PICK(lz_scan_max, int, >=)
+LZ_SCAN_PICK(lz_scan_min, float, <=)
+LZ_SCAN_PICK(lz_scan_min, long long, <=)
+LZ_SCAN_PICK(lz_scan_min, int, <=)
+
+// Where element k of a scan tile sits in shared memory: one word of padding per 32, so that a
+// warp reading kItems consecutive elements per thread spreads over the banks.
+__device__ __forceinline__ int lz_tile_slot(int k) {
+  return k + k / 32;
+}
+
+// Scans one tile of a row in place. `values` holds the tile's elements (element k at
+// lz_tile_slot(k)), the first at row position `tile`; each becomes the fold of the row up to it,
+// and `positions` (unless null) its position. Each thread scans kItems consecutive elements,
+// warps and then the block add the prefixes before them, and `carry` (the tiles before) comes
+// first; it leaves holding the fold through this tile. Every thread of the block calls it, in
+// the same order, so every thread ends with the same carry bits.
+template <int kThreads, int kItems, class Acc, class Fold>
+__device__ __forceinline__ void lz_scan_tile(Acc* values, long long* positions, Acc* warp_values,
+                                             long long* warp_positions, Acc& carry,
+                                             long long& carry_at, long long tile,
+                                             long long extent, Acc identity, Fold fold) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  Acc v[kItems];
+  long long at[kItems];
+#pragma unroll
+  for (int e = 0; e < kItems; ++e) {
+    const int k = threadIdx.x * kItems + e;
+    const bool inside = tile + k < extent;
+    v[e] = inside ? values[lz_tile_slot(k)] : identity;
+    at[e] = inside ? tile + k : -1;
+  }
+#pragma unroll
+  for (int e = 1; e < kItems; ++e) {
+    Acc acc = v[e - 1];
+    long long p = at[e - 1];
+    fold(acc, p, v[e], at[e]);
+    v[e] = acc;
+    at[e] = p;
+  }
+  Acc total = v[kItems - 1];
+  long long total_at = at[kItems - 1];
+#pragma unroll
+  for (int o = 1; o < 32; o *= 2) {
+    Acc up = __shfl_up_sync(0xffffffffu, total, o);
+    long long up_at = __shfl_up_sync(0xffffffffu, total_at, o);
+    if (lane >= o) {
+      fold(up, up_at, total, total_at);
+      total = up;
+      total_at = up_at;
+    }
+  }
+  Acc before = __shfl_up_sync(0xffffffffu, total, 1);
+  long long before_at = __shfl_up_sync(0xffffffffu, total_at, 1);
+  if (lane == 31) {
+    warp_values[warp] = total;
+    warp_positions[warp] = total_at;
+  }
+  __syncthreads();
+  Acc prefix = carry;
+  long long prefix_at = carry_at;
+  for (int w = 0; w < warp; ++w) fold(prefix, prefix_at, warp_values[w], warp_positions[w]);
+  if (lane > 0) fold(prefix, prefix_at, before, before_at);
+  for (int w = 0; w < kThreads / 32; ++w) fold(carry, carry_at, warp_values[w], warp_positions[w]);
+#pragma unroll
+  for (int e = 0; e < kItems; ++e) {
+    Acc acc = prefix;
+    long long p = prefix_at;
+    fold(acc, p, v[e], at[e]);
+    const int slot = lz_tile_slot(threadIdx.x * kItems + e);
+    values[slot] = acc;
+    if (positions) positions[slot] = p;
+  }
+}

@@ -11,6 +11,7 @@
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
 #include "lazy/scalar.h"
+#include "lazy/scans.h"
 #include "lazy/shape.h"
 #include "lazy/stats.h"
 #include "lazy/sync.h"

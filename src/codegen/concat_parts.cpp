@@ -17,6 +17,18 @@ bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& c
   return aligned;
 }
 
+void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool index_32bit,
+                         KernelBuilder& builder) {
+  builder.constant(cat("cp", t), std::uint64_t(concat.period));
+  if (index_32bit) {
+    builder.constant(cat("cpd", t),
+                     fast_div_constants(std::uint32_t(std::max<std::int64_t>(concat.period, 1))),
+                     "unsigned long long");
+  }
+  for (std::size_t k = 0; k < concat.ends.size(); ++k)
+    builder.constant(cat("ce", t, "_", k), std::uint64_t(concat.ends[k]));
+}
+
 std::vector<bool> terms_of_part(const fuse::Region& region, int part) {
   std::vector<bool> needed(region.terms.size(), false);
   for (std::int32_t t : region.root_terms) needed[t] = true;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/iteration_space.h"
+#include "codegen/kernel_builder.h"
 #include "fuse/partition.h"
 
 namespace lazy::codegen {
@@ -16,6 +17,11 @@ namespace lazy::codegen {
 // concatenation's positions (its access `plan`) are one per group (stride 0) or consecutive from
 // a multiple of the width, and every part ends at a multiple of the width.
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width);
+
+// The kernel arguments concatenation term t reads: its period (with division constants for
+// 32-bit indices) and where each part ends in it.
+void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool index_32bit,
+                         KernelBuilder& builder);
 
 // By term: whether the region's roots need it for elements in `part` (-1: in any part).
 std::vector<bool> terms_of_part(const fuse::Region& region, int part);

@@ -14,6 +14,7 @@
 #include "codegen/kernel_builder.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
+#include "codegen/scan_kernel.h"
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
@@ -41,17 +42,19 @@ class KernelEmitter {
     vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     declare_args();
     std::vector<std::string> leading;
-    if (region_.reduction)
-      leading.push_back(lower(ir::op_name(pending_[region_.reduction->node]->op)));
+    if (region_.reduction || region_.scan)
+      leading.push_back(lower(ir::op_name(pending_[region_.roots[0].node]->op)));
     if (column_) leading.push_back("column");
     GeneratedKernel kernel = builder_.finish(fill_skeleton(), "lz_", std::move(leading));
     kernel.numel = region_.shape.numel();
     kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
     kernel.vector_width = space_.vector_width;
-    // Threads wanted: a group each; a block per result; a column kernel's lanes per group.
+    // Threads wanted: a group each; a block per result or row scanned; a column kernel's lanes
+    // per group.
     std::int64_t threads = column_
                                ? ir::ceil_div(column_->groups, column_->lanes) * kThreadsPerBlock
                            : region_.reduction ? region_.reduction->results * kThreadsPerBlock
+                           : region_.scan      ? region_.scan->rows * kThreadsPerBlock
                                                : space_.numel / space_.vector_width;
     kernel.blocks = grid_blocks(threads, kThreadsPerBlock);
     kernel.threads = kThreadsPerBlock;
@@ -91,14 +94,15 @@ class KernelEmitter {
       }
     }
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
-    if (region_.reduction) space_.vector_width = 1;  // threads stride over the folded elements
+    // Threads stride over the folded elements, or a scan's tile.
+    if (region_.reduction || region_.scan) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
     if (concat_ && space_.vector_width > 1 &&
         !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
-    if (!region_.reduction) reuse_order_ = plan_reuse_order(space_, accesses);
+    if (!region_.reduction && !region_.scan) reuse_order_ = plan_reuse_order(space_, accesses);
   }
 
   // Ops computed on the special-function unit, per element.
@@ -165,17 +169,14 @@ class KernelEmitter {
     } else {
       constant("n", std::uint64_t(space_.numel));
     }
-    if (reuse_order_) {
-      for (const auto& [name, size] : {std::pair{"inner", reuse_order_->inner},
-                                       {"outer", reuse_order_->outer},
-                                       {"middle", reuse_order_->middle}}) {
-        constant(name, std::uint64_t(size));
-        constant(cat(name, "_div"), fast_div_constants(std::uint32_t(size)), "unsigned long long");
-      }
-    }
+    if (reuse_order_) declare_reuse_order_args(*reuse_order_, builder_);
     if (region_.reduction && !column_) {
       constant("rows", std::uint64_t(region_.reduction->results));
       constant("extent", std::uint64_t(region_.reduction->extent));
+    }
+    if (region_.scan) {
+      constant("rows", std::uint64_t(region_.scan->rows));
+      constant("extent", std::uint64_t(region_.scan->extent));
     }
     const int rank = int(space_.dims.size());
     if (space_.needs_multi_index()) {
@@ -193,17 +194,7 @@ class KernelEmitter {
       }
       if (access_of_term_[t] < 0) continue;
       if (term.kind == Term::Kind::load) builder_.input_pointer(t);
-      if (term.concat) {
-        constant(cat("cp", t), std::uint64_t(term.concat->period));
-        if (space_.index_32bit) {
-          constant(
-              cat("cpd", t),
-              fast_div_constants(std::uint32_t(std::max<std::int64_t>(term.concat->period, 1))),
-              "unsigned long long");
-        }
-        for (std::size_t k = 0; k < term.concat->ends.size(); ++k)
-          constant(cat("ce", t, "_", k), std::uint64_t(term.concat->ends[k]));
-      }
+      if (term.concat) declare_concat_args(t, *term.concat, space_.index_32bit, builder_);
       if (term.gather) builder_.gather_arguments(t);
       const AccessPlan& plan = access(int(t));
       constant(cat("off", t), std::uint64_t(plan.offset));
@@ -358,7 +349,6 @@ class KernelEmitter {
     return store_conversion(node.dtype, fold_result(node, fold, acc, at));
   }
 
-  using Substitutions = std::vector<std::pair<std::string, std::string>>;
   // A skeleton's text with its own $-names and those every skeleton has replaced.
   std::string fill(std::string_view skeleton, Substitutions substitutions) const {
     substitutions.insert(
@@ -449,16 +439,23 @@ class KernelEmitter {
   std::string fill_skeleton() const {
     if (column_) return fill_column_skeleton();
     if (region_.reduction) return fill_reduction_skeleton();
+    if (region_.scan) {
+      return cat("// lazyfuse: ", lower(ir::op_name(pending_[region_.roots[0].node]->op)),
+                 " over the last of ", region_.shape.rank(), " dim(s), merged to ",
+                 space_.dims.size(), "\n") +
+             fill("scan_skeleton.cuh",
+                  scan_substitutions(region_, pending_,
+                                     group_offsets("o", "        ") +
+                                         element_statements(false, "        "),
+                                     root_dtype(0), root_value(0)));
+    }
     // Nothing here may depend on sizes: one source serves every shape of the same structure.
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
                              region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
                              space_.vector_width, " element(s) per thread step\n");
     // The element a group starts at: its visit position, reordered (visit_order.h) or not.
     const std::string start = cat("group * ", space_.vector_width);
-    const std::string element =
-        reuse_order_ ? cat("lz_reuse_order(", start,
-                           ", a.inner, a.inner_div, a.outer, a.outer_div, a.middle, a.middle_div)")
-                     : start;
+    const std::string element = reuse_order_ ? reordered_element(start) : start;
     return header + fill("pointwise_skeleton.cuh", {{"$GROUP_BODY", group_body()},
                                                     {"$GROUP_START", element},
                                                     {"$TAIL", tail()},

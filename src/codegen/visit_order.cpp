@@ -1,5 +1,7 @@
 #include "codegen/visit_order.h"
 
+#include "codegen/text.h"
+
 namespace lazy::codegen {
 
 namespace {
@@ -34,6 +36,20 @@ std::optional<ReuseOrder> plan_reuse_order(const IterationSpace& space,
     }
   }
   return std::nullopt;
+}
+
+void declare_reuse_order_args(const ReuseOrder& order, KernelBuilder& builder) {
+  for (const auto& [name, size] :
+       {std::pair{"inner", order.inner}, {"outer", order.outer}, {"middle", order.middle}}) {
+    builder.constant(name, std::uint64_t(size));
+    builder.constant(cat(name, "_div"), fast_div_constants(std::uint32_t(size)),
+                     "unsigned long long");
+  }
+}
+
+std::string reordered_element(const std::string& position) {
+  return cat("lz_reuse_order(", position,
+             ", a.inner, a.inner_div, a.outer, a.outer_div, a.middle, a.middle_div)");
 }
 
 }  // namespace lazy::codegen

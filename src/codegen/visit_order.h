@@ -9,6 +9,7 @@
 #include <span>
 
 #include "codegen/iteration_space.h"
+#include "codegen/kernel_builder.h"
 
 namespace lazy::codegen {
 
@@ -30,5 +31,10 @@ inline constexpr std::int64_t kReuseOrderMinBytes = std::int64_t(4) << 20;
 // already next to the innermost one.
 std::optional<ReuseOrder> plan_reuse_order(const IterationSpace& space,
                                            std::span<const Access> accesses);
+
+// The kernel arguments the reordering reads: each size and its division constants.
+void declare_reuse_order_args(const ReuseOrder& order, KernelBuilder& builder);
+// The element visit position `position` (an expression) maps to (lz_reuse_order).
+std::string reordered_element(const std::string& position);
 
 }  // namespace lazy::codegen

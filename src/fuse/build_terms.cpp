@@ -69,6 +69,8 @@ class TermBuilder {
         // The reduced expression, read through the permutation of the region.
         if (region.reduction->permute) path.push_back(region.reduction->permute.get());
         term = visit(graph_.nodes[root.node]->inputs[0], path);
+      } else if (region.scan) {
+        term = visit(graph_.nodes[root.node]->inputs[0], path);  // the scanned expression
       } else {
         term = visit(graph_.nodes[root.node], path);
       }
@@ -299,6 +301,8 @@ class TermBuilder {
         return visit_gather(*node, path);
       case OpKind::concat:
         return visit_concat(node, path);
+      case OpKind::scan:
+        internal_error(*node, "a scan read inside a region before its own kernel");
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
@@ -323,7 +327,7 @@ class TermBuilder {
   // an earlier region, or an input) whose layout walks every axis but the picked one.
   std::int32_t visit_gather(const Node& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node.trace_index;
-    if (current().row || current().reduction) {
+    if (current().row || current().reduction || current().scan) {
       cut_added_ = p_.cuts.add_read_back(index, CutReason::gather_in_reduction) || cut_added_;
       return kFailed;
     }
@@ -364,7 +368,7 @@ class TermBuilder {
   // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
   std::int32_t visit_concat(const NodePtr& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
-    const bool folds = current().row || current().reduction;
+    const bool folds = current().row || current().reduction || current().scan;
     if (folds || concat_visited_) {
       const CutReason why = folds ? CutReason::concat_in_reduction : CutReason::concat_per_kernel;
       cut_added_ = p_.cuts.add_read_back(index, why) || cut_added_;

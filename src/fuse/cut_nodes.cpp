@@ -69,6 +69,7 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);
+    if (kind == OpKind::scan) p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scan);
     if (kind == OpKind::matmul) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
       for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);

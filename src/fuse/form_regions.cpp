@@ -127,6 +127,7 @@ class RegionForming {
       p_.refusals.push_back({*refused, i});
     }
     if (node.op == Op::MatMul) return place_matmul(i);
+    if (ir::op_kind(node.op) == OpKind::scan) return place_scan(i);
     const bool read_back =
         cuts.read_back[i] || cuts.reason[i] == CutReason::kernel_size_limit || is_reduction;
     std::int32_t target = Partition::kNoRegion;
@@ -161,6 +162,38 @@ class RegionForming {
     p_.region_of[i] = target;
   }
 
+  // Whether two scans are one: the same fold of the same input (cummax's values and indices).
+  static bool same_scan(const Node& a, const Node& b) {
+    return a.inputs[0] == b.inputs[0] && a.compute_dtype == b.compute_dtype &&
+           ir::scan_info(a.op).device_fold == ir::scan_info(b.op).device_fold;
+  }
+
+  // A scan joins the open scan region of the same scan (cummax's values and indices are one
+  // kernel), or starts one that nothing else joins. Regions before it close: work reading the scan
+  // must come after it.
+  void place_scan(std::uint32_t i) {
+    const Node& node = *p_.graph.nodes[i];
+    std::int32_t target = Partition::kNoRegion;
+    for (std::size_t r = 0; r < p_.regions.size() && options_.fusion; ++r) {
+      const Region& region = p_.regions[r];
+      if (!closed_[r] && region.scan && same_scan(*p_.graph.nodes[region.roots[0].node], node) &&
+          int(region.roots.size()) < kMaxOutputsPerKernel)
+        target = std::int32_t(r);
+    }
+    if (target == Partition::kNoRegion) {
+      for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_scan, i);
+      const Shape& space = node.inputs[0]->shape;
+      const std::int64_t extent = space[space.rank() - 1];
+      Region region = region_over(space);
+      region.scan = ScanInfo{extent == 0 ? 0 : space.numel() / extent, extent};
+      // Closed to all but scans of its input, which the loop above finds.
+      region.closed = RegionClosing{Refusal::scan_kernel, std::int32_t(i)};
+      target = add_region(std::move(region), false, Refusal::scan_kernel, i);
+    }
+    p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
+    p_.region_of[i] = target;
+  }
+
   // The last open region over `shape` with room for one more output; where an earlier region
   // has the shape but takes no more, node i's refusal says why.
   std::int32_t open_region_over(const Shape& shape, std::uint32_t i) {
@@ -169,7 +202,7 @@ class RegionForming {
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       const Region& region = p_.regions[r];
       if (region.shape != shape) continue;
-      if (closed_[r]) {
+      if (closed_[r] || region.scan) {
         refused = Refusal::region_closed;
       } else if (int(region.roots.size()) >= kMaxOutputsPerKernel) {
         refused = Refusal::outputs_limit;
@@ -209,7 +242,7 @@ class RegionForming {
     std::int32_t target = Partition::kNoRegion;
     for (std::size_t r = 0; r < p_.regions.size() && !alone; ++r) {
       const Region& region = p_.regions[r];
-      if (!closed_[r] && region.shape == space && !region.reduction &&
+      if (!closed_[r] && region.shape == space && !region.reduction && !region.scan &&
           (!region.row || region.row->folded_axes == folded) &&
           int(region.roots.size()) < kMaxOutputsPerKernel) {
         target = std::int32_t(r);

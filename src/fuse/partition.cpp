@@ -48,6 +48,8 @@ std::string_view cut_reason_name(CutReason reason) {
       return "kernel_size_limit";
     case CutReason::reduction:
       return "reduction";
+    case CutReason::scan:
+      return "scan";
     case CutReason::matmul:
       return "matmul";
     case CutReason::matmul_operand:
@@ -82,10 +84,14 @@ std::string_view refusal_name(Refusal refusal) {
       return "written_alone";
     case Refusal::reduction_kernel:
       return "reduction_kernel";
+    case Refusal::scan_kernel:
+      return "scan_kernel";
     case Refusal::before_read_back:
       return "before_read_back";
     case Refusal::before_reduction:
       return "before_reduction";
+    case Refusal::before_scan:
+      return "before_scan";
     case Refusal::region_closed:
       return "region_closed";
     case Refusal::outputs_limit:
@@ -135,6 +141,10 @@ std::string Partition::describe() const {
       for (std::uint32_t reduction : region.row->reductions)
         out << " %" << reduction << " " << ir::op_name(nodes[reduction]->op);
       out << "\n";
+    }
+    if (region.scan) {
+      out << "  scans rows of " << region.scan->extent << " element(s), with the work producing "
+          << "them inline\n";
     }
     for (const Root& root : region.roots) {
       if (root.external_copy) {

@@ -38,14 +38,15 @@ enum class CutReason : std::uint8_t {
   fusion_disabled,      // LAZY_FUSION=0: every op is its own kernel
   kernel_size_limit,    // the chain reading it is too long for one kernel
   reduction,            // a reduction's result is written, and read back by its consumers
+  scan,                 // a scan's result is written, and read back by its consumers
   matmul,               // a matrix product: cuBLASLt writes it, its consumers read it back
   matmul_operand,       // a matrix product reads it from memory
   matmul_layout,        // a matrix product reads it in a layout cuBLASLt cannot take: written
                         // densely first (with the work that produced it)
   gather_source,        // a gather reads it at positions known only when its index is computed
-  gather_in_reduction,  // a gather a reduction's kernel would read: written first (a row or
-                        // reduction kernel computes no gathers)
-  concat_in_reduction,  // a concatenation a reduction's kernel would read: written first
+  gather_in_reduction,  // a gather a reduction's or scan's kernel would read: written first (a
+                        // row, reduction or scan kernel computes no gathers)
+  concat_in_reduction,  // a concatenation a reduction's or scan's kernel would read: written first
   concat_per_kernel,    // a second concatenation in one kernel: written first (a kernel picks
                         // among one concatenation's inputs)
 };
@@ -63,8 +64,10 @@ enum class Refusal : std::uint8_t {
   // Why a region takes no more roots:
   written_alone,     // it writes a value read back from memory by its consumers
   reduction_kernel,  // a reduction kernel over its own iteration space
+  scan_kernel,       // a scan kernel over its input's rows, which only scans of that input join
   before_read_back,  // a value read back from memory came after it: its readers must follow
   before_reduction,  // a reduction came after it: work joining it would need the reduction first
+  before_scan,       // a scan came after it: work joining it would need the scan first
   // A root that starts a region of its own over a shape an earlier region has:
   region_closed,  // that region takes no more roots (see why it closed)
   outputs_limit,  // that region has kMaxOutputsPerKernel outputs
@@ -169,12 +172,20 @@ struct MatmulRegion {
   std::vector<std::int32_t> input_terms;
 };
 
+// A scan region: scans over the last axis of one input, whose pointwise work they compute
+// inline. The iteration space is that input; each root is a scan, its term the input's value.
+struct ScanInfo {
+  std::int64_t rows;    // elements of the leading axes
+  std::int64_t extent;  // elements of the last axis, which each row scans
+};
+
 struct Region {
   // The iteration space: every root has this shape (a reduction region: its permuted input; a
   // row region: its reductions' input, per-row roots have its kept axes).
   Shape shape;
   std::optional<ReductionInfo> reduction;
   std::optional<RowInfo> row;
+  std::optional<ScanInfo> scan;
   std::optional<MatmulRegion> matmul;
   std::vector<Root> roots;
   std::vector<Term> terms;

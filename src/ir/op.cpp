@@ -49,6 +49,7 @@ constexpr auto host_function(Call) {
 #define LAZY_HOST_matmul(lower, arity, T) nullptr
 #define LAZY_HOST_gather(lower, arity, T) nullptr
 #define LAZY_HOST_concat(lower, arity, T) nullptr
+#define LAZY_HOST_scan(lower, arity, T) nullptr
 
 constexpr std::array kReductionInfos = {
 #define LAZY_REDUCTION_INFO(op, fold, identity, combine, device_fold) \
@@ -57,6 +58,14 @@ constexpr std::array kReductionInfos = {
 #undef LAZY_REDUCTION_INFO
 };
 
+constexpr std::array kScanInfos = {
+#define LAZY_SCAN_INFO(op, fold, identity, combine, device_fold) \
+  ReductionInfo{FoldKind::fold, FoldIdentity::identity, Op::combine, #device_fold},
+    LAZY_FOR_EACH_SCAN(LAZY_SCAN_INFO)
+#undef LAZY_SCAN_INFO
+};
+
+// A reduction's or a scan's fold.
 constexpr const ReductionInfo* reduction_entry(Op op) {
   std::size_t i = 0;
 #define LAZY_REDUCTION_INDEX(reduction, ...)           \
@@ -64,6 +73,12 @@ constexpr const ReductionInfo* reduction_entry(Op op) {
   ++i;
   LAZY_FOR_EACH_REDUCTION(LAZY_REDUCTION_INDEX)
 #undef LAZY_REDUCTION_INDEX
+  i = 0;
+#define LAZY_SCAN_INDEX(scan, ...)            \
+  if (op == Op::scan) return &kScanInfos[i]; \
+  ++i;
+  LAZY_FOR_EACH_SCAN(LAZY_SCAN_INDEX)
+#undef LAZY_SCAN_INDEX
   return nullptr;
 }
 
@@ -91,6 +106,10 @@ const OpInfo& op_info(Op op) {
 }
 
 const ReductionInfo& reduction_info(Op op) {
+  return *op_info(op).reduction;
+}
+
+const ReductionInfo& scan_info(Op op) {
   return *op_info(op).reduction;
 }
 

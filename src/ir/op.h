@@ -26,6 +26,7 @@ enum class OpKind : std::uint8_t {
               // input 1 (an index): a load at a data-dependent position
   concat,     // the inputs joined along attrs[0], in order: element i comes from the one input
               // whose span of that axis holds i's coordinate
+  scan,       // element i folds every element of its input's last axis up to i's (cumsum)
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -140,7 +141,14 @@ enum class DeviceName : std::uint8_t {
   /* gathers: source, index of the result's shape; attrs[0]: the axis the index picks along */     \
   X(Gather, gather, gather, 2, given, own, simple, plain)                                          \
   /* concatenations: any number of inputs of one dtype; attrs[0]: the axis they join along */     \
-  X(Concat, concat, concat, 0, given, own, simple, plain)
+  X(Concat, concat, concat, 0, given, own, simple, plain)                                         \
+  /* scans over the input's last axis (LAZY_FOR_EACH_SCAN); compute_dtype is the accumulator's */ \
+  X(CumSum, cumsum, scan, 1, given, own, simple, plain)                                           \
+  X(CumProd, cumprod, scan, 1, given, own, simple, plain)                                         \
+  X(CumMax, cummax, scan, 1, given, own, simple, plain)                                           \
+  X(CumMin, cummin, scan, 1, given, own, simple, plain)                                           \
+  X(CumArgMax, cumargmax, scan, 1, given, own, simple, plain) /* cummax's indices */             \
+  X(CumArgMin, cumargmin, scan, 1, given, own, simple, plain) /* cummin's indices */
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, ...) name,
@@ -169,6 +177,17 @@ enum class FoldIdentity : std::uint8_t { zero, one, lowest, highest };
   X(ReduceAny, logical, zero, LogicalOr, lz_fold_any) \
   X(ReduceAll, logical, one, LogicalAnd, lz_fold_all)
 
+// How a scan folds each prefix: as a reduction would (a positional scan gives the position of the
+// value its sibling gives), except that ties go to the later element: PyTorch's cummax.
+// X(op, fold kind, identity, combine, device fold)
+#define LAZY_FOR_EACH_SCAN(X)                             \
+  X(CumSum, value, zero, Add, lz_fold_sum)                \
+  X(CumProd, value, one, Mul, lz_fold_prod)               \
+  X(CumMax, value, lowest, Ge, lz_scan_max)               \
+  X(CumMin, value, highest, Le, lz_scan_min)              \
+  X(CumArgMax, positional, lowest, Ge, lz_scan_max)       \
+  X(CumArgMin, positional, highest, Le, lz_scan_min)
+
 struct ReductionInfo {
   FoldKind fold;
   FoldIdentity identity;
@@ -193,7 +212,7 @@ struct OpInfo {
   std::string_view device_function;  // lz_<lower-case name>
   HostFloatFunction host_float;
   HostIntFunction host_int;
-  const ReductionInfo* reduction;  // reductions only
+  const ReductionInfo* reduction;  // reductions and scans only
 };
 
 const OpInfo& op_info(Op op);
@@ -207,5 +226,7 @@ inline bool is_transcendental(Op op) {
   return op_info(op).cost == Cost::transcendental;
 }
 const ReductionInfo& reduction_info(Op op);
+// A scan's fold (LAZY_FOR_EACH_SCAN), in the same terms as a reduction's.
+const ReductionInfo& scan_info(Op op);
 
 }  // namespace lazy::ir

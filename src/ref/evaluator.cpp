@@ -10,6 +10,7 @@
 #include "ref/matmul.h"
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
+#include "ref/scan.h"
 #include "ref/value.h"
 
 namespace lazy::ref {
@@ -102,6 +103,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         break;
       case ir::OpKind::concat:
         values[i] = evaluate_concat(node, inputs);
+        break;
+      case ir::OpKind::scan:
+        values[i] = evaluate_scan(node, inputs[0]);
         break;
     }
     if (live[i]) results[i] = materialize(*values[i]);

@@ -14,9 +14,10 @@ using fuse::Term;
 // space, at the element's own position, after reading what that element needs: the pointwise
 // kernel (each thread loads its group, then stores it) and the row kernel (a row's element is
 // loaded and stored by the same thread in every phase). A reduction kernel's threads read other
-// results' elements; cuBLASLt reads its inputs in an order of its own.
+// results' elements, a scan's are not worth proving safe, and cuBLASLt reads its inputs in an
+// order of its own.
 bool writes_elements_in_place(const fuse::Region& region) {
-  return !region.reduction && !region.matmul;
+  return !region.reduction && !region.matmul && !region.scan;
 }
 
 // A root written one value per element of the iteration space, densely.

@@ -6,7 +6,7 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last, embedding or cross_entropy.
+// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy or cumsum.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -68,6 +68,8 @@ constexpr std::int64_t kEmbeddingBatch = 8;
 constexpr std::int64_t kEmbeddingSeq = 4096;
 constexpr std::int64_t kCrossEntropyRows = 8192;   // tokens
 constexpr std::int64_t kCrossEntropyCols = 32768;  // vocabulary
+constexpr std::int64_t kCumsumRows = 16384;
+constexpr std::int64_t kCumsumCols = 4096;
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -272,6 +274,15 @@ Workload cross_entropy() {
           }};
 }
 
+// A running sum along the rows: each element read and written once.
+Workload cumsum() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"cumsum", dtype, 2 * bytes_of(kCumsumRows * kCumsumCols, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kCumsumRows, kCumsumCols}, 30, dtype);
+            return StepFn([x] { return std::vector<lazy::Tensor>{lazy::cumsum(x, -1)}; });
+          }};
+}
+
 struct Row {
   std::string workload;
   std::string dtype;
@@ -326,7 +337,7 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
 constexpr BenchUsage kUsage{
     "bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
     "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy"};
+    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum"};
 
 }  // namespace
 
@@ -350,7 +361,8 @@ int main(int argc, char** argv) {
                                      cat4(0),
                                      cat4(1),
                                      embedding(),
-                                     cross_entropy()};
+                                     cross_entropy(),
+                                     cumsum()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

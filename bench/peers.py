@@ -50,6 +50,7 @@ CAT_PARTS, CAT_ROWS, CAT_COLS = 4, 4096, 4096
 EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
 EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
 CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS = 8192, 32768  # tokens, vocabulary
+CUMSUM_ROWS, CUMSUM_COLS = 16384, 4096
 
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
@@ -108,6 +109,10 @@ def embedding(table, positions, ids, scale):
 
 def cross_entropy(logits, labels):
     return F.cross_entropy(logits, labels)
+
+
+def cumsum(x):
+    return torch.cumsum(x, -1)
 
 
 def sum_all(x):
@@ -342,9 +347,21 @@ def cross_entropy_workload():
     return Workload("cross_entropy", dtype, nbytes, make_steps)
 
 
+def cumsum_workload():
+    """A running sum along the rows of [16384, 4096] f32."""
+    dtype = torch.float32
+
+    def make_steps():
+        x = randn((CUMSUM_ROWS, CUMSUM_COLS), 30, dtype)
+        fused = compiled(cumsum)
+        return {"torch_eager": lambda: cumsum(x), "torch_compile": lambda: fused(x)}
+
+    return Workload("cumsum", dtype, 2 * CUMSUM_ROWS * CUMSUM_COLS * itemsize(dtype), make_steps)
+
+
 WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
                   "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding",
-                  "cross_entropy"]
+                  "cross_entropy", "cumsum"]
 
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
@@ -419,7 +436,7 @@ def main():
                  add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
                  softmax_workload(torch.float32, long_rows=True),
                  cat4_workload(0), cat4_workload(1), embedding_workload(),
-                 cross_entropy_workload()]
+                 cross_entropy_workload(), cumsum_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

@@ -20,7 +20,8 @@ using lazy::Shape;
 using lazy::Tensor;
 using lazy_test::random_floats;
 
-// `rows` x `extent` with an inner run of `inner`: element (o, j, n) at (o * extent + j) * inner + n.
+// `rows` x `extent` with an inner run of `inner`: element (o, j, n) at (o * extent + j) * inner +
+// n.
 struct Lines {
   std::int64_t outer = 1, extent = 1, inner = 1;
   Lines(const Shape& shape, int axis) {
@@ -83,12 +84,14 @@ TEST(Scans, IntegersAndBoolsSumToI64AndFloatsKeepTheirDtype) {
   Tensor ints = lazy::from_data<std::int32_t>({2147483647, 1, -5}, {3});
   Tensor sums = lazy::cumsum(ints, 0);
   EXPECT_EQ(sums.dtype(), DType::i64);
-  EXPECT_EQ(sums.to_vector<std::int64_t>(), (std::vector<std::int64_t>{2147483647, 2147483648, 2147483643}));
+  EXPECT_EQ(sums.to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2147483647, 2147483648, 2147483643}));
   Tensor flags = lazy::from_data<bool>({true, false, true, true}, {4});
   EXPECT_EQ(lazy::cumsum(flags, 0).to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{1, 1, 2, 3}));
-  EXPECT_EQ(lazy::cumprod(lazy::from_data<std::int64_t>({3, -2, 4}, {3}), 0).to_vector<std::int64_t>(),
-            (std::vector<std::int64_t>{3, -6, -24}));
+  EXPECT_EQ(
+      lazy::cumprod(lazy::from_data<std::int64_t>({3, -2, 4}, {3}), 0).to_vector<std::int64_t>(),
+      (std::vector<std::int64_t>{3, -6, -24}));
   Tensor halves = lazy::from_data<float>({1, 2, 3}, {3}).to(DType::bf16);
   EXPECT_EQ(lazy::cumsum(halves, 0).dtype(), DType::bf16);
   EXPECT_EQ(lazy::cummax(halves, 0).values.dtype(), DType::bf16);
@@ -113,8 +116,7 @@ TEST(Scans, CummaxTakesTheLaterOfEqualValuesAndKeepsTheFirstNaN) {
   lazy::ValuesAndIndices least =
       lazy::cummin(lazy::from_data<std::int32_t>({4, 2, 7, 2, 1, 1}, {2, 3}), 1);
   EXPECT_EQ(least.values.to_vector<std::int32_t>(), (std::vector<std::int32_t>{4, 2, 2, 2, 1, 1}));
-  EXPECT_EQ(least.indices.to_vector<std::int64_t>(),
-            (std::vector<std::int64_t>{0, 1, 1, 0, 1, 2}));
+  EXPECT_EQ(least.indices.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 1, 0, 1, 2}));
 }
 
 TEST(Scans, CummaxAlongTheFirstAxisOfATranspose) {
@@ -160,8 +162,7 @@ TEST(ScanKernels, TheProducingWorkRunsInsideTheScanKernel) {
   EXPECT_NE(g.kernels[1].source.find("lz_exp"), std::string::npos) << g.kernels[1].source;
   EXPECT_NE(g.kernels[1].source.find("lz_scan_tile"), std::string::npos) << g.kernels[1].source;
   const std::string described = g.partition.describe();
-  EXPECT_NE(described.find("CumSum f32[6, 50] (live_output) from"), std::string::npos)
-      << described;
+  EXPECT_NE(described.find("CumSum f32[6, 50] (live_output) from"), std::string::npos) << described;
   lazy::sync();
   std::vector<float> xs = x.to_vector<float>(), got = running.to_vector<float>();
   for (int r = 0; r < 6; ++r) {
@@ -208,8 +209,9 @@ TEST(ScanKernels, EveryDtypeAndAScanOfAGatherCompile) {
   lazy_test::Generated g = generated();
   bool gather_cut = false;
   for (std::size_t i = 0; i < g.partition.cuts.cut.size(); ++i)
-    gather_cut = gather_cut || (g.partition.cuts.cut[i] && g.partition.cuts.reason[i] ==
-                                                              lazy::fuse::CutReason::gather_in_reduction);
+    gather_cut =
+        gather_cut || (g.partition.cuts.cut[i] &&
+                       g.partition.cuts.reason[i] == lazy::fuse::CutReason::gather_in_reduction);
   EXPECT_TRUE(gather_cut) << g.partition.describe();
   lazy::sync();
   std::vector<float> t = table.to_vector<float>(), got = running.to_vector<float>();

@@ -18,7 +18,8 @@ struct ValuesAndIndices {
 };
 
 // Element j along `axis` is the sum (product) of elements 0..j, added in that order.
-Tensor cumsum(const Tensor& x, int axis, std::source_location loc = std::source_location::current());
+Tensor cumsum(const Tensor& x, int axis,
+              std::source_location loc = std::source_location::current());
 Tensor cumprod(const Tensor& x, int axis,
                std::source_location loc = std::source_location::current());
 // The largest (smallest) of elements 0..j and its position; equal values give the later

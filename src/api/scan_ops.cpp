@@ -30,8 +30,7 @@ std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x,
   const int rank = input->shape.rank();
   if (rank == 0) {
     api::normalize_axis(axis, 1, name, loc);
-    std::vector<Tensor> out =
-        record_scans(ops, x.reshape({1}, loc), 0, dtypes, compute, name, loc);
+    std::vector<Tensor> out = record_scans(ops, x.reshape({1}, loc), 0, dtypes, compute, name, loc);
     for (Tensor& t : out) t = t.reshape({}, loc);
     return out;
   }
@@ -64,8 +63,8 @@ ValuesAndIndices selecting_scan(Op values, Op indices, const Tensor& x, int axis
                                 std::string_view name, std::source_location loc) {
   const DType in = api::defined_node(x, name, loc)->dtype;
   const DType compute = is_floating(in) ? DType::f32 : in;
-  std::vector<Tensor> out = record_scans({values, indices}, x, axis, {in, DType::i64}, compute,
-                                         name, loc);
+  std::vector<Tensor> out =
+      record_scans({values, indices}, x, axis, {in, DType::i64}, compute, name, loc);
   return {out[0], out[1]};
 }
 

@@ -14,8 +14,8 @@
 #include "codegen/kernel_builder.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
-#include "codegen/scan_kernel.h"
 #include "codegen/row_kernel_emitter.h"
+#include "codegen/scan_kernel.h"
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
@@ -443,11 +443,10 @@ class KernelEmitter {
       return cat("// lazyfuse: ", lower(ir::op_name(pending_[region_.roots[0].node]->op)),
                  " over the last of ", region_.shape.rank(), " dim(s), merged to ",
                  space_.dims.size(), "\n") +
-             fill("scan_skeleton.cuh",
-                  scan_substitutions(region_, pending_,
-                                     group_offsets("o", "        ") +
-                                         element_statements(false, "        "),
-                                     root_dtype(0), root_value(0)));
+             fill("scan_skeleton.cuh", scan_substitutions(region_, pending_,
+                                                          group_offsets("o", "        ") +
+                                                              element_statements(false, "        "),
+                                                          root_dtype(0), root_value(0)));
     }
     // Nothing here may depend on sizes: one source serves every shape of the same structure.
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",

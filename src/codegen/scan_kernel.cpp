@@ -8,8 +8,7 @@
 namespace lazy::codegen {
 
 Substitutions scan_substitutions(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                                 std::string element, DType value_dtype,
-                                 const std::string& value) {
+                                 std::string element, DType value_dtype, const std::string& value) {
   const ir::Node& first = *pending[region.roots[0].node];
   const Fold fold = fold_of(first);
   bool positional = false;
@@ -18,8 +17,8 @@ Substitutions scan_substitutions(const fuse::Region& region, std::span<const ir:
     const ir::Node& node = *pending[region.roots[r].node];
     const Fold own = fold_of(node);
     positional = positional || own.positional;
-    append(stores, "        ", output_name(r), "[i] = ",
-           store_conversion(node.dtype, fold_result(node, own, "acc", "at")), ";\n");
+    append(stores, "        ", output_name(r),
+           "[i] = ", store_conversion(node.dtype, fold_result(node, own, "acc", "at")), ";\n");
   }
   if (!element.empty() && element.back() == '\n') element.pop_back();
   stores.pop_back();

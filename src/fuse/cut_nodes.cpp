@@ -63,13 +63,14 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
     const Node& node = *graph.nodes[i];
     const bool live = graph.live[i];
     const OpKind kind = ir::op_kind(node.op);
-    if (!options.fusion && (kind == OpKind::pointwise || kind == OpKind::generator ||
-                            kind == OpKind::copy || kind == OpKind::gather ||
-                            kind == OpKind::concat))
+    if (!options.fusion &&
+        (kind == OpKind::pointwise || kind == OpKind::generator || kind == OpKind::copy ||
+         kind == OpKind::gather || kind == OpKind::concat))
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);
-    if (kind == OpKind::scan) p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scan);
+    if (kind == OpKind::scan)
+      p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scan);
     if (kind == OpKind::matmul) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
       for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);

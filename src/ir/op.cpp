@@ -74,7 +74,7 @@ constexpr const ReductionInfo* reduction_entry(Op op) {
   LAZY_FOR_EACH_REDUCTION(LAZY_REDUCTION_INDEX)
 #undef LAZY_REDUCTION_INDEX
   i = 0;
-#define LAZY_SCAN_INDEX(scan, ...)            \
+#define LAZY_SCAN_INDEX(scan, ...)           \
   if (op == Op::scan) return &kScanInfos[i]; \
   ++i;
   LAZY_FOR_EACH_SCAN(LAZY_SCAN_INDEX)

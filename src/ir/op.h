@@ -140,14 +140,14 @@ enum class DeviceName : std::uint8_t {
   X(MatMul, matmul, matmul, 2, given, own, simple, plain)                                          \
   /* gathers: source, index of the result's shape; attrs[0]: the axis the index picks along */     \
   X(Gather, gather, gather, 2, given, own, simple, plain)                                          \
-  /* concatenations: any number of inputs of one dtype; attrs[0]: the axis they join along */     \
-  X(Concat, concat, concat, 0, given, own, simple, plain)                                         \
-  /* scans over the input's last axis (LAZY_FOR_EACH_SCAN); compute_dtype is the accumulator's */ \
-  X(CumSum, cumsum, scan, 1, given, own, simple, plain)                                           \
-  X(CumProd, cumprod, scan, 1, given, own, simple, plain)                                         \
-  X(CumMax, cummax, scan, 1, given, own, simple, plain)                                           \
-  X(CumMin, cummin, scan, 1, given, own, simple, plain)                                           \
-  X(CumArgMax, cumargmax, scan, 1, given, own, simple, plain) /* cummax's indices */             \
+  /* concatenations: any number of inputs of one dtype; attrs[0]: the axis they join along */      \
+  X(Concat, concat, concat, 0, given, own, simple, plain)                                          \
+  /* scans over the input's last axis (LAZY_FOR_EACH_SCAN); compute_dtype is the accumulator's */  \
+  X(CumSum, cumsum, scan, 1, given, own, simple, plain)                                            \
+  X(CumProd, cumprod, scan, 1, given, own, simple, plain)                                          \
+  X(CumMax, cummax, scan, 1, given, own, simple, plain)                                            \
+  X(CumMin, cummin, scan, 1, given, own, simple, plain)                                            \
+  X(CumArgMax, cumargmax, scan, 1, given, own, simple, plain) /* cummax's indices */               \
   X(CumArgMin, cumargmin, scan, 1, given, own, simple, plain) /* cummin's indices */
 
 enum class Op : std::uint8_t {
@@ -180,12 +180,12 @@ enum class FoldIdentity : std::uint8_t { zero, one, lowest, highest };
 // How a scan folds each prefix: as a reduction would (a positional scan gives the position of the
 // value its sibling gives), except that ties go to the later element: PyTorch's cummax.
 // X(op, fold kind, identity, combine, device fold)
-#define LAZY_FOR_EACH_SCAN(X)                             \
-  X(CumSum, value, zero, Add, lz_fold_sum)                \
-  X(CumProd, value, one, Mul, lz_fold_prod)               \
-  X(CumMax, value, lowest, Ge, lz_scan_max)               \
-  X(CumMin, value, highest, Le, lz_scan_min)              \
-  X(CumArgMax, positional, lowest, Ge, lz_scan_max)       \
+#define LAZY_FOR_EACH_SCAN(X)                       \
+  X(CumSum, value, zero, Add, lz_fold_sum)          \
+  X(CumProd, value, one, Mul, lz_fold_prod)         \
+  X(CumMax, value, lowest, Ge, lz_scan_max)         \
+  X(CumMin, value, highest, Le, lz_scan_min)        \
+  X(CumArgMax, positional, lowest, Ge, lz_scan_max) \
   X(CumArgMin, positional, highest, Le, lz_scan_min)
 
 struct ReductionInfo {

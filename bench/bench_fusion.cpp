@@ -6,7 +6,7 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy or cumsum.
+// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy, cumsum or topk.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -70,6 +70,9 @@ constexpr std::int64_t kCrossEntropyRows = 8192;   // tokens
 constexpr std::int64_t kCrossEntropyCols = 32768;  // vocabulary
 constexpr std::int64_t kCumsumRows = 16384;
 constexpr std::int64_t kCumsumCols = 4096;
+constexpr std::int64_t kTopKRows = 4096;
+constexpr std::int64_t kTopKCols = 131072;  // a vocabulary
+constexpr std::int64_t kTopK = 50;
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -283,6 +286,19 @@ Workload cumsum() {
           }};
 }
 
+// The 50 largest logits of each row and their positions: the logits are read once.
+Workload topk() {
+  const lazy::DType dtype = lazy::DType::f32;
+  const std::int64_t bytes = bytes_of(kTopKRows * kTopKCols, dtype) + kTopKRows * kTopK * (4 + 8);
+  return {"topk", dtype, bytes, [dtype] {
+            lazy::Tensor logits = computed_randn({kTopKRows, kTopKCols}, 31, dtype);
+            return StepFn([logits] {
+              lazy::ValuesAndIndices best = lazy::topk(logits, kTopK);
+              return std::vector<lazy::Tensor>{best.values, best.indices};
+            });
+          }};
+}
+
 struct Row {
   std::string workload;
   std::string dtype;
@@ -337,7 +353,7 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
 constexpr BenchUsage kUsage{
     "bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
     "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum"};
+    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum topk"};
 
 }  // namespace
 
@@ -362,7 +378,8 @@ int main(int argc, char** argv) {
                                      cat4(1),
                                      embedding(),
                                      cross_entropy(),
-                                     cumsum()};
+                                     cumsum(),
+                                     topk()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

@@ -51,6 +51,7 @@ EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
 EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
 CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS = 8192, 32768  # tokens, vocabulary
 CUMSUM_ROWS, CUMSUM_COLS = 16384, 4096
+TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
@@ -113,6 +114,10 @@ def cross_entropy(logits, labels):
 
 def cumsum(x):
     return torch.cumsum(x, -1)
+
+
+def topk(x):
+    return torch.topk(x, TOPK_K, -1)
 
 
 def sum_all(x):
@@ -359,9 +364,22 @@ def cumsum_workload():
     return Workload("cumsum", dtype, 2 * CUMSUM_ROWS * CUMSUM_COLS * itemsize(dtype), make_steps)
 
 
+def topk_workload():
+    """The 50 largest of each row of [4096, 131072] f32 logits, with their positions."""
+    dtype = torch.float32
+    nbytes = TOPK_ROWS * TOPK_COLS * itemsize(dtype) + TOPK_ROWS * TOPK_K * (4 + 8)
+
+    def make_steps():
+        x = randn((TOPK_ROWS, TOPK_COLS), 31, dtype)
+        fused = compiled(topk)
+        return {"torch_eager": lambda: topk(x), "torch_compile": lambda: fused(x)}
+
+    return Workload("topk", dtype, nbytes, make_steps)
+
+
 WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
                   "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding",
-                  "cross_entropy", "cumsum"]
+                  "cross_entropy", "cumsum", "topk"]
 
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
@@ -436,7 +454,7 @@ def main():
                  add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
                  softmax_workload(torch.float32, long_rows=True),
                  cat4_workload(0), cat4_workload(1), embedding_workload(),
-                 cross_entropy_workload(), cumsum_workload()]
+                 cross_entropy_workload(), cumsum_workload(), topk_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

@@ -310,3 +310,66 @@ __device__ __forceinline__ void lz_scan_tile(Acc* values, long long* positions, 
     if (positions) positions[slot] = p;
   }
 }
+
+// Order keys: unsigned integers that compare as the values do, NaN above every number and -0 equal
+// to 0, so a top-k keeps the larger key (of the value, or its complement for the smallest).
+__device__ __forceinline__ unsigned long long lz_order_key(float v) {
+  if (v != v) return 0xffffffffull;
+  const unsigned bits = v == 0.0f ? 0u : __float_as_uint(v);
+  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+__device__ __forceinline__ unsigned long long lz_order_key(int v) {
+  return (unsigned)v ^ 0x80000000u;
+}
+__device__ __forceinline__ unsigned long long lz_order_key(long long v) {
+  return (unsigned long long)v ^ 0x8000000000000000ull;
+}
+// The value an order key came from (canonical NaN, 0 for -0).
+__device__ __forceinline__ void lz_from_order_key(unsigned long long key, float& v) {
+  const unsigned bits = (unsigned)key;
+  v = bits == 0xffffffffu ? __int_as_float(0x7fffffff)
+                          : __uint_as_float((bits & 0x80000000u) ? (bits & 0x7fffffffu) : ~bits);
+}
+__device__ __forceinline__ void lz_from_order_key(unsigned long long key, int& v) {
+  v = (int)((unsigned)key ^ 0x80000000u);
+}
+__device__ __forceinline__ void lz_from_order_key(unsigned long long key, long long& v) {
+  v = (long long)(key ^ 0x8000000000000000ull);
+}
+
+// Whether candidate (key a, position pa) ranks before (b, pb): the larger key, then the earlier
+// position.
+__device__ __forceinline__ bool lz_ranks_before(unsigned long long a, unsigned pa,
+                                                unsigned long long b, unsigned pb) {
+  return a > b || (a == b && pa < pb);
+}
+
+// Sorts the first `count` candidates (keys, positions) in shared memory best first, by a bitonic
+// network over the next power of two whose every compare puts the better one first: slots past
+// `count` hold nothing and stay last, so they need no filling. Every thread of the block calls it.
+__device__ __forceinline__ void lz_sort_candidates(unsigned long long* keys, unsigned* positions,
+                                                   int count) {
+  int n = 1;
+  while (n < count) n *= 2;
+  for (int size = 2; size <= n; size *= 2) {
+    for (int stride = size / 2; stride > 0; stride /= 2) {
+      __syncthreads();
+      for (int t = threadIdx.x; t < n / 2; t += blockDim.x) {
+        // The pair's lower slot, and its partner: mirrored in the first step of each merge.
+        const int low = (t / stride) * stride * 2 + t % stride;
+        const int high = stride == size / 2 ? (low / size) * size + size - 1 - low % size
+                                            : low + stride;
+        if (high >= count) continue;
+        if (lz_ranks_before(keys[high], positions[high], keys[low], positions[low])) {
+          const unsigned long long k = keys[low];
+          keys[low] = keys[high];
+          keys[high] = k;
+          const unsigned p = positions[low];
+          positions[low] = positions[high];
+          positions[high] = p;
+        }
+      }
+    }
+  }
+  __syncthreads();
+}

@@ -9,6 +9,7 @@
 #include "lazy/indexing.h"
 #include "lazy/linalg.h"
 #include "lazy/ops.h"
+#include "lazy/ordering.h"
 #include "lazy/reductions.h"
 #include "lazy/scalar.h"
 #include "lazy/scans.h"

@@ -19,6 +19,7 @@
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
+#include "codegen/top_k_kernel.h"
 #include "codegen/vector_gathers.h"
 #include "codegen/visit_order.h"
 #include "ir/integer_math.h"
@@ -42,19 +43,21 @@ class KernelEmitter {
     vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     declare_args();
     std::vector<std::string> leading;
-    if (region_.reduction || region_.scan)
+    if (region_.reduction || row_op_)
       leading.push_back(lower(ir::op_name(pending_[region_.roots[0].node]->op)));
     if (column_) leading.push_back("column");
     GeneratedKernel kernel = builder_.finish(fill_skeleton(), "lz_", std::move(leading));
     kernel.numel = region_.shape.numel();
-    kernel.written = region_.reduction ? region_.reduction->results : space_.numel;
+    kernel.written = region_.reduction ? region_.reduction->results
+                     : region_.top_k   ? region_.top_k->rows * region_.top_k->k
+                                       : space_.numel;
     kernel.vector_width = space_.vector_width;
     // Threads wanted: a group each; a block per result or row scanned; a column kernel's lanes
     // per group.
     std::int64_t threads = column_
                                ? ir::ceil_div(column_->groups, column_->lanes) * kThreadsPerBlock
                            : region_.reduction ? region_.reduction->results * kThreadsPerBlock
-                           : region_.scan      ? region_.scan->rows * kThreadsPerBlock
+                           : row_op_           ? row_op_->rows * kThreadsPerBlock
                                                : space_.numel / space_.vector_width;
     kernel.blocks = grid_blocks(threads, kThreadsPerBlock);
     kernel.threads = kThreadsPerBlock;
@@ -79,8 +82,9 @@ class KernelEmitter {
         accesses.push_back({term.layout, bytes});
       }
     }
-    // A reduction writes one element per result, not one per element of its iteration space.
-    if (!region_.reduction) {
+    // A reduction (a top-k) writes one element per result, not one per element of its iteration
+    // space.
+    if (!region_.reduction && !region_.top_k) {
       for (std::size_t r = 0; r < region_.roots.size(); ++r)
         accesses.push_back({ir::Layout::contiguous(region_.shape), itemsize(output_dtype(r))});
     }
@@ -95,14 +99,14 @@ class KernelEmitter {
     }
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
     // Threads stride over the folded elements, or a scan's tile.
-    if (region_.reduction || region_.scan) space_.vector_width = 1;
+    if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
     if (concat_ && space_.vector_width > 1 &&
         !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
-    if (!region_.reduction && !region_.scan) reuse_order_ = plan_reuse_order(space_, accesses);
+    if (!region_.reduction && !row_op_) reuse_order_ = plan_reuse_order(space_, accesses);
   }
 
   // Ops computed on the special-function unit, per element.
@@ -174,10 +178,11 @@ class KernelEmitter {
       constant("rows", std::uint64_t(region_.reduction->results));
       constant("extent", std::uint64_t(region_.reduction->extent));
     }
-    if (region_.scan) {
-      constant("rows", std::uint64_t(region_.scan->rows));
-      constant("extent", std::uint64_t(region_.scan->extent));
+    if (row_op_) {
+      constant("rows", std::uint64_t(row_op_->rows));
+      constant("extent", std::uint64_t(row_op_->extent));
     }
+    if (region_.top_k) constant("k", std::uint64_t(region_.top_k->k));
     const int rank = int(space_.dims.size());
     if (space_.needs_multi_index()) {
       for (int d = 1; d < rank; ++d) {
@@ -439,14 +444,15 @@ class KernelEmitter {
   std::string fill_skeleton() const {
     if (column_) return fill_column_skeleton();
     if (region_.reduction) return fill_reduction_skeleton();
-    if (region_.scan) {
+    if (row_op_) {
+      const auto parts = region_.scan ? scan_substitutions : top_k_substitutions;
       return cat("// lazyfuse: ", lower(ir::op_name(pending_[region_.roots[0].node]->op)),
                  " over the last of ", region_.shape.rank(), " dim(s), merged to ",
                  space_.dims.size(), "\n") +
-             fill("scan_skeleton.cuh", scan_substitutions(region_, pending_,
-                                                          group_offsets("o", "        ") +
-                                                              element_statements(false, "        "),
-                                                          root_dtype(0), root_value(0)));
+             fill(region_.scan ? "scan_skeleton.cuh" : "topk_skeleton.cuh",
+                  parts(region_, pending_,
+                        group_offsets("o", "        ") + element_statements(false, "        "),
+                        root_dtype(0), root_value(0)));
     }
     // Nothing here may depend on sizes: one source serves every shape of the same structure.
     std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
@@ -466,6 +472,11 @@ class KernelEmitter {
   KernelBuilder builder_;
   IterationSpace space_;
   std::optional<ColumnReduction> column_;  // set for a reduction walked as columns
+  // A scan's or top-k's rows (the last axis of the iteration space), which blocks take whole.
+  std::optional<fuse::ScanInfo> row_op_ =
+      region_.scan    ? region_.scan
+      : region_.top_k ? std::optional(fuse::ScanInfo{region_.top_k->rows, region_.top_k->extent})
+                      : std::nullopt;
   std::vector<int> access_of_term_;
   std::vector<bool> uniform_;
   VectorGathers vector_gathers_;

@@ -69,7 +69,7 @@ class TermBuilder {
         // The reduced expression, read through the permutation of the region.
         if (region.reduction->permute) path.push_back(region.reduction->permute.get());
         term = visit(graph_.nodes[root.node]->inputs[0], path);
-      } else if (region.scan) {
+      } else if (region.scan || region.top_k) {
         term = visit(graph_.nodes[root.node]->inputs[0], path);  // the scanned expression
       } else {
         term = visit(graph_.nodes[root.node], path);
@@ -302,7 +302,8 @@ class TermBuilder {
       case OpKind::concat:
         return visit_concat(node, path);
       case OpKind::scan:
-        internal_error(*node, "a scan read inside a region before its own kernel");
+      case OpKind::top_k:
+        internal_error(*node, "a scan or top-k read inside a region before its own kernel");
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
@@ -327,7 +328,7 @@ class TermBuilder {
   // an earlier region, or an input) whose layout walks every axis but the picked one.
   std::int32_t visit_gather(const Node& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node.trace_index;
-    if (current().row || current().reduction || current().scan) {
+    if (current().row || current().reduction || current().scan || current().top_k) {
       cut_added_ = p_.cuts.add_read_back(index, CutReason::gather_in_reduction) || cut_added_;
       return kFailed;
     }
@@ -368,7 +369,7 @@ class TermBuilder {
   // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
   std::int32_t visit_concat(const NodePtr& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
-    const bool folds = current().row || current().reduction || current().scan;
+    const bool folds = current().row || current().reduction || current().scan || current().top_k;
     if (folds || concat_visited_) {
       const CutReason why = folds ? CutReason::concat_in_reduction : CutReason::concat_per_kernel;
       cut_added_ = p_.cuts.add_read_back(index, why) || cut_added_;

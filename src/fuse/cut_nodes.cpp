@@ -69,6 +69,8 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
       p.cuts.add(i, live ? CutReason::live_output : CutReason::fusion_disabled);
     if (kind == OpKind::reduction)
       p.cuts.add(i, live ? CutReason::live_output : CutReason::reduction);
+    if (kind == OpKind::top_k)
+      p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::top_k);
     if (kind == OpKind::scan)
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scan);
     if (kind == OpKind::matmul) {

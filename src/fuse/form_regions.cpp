@@ -127,7 +127,8 @@ class RegionForming {
       p_.refusals.push_back({*refused, i});
     }
     if (node.op == Op::MatMul) return place_matmul(i);
-    if (ir::op_kind(node.op) == OpKind::scan) return place_scan(i);
+    if (ir::op_kind(node.op) == OpKind::scan || ir::op_kind(node.op) == OpKind::top_k)
+      return place_row_op(i);
     const bool read_back =
         cuts.read_back[i] || cuts.reason[i] == CutReason::kernel_size_limit || is_reduction;
     std::int32_t target = Partition::kNoRegion;
@@ -162,33 +163,47 @@ class RegionForming {
     p_.region_of[i] = target;
   }
 
-  // Whether two scans are one: the same fold of the same input (cummax's values and indices).
-  static bool same_scan(const Node& a, const Node& b) {
-    return a.inputs[0] == b.inputs[0] && a.compute_dtype == b.compute_dtype &&
-           ir::scan_info(a.op).device_fold == ir::scan_info(b.op).device_fold;
+  // Whether two scans or top-ks are one kernel: the same fold (or k) of the same input, as
+  // cummax's values and indices, or top-k's.
+  static bool same_row_op(const Node& a, const Node& b) {
+    if (a.inputs[0] != b.inputs[0] || a.compute_dtype != b.compute_dtype ||
+        ir::op_kind(a.op) != ir::op_kind(b.op))
+      return false;
+    if (ir::op_kind(a.op) == OpKind::top_k)
+      return a.attrs[0] == b.attrs[0] && a.attrs[1] == b.attrs[1];
+    return ir::scan_info(a.op).device_fold == ir::scan_info(b.op).device_fold;
   }
 
-  // A scan joins the open scan region of the same scan (cummax's values and indices are one
-  // kernel), or starts one that nothing else joins. Regions before it close: work reading the scan
+  // A scan or top-k joins the open region of the same one (cummax's values and indices are one
+  // kernel), or starts one that nothing else joins. Regions before it close: work reading it
   // must come after it.
-  void place_scan(std::uint32_t i) {
+  void place_row_op(std::uint32_t i) {
     const Node& node = *p_.graph.nodes[i];
+    const bool scan = ir::op_kind(node.op) == OpKind::scan;
     std::int32_t target = Partition::kNoRegion;
     for (std::size_t r = 0; r < p_.regions.size() && options_.fusion; ++r) {
       const Region& region = p_.regions[r];
-      if (!closed_[r] && region.scan && same_scan(*p_.graph.nodes[region.roots[0].node], node) &&
+      if (!closed_[r] && (region.scan || region.top_k) &&
+          same_row_op(*p_.graph.nodes[region.roots[0].node], node) &&
           int(region.roots.size()) < kMaxOutputsPerKernel)
         target = std::int32_t(r);
     }
     if (target == Partition::kNoRegion) {
-      for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_scan, i);
+      for (std::size_t r = 0; r < p_.regions.size(); ++r)
+        close(r, scan ? Refusal::before_scan : Refusal::before_top_k, i);
       const Shape& space = node.inputs[0]->shape;
       const std::int64_t extent = space[space.rank() - 1];
+      const std::int64_t rows = extent == 0 ? 0 : space.numel() / extent;
       Region region = region_over(space);
-      region.scan = ScanInfo{extent == 0 ? 0 : space.numel() / extent, extent};
-      // Closed to all but scans of its input, which the loop above finds.
-      region.closed = RegionClosing{Refusal::scan_kernel, std::int32_t(i)};
-      target = add_region(std::move(region), false, Refusal::scan_kernel, i);
+      if (scan) {
+        region.scan = ScanInfo{rows, extent};
+      } else {
+        region.top_k = TopKInfo{rows, extent, node.attrs[0], node.attrs[1] != 0};
+      }
+      // Closed to all but the same op's other output, which the loop above finds.
+      const Refusal kernel = scan ? Refusal::scan_kernel : Refusal::top_k_kernel;
+      region.closed = RegionClosing{kernel, std::int32_t(i)};
+      target = add_region(std::move(region), false, kernel, i);
     }
     p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
     p_.region_of[i] = target;
@@ -202,7 +217,7 @@ class RegionForming {
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       const Region& region = p_.regions[r];
       if (region.shape != shape) continue;
-      if (closed_[r] || region.scan) {
+      if (closed_[r] || region.scan || region.top_k) {
         refused = Refusal::region_closed;
       } else if (int(region.roots.size()) >= kMaxOutputsPerKernel) {
         refused = Refusal::outputs_limit;
@@ -243,7 +258,7 @@ class RegionForming {
     for (std::size_t r = 0; r < p_.regions.size() && !alone; ++r) {
       const Region& region = p_.regions[r];
       if (!closed_[r] && region.shape == space && !region.reduction && !region.scan &&
-          (!region.row || region.row->folded_axes == folded) &&
+          !region.top_k && (!region.row || region.row->folded_axes == folded) &&
           int(region.roots.size()) < kMaxOutputsPerKernel) {
         target = std::int32_t(r);
       }

@@ -50,6 +50,8 @@ std::string_view cut_reason_name(CutReason reason) {
       return "reduction";
     case CutReason::scan:
       return "scan";
+    case CutReason::top_k:
+      return "top_k";
     case CutReason::matmul:
       return "matmul";
     case CutReason::matmul_operand:
@@ -86,12 +88,16 @@ std::string_view refusal_name(Refusal refusal) {
       return "reduction_kernel";
     case Refusal::scan_kernel:
       return "scan_kernel";
+    case Refusal::top_k_kernel:
+      return "top_k_kernel";
     case Refusal::before_read_back:
       return "before_read_back";
     case Refusal::before_reduction:
       return "before_reduction";
     case Refusal::before_scan:
       return "before_scan";
+    case Refusal::before_top_k:
+      return "before_top_k";
     case Refusal::region_closed:
       return "region_closed";
     case Refusal::outputs_limit:
@@ -145,6 +151,12 @@ std::string Partition::describe() const {
     if (region.scan) {
       out << "  scans rows of " << region.scan->extent << " element(s), with the work producing "
           << "them inline\n";
+    }
+    if (region.top_k) {
+      out << "  selects the " << region.top_k->k
+          << (region.top_k->largest ? " largest" : " smallest") << " of rows of "
+          << region.top_k->extent << " element(s), with the work producing them "
+          << "inline\n";
     }
     for (const Root& root : region.roots) {
       if (root.external_copy) {

@@ -39,6 +39,7 @@ enum class CutReason : std::uint8_t {
   kernel_size_limit,    // the chain reading it is too long for one kernel
   reduction,            // a reduction's result is written, and read back by its consumers
   scan,                 // a scan's result is written, and read back by its consumers
+  top_k,                // a top-k's result is written, and read back by its consumers
   matmul,               // a matrix product: cuBLASLt writes it, its consumers read it back
   matmul_operand,       // a matrix product reads it from memory
   matmul_layout,        // a matrix product reads it in a layout cuBLASLt cannot take: written
@@ -65,9 +66,11 @@ enum class Refusal : std::uint8_t {
   written_alone,     // it writes a value read back from memory by its consumers
   reduction_kernel,  // a reduction kernel over its own iteration space
   scan_kernel,       // a scan kernel over its input's rows, which only scans of that input join
+  top_k_kernel,      // a top-k kernel over its input's rows, which only its positions join
   before_read_back,  // a value read back from memory came after it: its readers must follow
   before_reduction,  // a reduction came after it: work joining it would need the reduction first
   before_scan,       // a scan came after it: work joining it would need the scan first
+  before_top_k,      // a top-k came after it: work joining it would need the top-k first
   // A root that starts a region of its own over a shape an earlier region has:
   region_closed,  // that region takes no more roots (see why it closed)
   outputs_limit,  // that region has kMaxOutputsPerKernel outputs
@@ -179,6 +182,15 @@ struct ScanInfo {
   std::int64_t extent;  // elements of the last axis, which each row scans
 };
 
+// A top-k region: the best k elements of each row of one input's last axis (the iteration
+// space), whose pointwise work it computes inline; its roots are the values and the positions.
+struct TopKInfo {
+  std::int64_t rows;
+  std::int64_t extent;
+  std::int64_t k;
+  bool largest;
+};
+
 struct Region {
   // The iteration space: every root has this shape (a reduction region: its permuted input; a
   // row region: its reductions' input, per-row roots have its kept axes).
@@ -186,6 +198,7 @@ struct Region {
   std::optional<ReductionInfo> reduction;
   std::optional<RowInfo> row;
   std::optional<ScanInfo> scan;
+  std::optional<TopKInfo> top_k;
   std::optional<MatmulRegion> matmul;
   std::vector<Root> roots;
   std::vector<Term> terms;

@@ -27,6 +27,8 @@ enum class OpKind : std::uint8_t {
   concat,     // the inputs joined along attrs[0], in order: element i comes from the one input
               // whose span of that axis holds i's coordinate
   scan,       // element i folds every element of its input's last axis up to i's (cumsum)
+  top_k,      // the attrs[0] best elements of each row of the input's last axis, best first
+              // (attrs[1]: 1 for the largest, 0 for the smallest), or their positions
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -148,7 +150,10 @@ enum class DeviceName : std::uint8_t {
   X(CumMax, cummax, scan, 1, given, own, simple, plain)                                            \
   X(CumMin, cummin, scan, 1, given, own, simple, plain)                                            \
   X(CumArgMax, cumargmax, scan, 1, given, own, simple, plain) /* cummax's indices */               \
-  X(CumArgMin, cumargmin, scan, 1, given, own, simple, plain) /* cummin's indices */
+  X(CumArgMin, cumargmin, scan, 1, given, own, simple, plain) /* cummin's indices */               \
+  /* top-k over the input's last axis: attrs k, largest; equal values in order of position */      \
+  X(TopK, topk, top_k, 1, given, own, simple, plain)                                               \
+  X(TopKIndex, topk_index, top_k, 1, given, own, simple, plain) /* their positions, i64 */
 
 enum class Op : std::uint8_t {
 #define LAZY_OP_ENUM(name, ...) name,

@@ -1,0 +1,60 @@
+// Top-k: two nodes over the input's last axis (values and positions), which one kernel computes;
+// top-k over another axis is recorded between two permutes (views, no copy).
+#include "api/recording.h"
+#include "lazy/ordering.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::Op;
+
+// The permutation that swaps `axis` and the last one (its own inverse).
+std::vector<int> swap_with_last(int rank, int axis) {
+  std::vector<int> order;
+  for (int a = 0; a < rank; ++a) order.push_back(a);
+  std::swap(order[std::size_t(axis)], order.back());
+  return order;
+}
+
+}  // namespace
+
+ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
+                      std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& input = api::node_of(x, "topk", loc);
+  const int rank = input->shape.rank();
+  if (rank == 0) {
+    api::normalize_axis(axis, 1, "topk", loc);
+    ValuesAndIndices one = topk(x.reshape({1}, loc), k, 0, largest, loc);
+    return {one.values.reshape({}, loc), one.indices.reshape({}, loc)};
+  }
+  axis = api::normalize_axis(axis, rank, "topk", loc);
+  const std::int64_t extent = input->shape[axis];
+  if (k < 0 || k > extent) {
+    api::fail<ValueError>(loc, "topk", "k = ", k, " is outside [0, ", extent,
+                          "], the size of axis ", axis, " of ", input->shape.to_string());
+  }
+  if (k > kMaxTopK) {
+    api::fail<ValueError>(loc, "topk", "k = ", k, " is more than the ", kMaxTopK,
+                          " elements a top-k kernel selects; take fewer");
+  }
+  const bool moved = axis != rank - 1;
+  const Tensor last = moved ? x.permute(swap_with_last(rank, axis), loc) : x;
+  Shape shape = last.node()->shape;
+  shape[rank - 1] = k;
+  std::vector<Tensor> out;
+  for (Op op : {Op::TopK, Op::TopKIndex}) {
+    const DType dtype = op == Op::TopK ? input->dtype : DType::i64;
+    ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
+    node->compute_dtype = is_floating(input->dtype) ? DType::f32 : input->dtype;
+    node->attrs.push(k);
+    node->attrs.push(largest ? 1 : 0);
+    node->inputs.push_back(last.node());
+    Tensor picked = api::record(node);
+    out.push_back(moved ? picked.permute(swap_with_last(rank, axis), loc) : picked);
+  }
+  return {out[0], out[1]};
+}
+
+}  // namespace lazy

@@ -1,5 +1,7 @@
 // Top-k: two nodes over the input's last axis (values and positions), which one kernel computes;
 // top-k over another axis is recorded between two permutes (views, no copy).
+#include <cstdint>
+
 #include "api/recording.h"
 #include "lazy/ordering.h"
 
@@ -27,6 +29,7 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
   if (rank == 0) {
     api::normalize_axis(axis, 1, "topk", loc);
     ValuesAndIndices one = topk(x.reshape({1}, loc), k, 0, largest, loc);
+    if (k == 0) return one;  // nothing picked: [0], as PyTorch
     return {one.values.reshape({}, loc), one.indices.reshape({}, loc)};
   }
   axis = api::normalize_axis(axis, rank, "topk", loc);
@@ -34,6 +37,10 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
   if (k < 0 || k > extent) {
     api::fail<ValueError>(loc, "topk", "k = ", k, " is outside [0, ", extent,
                           "], the size of axis ", axis, " of ", input->shape.to_string());
+  }
+  if (extent > std::int64_t(UINT32_MAX)) {
+    api::fail<ValueError>(loc, "topk", "an axis of ", extent,
+                          " elements is longer than a top-k kernel indexes (2^32 - 1)");
   }
   if (k > kMaxTopK) {
     api::fail<ValueError>(loc, "topk", "k = ", k, " is more than the ", kMaxTopK,

@@ -439,6 +439,39 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       shape = reduced_shape(in_shape, over, s.keepdim);
       return;
     }
+    case Op::scan: {
+      const int axis = x.rank() == 0 ? 0 : (s.axis + x.rank()) % x.rank();
+      const std::int64_t n = x.rank() == 0 ? 1 : x.shape()[axis];
+      const bool indices = s.name.ends_with("_indices");
+      const std::string_view op = std::string_view(s.name).substr(0, 6);  // cumsum, cummax, ...
+      if (s.name == "cumsum" || s.name == "cumprod") {
+        out = op == "cumsum" ? cumsum(x, s.axis, loc) : cumprod(x, s.axis, loc);
+        // Every prefix lies within the bounds of the whole fold.
+        b = reduce_rule(op == "cumsum" ? "sum" : "prod", xin, out.dtype(), n);
+      } else {
+        const ValuesAndIndices running =
+            op == "cummax" ? cummax(x, s.axis, loc) : cummin(x, s.axis, loc);
+        out = indices ? running.indices : running.values;
+        b = indices ? arg_reduce_rule(xin, n) : reduce_rule("max", xin, out.dtype(), n);
+      }
+      shape = in_shape;
+      return;
+    }
+    case Op::top_k: {
+      const int axis = x.rank() == 0 ? 0 : (s.axis + x.rank()) % x.rank();
+      const std::int64_t n = x.rank() == 0 ? 1 : x.shape()[axis];
+      const ValuesAndIndices best = topk(x, std::min(s.k, n), s.axis, s.largest, loc);
+      const bool indices = s.name == "topk_indices";
+      out = indices ? best.indices : best.values;
+      // The i-th best of values within err of the reference's is within err of its i-th best.
+      b = indices ? arg_reduce_rule(xin, n) : xin.bounds;
+      shape = in_shape;
+      if (x.rank() > 0) {
+        program_.sizes[s.derived_size].value = out.shape()[axis];
+        shape[axis] = Dim{{s.derived_size}, 1};
+      }
+      return;
+    }
     case Op::var:
     case Op::std_dev:
       out = s.op == Op::var

@@ -297,6 +297,28 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
+  // A scan of x along a random axis, or its top-k (k up to a little over the axis: the builder
+  // takes no more than the axis holds).
+  void add_ordering(int x) {
+    const int rank = int(builder_.shape(x).size());
+    Step s;
+    s.args = {tensor_arg(x)};
+    s.axis = rank == 0 ? int(random_.between(-1, 0)) : random_axis(rank);
+    if (random_.chance(65)) {
+      s.op = Op::scan;
+      s.name =
+          std::vector<std::string>{"cumsum",         "cumsum", "cumprod",       "cummax",
+                                   "cummax_indices", "cummin", "cummin_indices"}[random_.below(7)];
+    } else {
+      s.op = Op::top_k;
+      s.name = random_.chance(60) ? "topk_values" : "topk_indices";
+      s.k = random_.chance(10) && rank > 0 ? 0 : random_.between(1, 40);
+      s.largest = random_.chance(70);
+      s.derived_size = new_derived_size();
+    }
+    try_add(s);
+  }
+
   // cat of x with tensors that agree with it on every axis but one (itself, steps of that shape,
   // new leaves of a fresh size there, possibly of another dtype), or stack of tensors of x's shape.
   void add_join(int x) {
@@ -417,7 +439,7 @@ class Generator : public GrowingProgram {
     int x = pick_step();
     // Products weigh more with --only-products; their consumers are among the other kinds.
     const int products = options_.products_only ? 60 : 6;
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, products})) {
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, products})) {
       case 0:
         add_unary(x);
         break;
@@ -447,6 +469,9 @@ class Generator : public GrowingProgram {
         break;
       case 9:
         add_gather(x);
+        break;
+      case 10:
+        add_ordering(x);
         break;
       default:
         add_product(*this, x);

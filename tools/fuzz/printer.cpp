@@ -108,6 +108,20 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         e << "lazy::" << s.name << "(" << a(0) << ", " << s.axis << ", " << a(1) << ")";
       }
       break;
+    case Op::scan: {
+      const bool indices = s.name.ends_with("_indices");
+      const bool running_extreme = s.name.starts_with("cummax") || s.name.starts_with("cummin");
+      e << "lazy::" << (running_extreme ? s.name.substr(0, 6) : s.name) << "(" << a(0) << ", "
+        << s.axis << ")";
+      if (running_extreme) e << (indices ? ".indices" : ".values");
+      break;
+    }
+    case Op::top_k:
+      e << "lazy::topk(" << a(0) << ", std::min<std::int64_t>(" << s.k << ", " << a(0)
+        << ".rank() == 0 ? 1 : " << a(0) << ".shape()[(" << s.axis << " + " << a(0) << ".rank()) % "
+        << a(0) << ".rank()]), " << s.axis << ", " << (s.largest ? "true" : "false") << ")."
+        << (s.name == "topk_indices" ? "indices" : "values");
+      break;
     case Op::join:
       e << "lazy::" << s.name << "({";
       for (std::size_t k = 0; k < s.args.size(); ++k) e << (k ? ", " : "") << a(int(k));

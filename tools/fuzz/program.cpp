@@ -5,12 +5,12 @@
 namespace lazy::fuzz {
 
 std::string step_label(const Step& step) {
-  static const char* kinds[] = {"data",     "full",      "arange",     "rand",        "randn",
-                                "unary",    "binary",    "where",      "clamp",       "lerp",
-                                "cast",     "reshape",   "permute",    "expand",      "slice",
-                                "squeeze",  "unsqueeze", "contiguous", "reduce",      "arg_reduce",
-                                "var",      "std",       "softmax",    "log_softmax", "layer_norm",
-                                "rms_norm", "join",      "gather",     "product"};
+  static const char* kinds[] = {
+      "data",  "full",    "arange",      "rand",       "randn",    "unary",      "binary",
+      "where", "clamp",   "lerp",        "cast",       "reshape",  "permute",    "expand",
+      "slice", "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce", "var",
+      "std",   "softmax", "log_softmax", "layer_norm", "rms_norm", "join",       "gather",
+      "scan",  "top_k",   "product"};
   static_assert(std::size(kinds) == std::size_t(Op::product) + 1, "a label for every Op");
   return step.name.empty() ? kinds[int(step.op)] : step.name;
 }

@@ -62,6 +62,10 @@ enum class Op : std::uint8_t {
   join,
   // gather, index_select, embedding or take_along_axis (the name says which): source, index
   gather,
+  // cumsum, cumprod, cummax, cummin (values), cummax_indices or cummin_indices along `axis`
+  scan,
+  // topk_values or topk_indices along `axis`: `k` (at most the axis), `largest`
+  top_k,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
 };
@@ -99,7 +103,9 @@ struct Step {
   bool has_start = false, has_stop = false;
   double correction = 1, eps = 1e-5;
   std::string equation;   // einsum
-  int derived_size = -1;  // the size a slice or a cat defines
+  int derived_size = -1;  // the size a slice, a cat or a top-k defines
+  std::int64_t k = 1;     // top-k (fewer where the axis is shorter)
+  bool largest = true;    // top-k
   // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
   std::optional<Dim> index_bound;
   bool held = false;  // an output: a handle holds it at the sync, its values compared

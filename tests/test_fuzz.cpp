@@ -271,6 +271,19 @@ TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
 }
 
 // Seed 14203 program 581: an i64 prod of [1, 1000]^4 cast to i32 wraps around.
+// lazyfuse-fuzz seed 15102 program 84: cumprod of [0.5, 0.73] was bounded by the whole product,
+// [0.25, 0.53], but its first prefix is 0.5.
+TEST(FuzzValueRules, RunningProductsAreBoundedByEveryPrefix) {
+  const Operand x{Bounds{0.5, 0.7310585786300049, 0, kNoQuantum}, lazy::DType::f32};
+  const Bounds running = scan_rule("prod", x, lazy::DType::f32, 2);
+  EXPECT_LE(running.lo, 0.25);
+  EXPECT_GE(running.hi, 0.7310585786300049);
+  const Operand growing{Bounds{1.5, 2, 0, 1}, lazy::DType::f32};
+  const Bounds up = scan_rule("prod", growing, lazy::DType::f32, 3);
+  EXPECT_LE(up.lo, 1.5);
+  EXPECT_GE(up.hi, 8);
+}
+
 TEST(FuzzValueRules, CastRejectsIntegersThatWrapAround) {
   const Operand big{Bounds{1, 1e12, 0, 0}, lazy::DType::i64};
   EXPECT_THROW(cast_rule(big, lazy::DType::i32), StepRejected);

@@ -447,7 +447,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       if (s.name == "cumsum" || s.name == "cumprod") {
         out = op == "cumsum" ? cumsum(x, s.axis, loc) : cumprod(x, s.axis, loc);
         // Every prefix lies within the bounds of the whole fold.
-        b = reduce_rule(op == "cumsum" ? "sum" : "prod", xin, out.dtype(), n);
+        b = scan_rule(op == "cumsum" ? "sum" : "prod", xin, out.dtype(), n);
       } else {
         const ValuesAndIndices running =
             op == "cummax" ? cummax(x, s.axis, loc) : cummin(x, s.axis, loc);

@@ -29,6 +29,8 @@ Bounds cast_rule(const Operand& x, DType to);
 // A reduction folding `n` elements per result.
 Bounds reduce_rule(std::string_view op, const Operand& x, DType result, std::int64_t n);
 Bounds arg_reduce_rule(const Operand& x, std::int64_t n);
+// A running sum ("sum") or product ("prod") over n elements: every prefix's bounds.
+Bounds scan_rule(std::string_view op, const Operand& x, DType result, std::int64_t n);
 Bounds variance_rule(const Operand& x, DType result, std::int64_t n, double correction,
                      bool standard_deviation);
 Bounds softmax_rule(const Operand& x, DType result, std::int64_t n, bool log);

@@ -96,6 +96,18 @@ TEST(ReductionSplitChoice, FewLongRowsSplitWhenTheRowIsWholeChunks) {
   EXPECT_EQ(choose_split(Op::ReduceMax, Shape{4, 70000}, kAxis1).kind, SplitKind::none);
 }
 
+// lazyfuse-fuzz seed 15204 program 1813: a layer_norm of [0, 1, 1, 458752] chose row chunks for
+// its 0 rows and divided by zero (SIGFPE) while splitting.
+TEST(ReductionSplitChoice, NoRowsAreNotSplit) {
+  const std::uint64_t last = std::uint64_t(1) << 3;
+  EXPECT_EQ(choose_split(Op::ReduceSum, Shape{0, 1, 1, 458752}, last).kind, SplitKind::none);
+  lazy::Tensor x = lazy::from_data(std::vector<float>{}, {0, 1, 1, 458752});
+  lazy::Tensor w = lazy::ones({458752});
+  lazy::Tensor normed = lazy::layer_norm(x * 2.0f, w, w, 1e-3);
+  lazy::eval({normed});
+  EXPECT_EQ(normed.shape(), Shape({0, 1, 1, 458752}));
+}
+
 TEST(ReductionSplitChoice, FewResultsOfALongColumnFoldSplitIntoRuns) {
   const auto split = choose_split(Op::ReduceSum, Shape{16384, 4096}, kAxis0);
   EXPECT_EQ(split.kind, SplitKind::column_runs);

@@ -104,7 +104,10 @@ ReductionSplit choose_split(Op op, const Shape& input, std::uint64_t mask) {
                        "): chunks of ", kTwoStageChunk, ", then the chunks' results");
       return split;
     }
-    if (results < kFewResults && extent % kTwoStageChunk == 0 && folds_trailing_axes(input, mask)) {
+    // No rows, nothing to split (lazyfuse-fuzz seed 15204 program 1813: a layer_norm of
+    // [0, 1, 1, 458752] divided by its 0 rows).
+    if (results > 0 && results < kFewResults && extent % kTwoStageChunk == 0 &&
+        folds_trailing_axes(input, mask)) {
       split.kind = SplitKind::row_chunks;
       split.why =
           absl::StrCat(results, " rows (fewer than ", kFewResults, ") of ", extent,

@@ -90,27 +90,35 @@ TEST_F(GpuIndexing, EmbeddingPlusBroadcastPositionsInReuseOrderMatchesTheReferen
       "reuse order");
 }
 
-TEST_F(GpuIndexing, ASourceComputedInTheSameSyncIsWrittenFirst) {
+TEST_F(GpuIndexing, APointwiseSourceIsComputedAtThePickedPositions) {
   Tensor x = random_input(DType::f32, {50, 20});
   Tensor ids = random_picks({30}, 50, DType::i64);
   Tensor columns = random_picks({1, 20}, 20, DType::i32);
   lazy::reset_stats();
   Tensor y = lazy::index_select(lazy::exp(x), 0, ids) + 1.0f;
   lazy::eval({y});
-  EXPECT_EQ(lazy::stats().kernel_launches, 2);  // exp(x), then the gather with its add
+  EXPECT_EQ(lazy::stats().kernel_launches, 1);  // exp at the picked rows, then the add
+  // A source with a generator is written first, then gathered.
+  lazy::reset_stats();
+  Tensor z = lazy::index_select(x + lazy::arange(0, 20, 1, DType::f32), 0, ids) + 1.0f;
+  lazy::eval({z});
+  EXPECT_EQ(lazy::stats().kernel_launches, 2);
   expect_matches_reference(
       [&] {
         Tensor picked = lazy::index_select(lazy::exp(x), 0, ids);
         // A gather feeding a row's reduction is written before the row kernel reads it.
-        return std::vector<Tensor>{picked + 1.0f, lazy::softmax(picked, -1),
-                                   lazy::sum(lazy::gather(x, 1, columns))};
+        return std::vector<Tensor>{
+            picked + 1.0f, lazy::softmax(picked, -1), lazy::sum(lazy::gather(x, 1, columns)),
+            lazy::index_select(x + lazy::arange(0, 20, 1, DType::f32), 0, ids),
+            lazy::take_along_axis(lazy::log_softmax(x, -1), columns, 1)};
       },
       "computed source");
 }
 
 TEST_F(GpuIndexing, AGatherNeverWritesOverTheDyingSourceItReads) {
-  // The permuted copy has its source's dtype and size, and the source dies in its kernel: a
-  // pointwise kernel would write into the source's memory, a gather must not.
+  // The permuted copy has its source's dtype and size, and the source (written first: it has a
+  // generator) dies in its kernel: a pointwise kernel would write into the source's memory, a
+  // gather must not.
   Tensor x = random_input(DType::f32, {64, 32});
   std::vector<std::int64_t> reversed(64);
   for (std::size_t i = 0; i < reversed.size(); ++i) reversed[i] = std::int64_t(63 - i);
@@ -118,8 +126,9 @@ TEST_F(GpuIndexing, AGatherNeverWritesOverTheDyingSourceItReads) {
   expect_matches_reference(
       [&] {
         return std::vector<Tensor>{
-            lazy::index_select(lazy::exp(x), 0, ids),
-            lazy::gather(lazy::exp(x.slice(1, 0, 1)), 0, ids.reshape({64, 1}))};
+            lazy::index_select(lazy::exp(x) + lazy::arange(0, 32, 1, DType::f32), 0, ids),
+            lazy::gather(lazy::exp(x.slice(1, 0, 1)) + lazy::arange(0, 1, 1, DType::f32), 0,
+                         ids.reshape({64, 1}))};
       },
       "permutation");
 }

@@ -169,6 +169,30 @@ TEST(Gather, LazyDebugNamesTheSourceWrittenFirstAndWhy) {
   lazy::ir::Trace::current().clear();
 }
 
+// Cross-entropy as a user writes it: the gather computes the log_softmax at the labels only, so
+// no kernel writes the [rows, classes] log_softmax.
+TEST(GatherPushdown, CrossEntropyNeverWritesTheLogSoftmax) {
+  const std::vector<float> x = random_floats(6 * 40, 14);
+  Tensor logits = lazy::from_data(x, {6, 40});
+  Tensor labels = lazy::from_data<std::int64_t>({3, 39, 0, 7, 7, 1}, {6, 1});
+  Tensor loss = -lazy::mean(lazy::take_along_axis(lazy::log_softmax(logits, -1), labels, -1));
+  lazy_test::Generated g = lazy_test::generate_pending();
+  lazy_test::expect_compiles(g);
+  for (const auto& region : g.partition.regions)
+    for (const auto& root : region.roots)
+      EXPECT_NE(g.partition.graph.nodes[root.node]->shape, Shape({6, 40}))
+          << lazy::ir::op_name(g.partition.graph.nodes[root.node]->op);
+  double want = 0;
+  const std::int64_t picked[6] = {3, 39, 0, 7, 7, 1};
+  for (int r = 0; r < 6; ++r) {
+    double max = -1e300, sum = 0;
+    for (int c = 0; c < 40; ++c) max = std::max(max, double(x[r * 40 + c]));
+    for (int c = 0; c < 40; ++c) sum += std::exp(double(x[r * 40 + c]) - max);
+    want -= (double(x[r * 40 + picked[r]]) - max - std::log(sum)) / 6;
+  }
+  EXPECT_NEAR(loss.item<float>(), want, 1e-5);
+}
+
 TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {
   const std::vector<float> x = random_floats(3 * 4, 7);
   const std::vector<std::int64_t> index = {3, 0};  // [1, 2]: the same picks for every row

@@ -1,10 +1,13 @@
 #include "fuse/build_terms.h"
 
+#include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/hash/hash.h>
 
+#include "fuse/gather_pushdown.h"
 #include "fuse/internal_error.h"
 #include "fuse/row_walk.h"
 #include "fuse/view_layout.h"
@@ -228,14 +231,24 @@ class TermBuilder {
     Term term = make_term(Term::Kind::load, source);
     term.external = external;
     term.layout = layout;
+    term.gather = take_pushed_gather();
     return add_term(term);
+  }
+
+  // The gather the last composed layout passed through (gather_pushdown.h), for its load.
+  std::optional<Term::Gather> take_pushed_gather() {
+    if (!pushed_) return std::nullopt;
+    const PushedGather g = *std::exchange(pushed_, std::nullopt);
+    return Term::Gather{pushed_picks_.at(g.node), g.stride, g.bound, g.node->trace_index};
   }
 
   // Layout of `views` over `base`; on failure records the cut that will make it expressible.
   std::optional<ir::Layout> compose_or_cut(const ir::Layout& base,
                                            const std::vector<const Node*>& views) {
     const Node* failed = nullptr;
-    std::optional<ir::Layout> layout = compose_views(base, views, &failed);
+    std::optional<GatheredLayout> gathered = compose_through_gather(base, views, &failed);
+    std::optional<ir::Layout> layout;
+    if (gathered) layout = gathered->layout, pushed_ = gathered->gather;
     if (layout && per_row_ && layout->shape.rank() > 0) layout = per_row_layout(*layout);
     if (!layout) {
       const NodePtr& input = failed->inputs[0];
@@ -336,6 +349,11 @@ class TermBuilder {
     if (picks == kFailed) return kFailed;
     const Node& source = *node.inputs[0];
     const auto [base, views] = view_chain(source, &p_.cuts.cut);
+    // Not in memory before this kernel (uncut, or written by it): computed at the picked positions.
+    if (base->is_pending() && base->op != Op::Scalar &&
+        (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_) &&
+        gather_pushes_down(source))
+      return visit_pushed_gather(node, picks, *base, path);
     if (base->is_pending() &&
         (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_)) {
       internal_error(node, "a gather's source is not written before the gather");
@@ -362,6 +380,25 @@ class TermBuilder {
     term.layout = *over;
     term.gather = Term::Gather{picks, layout->strides[axis], layout->shape[axis], index};
     return add_term(term);
+  }
+
+  // A gather whose source it computes at the picked positions (gather_pushdown.h): the source's
+  // terms through the Gather as a marker in the path. The index is checked by the loads that
+  // read at it; where none does (a source of scalars), the source is written first after all.
+  std::int32_t visit_pushed_gather(const Node& node, std::int32_t picks, const Node& base,
+                                   std::vector<const Node*>& path) {
+    pushed_picks_[&node] = picks;
+    path.push_back(&node);
+    const std::int32_t term = visit(node.inputs[0], path);
+    path.pop_back();
+    if (term == kFailed) return kFailed;
+    const bool checked =
+        std::any_of(current().terms.begin(), current().terms.end(), [&](const Term& t) {
+          return t.gather && t.gather->node == node.trace_index && t.gather->index == picks;
+        });
+    if (checked) return term;
+    cut_added_ = p_.cuts.add_read_back(base.trace_index, CutReason::gather_source) || cut_added_;
+    return kFailed;
   }
 
   // A concatenation: a term mapping the iteration space onto its elements, and each input's terms
@@ -430,6 +467,7 @@ class TermBuilder {
         term.external = true;
         term.from_copy = true;
         term.layout = *layout;
+        term.gather = take_pushed_gather();
         return add_term(term);
       }
     }
@@ -440,6 +478,10 @@ class TermBuilder {
   Partition& p_;
   const Graph& graph_;
   absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
+  // A pushed-down gather's index term, by Gather node, and the gather a load just composed
+  // through.
+  absl::flat_hash_map<const Node*, std::int32_t> pushed_picks_;
+  std::optional<PushedGather> pushed_;
   // The slices moving each concatenation's inputs to their parts: views no trace holds.
   std::vector<NodePtr> shifts_;
   absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fuse/gather_pushdown.h"
 #include "fuse/view_layout.h"
 
 namespace lazy::fuse {
@@ -50,6 +51,8 @@ void cut_matmul_operand(Partition& p, const Node& operand) {
 void cut_gather_source(Partition& p, const Node& source) {
   const Node* base = view_chain(source).base;
   if (!base->is_pending()) return;
+  // Pointwise work is computed at the picked positions instead (gather_pushdown.h).
+  if (base->op != Op::Scalar && gather_pushes_down(source)) return;
   // A scalar has no memory: the source itself is written.
   const Node& written = base->op == Op::Scalar ? source : *base;
   p.cuts.add_read_back(written.trace_index, CutReason::gather_source);

@@ -1,0 +1,69 @@
+#include "fuse/gather_pushdown.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "fuse/view_layout.h"
+#include "ir/gather.h"
+#include "ir/op.h"
+
+namespace lazy::fuse {
+
+namespace {
+
+// Recomputing more than this per picked element costs more than writing the source.
+constexpr int kMaxPushedNodes = 48;
+
+}  // namespace
+
+bool gather_pushes_down(const ir::Node& source) {
+  std::vector<const ir::Node*> stack{&source};
+  int visited = 0;
+  while (!stack.empty()) {
+    const ir::Node* node = stack.back();
+    stack.pop_back();
+    if (!node->is_pending()) continue;
+    switch (ir::op_kind(node->op)) {
+      case ir::OpKind::reduction:
+      case ir::OpKind::matmul:
+      case ir::OpKind::leaf:
+        continue;  // written by their own kernels, or a scalar
+      case ir::OpKind::pointwise:
+      case ir::OpKind::view:
+      case ir::OpKind::copy:
+        break;
+      case ir::OpKind::generator:
+      case ir::OpKind::gather:
+      case ir::OpKind::concat:
+        return false;
+    }
+    if (++visited > kMaxPushedNodes) return false;
+    for (const ir::NodePtr& input : node->inputs) stack.push_back(input.get());
+  }
+  return true;
+}
+
+std::optional<GatheredLayout> compose_through_gather(const ir::Layout& base,
+                                                     std::span<const ir::Node* const> views,
+                                                     const ir::Node** failed_view) {
+  const auto marker = std::find_if(views.begin(), views.end(),
+                                   [](const ir::Node* v) { return v->op == ir::Op::Gather; });
+  if (marker == views.end()) {
+    std::optional<ir::Layout> layout = compose_views(base, views, failed_view);
+    if (!layout) return std::nullopt;
+    return GatheredLayout{*layout, std::nullopt};
+  }
+  const std::size_t at = std::size_t(marker - views.begin());
+  std::optional<ir::Layout> source = compose_views(base, views.subspan(at + 1), failed_view);
+  if (!source) return std::nullopt;
+  const ir::Node& gather = **marker;
+  const int axis = ir::gather_axis(gather);
+  ir::Layout picked = *source;
+  picked.shape = gather.shape;
+  picked.strides[axis] = 0;
+  std::optional<ir::Layout> layout = compose_views(picked, views.first(at), failed_view);
+  if (!layout) return std::nullopt;
+  return GatheredLayout{*layout, PushedGather{&gather, source->strides[axis], source->shape[axis]}};
+}
+
+}  // namespace lazy::fuse

@@ -193,6 +193,24 @@ TEST(GatherPushdown, CrossEntropyNeverWritesTheLogSoftmax) {
   EXPECT_NEAR(loss.item<float>(), want, 1e-5);
 }
 
+// lazyfuse-fuzz seed 14501 program 61, shrunk: a gather of an argmax pushed down into it left
+// the argmax's row kernel with nothing to write (a crash in codegen). A written value under the
+// gather's views is read from memory.
+TEST(GatherPushdown, AGatherOfAReductionReadsItFromMemory) {
+  const std::vector<float> x = random_floats(24 * 24, 16);
+  Tensor best = lazy::argmax(lazy::from_data(x, {24, 24}), 1);
+  Tensor picks = lazy::from_data<std::int32_t>({5, 23, 0, 5}, {4});
+  Tensor picked = lazy::gather(best, -1, picks);
+  lazy_test::Generated g = lazy_test::generate_pending();
+  lazy_test::expect_compiles(g);
+  const std::vector<std::int64_t> got = picked.to_vector<std::int64_t>();
+  const int rows[4] = {5, 23, 0, 5};
+  for (int k = 0; k < 4; ++k) {
+    const auto row = x.begin() + rows[k] * 24;
+    EXPECT_EQ(got[std::size_t(k)], std::max_element(row, row + 24) - row);
+  }
+}
+
 TEST(TakeAlongAxis, BroadcastsXAndTheIndexAlongTheOtherAxes) {
   const std::vector<float> x = random_floats(3 * 4, 7);
   const std::vector<std::int64_t> index = {3, 0};  // [1, 2]: the same picks for every row

@@ -17,6 +17,11 @@ constexpr int kMaxPushedNodes = 48;
 }  // namespace
 
 bool gather_pushes_down(const ir::Node& source) {
+  // A source that is itself a written value (under views) is read from memory as it is: its
+  // kernel writes it only where a cut asks (lazyfuse-fuzz seed 14501 program 61: a gather of an
+  // argmax left the argmax's row kernel with nothing to write).
+  const ir::OpKind base_kind = ir::op_kind(view_chain(source).base->op);
+  if (base_kind != ir::OpKind::pointwise && base_kind != ir::OpKind::copy) return false;
   std::vector<const ir::Node*> stack{&source};
   int visited = 0;
   while (!stack.empty()) {
@@ -26,6 +31,8 @@ bool gather_pushes_down(const ir::Node& source) {
     switch (ir::op_kind(node->op)) {
       case ir::OpKind::reduction:
       case ir::OpKind::matmul:
+      case ir::OpKind::scan:
+      case ir::OpKind::top_k:
       case ir::OpKind::leaf:
         continue;  // written by their own kernels, or a scalar
       case ir::OpKind::pointwise:

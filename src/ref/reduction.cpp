@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ir/dtype_codec.h"
+#include "ref/fold_values.h"
 
 namespace lazy::ref {
 
@@ -41,13 +42,6 @@ Folding folding_of(const Shape& in, std::uint64_t mask) {
   return f;
 }
 
-bool is_nan(double v) {
-  return std::isnan(v);
-}
-bool is_nan(std::int64_t) {
-  return false;
-}
-
 // The position (within the folded axes) of the first NaN, else of the first element `prefers`
 // (the fold's combine op: gt or lt) over all others; values stay in their own type, so int64
 // compares exactly.
@@ -75,24 +69,6 @@ std::vector<std::int64_t> arg_fold(const std::vector<T>& values, Prefers prefers
     }
   }
   return at;
-}
-
-// The accumulator's start in the reference's double or int64 domain.
-template <class T>
-T identity_value(ir::FoldIdentity identity) {
-  switch (identity) {
-    case ir::FoldIdentity::zero:
-      return T(0);
-    case ir::FoldIdentity::one:
-      return T(1);
-    case ir::FoldIdentity::lowest:
-      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                  : std::numeric_limits<T>::min();
-    case ir::FoldIdentity::highest:
-      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                  : std::numeric_limits<T>::max();
-  }
-  return T(0);
 }
 
 // Folds each element into its result's accumulator through the combine op's host function.

@@ -4,34 +4,11 @@
 #include <limits>
 
 #include "ir/dtype_codec.h"
+#include "ref/fold_values.h"
 
 namespace lazy::ref {
 
 namespace {
-
-bool is_nan(double v) {
-  return std::isnan(v);
-}
-bool is_nan(std::int64_t) {
-  return false;
-}
-
-template <class T>
-T identity_value(ir::FoldIdentity identity) {
-  switch (identity) {
-    case ir::FoldIdentity::zero:
-      return T(0);
-    case ir::FoldIdentity::one:
-      return T(1);
-    case ir::FoldIdentity::lowest:
-      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                  : std::numeric_limits<T>::min();
-    case ir::FoldIdentity::highest:
-      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                  : std::numeric_limits<T>::max();
-  }
-  return T(0);
-}
 
 // Each row's running fold in place (sum, product), or where `combine` is a comparison (ge, le:
 // cummax, cummin) its running best value or position: NaN sticks once met, else `combine`

@@ -4,16 +4,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "ref/fold_values.h"
+
 namespace lazy::ref {
 
 namespace {
-
-bool is_nan(double v) {
-  return std::isnan(v);
-}
-bool is_nan(std::int64_t) {
-  return false;
-}
 
 // Each row's first k positions in the order `largest` asks for, stably.
 template <class T>

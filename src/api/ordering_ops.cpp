@@ -1,25 +1,14 @@
 // Top-k: two nodes over the input's last axis (values and positions), which one kernel computes;
-// top-k over another axis is recorded between two permutes (views, no copy).
+// top-k over another axis is recorded over it moved last (api/last_axis.h).
 #include <cstdint>
 
+#include "api/last_axis.h"
 #include "api/recording.h"
 #include "lazy/ordering.h"
 
 namespace lazy {
 
-namespace {
-
 using ir::Op;
-
-// The permutation that swaps `axis` and the last one (its own inverse).
-std::vector<int> swap_with_last(int rank, int axis) {
-  std::vector<int> order;
-  for (int a = 0; a < rank; ++a) order.push_back(a);
-  std::swap(order[std::size_t(axis)], order.back());
-  return order;
-}
-
-}  // namespace
 
 ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
                       std::source_location loc) {
@@ -46,8 +35,7 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
     api::fail<ValueError>(loc, "topk", "k = ", k, " is more than the ", kMaxTopK,
                           " elements a top-k kernel selects; take fewer");
   }
-  const bool moved = axis != rank - 1;
-  const Tensor last = moved ? x.permute(swap_with_last(rank, axis), loc) : x;
+  const Tensor last = api::axis_to_last(x, axis, loc);
   Shape shape = last.node()->shape;
   shape[rank - 1] = k;
   std::vector<Tensor> out;
@@ -59,7 +47,7 @@ ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
     node->attrs.push(largest ? 1 : 0);
     node->inputs.push_back(last.node());
     Tensor picked = api::record(node);
-    out.push_back(moved ? picked.permute(swap_with_last(rank, axis), loc) : picked);
+    out.push_back(api::last_to_axis(picked, axis, loc));
   }
   return {out[0], out[1]};
 }

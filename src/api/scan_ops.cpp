@@ -1,5 +1,5 @@
-// Scans: one node per result, always over its input's last axis, so a scan over another axis is
-// recorded between two permutes (views, no copy).
+// Scans: one node per result, always over its input's last axis (api/last_axis.h).
+#include "api/last_axis.h"
 #include "api/recording.h"
 #include "lazy/scans.h"
 
@@ -8,18 +8,6 @@ namespace lazy {
 namespace {
 
 using ir::Op;
-
-// The permutation that moves `axis` last (or back, with `inverse`).
-std::vector<int> axis_last_order(int rank, int axis, bool inverse) {
-  std::vector<int> order;
-  for (int a = 0; a < rank; ++a)
-    if (a != axis) order.push_back(a);
-  order.push_back(axis);
-  if (!inverse) return order;
-  std::vector<int> back(std::size_t(rank), 0);
-  for (int a = 0; a < rank; ++a) back[std::size_t(order[std::size_t(a)])] = a;
-  return back;
-}
 
 // Each of `ops` over x's `axis`, in the given dtypes (the accumulator's is `compute`).
 std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x, int axis,
@@ -35,8 +23,7 @@ std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x,
     return out;
   }
   axis = api::normalize_axis(axis, rank, name, loc);
-  const bool moved = axis != rank - 1;
-  const Tensor last = moved ? x.permute(axis_last_order(rank, axis, false), loc) : x;
+  const Tensor last = api::axis_to_last(x, axis, loc);
   std::vector<Tensor> out;
   const DType* dtype = dtypes.begin();
   for (Op op : ops) {
@@ -44,7 +31,7 @@ std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x,
     node->compute_dtype = compute;
     node->inputs.push_back(last.node());
     Tensor scanned = api::record(node);
-    out.push_back(moved ? scanned.permute(axis_last_order(rank, axis, true), loc) : scanned);
+    out.push_back(api::last_to_axis(scanned, axis, loc));
   }
   return out;
 }

@@ -5,14 +5,11 @@
 
 #include <span>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "codegen/templates.h"
 #include "fuse/partition.h"
 
 namespace lazy::codegen {
-
-using Substitutions = std::vector<std::pair<std::string, std::string>>;
 
 // The scan skeleton's own $-names: `element` computes the input's element i (offsets and terms),
 // `value` names it, of dtype `value_dtype`.

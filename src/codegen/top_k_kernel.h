@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "codegen/scan_kernel.h"
+#include "codegen/templates.h"
 #include "fuse/partition.h"
 
 namespace lazy::codegen {

@@ -373,3 +373,24 @@ __device__ __forceinline__ void lz_sort_candidates(unsigned long long* keys, uns
   }
   __syncthreads();
 }
+
+// How many of the first `diagonal` elements of the merge of sorted runs a (a_count long) and b
+// (b_count) come from a: the merge path's crossing, by binary search along the diagonal.
+template <class Index>
+__device__ __forceinline__ Index lz_merge_split(const unsigned long long* a_keys,
+                                                const unsigned* a_positions, Index a_count,
+                                                const unsigned long long* b_keys,
+                                                const unsigned* b_positions, Index b_count,
+                                                Index diagonal) {
+  Index low = diagonal > b_count ? diagonal - b_count : 0;
+  Index high = diagonal < a_count ? diagonal : a_count;
+  while (low < high) {
+    const Index mid = (low + high) / 2;
+    const Index b = diagonal - 1 - mid;
+    if (lz_ranks_before(b_keys[b], b_positions[b], a_keys[mid], a_positions[mid]))
+      high = mid;
+    else
+      low = mid + 1;
+  }
+  return low;
+}

@@ -69,7 +69,6 @@ TEST(TopK, BadInputIsRefusedAtTheCall) {
   EXPECT_THROW(lazy::topk(x, 4), lazy::ValueError);
   EXPECT_THROW(lazy::topk(x, -1), lazy::ValueError);
   EXPECT_THROW(lazy::topk(x, 1, 2), lazy::AxisError);
-  EXPECT_THROW(lazy::topk(lazy::zeros({2, 2000}), lazy::kMaxTopK + 1), lazy::ValueError);
   EXPECT_THROW(lazy::topk(Tensor(), 1), lazy::ValueError);
 }
 

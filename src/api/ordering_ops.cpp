@@ -1,6 +1,7 @@
-// Top-k: two nodes over the input's last axis (values and positions), which one kernel computes;
-// top-k over another axis is recorded over it moved last (api/last_axis.h).
+// Top-k and sort: two nodes over the input's last axis (values and positions), which one kernel
+// computes; another axis is moved last first (api/last_axis.h). A sort is a top-k of every element.
 #include <cstdint>
+#include <optional>
 
 #include "api/last_axis.h"
 #include "api/recording.h"
@@ -10,46 +11,60 @@ namespace lazy {
 
 using ir::Op;
 
-ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
-                      std::source_location loc) {
+namespace {
+
+// The best k along `axis` (all of them, best first, for `sort`), named `op` in errors.
+ValuesAndIndices best_along(const Tensor& x, std::optional<std::int64_t> k, int axis, bool largest,
+                            const char* op, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& input = api::node_of(x, "topk", loc);
+  const ir::NodePtr& input = api::node_of(x, op, loc);
   const int rank = input->shape.rank();
   if (rank == 0) {
-    api::normalize_axis(axis, 1, "topk", loc);
-    ValuesAndIndices one = topk(x.reshape({1}, loc), k, 0, largest, loc);
+    api::normalize_axis(axis, 1, op, loc);
+    ValuesAndIndices one = best_along(x.reshape({1}, loc), k, 0, largest, op, loc);
     if (k == 0) return one;  // nothing picked: [0], as PyTorch
     return {one.values.reshape({}, loc), one.indices.reshape({}, loc)};
   }
-  axis = api::normalize_axis(axis, rank, "topk", loc);
+  axis = api::normalize_axis(axis, rank, op, loc);
   const std::int64_t extent = input->shape[axis];
-  if (k < 0 || k > extent) {
-    api::fail<ValueError>(loc, "topk", "k = ", k, " is outside [0, ", extent,
-                          "], the size of axis ", axis, " of ", input->shape.to_string());
+  if (k && (*k < 0 || *k > extent)) {
+    api::fail<ValueError>(loc, op, "k = ", *k, " is outside [0, ", extent, "], the size of axis ",
+                          axis, " of ", input->shape.to_string());
   }
   if (extent > std::int64_t(UINT32_MAX)) {
-    api::fail<ValueError>(loc, "topk", "an axis of ", extent,
-                          " elements is longer than a top-k kernel indexes (2^32 - 1)");
-  }
-  if (k > kMaxTopK) {
-    api::fail<ValueError>(loc, "topk", "k = ", k, " is more than the ", kMaxTopK,
-                          " elements a top-k kernel selects; take fewer");
+    api::fail<ValueError>(loc, op, "an axis of ", extent,
+                          " elements is longer than its kernel indexes (2^32 - 1)");
   }
   const Tensor last = api::axis_to_last(x, axis, loc);
   Shape shape = last.node()->shape;
-  shape[rank - 1] = k;
+  shape[rank - 1] = k.value_or(extent);
   std::vector<Tensor> out;
   for (Op op : {Op::TopK, Op::TopKIndex}) {
     const DType dtype = op == Op::TopK ? input->dtype : DType::i64;
     ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
     node->compute_dtype = is_floating(input->dtype) ? DType::f32 : input->dtype;
-    node->attrs.push(k);
+    node->attrs.push(shape[rank - 1]);
     node->attrs.push(largest ? 1 : 0);
     node->inputs.push_back(last.node());
     Tensor picked = api::record(node);
     out.push_back(api::last_to_axis(picked, axis, loc));
   }
   return {out[0], out[1]};
+}
+
+}  // namespace
+
+ValuesAndIndices topk(const Tensor& x, std::int64_t k, int axis, bool largest,
+                      std::source_location loc) {
+  return best_along(x, k, axis, largest, "topk", loc);
+}
+
+ValuesAndIndices sort(const Tensor& x, int axis, bool descending, std::source_location loc) {
+  return best_along(x, std::nullopt, axis, descending, "sort", loc);
+}
+
+Tensor argsort(const Tensor& x, int axis, bool descending, std::source_location loc) {
+  return best_along(x, std::nullopt, axis, descending, "argsort", loc).indices;
 }
 
 }  // namespace lazy

@@ -72,6 +72,11 @@ void KernelBuilder::constant(std::string_view name, std::uint64_t value, std::st
   args_.push_back({ArgSource::Kind::constant, value});
 }
 
+void KernelBuilder::scratch(std::string_view name, std::uint64_t bytes) {
+  append(args_text_, "  unsigned long long* ", name, ";\n");
+  args_.push_back({ArgSource::Kind::scratch, bytes});
+}
+
 void KernelBuilder::scalar_argument(std::size_t t) {
   const fuse::Term& term = region_.terms[t];
   // Floating scalars travel as f32 bits: converting a double on every thread would cost a slow

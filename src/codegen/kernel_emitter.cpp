@@ -59,7 +59,8 @@ class KernelEmitter {
                            : region_.reduction ? region_.reduction->results * kThreadsPerBlock
                            : row_op_           ? row_op_->rows * kThreadsPerBlock
                                                : space_.numel / space_.vector_width;
-    kernel.blocks = grid_blocks(threads, kThreadsPerBlock);
+    kernel.blocks =
+        region_.top_k ? top_k_blocks(*region_.top_k) : grid_blocks(threads, kThreadsPerBlock);
     kernel.threads = kThreadsPerBlock;
     return kernel;
   }
@@ -182,7 +183,7 @@ class KernelEmitter {
       constant("rows", std::uint64_t(row_op_->rows));
       constant("extent", std::uint64_t(row_op_->extent));
     }
-    if (region_.top_k) constant("k", std::uint64_t(region_.top_k->k));
+    if (region_.top_k) declare_top_k_args(*region_.top_k, builder_);
     const int rank = int(space_.dims.size());
     if (space_.needs_multi_index()) {
       for (int d = 1; d < rank; ++d) {
@@ -449,7 +450,7 @@ class KernelEmitter {
       return cat("// lazyfuse: ", lower(ir::op_name(pending_[region_.roots[0].node]->op)),
                  " over the last of ", region_.shape.rank(), " dim(s), merged to ",
                  space_.dims.size(), "\n") +
-             fill(region_.scan ? "scan_skeleton.cuh" : "topk_skeleton.cuh",
+             fill(region_.scan ? "scan_skeleton.cuh" : top_k_skeleton(*region_.top_k),
                   parts(region_, pending_,
                         group_offsets("o", "        ") + element_statements(false, "        "),
                         root_dtype(0), root_value(0)));

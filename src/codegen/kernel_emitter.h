@@ -26,6 +26,7 @@ struct ArgSource {
     scalar_int,        // Scalar node `value`, as a long long
     index_site,        // the number ir::register_index_site gives Gather node `value`
     index_faults,      // where the device's kernels report a bad index (runtime/index_faults.h)
+    scratch,           // `value` bytes of device memory the kernel uses while it runs
   };
   Kind kind;
   std::uint64_t value;

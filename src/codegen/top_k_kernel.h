@@ -1,14 +1,32 @@
-// What a top-k region's kernel (nvrtc_templates/topk_skeleton.cuh) fills in beyond what every
-// kernel has: the order key of each element, and each root's store (the values or positions).
+// What a top-k region's kernel fills in beyond what every kernel has: the order key of each
+// element, each root's store (the values or positions), and for a sort its launch and scratch.
+// A top-k keeping at most kMaxSelected selects by threshold (nvrtc_templates/topk_skeleton.cuh);
+// one keeping more, a sort among them, sorts whole rows (sort_skeleton.cuh).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 
+#include "codegen/kernel_builder.h"
 #include "codegen/templates.h"
 #include "fuse/partition.h"
 
 namespace lazy::codegen {
+
+// topk_skeleton.cuh's chunk: the candidates it keeps fit its shared memory with a chunk more.
+inline constexpr std::int64_t kMaxSelected = 1024;
+// sort_skeleton.cuh's tile: rows up to this long sort in shared memory, with no scratch.
+inline constexpr std::int64_t kSortTile = 2048;
+// The scratch a sort's blocks share at most: blocks beyond it would wait anyway, for memory.
+inline constexpr std::int64_t kSortScratchBytes = std::int64_t(512) << 20;
+
+// The skeleton a top-k region fills.
+const char* top_k_skeleton(const fuse::TopKInfo& top_k);
+// Its blocks: one per row, fewer for a sort whose rows need more scratch than kSortScratchBytes.
+std::int64_t top_k_blocks(const fuse::TopKInfo& top_k);
+// Declares the arguments its skeleton reads beyond every kernel's: k, and a sort's scratch.
+void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder);
 
 // The top-k skeleton's own $-names: `element` computes the input's element i (offsets and
 // terms), `value` names it, of dtype `value_dtype`.

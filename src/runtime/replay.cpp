@@ -85,6 +85,8 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
+  // A kernel's scratch, freed (stream-ordered) once the kernel is queued.
+  std::vector<std::shared_ptr<DeviceBuffer>> scratch;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
       if (out.reuses) {
@@ -127,6 +129,10 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
         case ArgSource::Kind::index_faults:
           packed.push_back(index_fault_record(device));
           break;
+        case ArgSource::Kind::scratch:
+          scratch.push_back(device.allocate(arg.value));
+          packed.push_back(scratch.back()->ptr());
+          break;
       }
     }
     if (kernel.matmul) {
@@ -140,6 +146,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
                [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
       counters().kernel_launches++;
     }
+    scratch.clear();
     for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 

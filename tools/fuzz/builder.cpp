@@ -460,13 +460,15 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::top_k: {
       const int axis = x.rank() == 0 ? 0 : (s.axis + x.rank()) % x.rank();
       const std::int64_t n = x.rank() == 0 ? 1 : x.shape()[axis];
-      const ValuesAndIndices best = topk(x, std::min(s.k, n), s.axis, s.largest, loc);
-      const bool indices = s.name == "topk_indices";
+      const bool sorts = s.name.starts_with("sort");
+      const ValuesAndIndices best = sorts ? sort(x, s.axis, s.largest, loc)
+                                          : topk(x, std::min(s.k, n), s.axis, s.largest, loc);
+      const bool indices = s.name.ends_with("_indices");
       out = indices ? best.indices : best.values;
       // The i-th best of values within err of the reference's is within err of its i-th best.
       b = indices ? arg_reduce_rule(xin, n) : xin.bounds;
       shape = in_shape;
-      if (x.rank() > 0) {
+      if (x.rank() > 0 && !sorts) {
         program_.sizes[s.derived_size].value = out.shape()[axis];
         shape[axis] = Dim{{s.derived_size}, 1};
       }

@@ -297,8 +297,8 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
-  // A scan of x along a random axis, or its top-k (k up to a little over the axis: the builder
-  // takes no more than the axis holds).
+  // A scan of x along a random axis, its sort, or its top-k (k up to a little over the axis: the
+  // builder takes no more than the axis holds; now and then past the 1024 a top-k kernel selects).
   void add_ordering(int x) {
     const int rank = int(builder_.shape(x).size());
     Step s;
@@ -309,10 +309,16 @@ class Generator : public GrowingProgram {
       s.name =
           std::vector<std::string>{"cumsum",         "cumsum", "cumprod",       "cummax",
                                    "cummax_indices", "cummin", "cummin_indices"}[random_.below(7)];
+    } else if (random_.chance(30)) {
+      s.op = Op::top_k;
+      s.name = random_.chance(60) ? "sort_values" : "sort_indices";
+      s.largest = random_.chance(50);
     } else {
       s.op = Op::top_k;
       s.name = random_.chance(60) ? "topk_values" : "topk_indices";
-      s.k = random_.chance(10) && rank > 0 ? 0 : random_.between(1, 40);
+      s.k = random_.chance(10) && rank > 0 ? 0
+            : random_.chance(15) ? random_.pick(std::vector<std::int64_t>{1024, 1025, 2049})
+                                 : random_.between(1, 40);
       s.largest = random_.chance(70);
       s.derived_size = new_derived_size();
     }

@@ -117,6 +117,11 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       break;
     }
     case Op::top_k:
+      if (s.name.starts_with("sort")) {
+        e << "lazy::sort(" << a(0) << ", " << s.axis << ", " << (s.largest ? "true" : "false")
+          << ")." << (s.name == "sort_indices" ? "indices" : "values");
+        break;
+      }
       e << "lazy::topk(" << a(0) << ", std::min<std::int64_t>(" << s.k << ", " << a(0)
         << ".rank() == 0 ? 1 : " << a(0) << ".shape()[(" << s.axis << " + " << a(0) << ".rank()) % "
         << a(0) << ".rank()]), " << s.axis << ", " << (s.largest ? "true" : "false") << ")."

@@ -64,7 +64,8 @@ enum class Op : std::uint8_t {
   gather,
   // cumsum, cumprod, cummax, cummin (values), cummax_indices or cummin_indices along `axis`
   scan,
-  // topk_values or topk_indices along `axis`: `k` (at most the axis), `largest`
+  // topk_values or topk_indices along `axis`: `k` (at most the axis), `largest`; sort_values or
+  // sort_indices along `axis`, descending when `largest`
   top_k,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
@@ -105,7 +106,7 @@ struct Step {
   std::string equation;   // einsum
   int derived_size = -1;  // the size a slice, a cat or a top-k defines
   std::int64_t k = 1;     // top-k (fewer where the axis is shorter)
-  bool largest = true;    // top-k
+  bool largest = true;    // top-k; a sort's descending
   // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
   std::optional<Dim> index_bound;
   bool held = false;  // an output: a handle holds it at the sync, its values compared

@@ -35,6 +35,29 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index,
 Tensor embedding(const Tensor& weight, const Tensor& ids,
                  std::source_location loc = std::source_location::current());
 
+// PyTorch's scatter_add: x with src[c] added into the element at c with c[axis] = index[c], for
+// every c of index. index has x's rank, at most x's sizes along the other axes and at most src's
+// along every axis (src's elements past index's are not read); src has x's dtype. An index may
+// repeat: its contributions are added in order of position, so the result is the same bits on
+// every run. Indices must lie in [0, x's size along axis): others are an IndexError.
+Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                   std::source_location loc = std::source_location::current());
+
+// PyTorch's scatter: as scatter_add, but src[c] replaces the element. Where an index repeats,
+// the last position wins (PyTorch leaves it undefined).
+Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+               std::source_location loc = std::source_location::current());
+// ... with every picked element replaced by `value` (converted to x's dtype).
+Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& value,
+               std::source_location loc = std::source_location::current());
+
+// PyTorch's index_add: x with alpha * src's slice j along `axis` added into x's slice index[j].
+// index is 1-d (or 0-d for one); src has x's shape except index's length along `axis`, and x's
+// dtype (alpha must be a whole number for integer dtypes). Deterministic as scatter_add.
+Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                 const Scalar& alpha = 1,
+                 std::source_location loc = std::source_location::current());
+
 // ids' shape followed by n: 1 where the last coordinate equals the id, else 0 (PyTorch's one_hot
 // with num_classes given, in any dtype). An id outside [0, n) gives a row of zeros, as JAX does:
 // checking it would need the values on the host.

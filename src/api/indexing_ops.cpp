@@ -3,6 +3,7 @@
 #include "lazy/indexing.h"
 
 #include "api/broadcast.h"
+#include "api/index_arguments.h"
 #include "api/recording.h"
 #include "ir/gather.h"
 #include "lazy/factories.h"
@@ -12,14 +13,9 @@ namespace lazy {
 
 namespace {
 
+using api::require_index;
+using api::scalar_of;
 using ir::GatherCaller;
-
-void require_index(const ir::NodePtr& index, std::string_view op, std::source_location loc) {
-  if (index->dtype != DType::i32 && index->dtype != DType::i64) {
-    api::fail<DTypeError>(loc, op, "needs an i32 or i64 index, got ", dtype_name(index->dtype),
-                          "; convert it with .to(lazy::DType::i64)");
-  }
-}
 
 // The Gather node for x and index of equal rank whose sizes agree except along `axis` (checked
 // by the callers).
@@ -63,13 +59,6 @@ Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCall
     if (picks->shape[a] < source->shape[a]) sliced = sliced.slice(a, 0, picks->shape[a], 1, loc);
   }
   return record_gather(sliced, axis, index, caller, loc);
-}
-
-// A 0-d tensor of x's dtype holding `value`, which must fit it.
-Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view op,
-                 std::source_location loc) {
-  api::check_scalar_fits(value, x.dtype(), op, loc);
-  return full({}, value, x.dtype(), loc);
 }
 
 // Keeps x where keep(column - row) holds over its last two axes, else 0.

@@ -105,8 +105,12 @@ void KernelBuilder::gather_arguments(std::size_t t) {
   const fuse::Term::Gather& gather = *region_.terms[t].gather;
   constant(cat("gs", t), std::uint64_t(gather.stride));
   constant(cat("gb", t), std::uint64_t(gather.bound));
-  append(args_text_, "  unsigned long long site", t, ";\n");
-  args_.push_back({ArgSource::Kind::index_site, gather.node});
+  index_site(cat("site", t), gather.node);
+}
+
+void KernelBuilder::index_site(std::string_view name, std::uint32_t node) {
+  append(args_text_, "  unsigned long long ", name, ";\n");
+  args_.push_back({ArgSource::Kind::index_site, node});
   if (reports_faults_) return;
   reports_faults_ = true;
   append(args_text_, "  unsigned int* faults;\n");

@@ -56,6 +56,9 @@ class KernelBuilder {
   // A gather load's arguments (its source's stride and extent along the picked axis, where it
   // reports a bad index), after input_pointer(t).
   void gather_arguments(std::size_t t);
+  // a.<name>: the number of where node `node` (a gather, a scatter) checks its index, and
+  // a.faults, where a bad one is reported (ir/index_faults.h).
+  void index_site(std::string_view name, std::uint32_t node);
   const std::string& args_text() const { return args_text_; }
 
   // Statements declaring term t's value (generated_names.h names it): from its argument (a

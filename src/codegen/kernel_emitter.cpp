@@ -16,6 +16,7 @@
 #include "codegen/reduction_folds.h"
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/scan_kernel.h"
+#include "codegen/scatter_kernel.h"
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
@@ -493,6 +494,7 @@ GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options) {
   if (region.matmul) return generate_skinny_matmul(region, pending, externals);
+  if (region.scatter) return generate_scatter_kernel(region, pending, externals);
   if (region.row) return generate_row_kernel(region, pending, externals, options);
   return KernelEmitter(region, pending, externals, options).run();
 }

@@ -24,7 +24,7 @@ struct ArgSource {
     copy_pointer,      // the dense copy of external `value` written in this sync
     scalar_float,      // Scalar node `value` (a graph index), as f32 bits
     scalar_int,        // Scalar node `value`, as a long long
-    index_site,        // the number ir::register_index_site gives Gather node `value`
+    index_site,        // the number ir::register_index_site gives Gather or scatter node `value`
     index_faults,      // where the device's kernels report a bad index (runtime/index_faults.h)
     scratch,           // `value` bytes of device memory the kernel uses while it runs
   };

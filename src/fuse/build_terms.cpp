@@ -48,9 +48,10 @@ class TermBuilder {
       per_row_ = false;
       concat_visited_ = false;
       Region& region = p_.regions[r];
-      const bool built = region.matmul ? build_matmul_terms(region)
-                         : region.row  ? build_row_terms(region)
-                                       : build_terms(region);
+      const bool built = region.matmul    ? build_matmul_terms(region)
+                         : region.scatter ? build_scatter_terms(region)
+                         : region.row     ? build_row_terms(region)
+                                          : build_terms(region);
       if (built) continue;
       if (!cut_added_) {
         internal_error(first_node(region),
@@ -117,16 +118,34 @@ class TermBuilder {
     return true;
   }
 
-  // Cuts `input` of `product` to be written densely; false (the terms must be built again).
-  bool write_densely(const NodePtr& input, const Node& product) {
+  // A scatter's terms: a load of each input, as it sits in memory (an input that is not, a
+  // broadcast scalar, is written densely first).
+  bool build_scatter_terms(Region& region) {
+    const Node& node = *graph_.nodes[region.scatter->node];
+    region.scatter->input_terms.clear();
+    for (const NodePtr& input : node.inputs) {
+      std::vector<const Node*> path;
+      const std::int32_t term = visit(input, path);
+      if (term == kFailed) return false;
+      if (region.terms[term].kind != Term::Kind::load)
+        return write_densely(input, node, CutReason::scatter_operand);
+      region.scatter->input_terms.push_back(term);
+    }
+    return true;
+  }
+
+  // Cuts `input` of `reader` (a product, a scatter) to be written densely; false (the terms must
+  // be built again).
+  bool write_densely(const NodePtr& input, const Node& reader,
+                     CutReason why = CutReason::matmul_layout) {
     if (input->is_pending()) {
       if (p_.cuts.cut[input->trace_index])
-        internal_error(product, "a matrix product's dense operand does not map onto cuBLASLt");
-      p_.cuts.add(input->trace_index, CutReason::matmul_layout);
+        internal_error(reader, "an operand written densely still cannot be read from memory");
+      p_.cuts.add(input->trace_index, why);
     } else {
       const std::uint32_t slot = slot_of_.at(input.get());
       if (p_.cuts.external_copy[slot])
-        internal_error(product, "a matrix product's dense operand does not map onto cuBLASLt");
+        internal_error(reader, "an operand written densely still cannot be read from memory");
       p_.cuts.external_copy[slot] = true;
     }
     cut_added_ = true;
@@ -316,7 +335,8 @@ class TermBuilder {
         return visit_concat(node, path);
       case OpKind::scan:
       case OpKind::top_k:
-        internal_error(*node, "a scan or top-k read inside a region before its own kernel");
+      case OpKind::scatter:
+        internal_error(*node, "a scan, top-k or scatter read inside a region before its kernel");
     }
     Term term = make_term(
         ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);

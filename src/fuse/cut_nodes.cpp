@@ -46,6 +46,14 @@ void cut_matmul_operand(Partition& p, const Node& operand) {
     p.cuts.add(base->trace_index, CutReason::matmul_operand);
 }
 
+// A scatter reads its inputs at positions the index holds: the node under each input's views is
+// written (build_terms writes an input itself where it is not in memory as it is).
+void cut_scatter_operand(Partition& p, const Node& operand) {
+  const Node* base = view_chain(operand).base;
+  if (base->is_pending() && base->op != Op::Scalar)
+    p.cuts.add(base->trace_index, CutReason::scatter_operand);
+}
+
 // A gather reads its source at positions its index holds: the node under the source's views is
 // written first, and read back (build_terms cuts the source itself where its views do not compose).
 void cut_gather_source(Partition& p, const Node& source) {
@@ -79,6 +87,10 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
     if (kind == OpKind::matmul) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
       for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);
+    }
+    if (kind == OpKind::scatter) {
+      p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scatter);
+      for (const NodePtr& input : node.inputs) cut_scatter_operand(p, *input);
     }
     if (kind == OpKind::gather) cut_gather_source(p, *node.inputs[0]);
     if (!live) continue;

@@ -127,6 +127,7 @@ class RegionForming {
       p_.refusals.push_back({*refused, i});
     }
     if (node.op == Op::MatMul) return place_matmul(i);
+    if (ir::op_kind(node.op) == OpKind::scatter) return place_scatter(i);
     if (ir::op_kind(node.op) == OpKind::scan || ir::op_kind(node.op) == OpKind::top_k)
       return place_row_op(i);
     const bool read_back =
@@ -159,6 +160,17 @@ class RegionForming {
     Region region = region_over(p_.graph.nodes[i]->shape);
     region.matmul = MatmulRegion{i, {}};
     const std::int32_t target = add_region(std::move(region), true, Refusal::library_call, i);
+    p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
+    p_.region_of[i] = target;
+  }
+
+  // A scatter is a kernel of its own over its result. Regions before it close: work reading it
+  // must come after it.
+  void place_scatter(std::uint32_t i) {
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_scatter, i);
+    Region region = region_over(p_.graph.nodes[i]->shape);
+    region.scatter = ScatterRegion{i, {}};
+    const std::int32_t target = add_region(std::move(region), true, Refusal::scatter_kernel, i);
     p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
     p_.region_of[i] = target;
   }

@@ -33,6 +33,7 @@ bool gather_pushes_down(const ir::Node& source) {
       case ir::OpKind::matmul:
       case ir::OpKind::scan:
       case ir::OpKind::top_k:
+      case ir::OpKind::scatter:
       case ir::OpKind::leaf:
         continue;  // written by their own kernels, or a scalar
       case ir::OpKind::pointwise:

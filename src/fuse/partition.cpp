@@ -8,6 +8,7 @@
 #include "fuse/matmul_epilogues.h"
 #include "fuse/split_reductions.h"
 #include "ir/matmul.h"
+#include "ir/scatter.h"
 
 namespace lazy::fuse {
 
@@ -58,6 +59,10 @@ std::string_view cut_reason_name(CutReason reason) {
       return "matmul_operand";
     case CutReason::matmul_layout:
       return "matmul_layout";
+    case CutReason::scatter:
+      return "scatter";
+    case CutReason::scatter_operand:
+      return "scatter_operand";
     case CutReason::gather_source:
       return "gather_source";
     case CutReason::gather_in_reduction:
@@ -106,6 +111,10 @@ std::string_view refusal_name(Refusal refusal) {
       return "library_call";
     case Refusal::before_matmul:
       return "before_matmul";
+    case Refusal::scatter_kernel:
+      return "scatter_kernel";
+    case Refusal::before_scatter:
+      return "before_scatter";
   }
   return "?";
 }
@@ -157,6 +166,13 @@ std::string Partition::describe() const {
           << (region.top_k->largest ? " largest" : " smallest") << " of rows of "
           << region.top_k->extent << " element(s), with the work producing them "
           << "inline\n";
+    }
+    if (region.scatter) {
+      const ir::Node& node = *nodes[region.scatter->node];
+      const Shape& index = node.inputs[ir::scatter_sorted_index]->shape;
+      out << "  " << ir::scatter_caller_name(node) << ": " << index.numel()
+          << " index element(s) into rows of " << node.shape[node.shape.rank() - 1]
+          << ", each output folding in its run of the sorted index\n";
     }
     for (const Root& root : region.roots) {
       if (root.external_copy) {

@@ -41,6 +41,8 @@ enum class CutReason : std::uint8_t {
   scan,                 // a scan's result is written, and read back by its consumers
   top_k,                // a top-k's result is written, and read back by its consumers
   matmul,               // a matrix product: cuBLASLt writes it, its consumers read it back
+  scatter,              // a scatter's result is written, and read back by its consumers
+  scatter_operand,      // a scatter reads it from memory, at positions its index holds
   matmul_operand,       // a matrix product reads it from memory
   matmul_layout,        // a matrix product reads it in a layout cuBLASLt cannot take: written
                         // densely first (with the work that produced it)
@@ -76,6 +78,8 @@ enum class Refusal : std::uint8_t {
   outputs_limit,  // that region has kMaxOutputsPerKernel outputs
   // A matrix product's region: one cuBLASLt call, no generated kernel.
   library_call,
+  scatter_kernel,  // a scatter kernel over its result, which nothing else joins
+  before_scatter,  // a scatter came after it: work joining it would need the scatter first
   before_matmul,  // a matrix product came after it: work joining it would need the product first
 };
 std::string_view refusal_name(Refusal refusal);
@@ -191,6 +195,13 @@ struct TopKInfo {
   bool largest;
 };
 
+// A scatter's region: one kernel writing the scatter node `node` (ir/scatter.h), whose inputs it
+// reads from memory: x, the sorted index, its order and src, each by a load term with its layout.
+struct ScatterRegion {
+  std::uint32_t node;
+  std::vector<std::int32_t> input_terms;  // by input, as ir::ScatterInput numbers them
+};
+
 struct Region {
   // The iteration space: every root has this shape (a reduction region: its permuted input; a
   // row region: its reductions' input, per-row roots have its kept axes).
@@ -200,6 +211,7 @@ struct Region {
   std::optional<ScanInfo> scan;
   std::optional<TopKInfo> top_k;
   std::optional<MatmulRegion> matmul;
+  std::optional<ScatterRegion> scatter;
   std::vector<Root> roots;
   std::vector<Term> terms;
   std::vector<std::int32_t> root_terms;  // the term computing each root

@@ -51,6 +51,7 @@ constexpr auto host_function(Call) {
 #define LAZY_HOST_concat(lower, arity, T) nullptr
 #define LAZY_HOST_scan(lower, arity, T) nullptr
 #define LAZY_HOST_top_k(lower, arity, T) nullptr
+#define LAZY_HOST_scatter(lower, arity, T) nullptr
 
 constexpr std::array kReductionInfos = {
 #define LAZY_REDUCTION_INFO(op, fold, identity, combine, device_fold) \

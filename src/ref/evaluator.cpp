@@ -11,6 +11,7 @@
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
 #include "ref/scan.h"
+#include "ref/scatter.h"
 #include "ref/top_k.h"
 #include "ref/value.h"
 
@@ -110,6 +111,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
         break;
       case ir::OpKind::top_k:
         values[i] = evaluate_top_k(node, inputs[0]);
+        break;
+      case ir::OpKind::scatter:
+        values[i] = evaluate_scatter(node, inputs);
         break;
     }
     if (live[i]) results[i] = materialize(*values[i]);

@@ -17,7 +17,7 @@ using fuse::Term;
 // results' elements, a scan's are not worth proving safe, and cuBLASLt reads its inputs in an
 // order of its own.
 bool writes_elements_in_place(const fuse::Region& region) {
-  return !region.reduction && !region.matmul && !region.scan && !region.top_k;
+  return !region.reduction && !region.matmul && !region.scan && !region.top_k && !region.scatter;
 }
 
 // A root written one value per element of the iteration space, densely.

@@ -32,7 +32,8 @@ std::int64_t fewest_bytes(const fuse::Region& region, const codegen::GeneratedKe
     const ir::Node& source = term.external ? *externals[term.source] : *pending[term.source];
     // A product reads all of each operand; other kernels read at most an element per element.
     const std::int64_t read =
-        region.matmul ? term.layout.shape.numel() : std::min(source.shape.numel(), kernel.numel);
+        region.matmul || region.scatter ? term.layout.shape.numel()
+                                        : std::min(source.shape.numel(), kernel.numel);
     bytes += read * itemsize(source.dtype);
   }
   for (const fuse::Root& root : region.roots) {

@@ -4,6 +4,7 @@
 #include "fuse/view_layout.h"
 #include "ir/gather.h"
 #include "ir/index_faults.h"
+#include "ir/scatter.h"
 
 namespace lazy::runtime {
 
@@ -21,6 +22,20 @@ std::shared_ptr<const ir::Node> detached_copy(const ir::Node& node) {
   copy->compute_dtype = node.compute_dtype;
   return copy;
 }
+
+namespace {
+
+// Where a gather or scatter checks its index: the op the user called and the axis it picks along.
+ir::IndexSite index_site_of(const ir::Node& node) {
+  if (ir::op_kind(node.op) == ir::OpKind::scatter) {
+    return {std::string(ir::scatter_caller_name(node)), node.shape[node.shape.rank() - 1],
+            node.loc};
+  }
+  return {std::string(ir::gather_caller_name(node)), node.inputs[0]->shape[ir::gather_axis(node)],
+          node.loc};
+}
+
+}  // namespace
 
 std::vector<ArgSource> plan_args(const std::vector<ArgSource>& args, const fuse::Graph& graph,
                                  const PlanIndices& index) {
@@ -42,11 +57,8 @@ std::vector<ArgSource> plan_args(const std::vector<ArgSource>& args, const fuse:
         break;
       case ArgSource::Kind::index_site: {
         // Sites are numbered by process, kernels by structure: the number is an argument.
-        const ir::Node& gather = *graph.nodes[node];
-        const std::int64_t bound = gather.inputs[0]->shape[ir::gather_axis(gather)];
-        arg = {ArgSource::Kind::constant,
-               ir::register_index_site(
-                   {std::string(ir::gather_caller_name(gather)), bound, gather.loc})};
+        const ir::Node& checked = *graph.nodes[node];
+        arg = {ArgSource::Kind::constant, ir::register_index_site(index_site_of(checked))};
         break;
       }
       default:

@@ -1,0 +1,43 @@
+// Skeleton of a scatter kernel (codegen/scatter_kernel.h); codegen fills the $-names. A thread
+// takes output element (c, p): the walk over c's coordinates adds c's offsets to x_at, index_at,
+// order_at and src_at, and clears `in_index` where c lies past the index's leading sizes.
+#include "lz_device.cuh"
+
+struct Args {
+$ARGS};
+
+extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
+  typedef $ACC Acc;
+  const long long step = (long long)gridDim.x * $THREADS;
+  for (long long i = (long long)blockIdx.x * $THREADS + threadIdx.x; i < a.n; i += step) {
+    long long rest = i / a.extent;
+    const long long p = i - rest * a.extent;
+    long long x_at = a.x_at + p * a.x_last, index_at = a.index_at, order_at = a.order_at,
+              src_at = a.src_at;
+    bool in_index = true;
+$WALK
+    auto sorted_index = [&](long long k) {
+      return (long long)$INDEX_POINTER[index_at + k * a.index_last];
+    };
+    Acc acc = (Acc)($X);
+    if (in_index && a.count > 0) {
+      long long low = 0, high = a.count;
+      while (low < high) {
+        const long long mid = (low + high) / 2;
+        if (sorted_index(mid) < p)
+          low = mid + 1;
+        else
+          high = mid;
+      }
+      if (p == 0 && sorted_index(0) < 0) lz_index_fault(a.faults, (unsigned)a.site, sorted_index(0));
+      const long long last = sorted_index(a.count - 1);
+      if (p == a.extent - 1 && last >= a.extent) lz_index_fault(a.faults, (unsigned)a.site, last);
+      for (long long k = low; k < a.count && sorted_index(k) == p; ++k) {
+        const long long from = $ORDER_POINTER[order_at + k * a.order_last];
+        const Acc v = (Acc)($SRC);
+        $FOLD;
+      }
+    }
+    $OUT[i] = $STORE;
+  }
+}

@@ -1,0 +1,28 @@
+// Checks and conversions the indexing ops (gathers, scatters, masks) share.
+#pragma once
+
+#include <source_location>
+#include <string_view>
+
+#include "api/recording.h"
+#include "lazy/factories.h"
+#include "lazy/scalar.h"
+
+namespace lazy::api {
+
+// An index tensor must hold i32 or i64 positions.
+inline void require_index(const ir::NodePtr& index, std::string_view op, std::source_location loc) {
+  if (index->dtype != DType::i32 && index->dtype != DType::i64) {
+    fail<DTypeError>(loc, op, "needs an i32 or i64 index, got ", dtype_name(index->dtype),
+                     "; convert it with .to(lazy::DType::i64)");
+  }
+}
+
+// A 0-d tensor of x's dtype holding `value`, which must fit it.
+inline Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view op,
+                        std::source_location loc) {
+  check_scalar_fits(value, x.dtype(), op, loc);
+  return full({}, value, x.dtype(), loc);
+}
+
+}  // namespace lazy::api

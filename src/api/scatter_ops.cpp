@@ -1,0 +1,166 @@
+// Scatters: one ScatterAdd or ScatterLast node over the last axis (ir/scatter.h), recorded for
+// any axis between permutes, after a stable sort of the index that makes each output element's
+// contributions one run in order of position (deterministic, and no atomics).
+#include <cstdint>
+#include <string_view>
+
+#include "api/index_arguments.h"
+#include "api/last_axis.h"
+#include "api/recording.h"
+#include "ir/scatter.h"
+#include "lazy/indexing.h"
+#include "lazy/ops.h"
+#include "lazy/ordering.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::ScatterCaller;
+
+// The node scattering src_last into x_last along their last axes, where the index sorted along
+// its last axis (`sorted`) names positions, `order` where each sorted one came from.
+Tensor record_scatter(ir::Op op, const Tensor& x_last, const ValuesAndIndices& sorted,
+                      const Tensor& src_last, ScatterCaller caller, std::source_location loc) {
+  ir::NodePtr node = ir::make_node(op, x_last.node()->dtype, x_last.node()->shape, loc);
+  node->attrs = ir::scatter_attrs(caller);
+  for (const Tensor* input : {&x_last, &sorted.values, &sorted.indices, &src_last})
+    node->inputs.push_back(input->node());
+  return api::record(node);
+}
+
+void require_same_dtype(const ir::NodePtr& x, const ir::NodePtr& src, std::string_view op,
+                        std::source_location loc) {
+  if (src->dtype != x->dtype) {
+    api::fail<DTypeError>(loc, op, "src is ", dtype_name(src->dtype), " but x is ",
+                          dtype_name(x->dtype), "; convert src with .to(x.dtype())");
+  }
+}
+
+// Every index would be outside an empty axis: known without reading it.
+void require_room(const Shape& x, int axis, std::string_view op, std::source_location loc) {
+  if (x[axis] == 0) {
+    api::fail<IndexError>(loc, op, "index into axis ", axis, " of x, of shape ", x.to_string(),
+                          ", which has no element along it");
+  }
+}
+
+// scatter_add and scatter: x, index and src of one rank, index within src and, off `axis`,
+// within x.
+Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tensor& src, ir::Op op,
+                     ScatterCaller caller, std::string_view name, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& target = api::node_of(x, name, loc);
+  const ir::NodePtr& picks = api::node_of(index, name, loc);
+  const ir::NodePtr& from = api::node_of(src, name, loc);
+  api::require_index(picks, name, loc);
+  require_same_dtype(target, from, name, loc);
+  const int rank = target->shape.rank();
+  if (picks->shape.rank() != rank || from->shape.rank() != rank) {
+    api::fail<ShapeError>(loc, name, "index of shape ", picks->shape.to_string(),
+                          " and src of shape ", from->shape.to_string(),
+                          " need the rank of x, which has shape ", target->shape.to_string());
+  }
+  if (rank == 0) {
+    api::normalize_axis(axis, 1, name, loc);
+    return scatter_along(x.reshape({1}, loc), 0, index.reshape({1}, loc), src.reshape({1}, loc), op,
+                         caller, name, loc)
+        .reshape({}, loc);
+  }
+  axis = api::normalize_axis(axis, rank, name, loc);
+  for (int a = 0; a < rank; ++a) {
+    if ((a != axis && picks->shape[a] > target->shape[a]) || picks->shape[a] > from->shape[a]) {
+      api::fail<ShapeError>(loc, name, "index of shape ", picks->shape.to_string(),
+                            " is larger than src of shape ", from->shape.to_string(),
+                            " or, off axis ", axis, ", than x of shape ", target->shape.to_string(),
+                            " (along axis ", a, ")");
+    }
+  }
+  if (picks->shape.numel() == 0) return x;
+  require_room(target->shape, axis, name, loc);
+  Tensor src_part = src;
+  for (int a = 0; a < rank; ++a)
+    if (from->shape[a] > picks->shape[a]) src_part = src_part.slice(a, 0, picks->shape[a], 1, loc);
+  const ValuesAndIndices sorted = sort(api::axis_to_last(index, axis, loc), -1, false, loc);
+  const Tensor out = record_scatter(op, api::axis_to_last(x, axis, loc), sorted,
+                                    api::axis_to_last(src_part, axis, loc), caller, loc);
+  return api::last_to_axis(out, axis, loc);
+}
+
+}  // namespace
+
+Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                   std::source_location loc) {
+  return scatter_along(x, axis, index, src, ir::Op::ScatterAdd, ScatterCaller::scatter_add,
+                       "scatter_add", loc);
+}
+
+Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+               std::source_location loc) {
+  return scatter_along(x, axis, index, src, ir::Op::ScatterLast, ScatterCaller::scatter, "scatter",
+                       loc);
+}
+
+Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& value,
+               std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::NodePtr& picks = api::node_of(index, "scatter", loc);
+  api::node_of(x, "scatter", loc);
+  const Tensor filled = api::scalar_of(x, value, "scatter", loc).expand(picks->shape, loc);
+  return scatter(x, axis, index, filled, loc);
+}
+
+Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                 const Scalar& alpha, std::source_location loc) {
+  constexpr std::string_view name = "index_add";
+  api::sync_if_trace_full();
+  const ir::NodePtr& target = api::node_of(x, name, loc);
+  const ir::NodePtr& picks = api::node_of(index, name, loc);
+  const ir::NodePtr& from = api::node_of(src, name, loc);
+  api::require_index(picks, name, loc);
+  require_same_dtype(target, from, name, loc);
+  if (picks->shape.rank() > 1) {
+    api::fail<ShapeError>(loc, name, "needs a 1-d (or 0-d) index, got shape ",
+                          picks->shape.to_string());
+  }
+  const int rank = target->shape.rank();
+  if (from->shape.rank() != rank) {
+    api::fail<ShapeError>(loc, name, "src of shape ", from->shape.to_string(),
+                          " needs the rank of x, which has shape ", target->shape.to_string());
+  }
+  if (rank == 0) {
+    api::normalize_axis(axis, 1, name, loc);
+    return index_add(x.reshape({1}, loc), 0, index, src.reshape({1}, loc), alpha, loc)
+        .reshape({}, loc);
+  }
+  axis = api::normalize_axis(axis, rank, name, loc);
+  const std::int64_t count = picks->shape.numel();
+  Shape expected = target->shape;
+  expected[axis] = count;
+  if (from->shape != expected) {
+    api::fail<ShapeError>(loc, name, "src of shape ", from->shape.to_string(), " must be ",
+                          expected.to_string(), ": x's shape with the index's length along axis ",
+                          axis);
+  }
+  if (!is_floating(target->dtype) && alpha.kind() == Scalar::Kind::floating) {
+    api::fail<DTypeError>(loc, name, "alpha = ", alpha.to_double(),
+                          " is not a whole number, which ", dtype_name(target->dtype), " needs");
+  }
+  if (count == 0) return x;
+  require_room(target->shape, axis, name, loc);
+  const Tensor scaled =
+      alpha.to_double() == 1 ? src : mul(src, api::scalar_of(x, alpha, name, loc), loc);
+  const Tensor src_last = api::axis_to_last(scaled, axis, loc);
+  // One sort of the index serves every row: broadcast along the leading axes.
+  Shape leading(std::vector<std::int64_t>(std::size_t(rank), 1));
+  leading[rank - 1] = count;
+  const ValuesAndIndices sorted = sort(index.reshape({count}, loc), 0, false, loc);
+  const Shape& rows = src_last.node()->shape;
+  const ValuesAndIndices broadcast = {sorted.values.reshape(leading, loc).expand(rows, loc),
+                                      sorted.indices.reshape(leading, loc).expand(rows, loc)};
+  const Tensor out = record_scatter(ir::Op::ScatterAdd, api::axis_to_last(x, axis, loc), broadcast,
+                                    src_last, ScatterCaller::index_add, loc);
+  return api::last_to_axis(out, axis, loc);
+}
+
+}  // namespace lazy

@@ -1,0 +1,32 @@
+// A scatter node's attributes and inputs. Scatters are recorded over the last axis: x [..., n],
+// and the index sorted stably along its last axis [..., m] (leading sizes at most x's), the
+// position each sorted index came from, and src sliced to the index's shape. Element (c, p) of
+// the result folds, in order of position, the src elements whose index is p into x's: the
+// sorted index makes each output's contributions one run, found by binary search, so the result
+// is the same bits on every run.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ir/node.h"
+
+namespace lazy::ir {
+
+enum class ScatterCaller : std::int64_t { scatter_add, index_add, scatter };
+
+inline Attrs scatter_attrs(ScatterCaller caller) {
+  Attrs attrs;
+  attrs.push(std::int64_t(caller));
+  return attrs;
+}
+
+inline std::string_view scatter_caller_name(const Node& scatter) {
+  constexpr std::string_view kNames[] = {"scatter_add", "index_add", "scatter"};
+  return kNames[scatter.attrs[0]];
+}
+
+// The input positions: the node's inputs in this order.
+enum ScatterInput { scatter_x = 0, scatter_sorted_index = 1, scatter_order = 2, scatter_src = 3 };
+
+}  // namespace lazy::ir

@@ -30,6 +30,16 @@ std::int64_t grid_blocks(std::int64_t units, std::int64_t per_block) {
   return std::min(std::max<std::int64_t>(ir::ceil_div(units, per_block), 1), kMaxGridBlocks);
 }
 
+int transcendentals(const fuse::Region& region, std::span<const ir::NodePtr> pending) {
+  int count = 0;
+  for (const fuse::Term& term : region.terms) {
+    const bool computed =
+        term.kind == fuse::Term::Kind::op || term.kind == fuse::Term::Kind::generator;
+    if (computed && ir::is_transcendental(pending[term.source]->op)) ++count;
+  }
+  return count;
+}
+
 std::string lower(std::string_view name) {
   std::string out(name);
   for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));

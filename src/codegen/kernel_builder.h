@@ -28,6 +28,9 @@ std::string lower(std::string_view name);
 DType term_dtype(const fuse::Term& term, std::span<const ir::NodePtr> pending,
                  std::span<const ir::NodePtr> externals);
 
+// Ops a region's kernel computes on the special-function unit, per element.
+int transcendentals(const fuse::Region& region, std::span<const ir::NodePtr> pending);
+
 // "exp (model.cpp:42)": the op and where the user recorded it, for comments in generated code.
 std::string op_and_place(const ir::Node& node);
 

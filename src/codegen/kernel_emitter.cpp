@@ -99,7 +99,8 @@ class KernelEmitter {
         return;
       }
     }
-    space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(transcendentals()));
+    space_ = plan_iteration_space(region_.shape, accesses,
+                                  bytes_per_thread(transcendentals(region_, pending_)));
     // Threads stride over the folded elements, or a scan's tile.
     if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all
@@ -109,16 +110,6 @@ class KernelEmitter {
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
     if (!region_.reduction && !row_op_) reuse_order_ = plan_reuse_order(space_, accesses);
-  }
-
-  // Ops computed on the special-function unit, per element.
-  int transcendentals() const {
-    int count = 0;
-    for (const Term& term : region_.terms) {
-      const bool computed = term.kind == Term::Kind::op || term.kind == Term::Kind::generator;
-      if (computed && ir::is_transcendental(pending_[term.source]->op)) ++count;
-    }
-    return count;
   }
 
   // What output r stores: the root's dtype (for a reduction, the result's, not the folded one's).

@@ -7,6 +7,7 @@
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
 #include "tools/fuzz/api_functions.h"
+#include "tools/fuzz/indexing_recording.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/smooth_function_rules.h"
@@ -74,10 +75,6 @@ std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
   std::int64_t n = 1;
   for (int a : folded) n *= shape[a];
   return n;
-}
-
-bool is_one(const Dim& d) {
-  return d.sizes.empty() && d.literal == 1;
 }
 
 Bounds data_bounds(const Step& s) {
@@ -307,34 +304,17 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       shape[axis] = Dim{{s.derived_size}, 1};
       return;
     }
-    case Op::gather: {
-      const Tensor& x = arg_tensor(0);
-      const Tensor& index = arg_tensor(1);
-      const std::vector<Dim>& x_shape = shapes_[s.args[0].step];
-      const std::vector<Dim>& index_shape = shapes_[s.args[1].step];
-      b = bounds_[s.args[0].step];  // picked elements, unchanged
-      if (s.name == "embedding") {
-        out = embedding(x, index, loc);
-        shape = index_shape;
-        shape.push_back(x_shape[1]);
-      } else if (s.name == "index_select") {
-        out = index_select(x, s.axis, index, loc);
-        shape = x_shape;
-        shape[(s.axis + shape.size()) % shape.size()] = index_shape[0];
-      } else if (s.name == "take_along_axis") {
-        out = take_along_axis(x, index, s.axis, loc);
-        shape = index_shape;
-        for (std::size_t a = 0; a < shape.size(); ++a)
-          if (int(a) != (s.axis + int(shape.size())) % int(shape.size()) && is_one(shape[a]))
-            shape[a] = x_shape[a];
-      } else {
-        out = gather(x, s.axis, index, loc);
-        shape = index_shape;
-      }
+    case Op::gather:
+    case Op::scatter: {
+      RecordedStep step =
+          s.op == Op::gather ? record_gather(s, *this, loc) : record_scatter(s, *this, loc);
+      out = std::move(step.out);
+      b = step.bounds;
+      shape = std::move(step.shape);
       return;
     }
     case Op::product: {
-      RecordedProduct product = record_product(program_, s, *this, loc);
+      RecordedStep product = record_product(program_, s, *this, loc);
       out = std::move(product.out);
       b = product.bounds;
       shape = std::move(product.shape);

@@ -18,6 +18,14 @@ struct StepRejected : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A step recorded by a function of its own (products, gathers, scatters): its tensor, bounds and
+// symbolic shape.
+struct RecordedStep {
+  Tensor out;
+  Bounds bounds;
+  std::vector<Dim> shape;
+};
+
 class Builder {
  public:
   explicit Builder(Program& program) : program_(program) {}

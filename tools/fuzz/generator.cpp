@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "tools/fuzz/growing_program.h"
+#include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/product_steps.h"
 
 namespace lazy::fuzz {
@@ -151,12 +152,6 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
-  int random_axis(int rank, bool allow_negative = true) {
-    if (rank == 0) return 0;
-    int a = int(random_.below(rank));
-    return allow_negative && random_.chance(30) ? a - rank : a;
-  }
-
   void add_view(int x) {
     const std::vector<Dim>& shape = builder_.shape(x);
     int rank = int(shape.size());
@@ -297,116 +292,6 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
-  // A scan of x along a random axis, its sort, or its top-k (k up to a little over the axis: the
-  // builder takes no more than the axis holds; now and then past the 1024 a top-k kernel selects).
-  void add_ordering(int x) {
-    const int rank = int(builder_.shape(x).size());
-    Step s;
-    s.args = {tensor_arg(x)};
-    s.axis = rank == 0 ? int(random_.between(-1, 0)) : random_axis(rank);
-    if (random_.chance(65)) {
-      s.op = Op::scan;
-      s.name =
-          std::vector<std::string>{"cumsum",         "cumsum", "cumprod",       "cummax",
-                                   "cummax_indices", "cummin", "cummin_indices"}[random_.below(7)];
-    } else if (random_.chance(30)) {
-      s.op = Op::top_k;
-      s.name = random_.chance(60) ? "sort_values" : "sort_indices";
-      s.largest = random_.chance(50);
-    } else {
-      s.op = Op::top_k;
-      s.name = random_.chance(60) ? "topk_values" : "topk_indices";
-      s.k = random_.chance(10) && rank > 0 ? 0
-            : random_.chance(15) ? random_.pick(std::vector<std::int64_t>{1024, 1025, 2049})
-                                 : random_.between(1, 40);
-      s.largest = random_.chance(70);
-      s.derived_size = new_derived_size();
-    }
-    try_add(s);
-  }
-
-  // cat of x with tensors that agree with it on every axis but one (itself, steps of that shape,
-  // new leaves of a fresh size there, possibly of another dtype), or stack of tensors of x's shape.
-  void add_join(int x) {
-    const std::vector<Dim> shape = builder_.shape(x);  // a copy: new leaves grow the builder
-    const int rank = int(shape.size());
-    const bool stack = rank == 0 || rank >= 6 || random_.chance(25);
-    Step s;
-    s.op = Op::join;
-    s.name = stack ? "stack" : "cat";
-    s.axis = stack ? int(random_.between(-(rank + 1), rank)) : random_axis(rank);
-    const int along = stack ? -1 : (s.axis + rank) % rank;
-    auto agrees = [&](const std::vector<Dim>& other) {
-      if (other.size() != shape.size()) return false;
-      for (int a = 0; a < rank; ++a)
-        if (a != along && !(other[a] == shape[a])) return false;
-      return true;
-    };
-    std::vector<int> candidates;
-    for (int i = 0; i < count(); ++i)
-      if (agrees(builder_.shape(i))) candidates.push_back(i);
-    s.args = {tensor_arg(x)};
-    for (int k = int(random_.between(1, 3)); k > 0; --k) {
-      int part = -1;
-      const int kind = random_.weighted({30, 35, 35});
-      if (kind == 0) {
-        part = x;
-      } else if (kind == 1) {
-        part = random_.pick(candidates);
-      } else {
-        std::vector<Dim> leaf = shape;
-        if (!stack) leaf[along] = random_.chance(15) ? Dim{{}, 0} : Dim{{some_size()}, 1};
-        const std::optional<DType> dtype =
-            random_.chance(70) ? std::optional(builder_.tensor(x).dtype()) : std::nullopt;
-        part = add_leaf(leaf, dtype);
-        if (part < 0) return;
-      }
-      s.args.push_back(tensor_arg(part));
-    }
-    if (random_.chance(50))
-      std::swap(s.args[0], s.args[random_.below(std::int64_t(s.args.size()))]);
-    if (!stack) s.derived_size = new_derived_size();
-    try_add(s);
-  }
-
-  // A gather of x along a random axis through one of the API's four forms, its indices a new
-  // leaf whose values stay inside the axis (Step::index_bound) however the sizes shrink.
-  void add_gather(int x) {
-    const std::vector<Dim> shape = builder_.shape(x);  // a copy: new leaves grow the builder
-    const int rank = int(shape.size());
-    if (rank == 0) return;
-    Step s;
-    s.op = Op::gather;
-    s.name = std::vector<std::string>{"gather", "index_select", "embedding",
-                                      "take_along_axis"}[random_.weighted({40, 25, 15, 20})];
-    if (s.name == "embedding" && rank != 2) s.name = "gather";
-    s.axis = s.name == "embedding" ? 0 : random_axis(rank);
-    const int along = (s.axis + rank) % rank;
-    if (dim_value(program_, shape[along]) == 0) return;
-    Step indices;
-    indices.op = Op::data;
-    indices.dtype = random_.chance(50) ? DType::i32 : DType::i64;
-    indices.data.key = random_.next();
-    indices.data.lo = 0;
-    indices.index_bound = shape[along];
-    if (s.name == "index_select") {
-      indices.shape = {Dim{{some_size()}, 1}};
-    } else if (s.name == "embedding") {
-      indices.shape = fresh_shape();
-      if (indices.shape.size() > 3) return;
-    } else {
-      indices.shape = shape;
-      indices.shape[along] = Dim{{some_size()}, 1};
-      if (s.name == "take_along_axis")
-        for (int a = 0; a < rank; ++a)
-          if (a != along && random_.chance(40)) indices.shape[a] = Dim{};
-    }
-    const int index = add(indices);
-    if (index < 0) return;
-    s.args = {tensor_arg(x), tensor_arg(index)};
-    try_add(s);
-  }
-
   void add_normalization(int x) {
     int rank = int(builder_.shape(x).size());
     Step s;
@@ -445,7 +330,7 @@ class Generator : public GrowingProgram {
     int x = pick_step();
     // Products weigh more with --only-products; their consumers are among the other kinds.
     const int products = options_.products_only ? 60 : 6;
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, products})) {
+    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, 5, products})) {
       case 0:
         add_unary(x);
         break;
@@ -471,13 +356,16 @@ class Generator : public GrowingProgram {
         add_normalization(x);
         break;
       case 8:
-        add_join(x);
+        add_join(*this, x);
         break;
       case 9:
-        add_gather(x);
+        add_gather(*this, x);
         break;
       case 10:
-        add_ordering(x);
+        add_ordering(*this, x);
+        break;
+      case 11:
+        add_scatter(*this, x);
         break;
       default:
         add_product(*this, x);

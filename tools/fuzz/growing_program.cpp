@@ -33,6 +33,12 @@ int GrowingProgram::pick_step() {
   return int(random_.below(n));
 }
 
+int GrowingProgram::random_axis(int rank, bool allow_negative) {
+  if (rank == 0) return 0;
+  const int a = int(random_.below(rank));
+  return allow_negative && random_.chance(30) ? a - rank : a;
+}
+
 int GrowingProgram::new_size() {
   return new_size(random_size(random_));
 }

@@ -1,7 +1,7 @@
 // A program while it is generated: each step is recorded as it is appended, so one the API refuses
 // or whose values cannot be bounded is dropped at once. What the generator's step makers share
-// (tools/fuzz/generator.cpp, product_steps.cpp): the program so far, its random numbers, leaves
-// and sizes.
+// (tools/fuzz/generator.cpp, indexing_steps.cpp, product_steps.cpp): the program so far, its random
+// numbers, leaves and sizes.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,8 @@ class GrowingProgram {
   std::vector<Dim> fresh_shape();
   // A shape that broadcasts against `shape`: leading axes dropped, some axes set to 1.
   std::vector<Dim> broadcastable(const std::vector<Dim>& shape);
+  // An axis of a tensor of `rank`, negative now and then.
+  int random_axis(int rank, bool allow_negative = true);
   // A leaf (mostly data) of `shape`: its index, or -1.
   int add_leaf(const std::vector<Dim>& shape, std::optional<DType> dtype = {});
 

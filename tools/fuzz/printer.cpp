@@ -108,6 +108,10 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         e << "lazy::" << s.name << "(" << a(0) << ", " << s.axis << ", " << a(1) << ")";
       }
       break;
+    case Op::scatter:
+      e << "lazy::" << s.name << "(" << a(0) << ", " << s.axis << ", " << a(1) << ", " << a(2)
+        << ")";
+      break;
     case Op::scan: {
       const bool indices = s.name.ends_with("_indices");
       const bool running_extreme = s.name.starts_with("cummax") || s.name.starts_with("cummin");

@@ -98,14 +98,14 @@ std::string einsum_output(const std::string& equation) {
   return out;
 }
 
-RecordedProduct record_product(const Program& program, const Step& s, const Builder& earlier,
-                               std::source_location loc) {
+RecordedStep record_product(const Program& program, const Step& s, const Builder& earlier,
+                            std::source_location loc) {
   auto tensor = [&](int k) -> const Tensor& { return earlier.tensor(s.args[k].step); };
   auto shape = [&](int k) -> const Dims& { return earlier.shape(s.args[k].step); };
   auto operand = [&](int k) {
     return Operand{earlier.bounds(s.args[k].step), earlier.tensor(s.args[k].step).dtype()};
   };
-  RecordedProduct r;
+  RecordedStep r;
   ProductShape ps;
   int left = 0;  // the product's operands are args left and left + 1
   if (s.name == "matmul" || s.name == "bmm") {

@@ -11,16 +11,10 @@
 
 namespace lazy::fuzz {
 
-struct RecordedProduct {
-  Tensor out;
-  Bounds bounds;
-  std::vector<Dim> shape;
-};
-
 // `earlier` holds the program's steps before `step`. Throws lazy::Error when the API refuses the
 // step and StepRejected when its shape or values cannot be followed symbolically or bounded.
-RecordedProduct record_product(const Program& program, const Step& step, const Builder& earlier,
-                               std::source_location loc);
+RecordedStep record_product(const Program& program, const Step& step, const Builder& earlier,
+                            std::source_location loc);
 
 // An einsum equation's operands' indices (no spaces, as the generator writes them).
 std::array<std::string, 2> einsum_inputs(const std::string& equation);

@@ -10,7 +10,7 @@ std::string step_label(const Step& step) {
       "where", "clamp",   "lerp",        "cast",       "reshape",  "permute",    "expand",
       "slice", "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce", "var",
       "std",   "softmax", "log_softmax", "layer_norm", "rms_norm", "join",       "gather",
-      "scan",  "top_k",   "product"};
+      "scan",  "top_k",   "scatter",     "product"};
   static_assert(std::size(kinds) == std::size_t(Op::product) + 1, "a label for every Op");
   return step.name.empty() ? kinds[int(step.op)] : step.name;
 }

@@ -67,6 +67,8 @@ enum class Op : std::uint8_t {
   // topk_values or topk_indices along `axis`: `k` (at most the axis), `largest`; sort_values or
   // sort_indices along `axis`, descending when `largest`
   top_k,
+  // scatter_add, scatter or index_add (the name says which) along `axis`: x, index, src
+  scatter,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
 };
@@ -124,6 +126,10 @@ std::string step_label(const Step& step);
 
 // Concrete value of a symbolic axis size.
 std::int64_t dim_value(const Program& program, const Dim& dim);
+// Whether `dim` is the literal 1, whatever the sizes.
+inline bool is_one(const Dim& dim) {
+  return dim.sizes.empty() && dim.literal == 1;
+}
 Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);
 // In double, so that an absurd shape compares as large instead of wrapping around.
 double element_count(const Program& program, const std::vector<Dim>& dims);

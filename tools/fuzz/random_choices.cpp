@@ -17,8 +17,9 @@ std::int64_t random_size(Random& random) {
   // Sizes that reach the kernels' edge cases: empty, one, odd, around vector widths, warps and
   // blocks, the 16384-element chunks of long reductions, 2^16-element softmax rows.
   static const std::vector<std::int64_t> edge_sizes = {
-      0,  1,   2,   3,   4,   5,   7,   8,    15,   16,   17,   31,   32,   33,    63,    64,
-      65, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2048, 2049, 4099, 16385, 65536, 70001};
+      0,   1,    2,    3,    4,    5,    7,    8,    15,    16,    17,
+      31,  32,   33,   63,   64,   65,   127,  128,  129,   255,   256,
+      257, 1000, 1023, 1024, 1025, 2048, 2049, 4099, 16385, 65536, 70001};
   switch (random.weighted({40, 40, 20})) {
     case 0:
       return random.between(1, 8);

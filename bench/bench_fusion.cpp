@@ -1,4 +1,4 @@
-// GPU time of issue 3's pointwise, issue 5's reduction and issue 14's joining and lookup
+// GPU time of issue 3's pointwise, issue 5's reduction and issue 14's indexing
 // workloads, fused and unfused, against the device's own copy bandwidth. Each iteration is timed
 // with device events from before recording to after the sync's kernels, so recording, planning
 // and launch overhead count as a user would see them.
@@ -6,7 +6,8 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy, cumsum or topk.
+// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy, cumsum, topk, index_add or
+// sort.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -73,6 +74,11 @@ constexpr std::int64_t kCumsumCols = 4096;
 constexpr std::int64_t kTopKRows = 4096;
 constexpr std::int64_t kTopKCols = 131072;  // a vocabulary
 constexpr std::int64_t kTopK = 50;
+constexpr std::int64_t kIndexAddRows = 65536;  // an embedding table's gradient
+constexpr std::int64_t kIndexAddDim = 1024;
+constexpr std::int64_t kIndexAddIds = 32768;
+constexpr std::int64_t kSortRows = 2048;
+constexpr std::int64_t kSortCols = 65536;
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -353,7 +359,38 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
 constexpr BenchUsage kUsage{
     "bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
     "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum topk"};
+    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum topk index_add "
+    "sort"};
+
+// Rows of gradients added into a table at random ids (repeats among them): the table is read and
+// written, the gradients and ids read.
+Workload index_add() {
+  const lazy::DType dtype = lazy::DType::f32;
+  const std::int64_t bytes =
+      bytes_of((2 * kIndexAddRows + kIndexAddIds) * kIndexAddDim, dtype) + kIndexAddIds * 8;
+  return {"index_add", dtype, bytes, [dtype] {
+            lazy::Tensor x = computed_randn({kIndexAddRows, kIndexAddDim}, 32, dtype);
+            lazy::Tensor src = computed_randn({kIndexAddIds, kIndexAddDim}, 33, dtype);
+            lazy::Tensor uniform = lazy::rand({kIndexAddIds}, 34);
+            lazy::Tensor ids = (uniform * float(kIndexAddRows)).to(lazy::DType::i64);
+            lazy::eval({ids});
+            return StepFn([x, ids, src] {
+              return std::vector<lazy::Tensor>{lazy::index_add(x, 0, ids, src)};
+            });
+          }};
+}
+
+// Each row sorted (stable) with the positions: read once, values and positions written.
+Workload sort() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"sort", dtype, kSortRows * kSortCols * (2 * bytes_of(1, dtype) + 8), [dtype] {
+            lazy::Tensor x = computed_randn({kSortRows, kSortCols}, 35, dtype);
+            return StepFn([x] {
+              lazy::ValuesAndIndices sorted = lazy::sort(x);
+              return std::vector<lazy::Tensor>{sorted.values, sorted.indices};
+            });
+          }};
+}
 
 }  // namespace
 
@@ -379,7 +416,9 @@ int main(int argc, char** argv) {
                                      embedding(),
                                      cross_entropy(),
                                      cumsum(),
-                                     topk()};
+                                     topk(),
+                                     index_add(),
+                                     sort()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

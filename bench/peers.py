@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3's, 5's and 14's workloads in PyTorch, eager and torch.compile, as bench_fusion times lazyfuse.
+"""Issue 3's, 5's and 14's workloads (bench/peers_indexing.py) in PyTorch, eager and torch.compile, as bench_fusion times lazyfuse.
 
 Same shapes, dtypes and formulas as bench/bench_fusion.cpp; each call is timed with CUDA events
 around it, median over iterations after warm-up (torch.compile compiles during warm-up). As
@@ -20,6 +20,8 @@ import sys
 import torch
 import torch._dynamo.utils
 import torch.nn.functional as F
+
+import peers_indexing
 
 # Copy bandwidth: a buffer far larger than L2 (50 MB on H100), so the copy streams from HBM.
 COPY_BYTES = 1 << 30
@@ -44,14 +46,6 @@ LAYER_NORM_EPS = 1e-5
 RMS_NORM_EPS = 1e-6
 SUM_ROWS, SUM_COLS = 16384, 4096  # sum_axis0 and sum_all
 SOFTMAX_LONG_ROWS, SOFTMAX_LONG_COLS = 64, 1 << 20
-
-# Shapes from issue 14 (the same constants as bench_fusion.cpp).
-CAT_PARTS, CAT_ROWS, CAT_COLS = 4, 4096, 4096
-EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
-EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
-CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS = 8192, 32768  # tokens, vocabulary
-CUMSUM_ROWS, CUMSUM_COLS = 16384, 4096
-TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 
 # torch.optim.Adam's defaults, except a learning rate typical of training.
 ADAM_LR, ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
@@ -98,26 +92,6 @@ def add_rmsnorm(x, residual, weight):
 
 def sum_axis0(x):
     return x.sum(0)
-
-
-def cat4(inputs, dim):
-    return torch.cat([x * 1.5 + 0.5 for x in inputs], dim)
-
-
-def embedding(table, positions, ids, scale):
-    return F.embedding(ids, table) * scale + positions
-
-
-def cross_entropy(logits, labels):
-    return F.cross_entropy(logits, labels)
-
-
-def cumsum(x):
-    return torch.cumsum(x, -1)
-
-
-def topk(x):
-    return torch.topk(x, TOPK_K, -1)
 
 
 def sum_all(x):
@@ -300,86 +274,8 @@ def sum_all_workload():
     return Workload("sum_all", dtype, (SUM_ROWS * SUM_COLS + 1) * itemsize(dtype), make_steps)
 
 
-def cat4_workload(dim):
-    """Four tensors, each produced by pointwise work, joined along the rows or the columns."""
-    dtype = torch.float32
-    n = CAT_PARTS * CAT_ROWS * CAT_COLS
-
-    def make_steps():
-        inputs = [randn((CAT_ROWS, CAT_COLS), 21 + k, dtype) for k in range(CAT_PARTS)]
-        fused = compiled(cat4)
-        return {"torch_eager": lambda: cat4(inputs, dim),
-                "torch_compile": lambda: fused(inputs, dim)}
-
-    return Workload("cat4" if dim == 0 else "cat4_last", dtype, 2 * n * itemsize(dtype), make_steps)
-
-
-def embedding_workload():
-    """Token embeddings scaled by sqrt(dim) plus a position embedding shared by the batch."""
-    dtype = torch.bfloat16
-    tokens = EMBEDDING_BATCH * EMBEDDING_SEQ
-    nbytes = (2 * tokens * EMBEDDING_DIM + EMBEDDING_SEQ * EMBEDDING_DIM) * itemsize(dtype) + \
-        tokens * 8
-
-    def make_steps():
-        table = randn((EMBEDDING_ROWS, EMBEDDING_DIM), 25, dtype)
-        positions = randn((EMBEDDING_SEQ, EMBEDDING_DIM), 26, dtype)
-        generator = torch.Generator(device=DEVICE).manual_seed(27)
-        ids = torch.randint(0, EMBEDDING_ROWS, (EMBEDDING_BATCH, EMBEDDING_SEQ),
-                            generator=generator, device=DEVICE)
-        scale = float(EMBEDDING_DIM) ** 0.5
-        fused = compiled(embedding)
-        return {"torch_eager": lambda: embedding(table, positions, ids, scale),
-                "torch_compile": lambda: fused(table, positions, ids, scale)}
-
-    return Workload("embedding", dtype, nbytes, make_steps)
-
-
-def cross_entropy_workload():
-    """Cross-entropy from f32 logits and i64 labels (F.cross_entropy, mean reduction)."""
-    dtype = torch.float32
-    nbytes = CROSS_ENTROPY_ROWS * CROSS_ENTROPY_COLS * itemsize(dtype) + CROSS_ENTROPY_ROWS * 8 + 4
-
-    def make_steps():
-        logits = randn((CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS), 28, dtype)
-        generator = torch.Generator(device=DEVICE).manual_seed(29)
-        labels = torch.randint(0, CROSS_ENTROPY_COLS, (CROSS_ENTROPY_ROWS,), generator=generator,
-                               device=DEVICE)
-        fused = compiled(cross_entropy)
-        return {"torch_eager": lambda: cross_entropy(logits, labels),
-                "torch_compile": lambda: fused(logits, labels)}
-
-    return Workload("cross_entropy", dtype, nbytes, make_steps)
-
-
-def cumsum_workload():
-    """A running sum along the rows of [16384, 4096] f32."""
-    dtype = torch.float32
-
-    def make_steps():
-        x = randn((CUMSUM_ROWS, CUMSUM_COLS), 30, dtype)
-        fused = compiled(cumsum)
-        return {"torch_eager": lambda: cumsum(x), "torch_compile": lambda: fused(x)}
-
-    return Workload("cumsum", dtype, 2 * CUMSUM_ROWS * CUMSUM_COLS * itemsize(dtype), make_steps)
-
-
-def topk_workload():
-    """The 50 largest of each row of [4096, 131072] f32 logits, with their positions."""
-    dtype = torch.float32
-    nbytes = TOPK_ROWS * TOPK_COLS * itemsize(dtype) + TOPK_ROWS * TOPK_K * (4 + 8)
-
-    def make_steps():
-        x = randn((TOPK_ROWS, TOPK_COLS), 31, dtype)
-        fused = compiled(topk)
-        return {"torch_eager": lambda: topk(x), "torch_compile": lambda: fused(x)}
-
-    return Workload("topk", dtype, nbytes, make_steps)
-
-
 WORKLOAD_NAMES = ["chain4", "chain16", "swiglu", "adam", "softmax", "layernorm", "add_rmsnorm",
-                  "sum_axis0", "sum_all", "softmax_long", "cat4", "cat4_last", "embedding",
-                  "cross_entropy", "cumsum", "topk"]
+                  "sum_axis0", "sum_all", "softmax_long"]
 
 FLUSH_BYTES = 256 << 20  # more than L2 (50 MB on H100, 60 MB on H200)
 
@@ -438,7 +334,7 @@ def dtype_name(dtype):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, default=DEFAULT_TIMED_ITERS)
-    parser.add_argument("--only", choices=WORKLOAD_NAMES)
+    parser.add_argument("--only", choices=WORKLOAD_NAMES + peers_indexing.WORKLOAD_NAMES)
     parser.add_argument("--json", default="peers.json")
     args = parser.parse_args()
     if args.iters < 1:
@@ -452,9 +348,7 @@ def main():
                  softmax_workload(torch.float32), softmax_workload(torch.bfloat16),
                  layernorm_workload(torch.float32), layernorm_workload(torch.bfloat16),
                  add_rmsnorm_workload(), sum_axis0_workload(), sum_all_workload(),
-                 softmax_workload(torch.float32, long_rows=True),
-                 cat4_workload(0), cat4_workload(1), embedding_workload(),
-                 cross_entropy_workload(), cumsum_workload(), topk_workload()]
+                 softmax_workload(torch.float32, long_rows=True)] + peers_indexing.workloads()
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

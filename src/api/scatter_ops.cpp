@@ -1,11 +1,10 @@
-// Scatters: one ScatterAdd or ScatterLast node over the last axis (ir/scatter.h), recorded for
-// any axis between permutes, after a stable sort of the index that makes each output element's
-// contributions one run in order of position (deterministic, and no atomics).
+// Scatters: one ScatterAdd or ScatterLast node (ir/scatter.h), after a stable sort of the index
+// along the axis that makes each output element's contributions one run in order of position
+// (deterministic, and no atomics).
 #include <cstdint>
 #include <string_view>
 
 #include "api/index_arguments.h"
-#include "api/last_axis.h"
 #include "api/recording.h"
 #include "ir/scatter.h"
 #include "lazy/indexing.h"
@@ -18,13 +17,13 @@ namespace {
 
 using ir::ScatterCaller;
 
-// The node scattering src_last into x_last along their last axes, where the index sorted along
-// its last axis (`sorted`) names positions, `order` where each sorted one came from.
-Tensor record_scatter(ir::Op op, const Tensor& x_last, const ValuesAndIndices& sorted,
-                      const Tensor& src_last, ScatterCaller caller, std::source_location loc) {
-  ir::NodePtr node = ir::make_node(op, x_last.node()->dtype, x_last.node()->shape, loc);
-  node->attrs = ir::scatter_attrs(caller);
-  for (const Tensor* input : {&x_last, &sorted.values, &sorted.indices, &src_last})
+// The node scattering src into x along `axis`, where the index sorted along it (`sorted.values`)
+// names positions, `sorted.indices` where each sorted one came from.
+Tensor record_scatter(ir::Op op, const Tensor& x, int axis, const ValuesAndIndices& sorted,
+                      const Tensor& src, ScatterCaller caller, std::source_location loc) {
+  ir::NodePtr node = ir::make_node(op, x.node()->dtype, x.node()->shape, loc);
+  node->attrs = ir::scatter_attrs(caller, axis);
+  for (const Tensor* input : {&x, &sorted.values, &sorted.indices, &src})
     node->inputs.push_back(input->node());
   return api::record(node);
 }
@@ -81,10 +80,7 @@ Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tenso
   Tensor src_part = src;
   for (int a = 0; a < rank; ++a)
     if (from->shape[a] > picks->shape[a]) src_part = src_part.slice(a, 0, picks->shape[a], 1, loc);
-  const ValuesAndIndices sorted = sort(api::axis_to_last(index, axis, loc), -1, false, loc);
-  const Tensor out = record_scatter(op, api::axis_to_last(x, axis, loc), sorted,
-                                    api::axis_to_last(src_part, axis, loc), caller, loc);
-  return api::last_to_axis(out, axis, loc);
+  return record_scatter(op, x, axis, sort(index, axis, false, loc), src_part, caller, loc);
 }
 
 }  // namespace
@@ -150,17 +146,14 @@ Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& s
   require_room(target->shape, axis, name, loc);
   const Tensor scaled =
       alpha.to_double() == 1 ? src : mul(src, api::scalar_of(x, alpha, name, loc), loc);
-  const Tensor src_last = api::axis_to_last(scaled, axis, loc);
-  // One sort of the index serves every row: broadcast along the leading axes.
-  Shape leading(std::vector<std::int64_t>(std::size_t(rank), 1));
-  leading[rank - 1] = count;
+  // One sort of the index serves every line along the axis: broadcast along the others.
+  Shape line(std::vector<std::int64_t>(std::size_t(rank), 1));
+  line[axis] = count;
   const ValuesAndIndices sorted = sort(index.reshape({count}, loc), 0, false, loc);
-  const Shape& rows = src_last.node()->shape;
-  const ValuesAndIndices broadcast = {sorted.values.reshape(leading, loc).expand(rows, loc),
-                                      sorted.indices.reshape(leading, loc).expand(rows, loc)};
-  const Tensor out = record_scatter(ir::Op::ScatterAdd, api::axis_to_last(x, axis, loc), broadcast,
-                                    src_last, ScatterCaller::index_add, loc);
-  return api::last_to_axis(out, axis, loc);
+  const ValuesAndIndices broadcast = {sorted.values.reshape(line, loc).expand(expected, loc),
+                                      sorted.indices.reshape(line, loc).expand(expected, loc)};
+  return record_scatter(ir::Op::ScatterAdd, x, axis, broadcast, scaled, ScatterCaller::index_add,
+                        loc);
 }
 
 }  // namespace lazy

@@ -29,33 +29,39 @@ GeneratedKernel generate_scatter_kernel(const fuse::Region& region,
   const auto layout = [&](ir::ScatterInput input) -> const ir::Layout& {
     return region.terms[term(input)].layout;
   };
-  const int rank = node.shape.rank();
-  const std::int64_t extent = node.shape[rank - 1];
+  const int rank = node.shape.rank(), axis = ir::scatter_axis(node);
   const Shape& index_shape = layout(ir::scatter_sorted_index).shape;
   KernelBuilder builder(region, pending, externals, {});
   builder.constant("n", std::uint64_t(node.shape.numel()));
-  builder.constant("extent", std::uint64_t(extent));
-  builder.constant("count", std::uint64_t(index_shape[rank - 1]));
+  builder.constant("extent", std::uint64_t(node.shape[axis]));
+  builder.constant("count", std::uint64_t(index_shape[axis]));
   const std::pair<ir::ScatterInput, const char*> named[] = {{ir::scatter_x, "x"},
                                                             {ir::scatter_sorted_index, "index"},
                                                             {ir::scatter_order, "order"},
                                                             {ir::scatter_src, "src"}};
-  std::string walk;
   for (const auto& [input, name] : named) {
     builder.constant(cat(name, "_at"), std::uint64_t(layout(input).offset));
-    builder.constant(cat(name, "_last"), std::uint64_t(layout(input).strides[rank - 1]));
+    if (input != ir::scatter_x)
+      builder.constant(cat(name, "_along"), std::uint64_t(layout(input).strides[axis]));
   }
-  // The leading coordinates, innermost first: each input's offset, and whether the index has it.
-  for (int d = rank - 2; d >= 0; --d) {
+  // The coordinates, innermost first: x's offset along every axis, p along the scatter's; the
+  // index, order and src offsets along the others, which the index may not reach.
+  std::string walk;
+  for (int d = rank - 1; d >= 0; --d) {
     builder.constant(cat("size", d), std::uint64_t(node.shape[d]));
-    builder.constant(cat("index_size", d), std::uint64_t(index_shape[d]));
     append(walk, "    {\n      const long long c = rest % a.size", d, ";\n      rest /= a.size", d,
            ";\n");
     for (const auto& [input, name] : named) {
+      if (d == axis && input != ir::scatter_x) continue;
       builder.constant(cat(name, "_stride", d), std::uint64_t(layout(input).strides[d]));
       append(walk, "      ", name, "_at += c * a.", name, "_stride", d, ";\n");
     }
-    append(walk, "      in_index = in_index && c < a.index_size", d, ";\n    }\n");
+    if (d == axis) {
+      append(walk, "      p = c;\n    }\n");
+    } else {
+      builder.constant(cat("index_size", d), std::uint64_t(index_shape[d]));
+      append(walk, "      in_index = in_index && c < a.index_size", d, ";\n    }\n");
+    }
   }
   for (const auto& [input, name] : named) {
     // An input read twice (the same tensor as x and src) is one term, declared once.
@@ -81,15 +87,16 @@ GeneratedKernel generate_scatter_kernel(const fuse::Region& region,
       {"$ORDER_POINTER", input_name(term(ir::scatter_order))},
       {"$X", load_conversion(dtype, cat(input_name(term(ir::scatter_x)), "[x_at]"))},
       {"$SRC", load_conversion(
-                   dtype, cat(input_name(term(ir::scatter_src)), "[src_at + from * a.src_last]"))},
+                   dtype, cat(input_name(term(ir::scatter_src)), "[src_at + from * a.src_along]"))},
       {"$FOLD", node.op == ir::Op::ScatterAdd ? "acc = acc + v" : "acc = v"},
       {"$OUT", output_name(0)},
       {"$STORE", store}};
   const std::string body =
       absl::StrReplaceAll(std::string(template_text("scatter_skeleton.cuh")), substitutions);
-  GeneratedKernel kernel = builder.finish(cat("// lazyfuse: ", ir::scatter_caller_name(node),
-                                              " along the last of ", rank, " dim(s)\n", body),
-                                          "lz_", {lower(ir::op_name(node.op))});
+  GeneratedKernel kernel =
+      builder.finish(cat("// lazyfuse: ", ir::scatter_caller_name(node), " along axis ", axis,
+                         " of ", rank, " dim(s)\n", body),
+                     "lz_", {lower(ir::op_name(node.op))});
   kernel.numel = kernel.written = node.shape.numel();
   kernel.vector_width = 1;
   kernel.blocks = grid_blocks(kernel.numel, kThreads);

@@ -1,7 +1,7 @@
 // The kernel of a scatter region (fuse::ScatterRegion, ir/scatter.h): a thread per output element
 // finds its run of the sorted index by binary search and folds in the src elements the run
 // names, in order of position, so the same input gives the same bits on every run. The thread
-// writing an axis' first (last) element checks the sorted index's first (last): every bad index
+// writing a line's first (last) element checks the sorted index's first (last): every bad index
 // sorts to one of the two ends.
 #pragma once
 

@@ -170,9 +170,9 @@ std::string Partition::describe() const {
     if (region.scatter) {
       const ir::Node& node = *nodes[region.scatter->node];
       const Shape& index = node.inputs[ir::scatter_sorted_index]->shape;
-      out << "  " << ir::scatter_caller_name(node) << ": " << index.numel()
-          << " index element(s) into rows of " << node.shape[node.shape.rank() - 1]
-          << ", each output folding in its run of the sorted index\n";
+      out << "  " << ir::scatter_caller_name(node) << ": index of shape " << index.to_string()
+          << " into axis " << ir::scatter_axis(node) << " of "
+          << node.shape.to_string() << ", each output folding in its run of the sorted index\n";
     }
     for (const Root& root : region.roots) {
       if (root.external_copy) {

@@ -63,8 +63,10 @@ void throw_index_fault_if_any() {
   lock.unlock();
   throw IndexError(
       absl::StrCat("lazy::", site.op, ": index ", value, " is out of range [0, ", site.bound,
-                   ") for the axis it picks along; the bad elements "
-                   "read as 0, everything else this sync computed is kept"),
+                   ") for the axis it picks along; ",
+                   site.scatters ? "the elements it names are not scattered"
+                                 : "the bad elements read as 0",
+                   ", everything else this sync computed is kept"),
       site.loc);
 }
 

@@ -15,6 +15,8 @@ struct IndexSite {
   std::string op;
   std::int64_t bound;
   std::source_location loc;
+  // A scatter drops the elements a bad index names; a gather reads 0 for them.
+  bool scatters = false;
 };
 
 // A process-wide number for `site`, which kernels report instead of the site itself (their

@@ -30,7 +30,7 @@ enum class OpKind : std::uint8_t {
   top_k,      // the attrs[0] best elements of each row of the input's last axis, best first
               // (attrs[1]: 1 for the largest, 0 for the smallest), or their positions
   scatter,    // element i of input 0, with the elements of input 3 whose index (input 1, sorted
-              // along the last axis; input 2, where each came from) names i folded in
+              // along attrs[1]; input 2, where each came from) names i folded in
 };
 
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
@@ -156,7 +156,7 @@ enum class DeviceName : std::uint8_t {
   /* top-k over the input's last axis: attrs k, largest; equal values in order of position */      \
   X(TopK, topk, top_k, 1, given, own, simple, plain)                                               \
   X(TopKIndex, topk_index, top_k, 1, given, own, simple, plain) /* their positions, i64 */        \
-  /* scatters along the last axis (ir/scatter.h): x, the sorted index, its order, src */           \
+  /* scatters along attrs[1] (ir/scatter.h): x, the sorted index, its order, src */               \
   X(ScatterAdd, scatter_add, scatter, 4, given, own, simple, plain)                                \
   X(ScatterLast, scatter_last, scatter, 4, given, own, simple, plain) /* the last src wins */
 

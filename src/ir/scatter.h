@@ -1,7 +1,7 @@
-// A scatter node's attributes and inputs. Scatters are recorded over the last axis: x [..., n],
-// and the index sorted stably along its last axis [..., m] (leading sizes at most x's), the
-// position each sorted index came from, and src sliced to the index's shape. Element (c, p) of
-// the result folds, in order of position, the src elements whose index is p into x's: the
+// A scatter node's attributes and inputs: x, the index sorted stably along the scatter's axis (its
+// sizes along the other axes at most x's), the position along the axis each sorted index came
+// from, and src sliced to the index's shape. The element of the result at c with c[axis] = p
+// folds, in order of position, the src elements of c's line whose index is p into x's: the
 // sorted index makes each output's contributions one run, found by binary search, so the result
 // is the same bits on every run.
 #pragma once
@@ -15,10 +15,15 @@ namespace lazy::ir {
 
 enum class ScatterCaller : std::int64_t { scatter_add, index_add, scatter };
 
-inline Attrs scatter_attrs(ScatterCaller caller) {
+inline Attrs scatter_attrs(ScatterCaller caller, int axis) {
   Attrs attrs;
   attrs.push(std::int64_t(caller));
+  attrs.push(axis);
   return attrs;
+}
+
+inline int scatter_axis(const Node& scatter) {
+  return int(scatter.attrs[1]);
 }
 
 inline std::string_view scatter_caller_name(const Node& scatter) {

@@ -11,33 +11,34 @@ namespace lazy::ref {
 
 namespace {
 
-// Folds src's elements into out's rows (extent n) where the index names them, in order of the
-// index's elements, which sorting made the order of their positions among equal indices.
+// Folds src's elements into out where the index names them, walking the index in row-major
+// order: along each line of the axis in the sorted order, which among equal indices is the
+// order of their positions.
 template <class T>
-void fold_rows(std::vector<T>& out, std::int64_t n, const ir::Node& node,
-               const std::vector<std::int64_t>& index, const std::vector<std::int64_t>& order,
-               const std::vector<T>& src) {
+void fold_lines(std::vector<T>& out, const ir::Node& node, const std::vector<std::int64_t>& index,
+                const std::vector<std::int64_t>& order, const std::vector<T>& src) {
   const Shape& out_shape = node.shape;
   const Shape& index_shape = node.inputs[ir::scatter_sorted_index]->shape;
-  const int rank = out_shape.rank();
-  const std::int64_t m = index_shape[rank - 1];
+  const int rank = out_shape.rank(), axis = ir::scatter_axis(node);
+  const std::int64_t n = out_shape[axis];
   const bool add = node.op == ir::Op::ScatterAdd;
-  if (m == 0) return;
-  std::array<std::int64_t, kMaxRank> c{};  // the index row's leading coordinates
-  for (std::int64_t row = 0; row * m < index_shape.numel(); ++row) {
-    std::int64_t out_row = 0;
-    for (int a = 0; a < rank - 1; ++a) out_row = out_row * out_shape[a] + c[a];
-    for (std::int64_t k = row * m; k < (row + 1) * m; ++k) {
-      const std::int64_t p = index[std::size_t(k)];
-      if (p < 0 || p >= n) {
-        ir::report_index_fault({std::string(ir::scatter_caller_name(node)), n, node.loc}, p);
-        continue;
+  const ir::Layout dense_out = ir::Layout::contiguous(out_shape);
+  const ir::Layout dense_index = ir::Layout::contiguous(index_shape);
+  std::array<std::int64_t, kMaxRank> c{};
+  for (std::int64_t i = 0; i < index_shape.numel(); ++i) {
+    const std::int64_t p = index[std::size_t(i)];
+    if (p < 0 || p >= n) {
+      ir::report_index_fault({std::string(ir::scatter_caller_name(node)), n, node.loc, true}, p);
+    } else {
+      std::int64_t to = 0, from = 0;
+      for (int a = 0; a < rank; ++a) {
+        to += (a == axis ? p : c[a]) * dense_out.strides[a];
+        from += (a == axis ? order[std::size_t(i)] : c[a]) * dense_index.strides[a];
       }
-      T& target = out[std::size_t(out_row * n + p)];
-      const T& v = src[std::size_t(row * m + order[std::size_t(k)])];
-      target = add ? target + v : v;
+      T& target = out[std::size_t(to)];
+      target = add ? target + src[std::size_t(from)] : src[std::size_t(from)];
     }
-    for (int a = rank - 2; a >= 0; --a) {
+    for (int a = rank - 1; a >= 0; --a) {
       if (++c[a] < index_shape[a]) break;
       c[a] = 0;
     }
@@ -48,7 +49,6 @@ void fold_rows(std::vector<T>& out, std::int64_t n, const ir::Node& node,
 
 Value evaluate_scatter(const ir::Node& node, std::span<const Value> inputs) {
   const Shape& shape = node.shape;
-  const std::int64_t n = shape[shape.rank() - 1];
   const Value& index_value = inputs[ir::scatter_sorted_index];
   const Shape& index_shape = index_value.layout.shape;
   const std::vector<std::int64_t> index =
@@ -59,14 +59,14 @@ Value evaluate_scatter(const ir::Node& node, std::span<const Value> inputs) {
   auto out = std::make_shared<Buffer>(dtype, shape.numel());
   if (is_floating(dtype)) {
     std::vector<double> values = gather_floats(inputs[ir::scatter_x], shape, dtype);
-    fold_rows(values, n, node, index, order,
-              gather_floats(inputs[ir::scatter_src], index_shape, dtype));
+    fold_lines(values, node, index, order,
+               gather_floats(inputs[ir::scatter_src], index_shape, dtype));
     for (double& v : values) v = ir::round_to_dtype(v, dtype);
     out->floats = std::move(values);
   } else {
     std::vector<std::int64_t> values = gather_ints(inputs[ir::scatter_x], shape, dtype);
-    fold_rows(values, n, node, index, order,
-              gather_ints(inputs[ir::scatter_src], index_shape, dtype));
+    fold_lines(values, node, index, order,
+               gather_ints(inputs[ir::scatter_src], index_shape, dtype));
     for (std::int64_t& v : values) v = ir::wrap_to_dtype(v, dtype);
     out->ints = std::move(values);
   }

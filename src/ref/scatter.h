@@ -1,5 +1,5 @@
 // The reference meaning of a scatter (ir/scatter.h): x, with each src element folded into the
-// element of x its index names along the last axis, in order of position: summed (ScatterAdd) or
+// element of x its index names along the axis, in order of position: summed (ScatterAdd) or
 // the last one taken (ScatterLast). An index outside the axis is reported and skipped.
 #pragma once
 

@@ -28,8 +28,8 @@ namespace {
 // Where a gather or scatter checks its index: the op the user called and the axis it picks along.
 ir::IndexSite index_site_of(const ir::Node& node) {
   if (ir::op_kind(node.op) == ir::OpKind::scatter) {
-    return {std::string(ir::scatter_caller_name(node)), node.shape[node.shape.rank() - 1],
-            node.loc};
+    return {std::string(ir::scatter_caller_name(node)), node.shape[ir::scatter_axis(node)],
+            node.loc, true};
   }
   return {std::string(ir::gather_caller_name(node)), node.inputs[0]->shape[ir::gather_axis(node)],
           node.loc};

@@ -47,7 +47,7 @@ def index_add(x, ids, src):
 
 
 def sort(x):
-    return torch.sort(x, -1, stable=True)
+    return torch.sort(x, dim=-1, stable=True)
 
 
 def cat4_workload(dim):

@@ -38,13 +38,15 @@ TEST_F(GpuScatter, MatchesTheReferenceForEveryDtypeAndIndexDtype) {
       Tensor index = random_positions({40, 45}, 33, index_dtype);  // repeats, rows past it kept
       Tensor rows = random_positions({70}, 50, index_dtype);
       Tensor row_src = random_input(dtype, {33, 70});
+      Tensor lines = random_positions({90}, 33, index_dtype);  // a block per row of x
+      Tensor line_src = random_input(dtype, {90, 50});
       const std::string what = std::string(lazy::dtype_name(dtype)) + " index " +
                                std::string(lazy::dtype_name(index_dtype));
       expect_matches_reference(
           [&] {
-            return std::vector<Tensor>{lazy::scatter_add(x, 0, index, src),
-                                       lazy::scatter(x, 0, index.slice(0, 0, 1), src),
-                                       lazy::index_add(x, 1, rows, row_src)};
+            return std::vector<Tensor>{
+                lazy::scatter_add(x, 0, index, src), lazy::scatter(x, 0, index.slice(0, 0, 1), src),
+                lazy::index_add(x, 1, rows, row_src), lazy::index_add(x, 0, lines, line_src)};
           },
           what);
     }
@@ -77,12 +79,16 @@ TEST_F(GpuScatter, RanksOneToFiveEveryAxisViewsAndLongIndices) {
   Tensor many = random_positions({300000}, 1000);
   Tensor many_src = random_input(DType::f32, {300000, 3});
   Tensor table = random_input(DType::f32, {100000, 3});
+  Tensor blocks = random_input(DType::f32, {4, 9, 8, 6});
+  Tensor block_ids = random_positions({20}, 9, DType::i32);
+  Tensor block_src = random_input(DType::f32, {6, 8, 20, 4});
   expect_matches_reference(
       [&] {
         return std::vector<Tensor>{
             lazy::scatter_add(x.transpose(0, 1), 0, index.transpose(0, 1), src.transpose(0, 1)),
             lazy::index_add(table.slice(0, 0, 1000), 0, many, many_src),
-            lazy::index_add(table, 0, many.slice(0, 0, 50), many_src.slice(0, 0, 50))};
+            lazy::index_add(table, 0, many.slice(0, 0, 50), many_src.slice(0, 0, 50)),
+            lazy::index_add(blocks, 1, block_ids, block_src.permute({3, 2, 1, 0}), 2)};
       },
       "views, long and short indices", 1e-4);
 }

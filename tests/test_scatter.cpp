@@ -155,6 +155,16 @@ TEST(ScatterKernels, OneKernelAfterTheIndexSortForEveryDtype) {
     EXPECT_NE(described.find("scatter_add: index of shape [5, 70] into axis 1 of [5, 40]"),
               std::string::npos)
         << described;
+    // index_add's index is the same along the row: a block per row finds its run once.
+    const Tensor rows =
+        lazy::index_add(x, 0, lazy::from_data(random_indices(70, 5, 8), {70}),
+                        lazy::from_data(random_floats(70 * 40, 7), {70, 40}).to(dtype));
+    lazy_test::Generated with_rows = lazy_test::generate_pending();
+    lazy_test::expect_compiles(with_rows);
+    int line_kernels = 0;
+    for (const auto& kernel : with_rows.kernels)
+      line_kernels += kernel.name.find("lines") != std::string::npos ? 1 : 0;
+    EXPECT_EQ(line_kernels, 1);
     int scatters = 0;
     for (const lazy::fuse::Region& region : g.partition.regions) scatters += region.scatter ? 1 : 0;
     EXPECT_EQ(scatters, 2) << described;

@@ -394,3 +394,22 @@ __device__ __forceinline__ Index lz_merge_split(const unsigned long long* a_keys
   }
   return low;
 }
+
+// The first k in [0, count) with get(k) >= value, get ascending, found by the whole warp: each
+// round its 32 lanes probe evenly spaced positions and keep the span between the last probe
+// below `value` and the first not below. Every lane of the warp calls it with the same arguments.
+template <class Get>
+__device__ __forceinline__ long long lz_warp_lower_bound(Get get, long long count, long long value,
+                                                         int lane) {
+  long long low = 0, high = count;
+  while (high - low > 32) {
+    const long long step = (high - low + 31) / 32;
+    const long long probe = low + lane * step;
+    const int below = __popc(__ballot_sync(0xffffffffu, probe < high && get(probe) < value));
+    const long long next_low = below == 0 ? low : low + (below - 1) * step + 1;
+    high = min(high, low + below * step);
+    low = next_low;
+  }
+  const long long probe = low + lane;
+  return low + __popc(__ballot_sync(0xffffffffu, probe < high && get(probe) < value));
+}

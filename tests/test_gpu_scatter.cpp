@@ -38,7 +38,7 @@ TEST_F(GpuScatter, MatchesTheReferenceForEveryDtypeAndIndexDtype) {
       Tensor index = random_positions({40, 45}, 33, index_dtype);  // repeats, rows past it kept
       Tensor rows = random_positions({70}, 50, index_dtype);
       Tensor row_src = random_input(dtype, {33, 70});
-      Tensor lines = random_positions({90}, 33, index_dtype);  // a block per row of x
+      Tensor lines = random_positions({90}, 33, index_dtype);  // a warp per row of x
       Tensor line_src = random_input(dtype, {90, 50});
       const std::string what = std::string(lazy::dtype_name(dtype)) + " index " +
                                std::string(lazy::dtype_name(index_dtype));

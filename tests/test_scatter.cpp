@@ -155,7 +155,7 @@ TEST(ScatterKernels, OneKernelAfterTheIndexSortForEveryDtype) {
     EXPECT_NE(described.find("scatter_add: index of shape [5, 70] into axis 1 of [5, 40]"),
               std::string::npos)
         << described;
-    // index_add's index is the same along the row: a block per row finds its run once.
+    // index_add's index is the same along the row: a warp per row finds its run once.
     const Tensor rows =
         lazy::index_add(x, 0, lazy::from_data(random_indices(70, 5, 8), {70}),
                         lazy::from_data(random_floats(70 * 40, 7), {70, 40}).to(dtype));

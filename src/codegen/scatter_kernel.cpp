@@ -17,7 +17,7 @@ namespace lazy::codegen {
 namespace {
 
 constexpr int kThreads = 256;
-// Elements after the axis that make a line worth a block: its run is searched once for them all.
+// Elements after the axis that make a line worth a warp: its run is searched once for them all.
 constexpr std::int64_t kMinSharedLine = 32;
 
 constexpr std::pair<ir::ScatterInput, const char*> kInputs[] = {{ir::scatter_x, "x"},
@@ -88,12 +88,12 @@ class ScatterEmitter {
     if (lines) leading.push_back("lines");
     GeneratedKernel kernel = builder_.finish(
         cat("// lazyfuse: ", ir::scatter_caller_name(node_), " along axis ", axis_, " of ",
-            shape.rank(), " dim(s)", lines ? ", a block per line" : "", "\n", body),
+            shape.rank(), " dim(s)", lines ? ", a warp per line" : "", "\n", body),
         "lz_", std::move(leading));
     kernel.numel = kernel.written = shape.numel();
     kernel.vector_width = 1;
-    kernel.blocks =
-        lines ? grid_blocks(shape.numel() / inner_, 1) : grid_blocks(kernel.numel, kThreads);
+    kernel.blocks = lines ? grid_blocks(shape.numel() / inner_, kThreads / 32)
+                          : grid_blocks(kernel.numel, kThreads);
     kernel.threads = kThreads;
     return kernel;
   }
@@ -108,7 +108,7 @@ class ScatterEmitter {
   const Shape& index_shape() const { return layout(ir::scatter_sorted_index).shape; }
 
   // Whether the elements after the axis share their run of the sorted index (index_add's index,
-  // broadcast along them), enough of them that a block per line pays.
+  // broadcast along them), enough of them that a warp per line pays.
   bool shares_runs_along_lines() const {
     if (inner_ < kMinSharedLine) return false;
     for (int d = axis_ + 1; d < node_.shape.rank(); ++d) {

@@ -395,21 +395,47 @@ __device__ __forceinline__ Index lz_merge_split(const unsigned long long* a_keys
   return low;
 }
 
-// The first k in [0, count) with get(k) >= value, get ascending, found by the whole warp: each
-// round its 32 lanes probe evenly spaced positions and keep the span between the last probe
-// below `value` and the first not below. Every lane of the warp calls it with the same arguments.
-template <class Get>
-__device__ __forceinline__ long long lz_warp_lower_bound(Get get, long long count, long long value,
-                                                         int lane) {
-  long long low = 0, high = count;
+// The first k in [low, high) where `reached(k)` holds (high if none), `reached` false and then
+// true along the span, found by the whole warp: each round its 32 lanes probe evenly spaced
+// positions and keep the span between the last probe not reached and the first reached. Every
+// lane of the warp calls it with the same arguments.
+template <class Reached>
+__device__ __forceinline__ long long lz_warp_partition_point(Reached reached, long long low,
+                                                             long long high, int lane) {
   while (high - low > 32) {
     const long long step = (high - low + 31) / 32;
     const long long probe = low + lane * step;
-    const int below = __popc(__ballot_sync(0xffffffffu, probe < high && get(probe) < value));
-    const long long next_low = below == 0 ? low : low + (below - 1) * step + 1;
-    high = min(high, low + below * step);
+    const int before = __popc(__ballot_sync(0xffffffffu, probe < high && !reached(probe)));
+    const long long next_low = before == 0 ? low : low + (before - 1) * step + 1;
+    high = min(high, low + before * step);
     low = next_low;
   }
   const long long probe = low + lane;
-  return low + __popc(__ballot_sync(0xffffffffu, probe < high && get(probe) < value));
+  return low + __popc(__ballot_sync(0xffffffffu, probe < high && !reached(probe)));
+}
+
+// The first k in [0, count) with get(k) >= value, get ascending, found by the whole warp.
+template <class Get>
+__device__ __forceinline__ long long lz_warp_lower_bound(Get get, long long count, long long value,
+                                                         int lane) {
+  return lz_warp_partition_point([&](long long k) { return get(k) >= value; }, 0, count, lane);
+}
+
+// lz_merge_split's crossing found by the whole warp (a merge through global memory, where each
+// probe is a long wait).
+__device__ __forceinline__ long long lz_warp_merge_split(const unsigned long long* a_keys,
+                                                         const unsigned* a_positions,
+                                                         long long a_count,
+                                                         const unsigned long long* b_keys,
+                                                         const unsigned* b_positions,
+                                                         long long b_count, long long diagonal,
+                                                         int lane) {
+  const long long low = diagonal > b_count ? diagonal - b_count : 0;
+  const long long high = diagonal < a_count ? diagonal : a_count;
+  return lz_warp_partition_point(
+      [&](long long mid) {
+        const long long b = diagonal - 1 - mid;
+        return lz_ranks_before(b_keys[b], b_positions[b], a_keys[mid], a_positions[mid]);
+      },
+      low, high, lane);
 }

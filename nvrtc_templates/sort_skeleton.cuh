@@ -1,7 +1,7 @@
 // Skeleton of a sort kernel (a top-k whose k is more than the top-k kernel keeps); codegen fills
 // the $-names. Blocks take rows of the iteration space. A row is cut into tiles of kTile elements,
 // each sorted in shared memory by a bitonic network; runs then merge pairwise through the block's
-// two scratch buffers in global memory (a merge path: each output tile's split found by binary
+// two scratch buffers in global memory (a merge path: each output tile's split found by a warp's
 // search, its inputs staged in shared memory, kItems merged per thread), and the last merge
 // writes the best k. Every compare is the total order of (key, position): stable, and the same
 // bits on every run.
@@ -76,10 +76,11 @@ $STORES
         const Index wanted = last && k < merged ? k : merged;
         for (Index out = 0; out < wanted; out += kTile) {
           const Index out_end = wanted - out < kTile ? wanted : out + kTile;
-          if (threadIdx.x < 2) {
-            split_at[threadIdx.x] = lz_merge_split<Index>(
+          if (threadIdx.x < 64) {  // warp 0 finds where this tile starts, warp 1 where it ends
+            const long long split = lz_warp_merge_split(
                 in_keys + start, in_positions + start, a_count, in_keys + b_start,
-                in_positions + b_start, b_count, threadIdx.x == 0 ? out : out_end);
+                in_positions + b_start, b_count, threadIdx.x < 32 ? out : out_end, threadIdx.x % 32);
+            if (threadIdx.x % 32 == 0) split_at[threadIdx.x / 32] = (Index)split;
           }
           __syncthreads();
           const Index a_from = split_at[0], b_from = out - split_at[0];

@@ -351,9 +351,17 @@ __device__ __forceinline__ void lz_sort_candidates(unsigned long long* keys, uns
                                                    int count) {
   int n = 1;
   while (n < count) n *= 2;
+  bool warp_local = false;  // the step before kept within its warps' slots
   for (int size = 2; size <= n; size *= 2) {
     for (int stride = size / 2; stride > 0; stride /= 2) {
-      __syncthreads();
+      // With strides of at most 32, a thread's pairs lie in the 64 slots of its warp's 32 pairs,
+      // the same in every such step: between two of them a warp barrier is enough.
+      const bool local = stride <= 32;
+      if (local && warp_local)
+        __syncwarp();
+      else
+        __syncthreads();
+      warp_local = local;
       for (int t = threadIdx.x; t < n / 2; t += blockDim.x) {
         // The pair's lower slot, and its partner: mirrored in the first step of each merge.
         const int low = (t / stride) * stride * 2 + t % stride;

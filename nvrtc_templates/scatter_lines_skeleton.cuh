@@ -5,6 +5,7 @@
 // reading each src row coalesced. Warps of a block take different lines, so one's search hides
 // behind another's loads.
 #include "lz_device.cuh"
+#include "lz_order.cuh"
 
 struct Args {
 $ARGS};

@@ -6,6 +6,7 @@
 // writes the best k. Every compare is the total order of (key, position): stable, and the same
 // bits on every run.
 #include "lz_device.cuh"
+#include "lz_order.cuh"
 
 struct Args {
 $ARGS};
@@ -20,7 +21,7 @@ extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
   const Index k = (Index)a.k;
   __shared__ unsigned long long keys[kTile];
   __shared__ unsigned positions[kTile];
-  __shared__ Index split_at[2];
+  __shared__ long long split_at[2];
   // This block's two run buffers: keys, then positions, after every block's keys.
   unsigned long long* run_keys[2];
   unsigned* run_positions[2];
@@ -76,47 +77,10 @@ $STORES
         const Index wanted = last && k < merged ? k : merged;
         for (Index out = 0; out < wanted; out += kTile) {
           const Index out_end = wanted - out < kTile ? wanted : out + kTile;
-          if (threadIdx.x < 64) {  // warp 0 finds where this tile starts, warp 1 where it ends
-            const long long split = lz_warp_merge_split(
-                in_keys + start, in_positions + start, a_count, in_keys + b_start,
-                in_positions + b_start, b_count, threadIdx.x < 32 ? out : out_end, threadIdx.x % 32);
-            if (threadIdx.x % 32 == 0) split_at[threadIdx.x / 32] = (Index)split;
-          }
-          __syncthreads();
-          const Index a_from = split_at[0], b_from = out - split_at[0];
-          const int a_held = (int)(split_at[1] - a_from);
+          lz_merge_tile<kThreads, kItems>(in_keys + start, in_positions + start, a_count,
+                                          in_keys + b_start, in_positions + b_start, b_count, out,
+                                          out_end, keys, positions, split_at);
           const int held = (int)(out_end - out);
-          for (int e = threadIdx.x; e < held; e += kThreads) {
-            const Index from = e < a_held ? start + a_from + e : b_start + b_from + (e - a_held);
-            keys[e] = in_keys[from];
-            positions[e] = in_positions[from];
-          }
-          __syncthreads();
-          // This thread's kItems outputs, from where the merge path crosses its diagonal.
-          unsigned long long merged_keys[kItems];
-          unsigned merged_positions[kItems];
-          const int diagonal = threadIdx.x * kItems < held ? threadIdx.x * kItems : held;
-          int from_a = lz_merge_split<int>(keys, positions, a_held, keys + a_held,
-                                           positions + a_held, held - a_held, diagonal);
-          int from_b = a_held + diagonal - from_a;
-#pragma unroll
-          for (int e = 0; e < kItems; ++e) {
-            const bool take_a = from_b >= held ||
-                                (from_a < a_held && lz_ranks_before(keys[from_a], positions[from_a],
-                                                                    keys[from_b], positions[from_b]));
-            const int from = take_a ? from_a++ : from_b++;
-            merged_keys[e] = from < held ? keys[from] : 0;
-            merged_positions[e] = from < held ? positions[from] : 0;
-          }
-          __syncthreads();
-#pragma unroll
-          for (int e = 0; e < kItems; ++e) {
-            if (diagonal + e < held) {
-              keys[diagonal + e] = merged_keys[e];
-              positions[diagonal + e] = merged_positions[e];
-            }
-          }
-          __syncthreads();
           for (int j = threadIdx.x; j < held; j += kThreads) {
             if (last) {
               const Index o = row * k + out + j;

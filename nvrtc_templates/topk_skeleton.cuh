@@ -5,6 +5,7 @@
 // whose last becomes the threshold. Few elements pass once it is high, so the row streams past at
 // memory speed. At the end the candidates are sorted and the best k written, best first.
 #include "lz_device.cuh"
+#include "lz_order.cuh"
 
 struct Args {
 $ARGS};

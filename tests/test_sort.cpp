@@ -100,21 +100,29 @@ TEST(Sort, TopKKeepsAnyNumberOfElements) {
 }
 
 TEST(SortKernels, LongRowsMergeThroughScratchWithTheProducingWorkInline) {
-  for (std::int64_t extent : {300, 2048, 5000}) {
-    Tensor x = lazy::from_data(random_floats(std::size_t(3 * extent), 5), {3, extent});
+  struct Case {
+    std::int64_t rows, extent;
+    int launches;  // few long rows: one for the tiles, one per merge pass
+  };
+  for (const Case c : {Case{3, 300, 1}, Case{3, 2048, 1}, Case{3, 5000, 3}, Case{2, 70001, 7},
+                       Case{300, 5000, 1}}) {
+    Tensor x =
+        lazy::from_data(random_floats(std::size_t(c.rows * c.extent), 5), {c.rows, c.extent});
     lazy::ValuesAndIndices sorted = lazy::sort(x * 2.0f, -1, true);
     lazy_test::Generated g = lazy_test::generate_pending();
     lazy_test::expect_compiles(g);
     ASSERT_EQ(g.kernels.size(), 1u) << g.partition.describe();
-    const std::string& source = g.kernels[0].source;
-    EXPECT_NE(source.find("lz_mul"), std::string::npos) << source;
+    const lazy::codegen::GeneratedKernel& kernel = g.kernels[0];
+    EXPECT_NE(kernel.source.find("lz_mul"), std::string::npos) << kernel.source;
     // Rows of at most 1024 go through the top-k kernel; longer ones are sorted in tiles and merged.
-    EXPECT_EQ(source.find("lz_merge_split") != std::string::npos, extent > 1024) << extent;
+    EXPECT_EQ(kernel.source.find("lz_merge_tile") != std::string::npos, c.extent > 1024)
+        << c.extent;
+    EXPECT_EQ(kernel.launches, c.launches) << c.rows << " x " << c.extent;
     // Rows longer than a tile need scratch for their runs; shorter ones sort in shared memory.
-    const bool scratch = std::any_of(
-        g.kernels[0].args.begin(), g.kernels[0].args.end(),
-        [](auto& a) { return a.kind == lazy::codegen::ArgSource::Kind::scratch && a.value > 0; });
-    EXPECT_EQ(scratch, extent > 2048) << extent;
+    const bool scratch = std::any_of(kernel.args.begin(), kernel.args.end(), [](auto& a) {
+      return a.kind == lazy::codegen::ArgSource::Kind::scratch && a.value > 0;
+    });
+    EXPECT_EQ(scratch, c.extent > 2048) << c.extent;
     lazy::sync();
   }
 }

@@ -87,6 +87,11 @@ void KernelBuilder::scratch(std::string_view name, std::uint64_t bytes) {
   args_.push_back({ArgSource::Kind::scratch, bytes});
 }
 
+void KernelBuilder::launch_index(std::string_view name) {
+  append(args_text_, "  long long ", name, ";\n");
+  args_.push_back({ArgSource::Kind::launch_index, 0});
+}
+
 void KernelBuilder::scalar_argument(std::size_t t) {
   const fuse::Term& term = region_.terms[t];
   // Floating scalars travel as f32 bits: converting a double on every thread would cost a slow

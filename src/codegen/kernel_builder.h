@@ -51,8 +51,10 @@ class KernelBuilder {
   // Kernel arguments: the fields of the kernel's `Args a`, in the order declared, each with where
   // its value comes from at launch.
   void constant(std::string_view name, std::uint64_t value, std::string_view type = "long long");
-  // a.<name>: `bytes` of device memory (8-byte words) for the launch alone; null when 0.
+  // a.<name>: `bytes` of device memory (8-byte words) for the kernel's launches alone; null when 0.
   void scratch(std::string_view name, std::uint64_t bytes);
+  // a.<name>: which of the kernel's launches is running, from 0.
+  void launch_index(std::string_view name);
   void scalar_argument(std::size_t t);  // a.s<t>: scalar term t
   void input_pointer(std::size_t t);    // the tensor load term t reads
   void output_pointer(std::size_t r);   // the memory output r is written to

@@ -62,6 +62,7 @@ class KernelEmitter {
                                                : space_.numel / space_.vector_width;
     kernel.blocks =
         region_.top_k ? top_k_blocks(*region_.top_k) : grid_blocks(threads, kThreadsPerBlock);
+    if (region_.top_k) kernel.launches = top_k_launches(*region_.top_k);
     kernel.threads = kThreadsPerBlock;
     return kernel;
   }

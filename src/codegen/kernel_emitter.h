@@ -27,6 +27,7 @@ struct ArgSource {
     index_site,        // the number ir::register_index_site gives Gather or scatter node `value`
     index_faults,      // where the device's kernels report a bad index (runtime/index_faults.h)
     scratch,           // `value` bytes of device memory the kernel uses while it runs
+    launch_index,      // which of the kernel's launches this is (GeneratedKernel::launches)
   };
   Kind kind;
   std::uint64_t value;
@@ -58,6 +59,8 @@ struct GeneratedKernel {
   // The grid: enough groups for every element, one block per result, or a column reduction's tiles.
   std::int64_t blocks;
   int threads;  // threads per block
+  // Launches queued in order, each told its number (a sort's passes); they share the scratch.
+  int launches = 1;
 };
 
 // Threads per block: 8 warps, enough to hide memory latency with the 16-byte accesses each thread

@@ -5,6 +5,7 @@
 #include "codegen/generated_names.h"
 #include "codegen/op_expressions.h"
 #include "codegen/text.h"
+#include "ir/integer_math.h"
 
 namespace lazy::codegen {
 
@@ -14,28 +15,54 @@ bool sorts_rows(const fuse::TopKInfo& top_k) {
   return top_k.k > kMaxSelected;
 }
 
-// A sort's block holds two runs of (8-byte key, 4-byte position) per element of its row.
-std::int64_t sort_bytes_per_block(const fuse::TopKInfo& top_k) {
-  return top_k.extent > kSortTile ? top_k.extent * 2 * 12 : 0;
+// Two runs of (8-byte key, 4-byte position) per element sorted through global memory.
+std::int64_t run_bytes(std::int64_t elements) {
+  return elements * 2 * 12;
+}
+
+// Few rows longer than a tile sort in phases (sort_passes_skeleton.cuh), when all of them fit
+// the scratch: a block per row would leave most of the GPU idle.
+bool sorts_in_phases(const fuse::TopKInfo& top_k) {
+  return sorts_rows(top_k) && top_k.extent > kSortTile && top_k.rows < kFewSortRows &&
+         run_bytes(top_k.rows * top_k.extent) <= kSortScratchBytes;
+}
+
+int merge_passes(std::int64_t extent) {
+  int passes = 0;
+  for (std::int64_t width = kSortTile; width < extent; width *= 2) ++passes;
+  return passes;
 }
 
 }  // namespace
 
 const char* top_k_skeleton(const fuse::TopKInfo& top_k) {
+  if (sorts_in_phases(top_k)) return "sort_passes_skeleton.cuh";
   return sorts_rows(top_k) ? "sort_skeleton.cuh" : "topk_skeleton.cuh";
 }
 
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k) {
+  if (sorts_in_phases(top_k))
+    return grid_blocks(top_k.rows * ir::ceil_div(top_k.extent, kSortTile), 1);
   const std::int64_t rows = grid_blocks(top_k.rows, 1);
-  const std::int64_t per_block = sorts_rows(top_k) ? sort_bytes_per_block(top_k) : 0;
-  if (per_block == 0) return rows;
-  return std::clamp<std::int64_t>(kSortScratchBytes / per_block, 1, rows);
+  if (!sorts_rows(top_k) || top_k.extent <= kSortTile) return rows;
+  return std::clamp<std::int64_t>(kSortScratchBytes / run_bytes(top_k.extent), 1, rows);
+}
+
+int top_k_launches(const fuse::TopKInfo& top_k) {
+  return sorts_in_phases(top_k) ? 1 + merge_passes(top_k.extent) : 1;
 }
 
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder) {
   builder.constant("k", std::uint64_t(top_k.k));
-  if (sorts_rows(top_k))
-    builder.scratch("scratch", std::uint64_t(top_k_blocks(top_k) * sort_bytes_per_block(top_k)));
+  if (!sorts_rows(top_k)) return;
+  if (sorts_in_phases(top_k)) {
+    builder.scratch("scratch", std::uint64_t(run_bytes(top_k.rows * top_k.extent)));
+    builder.launch_index("phase");
+  } else if (top_k.extent > kSortTile) {
+    builder.scratch("scratch", std::uint64_t(top_k_blocks(top_k) * run_bytes(top_k.extent)));
+  } else {
+    builder.scratch("scratch", 0);
+  }
 }
 
 Substitutions top_k_substitutions(const fuse::Region& region, std::span<const ir::NodePtr> pending,

@@ -91,6 +91,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     planned.numel = kernel.written;
     planned.block = unsigned(kernel.threads);
     planned.grid = unsigned(kernel.blocks);
+    planned.launches = kernel.launches;
     planned.bytes_moved = fewest_bytes(region, kernel, nodes, externals);
     for (const fuse::Root& root : region.roots) {
       if (root.external_copy) {

@@ -85,8 +85,9 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
   check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
-  // A kernel's scratch, freed (stream-ordered) once the kernel is queued.
+  // A kernel's scratch, freed (stream-ordered) once its launches are queued.
   std::vector<std::shared_ptr<DeviceBuffer>> scratch;
+  std::vector<std::size_t> launch_index_at;  // where the launch's number goes in `packed`
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
       if (out.reuses) {
@@ -105,6 +106,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       continue;
     }
     packed.clear();
+    launch_index_at.clear();
     for (const ArgSource& arg : kernel.args) {
       switch (arg.kind) {
         case ArgSource::Kind::constant:
@@ -133,6 +135,10 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
           scratch.push_back(device.allocate(arg.value));
           packed.push_back(scratch.back()->ptr());
           break;
+        case ArgSource::Kind::launch_index:
+          launch_index_at.push_back(packed.size());
+          packed.push_back(0);
+          break;
       }
     }
     if (kernel.matmul) {
@@ -141,10 +147,13 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Tr
       run_step(device, kernel, [&] { kernel.matmul->call->run(device, pointers); });
       counters().matmul_calls++;
     } else {
-      const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
-      run_step(device, kernel,
-               [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
-      counters().kernel_launches++;
+      for (int launch = 0; launch < kernel.launches; ++launch) {
+        for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
+        const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
+        run_step(device, kernel,
+                 [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
+        counters().kernel_launches++;
+      }
     }
     scratch.clear();
     for (std::uint32_t node : kernel.release_after) roots.erase(node);

@@ -34,16 +34,37 @@ $WALK
       if (lane == 0 && p == a.extent - 1 && last >= a.extent)
         lz_index_fault(a.faults, (unsigned)a.site, last);
     }
-    for (long long e = lane; e < a.inner; e += 32) {
-      long long rest_e = e, x_e = x_at, src_e = src_at;
+    // kUnroll elements a lane, 32 apart: their loads are in flight together.
+    constexpr int kUnroll = 4;
+    for (long long first = lane; first < a.inner; first += 32 * kUnroll) {
+      long long x_of[kUnroll], src_of[kUnroll];
+      Acc sums[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        long long rest_e = first + 32 * u, x_e = x_at, src_e = src_at;
 $INNER_WALK
-      Acc acc = (Acc)($X);
+        x_of[u] = x_e;
+        src_of[u] = src_e;
+        if (first + 32 * u < a.inner) sums[u] = (Acc)($X);
+      }
       for (long long k = low; k < high; ++k) {
         const long long from = $ORDER_POINTER[order_at + k * a.order_along];
-        const Acc v = (Acc)($SRC);
-        $FOLD;
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (first + 32 * u >= a.inner) continue;
+          const long long src_e = src_of[u];
+          const Acc v = (Acc)($SRC);
+          Acc acc = sums[u];
+          $FOLD;
+          sums[u] = acc;
+        }
       }
-      $OUT[line * a.inner + e] = $STORE;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (first + 32 * u >= a.inner) continue;
+        const Acc acc = sums[u];
+        $OUT[line * a.inner + first + 32 * u] = $STORE;
+      }
     }
   }
 }

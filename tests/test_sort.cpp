@@ -102,10 +102,10 @@ TEST(Sort, TopKKeepsAnyNumberOfElements) {
 TEST(SortKernels, LongRowsMergeThroughScratchWithTheProducingWorkInline) {
   struct Case {
     std::int64_t rows, extent;
-    int launches;  // few long rows: one for the tiles, one per merge pass
+    int launches;  // a sort: one for the tiles, one per merge pass
   };
   for (const Case c : {Case{3, 300, 1}, Case{3, 2048, 1}, Case{3, 5000, 3}, Case{2, 70001, 7},
-                       Case{300, 5000, 1}}) {
+                       Case{300, 5000, 3}}) {
     Tensor x =
         lazy::from_data(random_floats(std::size_t(c.rows * c.extent), 5), {c.rows, c.extent});
     lazy::ValuesAndIndices sorted = lazy::sort(x * 2.0f, -1, true);

@@ -15,54 +15,42 @@ bool sorts_rows(const fuse::TopKInfo& top_k) {
   return top_k.k > kMaxSelected;
 }
 
-// Two runs of (8-byte key, 4-byte position) per element sorted through global memory.
-std::int64_t run_bytes(std::int64_t elements) {
-  return elements * 2 * 12;
-}
-
-// Few rows longer than a tile sort in phases (sort_passes_skeleton.cuh), when all of them fit
-// the scratch: a block per row would leave most of the GPU idle.
-bool sorts_in_phases(const fuse::TopKInfo& top_k) {
-  return sorts_rows(top_k) && top_k.extent > kSortTile && top_k.rows < kFewSortRows &&
-         run_bytes(top_k.rows * top_k.extent) <= kSortScratchBytes;
-}
-
 int merge_passes(std::int64_t extent) {
   int passes = 0;
   for (std::int64_t width = kSortTile; width < extent; width *= 2) ++passes;
   return passes;
 }
 
+// A sort's rows whose runs, two of (8-byte key, 4-byte position) per element, fit the scratch.
+std::int64_t chunk_rows(const fuse::TopKInfo& top_k) {
+  if (top_k.extent <= kSortTile) return std::max<std::int64_t>(top_k.rows, 1);
+  return std::clamp<std::int64_t>(kSortScratchBytes / (top_k.extent * 24), 1,
+                                  std::max<std::int64_t>(top_k.rows, 1));
+}
+
 }  // namespace
 
 const char* top_k_skeleton(const fuse::TopKInfo& top_k) {
-  if (sorts_in_phases(top_k)) return "sort_passes_skeleton.cuh";
   return sorts_rows(top_k) ? "sort_skeleton.cuh" : "topk_skeleton.cuh";
 }
 
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k) {
-  if (sorts_in_phases(top_k))
-    return grid_blocks(top_k.rows * ir::ceil_div(top_k.extent, kSortTile), 1);
-  const std::int64_t rows = grid_blocks(top_k.rows, 1);
-  if (!sorts_rows(top_k) || top_k.extent <= kSortTile) return rows;
-  return std::clamp<std::int64_t>(kSortScratchBytes / run_bytes(top_k.extent), 1, rows);
+  if (!sorts_rows(top_k)) return grid_blocks(top_k.rows, 1);
+  return grid_blocks(chunk_rows(top_k) * ir::ceil_div(top_k.extent, kSortTile), 1);
 }
 
 int top_k_launches(const fuse::TopKInfo& top_k) {
-  return sorts_in_phases(top_k) ? 1 + merge_passes(top_k.extent) : 1;
+  if (!sorts_rows(top_k)) return 1;
+  return int(ir::ceil_div(top_k.rows, chunk_rows(top_k))) * (1 + merge_passes(top_k.extent));
 }
 
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder) {
   builder.constant("k", std::uint64_t(top_k.k));
   if (!sorts_rows(top_k)) return;
-  if (sorts_in_phases(top_k)) {
-    builder.scratch("scratch", std::uint64_t(run_bytes(top_k.rows * top_k.extent)));
-    builder.launch_index("phase");
-  } else if (top_k.extent > kSortTile) {
-    builder.scratch("scratch", std::uint64_t(top_k_blocks(top_k) * run_bytes(top_k.extent)));
-  } else {
-    builder.scratch("scratch", 0);
-  }
+  builder.constant("chunk_rows", std::uint64_t(chunk_rows(top_k)));
+  const bool merges = top_k.extent > kSortTile;
+  builder.scratch("scratch", merges ? std::uint64_t(chunk_rows(top_k) * top_k.extent * 24) : 0);
+  builder.launch_index("launch");
 }
 
 Substitutions top_k_substitutions(const fuse::Region& region, std::span<const ir::NodePtr> pending,

@@ -1,8 +1,8 @@
 // What a top-k region's kernel fills in beyond what every kernel has: the order key of each
 // element, each root's store (the values or positions), and for a sort its launch and scratch.
 // A top-k keeping at most kMaxSelected selects by threshold (nvrtc_templates/topk_skeleton.cuh);
-// one keeping more, a sort among them, sorts whole rows: a block per row (sort_skeleton.cuh), or
-// for few long rows a launch per phase over all of them (sort_passes_skeleton.cuh).
+// one keeping more, a sort among them, sorts whole rows (sort_skeleton.cuh): a launch per phase
+// (the tiles, then each merge pass) for each chunk of rows whose runs fit the scratch.
 #pragma once
 
 #include <cstdint>
@@ -19,17 +19,14 @@ namespace lazy::codegen {
 inline constexpr std::int64_t kMaxSelected = 1024;
 // sort_skeleton.cuh's tile: rows up to this long sort in shared memory, with no scratch.
 inline constexpr std::int64_t kSortTile = 2048;
-// The scratch a sort's blocks share at most: blocks beyond it would wait anyway, for memory.
+// The scratch a sort's chunk of rows takes at most: more rows at once would not run faster.
 inline constexpr std::int64_t kSortScratchBytes = std::int64_t(512) << 20;
-// Rows fewer than this, longer than a tile, sort in phases (a launch each) over every row at once.
-inline constexpr std::int64_t kFewSortRows = 256;
 
 // The skeleton a top-k region fills.
 const char* top_k_skeleton(const fuse::TopKInfo& top_k);
-// Its blocks: one per row, fewer for a sort whose rows need more scratch than kSortScratchBytes;
-// one per tile of every row for a sort in phases.
+// Its blocks: one per row, or for a sort one per tile of a chunk's rows.
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k);
-// Its launches: a sort in phases takes one for its tiles and one per merge pass.
+// Its launches: a sort takes, for each chunk of rows, one for its tiles and one per merge pass.
 int top_k_launches(const fuse::TopKInfo& top_k);
 // Declares the arguments its skeleton reads beyond every kernel's: k, and a sort's scratch.
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder);

@@ -56,7 +56,7 @@ def cat4_workload(dim):
     n = CAT_PARTS * CAT_ROWS * CAT_COLS
 
     def make_steps():
-        inputs = [randn((CAT_ROWS, CAT_COLS), 21 + k, dtype) for k in range(CAT_PARTS)]
+        inputs = [peers.randn((CAT_ROWS, CAT_COLS), 21 + k, dtype) for k in range(CAT_PARTS)]
         fused = peers.compiled(cat4)
         return {"torch_eager": lambda: cat4(inputs, dim),
                 "torch_compile": lambda: fused(inputs, dim)}

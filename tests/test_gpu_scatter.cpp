@@ -88,7 +88,8 @@ TEST_F(GpuScatter, RanksOneToFiveEveryAxisViewsAndLongIndices) {
             lazy::scatter_add(x.transpose(0, 1), 0, index.transpose(0, 1), src.transpose(0, 1)),
             lazy::index_add(table.slice(0, 0, 1000), 0, many, many_src),
             lazy::index_add(table, 0, many.slice(0, 0, 50), many_src.slice(0, 0, 50)),
-            lazy::index_add(blocks, 1, block_ids, block_src.permute({3, 2, 1, 0}), 2)};
+            lazy::index_add(blocks, 1, block_ids, block_src.permute({3, 2, 1, 0}), 2),
+            lazy::scatter_add(x, 1, index.slice(1, 0, 0), src.slice(1, 0, 0))};
       },
       "views, long and short indices", 1e-4);
 }

@@ -44,16 +44,27 @@ void require_room(const Shape& x, int axis, std::string_view op, std::source_loc
   }
 }
 
+// A scatter's operands, checked: x, an i32 or i64 index, and src of x's dtype.
+struct ScatterOperands {
+  const ir::NodePtr& x;
+  const ir::NodePtr& index;
+  const ir::NodePtr& src;
+};
+ScatterOperands checked_operands(const Tensor& x, const Tensor& index, const Tensor& src,
+                                 std::string_view name, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ScatterOperands operands{api::node_of(x, name, loc), api::node_of(index, name, loc),
+                                 api::node_of(src, name, loc)};
+  api::require_index(operands.index, name, loc);
+  require_same_dtype(operands.x, operands.src, name, loc);
+  return operands;
+}
+
 // scatter_add and scatter: x, index and src of one rank, index within src and, off `axis`,
 // within x.
 Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tensor& src, ir::Op op,
                      ScatterCaller caller, std::string_view name, std::source_location loc) {
-  api::sync_if_trace_full();
-  const ir::NodePtr& target = api::node_of(x, name, loc);
-  const ir::NodePtr& picks = api::node_of(index, name, loc);
-  const ir::NodePtr& from = api::node_of(src, name, loc);
-  api::require_index(picks, name, loc);
-  require_same_dtype(target, from, name, loc);
+  const auto [target, picks, from] = checked_operands(x, index, src, name, loc);
   const int rank = target->shape.rank();
   if (picks->shape.rank() != rank || from->shape.rank() != rank) {
     api::fail<ShapeError>(loc, name, "index of shape ", picks->shape.to_string(),
@@ -109,12 +120,7 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& val
 Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
                  const Scalar& alpha, std::source_location loc) {
   constexpr std::string_view name = "index_add";
-  api::sync_if_trace_full();
-  const ir::NodePtr& target = api::node_of(x, name, loc);
-  const ir::NodePtr& picks = api::node_of(index, name, loc);
-  const ir::NodePtr& from = api::node_of(src, name, loc);
-  api::require_index(picks, name, loc);
-  require_same_dtype(target, from, name, loc);
+  const auto [target, picks, from] = checked_operands(x, index, src, name, loc);
   if (picks->shape.rank() > 1) {
     api::fail<ShapeError>(loc, name, "needs a 1-d (or 0-d) index, got shape ",
                           picks->shape.to_string());

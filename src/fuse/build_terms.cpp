@@ -7,12 +7,12 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/hash/hash.h>
 
+#include "fuse/dense_operands.h"
 #include "fuse/gather_pushdown.h"
 #include "fuse/internal_error.h"
 #include "fuse/row_walk.h"
 #include "fuse/view_layout.h"
 #include "ir/gather.h"
-#include "ir/matmul.h"
 
 namespace lazy::fuse {
 
@@ -89,65 +89,42 @@ class TermBuilder {
   // first, by a generated kernel that also runs the work producing it.
   bool build_matmul_terms(Region& region) {
     const Node& node = *graph_.nodes[region.matmul->node];
+    if (!load_inputs(region, node, CutReason::matmul_layout, region.matmul->input_terms))
+      return false;
     std::vector<ir::Layout> layouts;
-    region.matmul->input_terms.clear();
-    for (const NodePtr& input : node.inputs) {
-      std::vector<const Node*> path;
-      const std::int32_t term = visit(input, path);
-      if (term == kFailed) return false;
-      if (region.terms[term].kind != Term::Kind::load) return write_densely(input, node);
+    for (const std::int32_t term : region.matmul->input_terms)
       layouts.push_back(region.terms[term].layout);
-      region.matmul->input_terms.push_back(term);
-    }
-    const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
-    if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0) {
-      const std::optional<ir::Layout> vector =
-          ir::reshape_layout(layouts[bias], Shape{layouts[bias].shape.numel()});
-      if (!vector || !ir::bias_maps(*vector)) return write_densely(node.inputs[bias], node);
-    }
-    const int residual = ir::matmul_residual_input(epilogue);
-    const ir::MatmulMapping mapping =
-        ir::map_matmul(layouts[0], layouts[1], residual >= 0 ? &layouts[residual] : nullptr);
-    if (!mapping.problem) {
-      const int input = *mapping.inexpressible == ir::MatmulOperand::a   ? 0
-                        : *mapping.inexpressible == ir::MatmulOperand::b ? 1
-                                                                         : residual;
-      return write_densely(node.inputs[input], node);
-    }
-    region.matmul->problem = *mapping.problem;
-    return true;
+    const std::optional<int> dense = matmul_input_to_write(node, layouts, region.matmul->problem);
+    return !dense || write_densely(node.inputs[*dense], node, CutReason::matmul_layout);
   }
 
-  // A scatter's terms: a load of each input, as it sits in memory (an input that is not, a
-  // broadcast scalar, is written densely first).
+  // A scatter's terms: a load of each input, as it sits in memory.
   bool build_scatter_terms(Region& region) {
     const Node& node = *graph_.nodes[region.scatter->node];
-    region.scatter->input_terms.clear();
-    for (const NodePtr& input : node.inputs) {
+    return load_inputs(region, node, CutReason::scatter_operand, region.scatter->input_terms);
+  }
+
+  // A load term for each input of `reader`, as it sits in memory, into `terms`; false when the
+  // walk added a cut, or an input is not in memory as it is (a broadcast scalar): it is cut to be
+  // written densely first (`why`).
+  bool load_inputs(Region& region, const Node& reader, CutReason why,
+                   std::vector<std::int32_t>& terms) {
+    terms.clear();
+    for (const NodePtr& input : reader.inputs) {
       std::vector<const Node*> path;
       const std::int32_t term = visit(input, path);
       if (term == kFailed) return false;
-      if (region.terms[term].kind != Term::Kind::load)
-        return write_densely(input, node, CutReason::scatter_operand);
-      region.scatter->input_terms.push_back(term);
+      if (region.terms[term].kind != Term::Kind::load) return write_densely(input, reader, why);
+      terms.push_back(term);
     }
     return true;
   }
 
-  // Cuts `input` of `reader` (a product, a scatter) to be written densely; false (the terms must
-  // be built again).
-  bool write_densely(const NodePtr& input, const Node& reader,
-                     CutReason why = CutReason::matmul_layout) {
-    if (input->is_pending()) {
-      if (p_.cuts.cut[input->trace_index])
-        internal_error(reader, "an operand written densely still cannot be read from memory");
-      p_.cuts.add(input->trace_index, why);
-    } else {
-      const std::uint32_t slot = slot_of_.at(input.get());
-      if (p_.cuts.external_copy[slot])
-        internal_error(reader, "an operand written densely still cannot be read from memory");
-      p_.cuts.external_copy[slot] = true;
-    }
+  // Cuts `input` of `reader` to be written densely; false (the terms must be built again).
+  bool write_densely(const NodePtr& input, const Node& reader, CutReason why) {
+    const std::optional<std::uint32_t> slot =
+        input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input.get()));
+    cut_to_write_densely(p_.cuts, *input, slot, reader, why);
     cut_added_ = true;
     return false;
   }

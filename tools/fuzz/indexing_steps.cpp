@@ -79,6 +79,18 @@ void add_join(GrowingProgram& g, int x) {
   g.try_add(s);
 }
 
+// A new leaf of i32 or i64 indices whose values stay inside `bound` (Step::index_bound) however
+// the sizes shrink; its shape is the caller's to set.
+Step index_leaf(GrowingProgram& g, const Dim& bound) {
+  Step indices;
+  indices.op = Op::data;
+  indices.dtype = g.random().chance(50) ? DType::i32 : DType::i64;
+  indices.data.key = g.random().next();
+  indices.data.lo = 0;
+  indices.index_bound = bound;
+  return indices;
+}
+
 // A gather of x along a random axis through one of the API's four forms, its indices a new
 // leaf whose values stay inside the axis (Step::index_bound) however the sizes shrink.
 void add_gather(GrowingProgram& g, int x) {
@@ -93,12 +105,7 @@ void add_gather(GrowingProgram& g, int x) {
   s.axis = s.name == "embedding" ? 0 : g.random_axis(rank);
   const int along = (s.axis + rank) % rank;
   if (dim_value(g.program(), shape[along]) == 0) return;
-  Step indices;
-  indices.op = Op::data;
-  indices.dtype = g.random().chance(50) ? DType::i32 : DType::i64;
-  indices.data.key = g.random().next();
-  indices.data.lo = 0;
-  indices.index_bound = shape[along];
+  Step indices = index_leaf(g, shape[along]);
   if (s.name == "index_select") {
     indices.shape = {Dim{{g.some_size()}, 1}};
   } else if (s.name == "embedding") {
@@ -133,12 +140,7 @@ void add_scatter(GrowingProgram& g, int x) {
   s.axis = g.random_axis(rank);
   const int along = (s.axis + rank) % rank;
   if (dim_value(g.program(), shape[along]) == 0) return;
-  Step indices;
-  indices.op = Op::data;
-  indices.dtype = g.random().chance(50) ? DType::i32 : DType::i64;
-  indices.data.key = g.random().next();
-  indices.data.lo = 0;
-  indices.index_bound = shape[along];
+  Step indices = index_leaf(g, shape[along]);
   std::vector<Dim> src_shape = shape;
   if (s.name == "index_add") {
     indices.shape = {Dim{{g.some_size()}, 1}};

@@ -1,0 +1,42 @@
+#include "fuse/dense_operands.h"
+
+#include "fuse/internal_error.h"
+#include "ir/matmul.h"
+
+namespace lazy::fuse {
+
+std::optional<int> matmul_input_to_write(const ir::Node& product,
+                                         std::span<const ir::Layout> layouts,
+                                         ir::MatmulProblem& problem) {
+  const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(product);
+  if (const int bias = ir::matmul_bias_input(epilogue); bias >= 0) {
+    const std::optional<ir::Layout> vector =
+        ir::reshape_layout(layouts[bias], Shape{layouts[bias].shape.numel()});
+    if (!vector || !ir::bias_maps(*vector)) return bias;
+  }
+  const int residual = ir::matmul_residual_input(epilogue);
+  const ir::MatmulMapping mapping =
+      ir::map_matmul(layouts[0], layouts[1], residual >= 0 ? &layouts[residual] : nullptr);
+  if (!mapping.problem) {
+    return *mapping.inexpressible == ir::MatmulOperand::a   ? 0
+           : *mapping.inexpressible == ir::MatmulOperand::b ? 1
+                                                            : residual;
+  }
+  problem = *mapping.problem;
+  return std::nullopt;
+}
+
+void cut_to_write_densely(Cuts& cuts, const ir::Node& input,
+                          std::optional<std::uint32_t> external_slot, const ir::Node& reader,
+                          CutReason why) {
+  const bool done =
+      external_slot ? cuts.external_copy[*external_slot] : cuts.cut[input.trace_index];
+  if (done) internal_error(reader, "an operand written densely still cannot be read from memory");
+  if (external_slot) {
+    cuts.external_copy[*external_slot] = true;
+  } else {
+    cuts.add(input.trace_index, why);
+  }
+}
+
+}  // namespace lazy::fuse

@@ -6,6 +6,7 @@
 #include "lazy/dtype.h"
 #include "lazy/error.h"
 #include "lazy/factories.h"
+#include "lazy/function.h"
 #include "lazy/indexing.h"
 #include "lazy/linalg.h"
 #include "lazy/ops.h"

@@ -2,14 +2,42 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
 
 namespace lazy::api {
 
+namespace {
+
+// The line of the lazy::Function call whose body the thread is capturing, if any.
+thread_local std::optional<std::source_location> capture_call;
+
+}  // namespace
+
 void sync_if_trace_full() {
-  if (std::int64_t(ir::Trace::current().size()) >= ir::max_pending_ops()) sync();
+  if (std::int64_t(ir::Trace::current().size()) >= ir::max_pending_ops() && !capture_call) sync();
+}
+
+CaptureScope::CaptureScope(std::source_location call) {
+  capture_call = call;
+}
+
+CaptureScope::~CaptureScope() {
+  capture_call.reset();
+}
+
+bool capturing() {
+  return capture_call.has_value();
+}
+
+void refuse_while_capturing(std::string_view what) {
+  if (!capture_call) return;
+  const std::source_location call = *capture_call;
+  fail<RuntimeError>(call, "Function", "the function being captured asked for a host ", what,
+                     "; its replays do not run the function, so it may only record ops. Return "
+                     "the tensor and read it after the call, or call the function uncompiled");
 }
 
 const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc) {

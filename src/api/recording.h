@@ -2,6 +2,7 @@
 // the calling thread's trace. Errors are thrown before anything is appended.
 #pragma once
 
+#include <memory>
 #include <source_location>
 #include <string_view>
 
@@ -11,6 +12,10 @@
 #include "ir/trace.h"
 #include "lazy/error.h"
 #include "lazy/tensor.h"
+
+namespace lazy::runtime {
+struct Plan;
+}
 
 namespace lazy::api {
 
@@ -24,8 +29,29 @@ template <class E, class... Parts>
 }
 
 // Syncs the thread's trace when it has grown past ir::max_pending_ops(). Called once at the
-// start of every public op, before it creates nodes, so no half-built op is cut in two.
+// start of every public op, before it creates nodes, so no half-built op is cut in two. A
+// lazy::Function capturing its body lets the trace grow instead.
 void sync_if_trace_full();
+
+// Computes the pending graph of `trace` and hands each held node its data. The trace is left
+// intact if evaluation throws, so nothing the user recorded is lost. A bad index found by a
+// finished kernel (this sync's or an earlier one's) is thrown once the results are kept.
+// `plan_run`, when given, gets the plan the GPU ran (null on the host).
+void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run = nullptr);
+
+// Marks the calling thread as capturing a lazy::Function's body, called at `call`, for its
+// lifetime: a replay does not run the body, so the body may not read values on the host.
+class CaptureScope {
+ public:
+  explicit CaptureScope(std::source_location call);
+  CaptureScope(const CaptureScope&) = delete;
+  CaptureScope& operator=(const CaptureScope&) = delete;
+  ~CaptureScope();
+};
+bool capturing();
+// Throws RuntimeError at the capturing call's line when the thread is capturing: `what` (a sync
+// or a read of values) would give the body a result its replays do not recompute.
+void refuse_while_capturing(std::string_view what);
 
 // The node behind a handle; throws ValueError when the handle is undefined.
 const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc);

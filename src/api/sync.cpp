@@ -6,19 +6,17 @@
 
 namespace lazy {
 
-namespace {
+namespace api {
 
-// Computes the pending graph of `trace` and hands each held node its data. The trace is left
-// intact if evaluation throws, so nothing the user recorded is lost. A bad gather index found by
-// a finished kernel (this sync's or an earlier one's) is thrown once the results are kept.
-void sync_trace(ir::Trace& trace) {
+void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run) {
   if (trace.empty()) return;
+  refuse_while_capturing("sync (lazy::sync or lazy::eval)");
   std::span<const ir::NodePtr> pending = trace.pending();
   std::vector<bool> live(pending.size());
   for (std::size_t i = 0; i < pending.size(); ++i)
     live[i] = pending[i]->handles.load(std::memory_order_relaxed) > 0;
 
-  std::vector<std::optional<ir::TensorData>> results = runtime::execute(trace, live);
+  std::vector<std::optional<ir::TensorData>> results = runtime::execute(trace, live, plan_run);
 
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (!live[i]) continue;
@@ -30,10 +28,10 @@ void sync_trace(ir::Trace& trace) {
   runtime::raise_index_faults();
 }
 
-}  // namespace
+}  // namespace api
 
 void sync() {
-  sync_trace(ir::Trace::current());
+  api::sync_trace(ir::Trace::current());
 }
 
 void eval(std::span<const Tensor> tensors, std::source_location loc) {

@@ -22,6 +22,7 @@ void drop_handle(const std::shared_ptr<ir::Node>& node) {
 const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
                                     std::source_location loc) {
   const ir::NodePtr& node = api::node_of(t, op, loc);
+  if (api::capturing()) api::refuse_while_capturing("read (" + std::string(op) + ")");
   if (!node->data) sync();
   return *node->data;
 }

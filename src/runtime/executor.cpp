@@ -67,7 +67,8 @@ void note_host_execution() {
 }  // namespace
 
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
-                                                   const std::vector<bool>& live) {
+                                                   const std::vector<bool>& live,
+                                                   std::shared_ptr<const Plan>* plan_run) {
   auto start = std::chrono::steady_clock::now();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
@@ -101,7 +102,8 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
 
   std::vector<std::optional<ir::TensorData>> results;
   if (device != nullptr && !reference_execution) {
-    results = replay(*plan, trace, *device);
+    results = replay(*plan, trace.pending(), trace.externals(), *device);
+    if (plan_run != nullptr) *plan_run = plan;
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
     results = ref::evaluate(trace.pending(), live);

@@ -3,16 +3,20 @@
 // host with the reference evaluator.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "ir/trace.h"
+#include "runtime/plan.h"
 
 namespace lazy::runtime {
 
 // The data of each live pending node (by pending index); the trace is left as it was.
+// `plan_run`, when given, gets the plan the GPU ran (it stays null on the host).
 std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
-                                                   const std::vector<bool>& live);
+                                                   const std::vector<bool>& live,
+                                                   std::shared_ptr<const Plan>* plan_run = nullptr);
 
 // While set, the calling thread's syncs compute with the reference evaluator even when a GPU is
 // present: the oracle GPU tests compare against.

@@ -50,7 +50,7 @@ struct PlannedKernel {
   std::int64_t numel;  // elements each output holds; 0: nothing to launch
   unsigned grid;
   unsigned block;
-  int launches = 1;  // queued in order, each with its number as the launch_index argument
+  int launches = 1;          // queued in order, each with its number as the launch_index argument
   std::int64_t bytes_moved;  // the fewest bytes the kernel reads and writes (LAZY_DEBUG=3)
   // Outputs of earlier kernels nobody holds that no later kernel reads: freed (stream-ordered)
   // once this kernel is queued, so an unfused chain does not hold all its intermediates.

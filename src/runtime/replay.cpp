@@ -78,10 +78,10 @@ MatmulPointers matmul_pointers(const PlannedKernel& step, std::span<const std::u
 
 }  // namespace
 
-std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Trace& trace,
+std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
+                                                  std::span<const ir::NodePtr> pending,
+                                                  std::span<const ir::NodePtr> externals,
                                                   Device& device) {
-  std::span<const ir::NodePtr> pending = trace.pending();
-  std::span<const ir::NodePtr> externals = trace.externals();
   check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;

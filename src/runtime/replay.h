@@ -2,17 +2,22 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
-#include "ir/trace.h"
+#include "ir/node.h"
 #include "runtime/device.h"
 #include "runtime/plan.h"
 
 namespace lazy::runtime {
 
 // The data of each held pending node (by pending index): kernel outputs, views of them or of
-// inputs, and scalars.
-std::vector<std::optional<ir::TensorData>> replay(const Plan& plan, const ir::Trace& trace,
+// inputs, and scalars. `pending` gives the nodes' dtypes, shapes and scalar values (their inputs
+// are not read), `externals` the computed inputs by slot: a sync passes its trace's, a
+// lazy::Function the graph it captured and the inputs of the call.
+std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
+                                                  std::span<const ir::NodePtr> pending,
+                                                  std::span<const ir::NodePtr> externals,
                                                   Device& device);
 
 // Fills every kernel output with 0xff bytes (NaN for floats) before the kernel runs, so an

@@ -23,6 +23,7 @@ Stats stats() {
   s.nvrtc_compiles = c.nvrtc_compiles.load();
   s.kernel_launches = c.kernel_launches.load();
   s.matmul_calls = c.matmul_calls.load();
+  s.function_replays = c.function_replays.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
   s.slowest_compile_seconds = double(c.slowest_compile_nanoseconds.load()) * 1e-9;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();
@@ -44,6 +45,7 @@ void reset_stats() {
   c.nvrtc_compiles = 0;
   c.kernel_launches = 0;
   c.matmul_calls = 0;
+  c.function_replays = 0;
   c.compile_nanoseconds = 0;
   c.slowest_compile_nanoseconds = 0;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();

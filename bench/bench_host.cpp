@@ -1,0 +1,197 @@
+// Host cost of a step (issue 15), in wall-clock time on the host:
+//   step64      64 pointwise ops on [4096] f32, recorded and synced each step (one kernel)
+//   block       a multi-kernel step on [64, 512] f32: rounds of softmax and a column mean
+//   record      recording one op of the 64-op chain, dropped unsynced (ns per op)
+//   threads     T threads (1, 2, 4, 8) each running its own loop on [2048] f32 that reads a value
+//               every step, against one thread running the T loops one after another
+// step64 and block run through the eager path and through lazy::compile. A step's time is the
+// median over repeats of (wall time of kSteps steps, then a wait for the GPU) / kSteps.
+//   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "bench_options.h"
+#include "event_timing.h"
+#include "ir/trace.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using lazy::Tensor;
+using lazy::bench::json_string;
+
+constexpr int kSteps = 200;        // steps per timed repeat
+constexpr int kThreadSteps = 400;  // steps of each thread's loop
+constexpr int kChainOps = 64;
+
+const lazy::bench::BenchUsage kUsage = {
+    "bench_host", "host time per step of small recorded programs, eager and compiled",
+    "step64 block record threads"};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+Tensor computed(Tensor t) {
+  lazy::eval({t});
+  return t;
+}
+
+// 8 rounds of x = exp(tanh(sigmoid(x * 1.01 + 0.1) - 0.25) * 0.9 + x): 64 ops.
+Tensor chain64(const Tensor& input) {
+  Tensor x = input;
+  for (int round = 0; round < kChainOps / 8; ++round) {
+    Tensor s = lazy::sigmoid(x * 1.01f + 0.1f) - 0.25f;
+    x = lazy::tanh(s) * 0.9f + x;
+    x = lazy::exp(x) * 0.5f;
+  }
+  return x;
+}
+
+// Rounds of a row softmax and the column mean taken out of it: two kernels a round.
+constexpr int kBlockRounds = 6;
+Tensor block(const Tensor& input) {
+  Tensor x = input;
+  for (int round = 0; round < kBlockRounds; ++round) {
+    Tensor s = lazy::softmax(x * 1.5f, -1);
+    x = s - lazy::mean(s, 0, true) + x * 0.5f;
+  }
+  return x;
+}
+
+struct Row {
+  std::string workload;
+  std::string impl;
+  std::string unit;
+  double value;
+  std::string note;
+};
+
+// Median per-step seconds of `step` (which syncs), the GPU waited for at the end of each repeat.
+double time_steps(const std::function<Tensor()>& step, int repeats) {
+  for (int i = 0; i < 20; ++i) step();  // capture, compile, warm the caches
+  (void)step().to_vector<float>();
+  std::vector<double> per_step;
+  for (int r = 0; r < repeats; ++r) {
+    Tensor last;
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kSteps; ++i) last = step();
+    (void)lazy::sum(last).item<float>();
+    per_step.push_back(seconds_since(start) / kSteps);
+  }
+  return median(per_step);
+}
+
+std::int64_t launches_per_step(const std::function<Tensor()>& step) {
+  const std::int64_t before = lazy::stats().kernel_launches + lazy::stats().matmul_calls;
+  step();
+  return lazy::stats().kernel_launches + lazy::stats().matmul_calls - before;
+}
+
+void step_rows(const std::string& name, const Tensor& input, Tensor (*body)(const Tensor&),
+               int repeats, std::vector<Row>& rows) {
+  const std::function<Tensor()> eager = [&] { return computed(body(input)); };
+  lazy::Function compiled =
+      lazy::compile([body](std::span<const Tensor> in) { return body(in[0]); });
+  const std::function<Tensor()> replay = [&] { return compiled({input})[0]; };
+  for (const auto& [impl, step] : {std::pair{"eager", eager}, std::pair{"compiled", replay}}) {
+    const double seconds = time_steps(step, repeats);
+    rows.push_back({name, impl, "us_per_step", seconds * 1e6,
+                    std::to_string(launches_per_step(step)) + " launches"});
+  }
+}
+
+void record_row(int repeats, std::vector<Row>& rows) {
+  const Tensor input = computed(lazy::randn({4096}, 1));
+  std::vector<double> per_op;
+  for (int r = 0; r < repeats; ++r) {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kSteps; ++i) {
+      Tensor y = chain64(input);
+      lazy::ir::Trace::current().clear();  // dropped unsynced: only recording is timed
+    }
+    per_op.push_back(seconds_since(start) / (kSteps * kChainOps));
+  }
+  rows.push_back({"record", "eager", "ns_per_op", median(per_op) * 1e9, ""});
+}
+
+// One loop of the threads workload: a few ops and a value read back every step.
+void read_loop(std::uint64_t seed) {
+  Tensor x = computed(lazy::randn({2048}, seed));
+  float total = 0;
+  for (int i = 0; i < kThreadSteps; ++i) {
+    x = lazy::tanh(x * 1.01f + 0.1f) * 0.5f + x * 0.5f;
+    total += lazy::sum(x).item<float>();
+  }
+  if (total == 12345.0f) std::puts("");  // keeps the loop's result used
+}
+
+void thread_rows(std::vector<Row>& rows) {
+  read_loop(99);  // compiles the loop's kernels
+  for (int threads : {1, 2, 4, 8}) {
+    Clock::time_point start = Clock::now();
+    for (int t = 0; t < threads; ++t) read_loop(std::uint64_t(t + 1));
+    const double serial = seconds_since(start);
+    start = Clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(read_loop, std::uint64_t(t + 1));
+    for (std::thread& thread : pool) thread.join();
+    const double parallel = seconds_since(start);
+    rows.push_back({"threads" + std::to_string(threads), "eager", "x_one_thread", serial / parallel,
+                    std::to_string(int(threads * kThreadSteps / parallel)) + " steps/s"});
+  }
+}
+
+void write_json(const std::string& path, const std::string& device, const std::vector<Row>& rows) {
+  std::ostringstream json;
+  json << std::setprecision(6) << "{\"device\": " << json_string(device) << ", \"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    json << (i ? ",\n  " : "\n  ") << "{\"workload\": " << json_string(rows[i].workload)
+         << ", \"impl\": " << json_string(rows[i].impl)
+         << ", \"unit\": " << json_string(rows[i].unit) << ", \"value\": " << rows[i].value
+         << ", \"note\": " << json_string(rows[i].note) << "}";
+  }
+  json << "\n]}\n";
+  std::ofstream(path) << json.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lazy::bench::BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
+  const int repeats = std::max(3, options.iters / 5);
+  const auto wanted = [&](const std::string& name) {
+    return options.only.empty() || options.only == name;
+  };
+  std::vector<Row> rows;
+  if (wanted("step64"))
+    step_rows("step64", computed(lazy::randn({4096}, 1)), chain64, repeats, rows);
+  if (wanted("block"))
+    step_rows("block", computed(lazy::randn({64, 512}, 2)), block, repeats, rows);
+  if (wanted("record")) record_row(repeats, rows);
+  if (wanted("threads")) thread_rows(rows);
+
+  std::printf("%s\n%-10s %-9s %12s  %s\n", lazy::device_description().c_str(), "workload", "impl",
+              "value", "unit");
+  for (const Row& row : rows) {
+    std::printf("%-10s %-9s %12.3f  %s %s\n", row.workload.c_str(), row.impl.c_str(), row.value,
+                row.unit.c_str(), row.note.c_str());
+  }
+  write_json(options.json_path, lazy::device_description(), rows);
+  std::printf("wrote %s\n", options.json_path.c_str());
+}

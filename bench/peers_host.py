@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Issue 15's host-bound steps in PyTorch, timed as bench/bench_host.cpp times lazyfuse.
+
+step64: 64 pointwise ops on [4096] f32; block: rounds of a row softmax and the column mean taken
+out of it on [64, 512] f32. Each in eager, torch.compile (default) and
+torch.compile(mode="reduce-overhead"). A step's time is the median over repeats of (wall time of
+200 steps, then torch.cuda.synchronize()) / 200: with tensors this small the host is the cost.
+
+    python3 bench/peers_host.py [--iters N] [--only WORKLOAD] [--json PATH]
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+STEPS = 200
+CHAIN_OPS = 64
+BLOCK_ROUNDS = 6
+WARMUP_STEPS = 20
+
+
+def chain64(x):
+    for _ in range(CHAIN_OPS // 8):
+        s = torch.sigmoid(x * 1.01 + 0.1) - 0.25
+        x = torch.tanh(s) * 0.9 + x
+        x = torch.exp(x) * 0.5
+    return x
+
+
+def block(x):
+    for _ in range(BLOCK_ROUNDS):
+        s = torch.softmax(x * 1.5, -1)
+        x = s - s.mean(0, keepdim=True) + x * 0.5
+    return x
+
+
+def time_steps(fn, x, repeats):
+    for _ in range(WARMUP_STEPS):
+        fn(x)
+    torch.cuda.synchronize()
+    per_step = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(STEPS):
+            y = fn(x)
+        float(y.sum())
+        per_step.append((time.perf_counter() - start) / STEPS)
+    return statistics.median(per_step)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--only")
+    parser.add_argument("--json", default="peers_host.json")
+    args = parser.parse_args()
+    repeats = max(3, args.iters // 5)
+    workloads = {
+        "step64": (chain64, torch.randn(4096, device="cuda")),
+        "block": (block, torch.randn(64, 512, device="cuda")),
+    }
+    rows = []
+    for name, (fn, x) in workloads.items():
+        if args.only and args.only != name:
+            continue
+        impls = {
+            "torch_eager": fn,
+            "torch_compile": torch.compile(fn),
+            "torch_reduce_overhead": torch.compile(fn, mode="reduce-overhead"),
+        }
+        for impl, compiled in impls.items():
+            rows.append({"workload": name, "impl": impl, "unit": "us_per_step",
+                         "value": time_steps(compiled, x, repeats) * 1e6})
+    print(torch.cuda.get_device_name())
+    for row in rows:
+        print(f"{row['workload']:<10} {row['impl']:<22} {row['value']:10.3f}  {row['unit']}")
+    with open(args.json, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

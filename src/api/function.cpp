@@ -1,0 +1,291 @@
+#include "lazy/function.h"
+
+#include <mutex>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
+
+#include "api/recording.h"
+#include "ir/debug.h"
+#include "lazy/config.h"
+#include "lazy/sync.h"
+#include "runtime/device.h"
+#include "runtime/index_faults.h"
+#include "runtime/replay.h"
+#include "runtime/stats.h"
+
+namespace lazy {
+
+namespace {
+
+// In a node's wiring, an input that is an external slot rather than a node of the graph.
+constexpr std::uint32_t kExternalRef = std::uint32_t(1) << 31;
+
+// What the function returned, per output: a node of the graph, one of the call's inputs, or a
+// tensor computed before the capture.
+struct CapturedOutput {
+  enum class Kind : std::uint8_t { node, input, constant };
+  Kind kind;
+  std::uint32_t index;   // graph index or input index
+  ir::NodePtr constant;  // Kind::constant
+};
+
+// What a capture kept for one input signature. Immutable once made.
+struct Capture {
+  std::vector<std::uint64_t> signature;
+  // Per input, the constant slot whose storage it shares (-1: none): part of what the plan
+  // assumed about memory, checked against the constants once they are known.
+  std::vector<std::int32_t> constant_aliases;
+  std::shared_ptr<const runtime::Plan> plan;  // null: replays record the graph again (host)
+  // The body's nodes in recording order, without inputs or data: what the plan reads of them
+  // (dtypes, shapes, scalar values, source lines).
+  std::vector<ir::NodePtr> graph;
+  // Each node's inputs: a graph index, or kExternalRef | slot.
+  std::vector<absl::InlinedVector<std::uint32_t, 3>> wiring;
+  // Per external slot: the input it is, or -1 for a tensor computed before (in `constants`).
+  std::vector<std::int32_t> slot_inputs;
+  std::vector<ir::NodePtr> constants;
+  std::vector<CapturedOutput> outputs;
+};
+
+// The dtype, shape and layout of each input, which inputs are the same tensor or share memory,
+// and the settings a plan depends on.
+std::vector<std::uint64_t> input_signature(std::span<const Tensor> inputs) {
+  std::vector<std::uint64_t> words = {inputs.size(), std::uint64_t(fusion_enabled()),
+                                      std::uint64_t(fast_math())};
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Node& node = *inputs[i].node();
+    const ir::TensorData& data = *node.data;
+    std::uint64_t same_node = i, same_storage = i;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (inputs[j].node() == inputs[i].node() && same_node == i) same_node = j;
+      if (inputs[j].node()->data->storage == data.storage && same_storage == i) same_storage = j;
+    }
+    words.push_back(std::uint64_t(node.dtype) | std::uint64_t(node.shape.rank()) << 8 |
+                    same_node << 16 | same_storage << 40);
+    words.push_back(std::uint64_t(data.layout.offset));
+    for (int d = 0; d < node.shape.rank(); ++d) {
+      words.push_back(std::uint64_t(node.shape[d]));
+      words.push_back(std::uint64_t(data.layout.strides[d]));
+    }
+  }
+  return words;
+}
+
+std::vector<std::int32_t> constant_aliases(std::span<const Tensor> inputs,
+                                           std::span<const ir::NodePtr> constants) {
+  std::vector<std::int32_t> aliases(inputs.size(), -1);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Storage* storage = inputs[i].node()->data->storage.get();
+    for (std::size_t slot = 0; slot < constants.size(); ++slot) {
+      if (constants[slot] && constants[slot]->data->storage.get() == storage) {
+        aliases[i] = std::int32_t(slot);
+        break;
+      }
+    }
+  }
+  return aliases;
+}
+
+// A copy of what `node` is, without its inputs or data.
+ir::NodePtr detached_copy(const ir::Node& node) {
+  ir::NodePtr copy = ir::make_node(node.op, node.dtype, node.shape, node.loc);
+  copy->compute_dtype = node.compute_dtype;
+  copy->attrs = node.attrs;
+  copy->scalar = node.scalar;
+  return copy;
+}
+
+// The node of each external slot for a call with `inputs`.
+std::vector<ir::NodePtr> externals_for(const Capture& capture, std::span<const Tensor> inputs) {
+  std::vector<ir::NodePtr> externals(capture.slot_inputs.size());
+  for (std::size_t slot = 0; slot < externals.size(); ++slot) {
+    const std::int32_t input = capture.slot_inputs[slot];
+    externals[slot] = input >= 0 ? inputs[std::size_t(input)].node() : capture.constants[slot];
+  }
+  return externals;
+}
+
+}  // namespace
+
+struct Function::State {
+  Body body;
+  mutable std::mutex mutex;
+  std::vector<std::shared_ptr<const Capture>> captures;
+
+  std::shared_ptr<const Capture> find(const std::vector<std::uint64_t>& signature,
+                                      std::span<const Tensor> inputs) const {
+    std::lock_guard lock(mutex);
+    for (const std::shared_ptr<const Capture>& capture : captures) {
+      if (capture->signature == signature &&
+          constant_aliases(inputs, capture->constants) == capture->constant_aliases)
+        return capture;
+    }
+    return nullptr;
+  }
+
+  std::vector<Tensor> capture(std::span<const Tensor> inputs, std::vector<std::uint64_t> signature,
+                              std::source_location loc);
+};
+
+std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
+                                             std::vector<std::uint64_t> signature,
+                                             std::source_location loc) {
+  ir::Trace& trace = ir::Trace::current();
+  sync();  // the body's ops alone in the trace
+  std::vector<Tensor> outputs;
+  try {
+    api::CaptureScope scope(loc);
+    outputs = body(inputs);
+    for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
+  } catch (...) {
+    trace
+        .clear();  // the body's partial recording: nothing of the user's, since the trace was empty
+    throw;
+  }
+
+  auto capture = std::make_shared<Capture>();
+  capture->signature = std::move(signature);
+  std::span<const ir::NodePtr> externals = trace.externals();
+  absl::flat_hash_map<const ir::Node*, std::uint32_t> slot_of;
+  capture->slot_inputs.assign(externals.size(), -1);
+  capture->constants.resize(externals.size());
+  for (std::uint32_t slot = 0; slot < externals.size(); ++slot) {
+    slot_of[externals[slot].get()] = slot;
+    for (std::size_t i = 0; i < inputs.size() && capture->slot_inputs[slot] < 0; ++i)
+      if (inputs[i].node() == externals[slot]) capture->slot_inputs[slot] = std::int32_t(i);
+    if (capture->slot_inputs[slot] < 0) capture->constants[slot] = externals[slot];
+  }
+  capture->constant_aliases = constant_aliases(inputs, capture->constants);
+  for (const ir::NodePtr& node : trace.pending()) {
+    capture->graph.push_back(detached_copy(*node));
+    auto& wiring = capture->wiring.emplace_back();
+    for (const ir::NodePtr& input : node->inputs)
+      wiring.push_back(input->trace == &trace ? input->trace_index
+                                              : kExternalRef | slot_of[input.get()]);
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const ir::NodePtr& node = outputs[i].node();
+    CapturedOutput out{CapturedOutput::Kind::constant, 0, node};
+    if (node->trace == &trace) {
+      out = {CapturedOutput::Kind::node, node->trace_index, nullptr};
+    } else {
+      for (std::size_t j = 0; j < inputs.size(); ++j)
+        if (inputs[j].node() == node)
+          out = {CapturedOutput::Kind::input, std::uint32_t(j), nullptr};
+    }
+    capture->outputs.push_back(std::move(out));
+  }
+  api::sync_trace(trace, &capture->plan);
+
+  std::lock_guard lock(mutex);
+  captures.push_back(std::move(capture));
+  return outputs;
+}
+
+namespace {
+
+// The call's outputs from the replay's results (by graph index).
+std::vector<Tensor> outputs_of(const Capture& capture, std::span<const Tensor> inputs,
+                               std::vector<std::optional<ir::TensorData>>& results) {
+  std::vector<Tensor> outputs;
+  outputs.reserve(capture.outputs.size());
+  for (const CapturedOutput& out : capture.outputs) {
+    switch (out.kind) {
+      case CapturedOutput::Kind::node: {
+        const ir::Node& shape_of = *capture.graph[out.index];
+        ir::NodePtr node =
+            ir::make_node(ir::Op::Data, shape_of.dtype, shape_of.shape, shape_of.loc);
+        node->data = std::make_unique<ir::TensorData>(*results[out.index]);
+        outputs.emplace_back(std::move(node));
+        break;
+      }
+      case CapturedOutput::Kind::input:
+        outputs.push_back(inputs[out.index]);
+        break;
+      case CapturedOutput::Kind::constant:
+        outputs.emplace_back(out.constant);
+        break;
+    }
+  }
+  return outputs;
+}
+
+// Without a GPU: records the captured graph again on `inputs` and syncs it.
+std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inputs) {
+  const std::vector<ir::NodePtr> externals = externals_for(capture, inputs);
+  ir::Trace& trace = ir::Trace::current();
+  std::vector<ir::NodePtr> nodes;
+  nodes.reserve(capture.graph.size());
+  for (std::size_t i = 0; i < capture.graph.size(); ++i) {
+    ir::NodePtr node = detached_copy(*capture.graph[i]);
+    for (std::uint32_t ref : capture.wiring[i])
+      node->inputs.push_back(ref & kExternalRef ? externals[ref & ~kExternalRef] : nodes[ref]);
+    trace.append(node);
+    nodes.push_back(std::move(node));
+  }
+  std::vector<Tensor> outputs;
+  for (const CapturedOutput& out : capture.outputs) {
+    switch (out.kind) {
+      case CapturedOutput::Kind::node:
+        outputs.emplace_back(nodes[out.index]);
+        break;
+      case CapturedOutput::Kind::input:
+        outputs.push_back(inputs[out.index]);
+        break;
+      case CapturedOutput::Kind::constant:
+        outputs.emplace_back(out.constant);
+        break;
+    }
+  }
+  nodes.clear();  // only the outputs' handles say what the sync keeps
+  sync();
+  return outputs;
+}
+
+}  // namespace
+
+Function::Function(Body body) : state_(std::make_shared<State>()) {
+  state_->body = std::move(body);
+}
+
+std::vector<Tensor> Function::operator()(std::initializer_list<Tensor> inputs,
+                                         std::source_location loc) const {
+  return (*this)(std::span<const Tensor>(inputs.begin(), inputs.size()), loc);
+}
+
+std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
+                                         std::source_location loc) const {
+  if (api::capturing()) return state_->body(inputs);  // part of the outer capture
+  bool pending = false;
+  for (const Tensor& input : inputs) pending |= !api::node_of(input, "Function", loc)->data;
+  if (pending) sync();
+
+  std::vector<std::uint64_t> signature = input_signature(inputs);
+  std::shared_ptr<const Capture> capture = state_->find(signature, inputs);
+  if (capture == nullptr) return state_->capture(inputs, std::move(signature), loc);
+
+  runtime::counters().function_replays++;
+  // No plan: the host computes (or the body recorded nothing and passed tensors through).
+  if (capture->plan == nullptr && !capture->graph.empty()) return rerecord(*capture, inputs);
+  std::vector<std::optional<ir::TensorData>> results;
+  if (capture->plan != nullptr) {
+    const std::vector<ir::NodePtr> externals = externals_for(*capture, inputs);
+    results = runtime::replay(*capture->plan, capture->graph, externals, *runtime::Device::get());
+    if (ir::debug_level() >= 1) {
+      ir::debug_print("lazyfuse: function replay: " + std::to_string(capture->graph.size()) +
+                      " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)");
+    }
+  }
+  std::vector<Tensor> outputs = outputs_of(*capture, inputs, results);
+  runtime::raise_index_faults();
+  return outputs;
+}
+
+std::size_t Function::captures() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->captures.size();
+}
+
+}  // namespace lazy

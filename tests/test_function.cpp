@@ -1,0 +1,212 @@
+// lazy::Function: one capture per input signature, replays that do not run the body and compute
+// the same values as the body run uncompiled, and host reads inside the body refused. On a GPU
+// the replays launch the captured plan directly; on the host they record the captured graph.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "host_test_support.h"
+#include "ir/trace.h"
+#include "runtime/replay.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Shape;
+using lazy::Tensor;
+using lazy_test::random_floats;
+
+class FunctionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    lazy::runtime::set_poison_outputs(true);  // an element a replay fails to write shows
+    lazy::sync();
+  }
+  void TearDown() override { lazy::runtime::set_poison_outputs(false); }
+};
+
+Tensor random_tensor(const Shape& shape, std::uint32_t seed) {
+  Tensor x = lazy::from_data(random_floats(shape.numel(), seed), shape);
+  lazy::eval({x});
+  return x;
+}
+
+// A step with pointwise work, a row reduction and a softmax: several kernels on a GPU.
+std::vector<Tensor> step(std::span<const Tensor> in) {
+  Tensor h = lazy::sin(in[0]) * in[1] + 1.0f;
+  return {lazy::softmax(h, -1), lazy::sum(h, -1), h * 2.0f};
+}
+
+void expect_equal_outputs(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+    ASSERT_EQ(got[i].dtype(), want[i].dtype()) << "output " << i;
+    const std::vector<double> g = got[i].to_vector<double>(), w = want[i].to_vector<double>();
+    for (std::size_t k = 0; k < g.size(); ++k)
+      ASSERT_NEAR(g[k], w[k], 1e-5 * (1 + std::abs(w[k]))) << "output " << i << " element " << k;
+  }
+}
+
+// The body run uncompiled on the same inputs: a replay must give the same values.
+std::vector<Tensor> uncompiled_step(std::vector<Tensor> inputs) {
+  return step(inputs);
+}
+
+TEST_F(FunctionTest, ReplaysComputeTheBodyOnNewInputsWithoutRunningIt) {
+  int body_runs = 0;
+  lazy::Function f([&](std::span<const Tensor> in) {
+    ++body_runs;
+    return step(in);
+  });
+  const Shape shape{8, 33};
+  for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+    const Tensor x = random_tensor(shape, seed), w = random_tensor(shape, seed + 100);
+    const lazy::Stats before = lazy::stats();
+    const std::vector<Tensor> got = f({x, w});
+    EXPECT_EQ(lazy::stats().function_replays - before.function_replays, seed == 1 ? 0 : 1);
+    expect_equal_outputs(got, uncompiled_step({x, w}));
+  }
+  EXPECT_EQ(body_runs, 1);
+  EXPECT_EQ(f.captures(), 1u);
+}
+
+TEST_F(FunctionTest, ANewShapeDtypeOrLayoutCapturesAgainAndEachKeepsReplaying) {
+  lazy::Function f(step);
+  const Tensor a = random_tensor({4, 16}, 1), b = random_tensor({4, 16}, 2);
+  const Tensor c = random_tensor({6, 5}, 3), d = random_tensor({6, 5}, 4);
+  const Tensor t = random_tensor({16, 4}, 5).transpose(0, 1);  // same shape as a, strided
+  const Tensor h = a.to(DType::f16);
+  for (int round = 0; round < 2; ++round) {
+    expect_equal_outputs(f({a, b}), uncompiled_step({a, b}));
+    expect_equal_outputs(f({c, d}), uncompiled_step({c, d}));
+    expect_equal_outputs(f({t, b}), uncompiled_step({t, b}));
+    expect_equal_outputs(f({h, b}), uncompiled_step({h, b}));
+  }
+  EXPECT_EQ(f.captures(), 4u);
+}
+
+TEST_F(FunctionTest, InputsThatAreTheSameTensorCaptureApartFromDistinctOnes) {
+  lazy::Function f([](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] - in[1]}; });
+  const Tensor x = random_tensor({32}, 1), y = random_tensor({32}, 2);
+  EXPECT_EQ(f({x, x})[0].to_vector<float>(), std::vector<float>(32, 0.0f));
+  expect_equal_outputs(f({x, y}), {x - y});
+  expect_equal_outputs(f({y, x}), {y - x});
+  EXPECT_EQ(f({y, y})[0].to_vector<float>(), std::vector<float>(32, 0.0f));
+  EXPECT_EQ(f.captures(), 2u);
+}
+
+TEST_F(FunctionTest, HostValuesAreThoseOfTheCaptureAndTensorScalarsChange) {
+  float host_scale = 2.0f;
+  lazy::Function f(
+      [&](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] * host_scale + in[1]}; });
+  const Tensor x = random_tensor({10}, 1);
+  const Tensor first = f({x, lazy::full({}, 0.5f)})[0];
+  host_scale = 3.0f;  // not seen by replays: documented
+  const Tensor second = f({x, lazy::full({}, -1.0f)})[0];
+  expect_equal_outputs({first, second}, {x * 2.0f + 0.5f, x * 2.0f - 1.0f});
+}
+
+TEST_F(FunctionTest, OutputsMayBeInputsViewsOfInputsTensorsComputedBeforeAndRepeats) {
+  const Tensor table = random_tensor({3, 4}, 9);
+  lazy::Function f([&](std::span<const Tensor> in) {
+    Tensor y = in[0] + table;
+    return std::vector<Tensor>{in[0], in[0].transpose(0, 1), table, y, y};
+  });
+  for (std::uint32_t seed = 1; seed <= 3; ++seed) {
+    const Tensor x = random_tensor({3, 4}, seed);
+    const std::vector<Tensor> got = f({x});
+    EXPECT_EQ(got[0].node(), x.node());
+    expect_equal_outputs(got, {x, x.transpose(0, 1), table, x + table, x + table});
+  }
+}
+
+TEST_F(FunctionTest, PendingInputsAreComputedFirst) {
+  lazy::Function f(step);
+  for (std::uint32_t seed = 1; seed <= 2; ++seed) {
+    const Tensor x = random_tensor({5, 7}, seed) * 3.0f, w = lazy::cos(random_tensor({5, 7}, 7));
+    expect_equal_outputs(f({x, w}), uncompiled_step({x, w}));
+  }
+}
+
+TEST_F(FunctionTest, AFunctionCalledWhileAnotherCapturesRunsInline) {
+  lazy::Function inner(
+      [](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] * 2.0f}; });
+  lazy::Function outer([&](std::span<const Tensor> in) {
+    return std::vector<Tensor>{inner({in[0] + 1.0f})[0] - 1.0f};
+  });
+  for (std::uint32_t seed = 1; seed <= 2; ++seed) {
+    const Tensor x = random_tensor({6}, seed);
+    expect_equal_outputs(outer({x}), {(x + 1.0f) * 2.0f - 1.0f});
+  }
+  EXPECT_EQ(inner.captures(), 0u);
+}
+
+TEST_F(FunctionTest, AHostReadOrSyncInsideTheBodyIsARuntimeErrorAtTheCall) {
+  const Tensor x = random_tensor({4}, 1);
+  const std::vector<std::function<void(const Tensor&)>> reads = {
+      [](const Tensor& t) { (void)lazy::sum(t * 2.0f).item<float>(); },
+      [](const Tensor& t) { (void)(t + 1.0f).to_vector<float>(); },
+      [](const Tensor& t) { (void)t.to_vector<float>(); },  // an input, computed already
+      [](const Tensor& t) { lazy::eval({t * 3.0f}); },
+      [](const Tensor& t) {
+        Tensor kept = t * 4.0f;
+        lazy::sync();
+      },
+  };
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    lazy::Function f([&](std::span<const Tensor> in) {
+      reads[k](in[0]);
+      return std::vector<Tensor>{in[0] + 1.0f};
+    });
+    const int line = __LINE__ + 2;
+    try {
+      f({x});
+      ADD_FAILURE() << "read " << k << " was not refused";
+    } catch (const lazy::RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("captured"), std::string::npos) << e.what();
+      EXPECT_EQ(e.where().line(), std::uint_least32_t(line)) << e.what();
+    }
+    EXPECT_EQ(f.captures(), 0u);
+    EXPECT_TRUE(lazy::ir::Trace::current().empty()) << "read " << k;
+  }
+  // The thread goes on recording and computing as before.
+  EXPECT_EQ((x * 0.0f + 1.0f).to_vector<float>(), std::vector<float>(4, 1.0f));
+}
+
+TEST_F(FunctionTest, UndefinedInputsAndOutputsAreValueErrors) {
+  lazy::Function passes([](std::span<const Tensor> in) { return std::vector<Tensor>{in[0]}; });
+  EXPECT_THROW(passes({Tensor()}), lazy::ValueError);
+  lazy::Function undefined([](std::span<const Tensor>) { return std::vector<Tensor>{Tensor()}; });
+  EXPECT_THROW(undefined({random_tensor({2}, 1)}), lazy::ValueError);
+}
+
+TEST_F(FunctionTest, ThreadsCallingOneFunctionEachGetTheirOwnResults) {
+  lazy::Function f(step);
+  constexpr int kThreads = 4, kCalls = 6;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < kCalls; ++call) {
+        const auto seed = std::uint32_t(t * 100 + call + 1);
+        const Tensor x = random_tensor({3, 20}, seed), w = random_tensor({3, 20}, seed + 50);
+        const std::vector<Tensor> got = f({x, w}), want = uncompiled_step({x, w});
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          const std::vector<float> g = got[i].to_vector<float>(), w2 = want[i].to_vector<float>();
+          for (std::size_t k = 0; k < g.size(); ++k)
+            if (std::abs(g[k] - w2[k]) > 1e-5f * (1 + std::abs(w2[k]))) failures++;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_GE(f.captures(), 1u);
+}
+
+}  // namespace

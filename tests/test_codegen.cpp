@@ -121,4 +121,16 @@ TEST_F(Codegen, KernelSourceDoesNotDependOnSizes) {
   EXPECT_EQ(source_for(64), source_for(96));
 }
 
+TEST_F(Codegen, SmallTensorsHeavyInMathTakeOneElementAThreadSoMoreSmsShareThem) {
+  auto width_for = [](std::int64_t n) {
+    lazy::Tensor y = computed({n});
+    for (int i = 0; i < 4; ++i) y = lazy::exp(lazy::sin(y));
+    const int width = generate_pending().kernels.at(0).vector_width;
+    Trace::current().clear();
+    return width;
+  };
+  EXPECT_EQ(width_for(4096), 1);
+  EXPECT_EQ(width_for(std::int64_t(1) << 20), 8);  // 32 bytes of f32 a thread
+}
+
 }  // namespace

@@ -120,11 +120,14 @@ TEST(Gather, FusesWithThePointworkAroundIt) {
 }
 
 TEST(Embedding, RowsAreReadAsOneVectorPerGroupWhoseIndexIsChecked) {
+  // 4096 x 8 ids: enough rows that a thread takes a group of 8 (codegen/iteration_space.h).
+  constexpr std::int64_t kIds = 4096 * 8;
   Tensor table = lazy::from_data(random_floats(40 * 16, 12), {40, 16}).to(DType::bf16);
-  Tensor pos = lazy::from_data(random_floats(3 * 16, 13), {3, 16}).to(DType::bf16);
+  Tensor pos = lazy::from_data(random_floats(8 * 16, 13), {8, 16}).to(DType::bf16);
   lazy::eval({table, pos});
-  Tensor ids = lazy::from_data<std::int64_t>({3, 39, 0, 7, 7, 1}, {2, 3});
-  Tensor y = lazy::embedding(table, ids) * 4.0f + pos;
+  std::vector<std::int64_t> picked = {3, 39, 0, 7, 7, 1};
+  for (std::int64_t i = 6; i < kIds; ++i) picked.push_back(i * 7 % 40);
+  Tensor y = lazy::embedding(table, lazy::from_data(picked, {4096, 8})) * 4.0f + pos;
   lazy_test::Generated g = lazy_test::generate_pending();
   lazy_test::expect_compiles(g);
   ASSERT_EQ(g.kernels.size(), 1u);
@@ -132,13 +135,14 @@ TEST(Embedding, RowsAreReadAsOneVectorPerGroupWhoseIndexIsChecked) {
   EXPECT_NE(source.find("lz_gather_vec<8>"), std::string::npos) << source;
   EXPECT_EQ(source.find("lz_gather_element"), std::string::npos) << source;
   const std::vector<float> t = table.to_vector<float>(), p = pos.to_vector<float>();
-  const std::int64_t picked[6] = {3, 39, 0, 7, 7, 1};
   std::vector<float> want;
-  for (int r = 0; r < 6; ++r)
-    for (int c = 0; c < 16; ++c) want.push_back(t[picked[r] * 16 + c] * 4.0f + p[(r % 3) * 16 + c]);
+  for (std::int64_t r = 0; r < kIds; ++r)
+    for (std::int64_t c = 0; c < 16; ++c)
+      want.push_back(t[std::size_t(picked[std::size_t(r)] * 16 + c)] * 4.0f +
+                     p[std::size_t((r % 8) * 16 + c)]);
   // Times 4 is exact in bf16: the sum rounds once.
   EXPECT_EQ(y.to_vector<float>(),
-            lazy::from_data(want, {2, 3, 16}).to(DType::bf16).to_vector<float>());
+            lazy::from_data(want, {4096, 8, 16}).to(DType::bf16).to_vector<float>());
 }
 
 // The bench's shape, generated only: the [seq, dim] positions are broadcast over the batch, so the

@@ -107,8 +107,9 @@ lazy_test::Generated generated() {
 }
 
 TEST(CatKernels, ProducersComputedInTheSameSyncAreOneKernelThatPicksAPartPerGroup) {
-  Tensor x = lazy::from_data(random_floats(64, 3), {16, 4});
-  Tensor y = lazy::from_data(random_floats(32, 4), {8, 4});
+  // Large enough that a thread takes a group of 4 (codegen/iteration_space.h).
+  Tensor x = lazy::from_data(random_floats(32768 * 4, 3), {32768, 4});
+  Tensor y = lazy::from_data(random_floats(16384 * 4, 4), {16384, 4});
   Tensor joined = lazy::cat({lazy::exp(x), y * 2.0f, lazy::sin(x)}, 0);
   lazy_test::Generated g = generated();
   ASSERT_EQ(g.kernels.size(), 1u);
@@ -116,7 +117,7 @@ TEST(CatKernels, ProducersComputedInTheSameSyncAreOneKernelThatPicksAPartPerGrou
   EXPECT_NE(source.find("else if"), std::string::npos) << source;
   EXPECT_EQ(g.kernels[0].vector_width, 4) << source;
   lazy::sync();
-  EXPECT_EQ(joined.shape(), Shape({40, 4}));
+  EXPECT_EQ(joined.shape(), Shape({81920, 4}));
 }
 
 TEST(CatKernels, ComputedTensorsOfDifferentShapesAreCopiedByOneKernel) {

@@ -48,9 +48,15 @@ inline constexpr int kMemoryBoundBytesPerThread = 16;
 inline constexpr int kMathBoundBytesPerThread = 32;
 inline constexpr int kTranscendentalsForMathBound = 4;
 int bytes_per_thread(int transcendentals_per_element);
+// Threads that give each SM of an H100 (132) a block of 256: below it a kernel groups fewer
+// elements per thread.
+inline constexpr std::int64_t kThreadsToFillTheGpu = 132 * 256;
 
+// With spread_small, a shape too small to give every SM its threads at the chosen width takes
+// fewer elements a thread (pointwise kernels; a column reduction spreads its rows instead).
 IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses,
-                                    int bytes_per_thread = kMemoryBoundBytesPerThread);
+                                    int bytes_per_thread = kMemoryBoundBytesPerThread,
+                                    bool spread_small = false);
 
 // Granlund-Montgomery constants for dividing 32-bit indices by `divisor` (>= 1) with a
 // multiply-high: the magic number in the low 32 bits, the shift in the high 32 (lz_fast_div).

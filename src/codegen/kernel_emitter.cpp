@@ -101,7 +101,7 @@ class KernelEmitter {
       }
     }
     space_ = plan_iteration_space(region_.shape, accesses,
-                                  bytes_per_thread(transcendentals(region_, pending_)));
+                                  bytes_per_thread(transcendentals(region_, pending_)), true);
     // Threads stride over the folded elements, or a scan's tile.
     if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all

@@ -1,11 +1,14 @@
 // Host cost of a step (issue 15), in wall-clock time on the host:
 //   step64      64 pointwise ops on [4096] f32, recorded and synced each step (one kernel)
-//   block       a multi-kernel step on [64, 512] f32: rounds of softmax and a column mean
+//   block       a multi-kernel step on [16, 64] f32: rounds of softmax and a column mean
 //   record      recording one op of the 64-op chain, dropped unsynced (ns per op)
 //   threads     T threads (1, 2, 4, 8) each running its own loop on [2048] f32 that reads a value
 //               every step, against one thread running the T loops one after another
-// step64 and block run through the eager path and through lazy::compile. A step's time is the
-// median over repeats of (wall time of kSteps steps, then a wait for the GPU) / kSteps.
+// step64 and block run through the eager path and through lazy::compile, each timed two ways:
+//   us_per_step  median over repeats of (wall time of kSteps steps, then a wait for the GPU) /
+//                kSteps: the throughput of a loop, bound by the host or by the GPU;
+//   host_us      median wall time of one step's call alone, the GPU drained every few steps so
+//                launches never wait for room in its queue: the host's cost.
 //   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
 #include <algorithm>
 #include <chrono>
@@ -31,6 +34,7 @@ using lazy::Tensor;
 using lazy::bench::json_string;
 
 constexpr int kSteps = 200;        // steps per timed repeat
+constexpr int kHostBatch = 8;      // steps timed one by one between waits for the GPU
 constexpr int kThreadSteps = 400;  // steps of each thread's loop
 constexpr int kChainOps = 64;
 
@@ -82,11 +86,15 @@ struct Row {
   std::string note;
 };
 
-// Median per-step seconds of `step` (which syncs), the GPU waited for at the end of each repeat.
-double time_steps(const std::function<Tensor()>& step, int repeats) {
+struct StepTimes {
+  double per_step;  // seconds, a loop's throughput
+  double host;      // seconds, one call alone
+};
+
+StepTimes time_steps(const std::function<Tensor()>& step, int repeats) {
   for (int i = 0; i < 20; ++i) step();  // capture, compile, warm the caches
   (void)step().to_vector<float>();
-  std::vector<double> per_step;
+  std::vector<double> per_step, host;
   for (int r = 0; r < repeats; ++r) {
     Tensor last;
     const Clock::time_point start = Clock::now();
@@ -94,7 +102,16 @@ double time_steps(const std::function<Tensor()>& step, int repeats) {
     (void)lazy::sum(last).item<float>();
     per_step.push_back(seconds_since(start) / kSteps);
   }
-  return median(per_step);
+  for (int r = 0; r < repeats * kSteps / kHostBatch; ++r) {
+    Tensor last;
+    for (int i = 0; i < kHostBatch; ++i) {
+      const Clock::time_point start = Clock::now();
+      last = step();
+      host.push_back(seconds_since(start));
+    }
+    (void)lazy::sum(last).item<float>();
+  }
+  return {median(per_step), median(host)};
 }
 
 std::int64_t launches_per_step(const std::function<Tensor()>& step) {
@@ -110,9 +127,10 @@ void step_rows(const std::string& name, const Tensor& input, Tensor (*body)(cons
       lazy::compile([body](std::span<const Tensor> in) { return body(in[0]); });
   const std::function<Tensor()> replay = [&] { return compiled({input})[0]; };
   for (const auto& [impl, step] : {std::pair{"eager", eager}, std::pair{"compiled", replay}}) {
-    const double seconds = time_steps(step, repeats);
-    rows.push_back({name, impl, "us_per_step", seconds * 1e6,
-                    std::to_string(launches_per_step(step)) + " launches"});
+    const StepTimes times = time_steps(step, repeats);
+    const std::string launches = std::to_string(launches_per_step(step)) + " launches";
+    rows.push_back({name, impl, "us_per_step", times.per_step * 1e6, launches});
+    rows.push_back({name, impl, "host_us", times.host * 1e6, launches});
   }
 }
 
@@ -181,8 +199,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   if (wanted("step64"))
     step_rows("step64", computed(lazy::randn({4096}, 1)), chain64, repeats, rows);
-  if (wanted("block"))
-    step_rows("block", computed(lazy::randn({64, 512}, 2)), block, repeats, rows);
+  if (wanted("block")) step_rows("block", computed(lazy::randn({16, 64}, 2)), block, repeats, rows);
   if (wanted("record")) record_row(repeats, rows);
   if (wanted("threads")) thread_rows(rows);
 

@@ -12,7 +12,8 @@ namespace lazy::api {
 namespace {
 
 // The line of the lazy::Function call whose body the thread is capturing, if any.
-thread_local std::optional<std::source_location> capture_call;
+// initial-exec: every recorded op reads it (see ir::Trace::current).
+[[gnu::tls_model("initial-exec")]] thread_local std::optional<std::source_location> capture_call;
 
 }  // namespace
 

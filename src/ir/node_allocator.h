@@ -51,10 +51,12 @@ class NodeAllocator {
     }
   };
   static FreeList& free_list() {
-    static thread_local FreeList list;
+    // initial-exec, as the trace's: reached without a call to __tls_get_addr (the library is linked,
+    // not dlopen'ed).
+    [[gnu::tls_model("initial-exec")]] static thread_local FreeList list;
     return list;
   }
-  static inline thread_local bool free_list_gone = false;
+  [[gnu::tls_model("initial-exec")]] static inline thread_local bool free_list_gone = false;
 };
 
 }  // namespace lazy::ir

@@ -392,6 +392,21 @@ TEST(FuzzSession, RandomProgramsAgreeWithTheReference) {
   EXPECT_EQ(summary.failures, 0) << log.str();
 }
 
+// Seed 16606 program 1934: an f16 variance of values near 1000 is past 65504 and rounds to inf;
+// a step whose bounds leave its dtype's range is rejected rather than promised finite.
+TEST(FuzzSession, StepsWhoseValuesMayOverflowTheirDtypeAreRejected) {
+  SessionOptions options;
+  options.seed = 16606;
+  options.start = 1934;
+  options.count = 1;
+  options.max_batch = 1;
+  options.shrink = false;
+  std::ostringstream log;
+  SessionSummary summary = run_session(options, log);
+  EXPECT_GT(summary.compared, 0);
+  EXPECT_EQ(summary.failures, 0) << log.str();
+}
+
 // A crash prints the signal and the call stack, then dies of the signal as it would have.
 TEST(FuzzCrashReport, PrintsTheSignalAndTheStackThenDiesOfIt) {
   int pipe_ends[2];

@@ -186,21 +186,17 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
 
 namespace {
 
-// The call's outputs from the replay's results (by graph index).
+// The call's outputs; `graph_output(i)` makes the tensor of graph node i.
+template <class GraphOutput>
 std::vector<Tensor> outputs_of(const Capture& capture, std::span<const Tensor> inputs,
-                               std::vector<std::optional<ir::TensorData>>& results) {
+                               GraphOutput graph_output) {
   std::vector<Tensor> outputs;
   outputs.reserve(capture.outputs.size());
   for (const CapturedOutput& out : capture.outputs) {
     switch (out.kind) {
-      case CapturedOutput::Kind::node: {
-        const ir::Node& shape_of = *capture.graph[out.index];
-        ir::NodePtr node =
-            ir::make_node(ir::Op::Data, shape_of.dtype, shape_of.shape, shape_of.loc);
-        node->data = std::make_unique<ir::TensorData>(*results[out.index]);
-        outputs.emplace_back(std::move(node));
+      case CapturedOutput::Kind::node:
+        outputs.push_back(graph_output(out.index));
         break;
-      }
       case CapturedOutput::Kind::input:
         outputs.push_back(inputs[out.index]);
         break;
@@ -225,20 +221,8 @@ std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inp
     trace.append(node);
     nodes.push_back(std::move(node));
   }
-  std::vector<Tensor> outputs;
-  for (const CapturedOutput& out : capture.outputs) {
-    switch (out.kind) {
-      case CapturedOutput::Kind::node:
-        outputs.emplace_back(nodes[out.index]);
-        break;
-      case CapturedOutput::Kind::input:
-        outputs.push_back(inputs[out.index]);
-        break;
-      case CapturedOutput::Kind::constant:
-        outputs.emplace_back(out.constant);
-        break;
-    }
-  }
+  std::vector<Tensor> outputs =
+      outputs_of(capture, inputs, [&](std::uint32_t i) { return Tensor(nodes[i]); });
   nodes.clear();  // only the outputs' handles say what the sync keeps
   sync();
   return outputs;
@@ -278,7 +262,12 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
                       " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)");
     }
   }
-  std::vector<Tensor> outputs = outputs_of(*capture, inputs, results);
+  std::vector<Tensor> outputs = outputs_of(*capture, inputs, [&](std::uint32_t i) {
+    const ir::Node& shape_of = *capture->graph[i];
+    ir::NodePtr node = ir::make_node(ir::Op::Data, shape_of.dtype, shape_of.shape, shape_of.loc);
+    node->data = std::make_unique<ir::TensorData>(*results[i]);
+    return Tensor(std::move(node));
+  });
   runtime::raise_index_faults();
   return outputs;
 }

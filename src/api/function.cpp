@@ -140,8 +140,8 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
     outputs = body(inputs);
     for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
   } catch (...) {
-    trace
-        .clear();  // the body's partial recording: nothing of the user's, since the trace was empty
+    // The body's partial recording: nothing of the user's, since the trace was empty.
+    trace.clear();
     throw;
   }
 

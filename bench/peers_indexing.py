@@ -104,30 +104,28 @@ def cross_entropy_workload():
     return peers.Workload("cross_entropy", dtype, nbytes, make_steps)
 
 
-def cumsum_workload():
-    """A running sum along the rows of [16384, 4096] f32."""
+def one_input_workload(name, fn, shape, seed, nbytes):
+    """A workload whose step is fn of one f32 input of `shape`."""
     dtype = torch.float32
 
     def make_steps():
-        x = peers.randn((CUMSUM_ROWS, CUMSUM_COLS), 30, dtype)
-        fused = peers.compiled(cumsum)
-        return {"torch_eager": lambda: cumsum(x), "torch_compile": lambda: fused(x)}
+        x = peers.randn(shape, seed, dtype)
+        fused = peers.compiled(fn)
+        return {"torch_eager": lambda: fn(x), "torch_compile": lambda: fused(x)}
 
-    return peers.Workload("cumsum", dtype, 2 * CUMSUM_ROWS * CUMSUM_COLS * peers.itemsize(dtype),
-                          make_steps)
+    return peers.Workload(name, dtype, nbytes, make_steps)
+
+
+def cumsum_workload():
+    """A running sum along the rows of [16384, 4096] f32."""
+    return one_input_workload("cumsum", cumsum, (CUMSUM_ROWS, CUMSUM_COLS), 30,
+                              2 * CUMSUM_ROWS * CUMSUM_COLS * 4)
 
 
 def topk_workload():
     """The 50 largest of each row of [4096, 131072] f32 logits, with their positions."""
-    dtype = torch.float32
-    nbytes = TOPK_ROWS * TOPK_COLS * peers.itemsize(dtype) + TOPK_ROWS * TOPK_K * (4 + 8)
-
-    def make_steps():
-        x = peers.randn((TOPK_ROWS, TOPK_COLS), 31, dtype)
-        fused = peers.compiled(topk)
-        return {"torch_eager": lambda: topk(x), "torch_compile": lambda: fused(x)}
-
-    return peers.Workload("topk", dtype, nbytes, make_steps)
+    return one_input_workload("topk", topk, (TOPK_ROWS, TOPK_COLS), 31,
+                              TOPK_ROWS * TOPK_COLS * 4 + TOPK_ROWS * TOPK_K * (4 + 8))
 
 
 def index_add_workload():
@@ -151,15 +149,8 @@ def index_add_workload():
 
 def sort_workload():
     """Each row of [2048, 65536] f32 sorted (stable), with the positions."""
-    dtype = torch.float32
-    nbytes = SORT_ROWS * SORT_COLS * (2 * peers.itemsize(dtype) + 8)
-
-    def make_steps():
-        x = peers.randn((SORT_ROWS, SORT_COLS), 35, dtype)
-        fused = peers.compiled(sort)
-        return {"torch_eager": lambda: sort(x), "torch_compile": lambda: fused(x)}
-
-    return peers.Workload("sort", dtype, nbytes, make_steps)
+    return one_input_workload("sort", sort, (SORT_ROWS, SORT_COLS), 35,
+                              SORT_ROWS * SORT_COLS * (2 * 4 + 8))
 
 
 def workloads():

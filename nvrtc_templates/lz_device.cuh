@@ -129,6 +129,21 @@ __device__ __noinline__ void lz_index_fault(unsigned int* faults, unsigned int s
   __threadfence_system();
   atomicExch(faults, 2u);
 }
+
+// A scatter's index sorted along the axis: a bad value sits at one of its ends. The thread writing
+// position 0 reports a negative first value, the one writing the last position a last value past
+// the axis; no other thread reads either end.
+template <class SortedIndex>
+__device__ __forceinline__ void lz_check_sorted_index_ends(SortedIndex sorted_index,
+                                                           long long count, long long p,
+                                                           long long extent, unsigned int* faults,
+                                                           long long site) {
+  if (p == 0 && sorted_index(0) < 0) lz_index_fault(faults, (unsigned int)site, sorted_index(0));
+  if (p == extent - 1) {
+    const long long last = sorted_index(count - 1);
+    if (last >= extent) lz_index_fault(faults, (unsigned int)site, last);
+  }
+}
 // The element `pick` positions along the gathered axis from `base`, or 0 for a bad pick.
 template <class T>
 __device__ __forceinline__ T lz_gather_element(const T* source, long long base, long long pick,

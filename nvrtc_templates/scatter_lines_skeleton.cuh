@@ -28,11 +28,8 @@ $WALK
     if (in_index && a.count > 0) {
       low = lz_warp_lower_bound(sorted_index, a.count, p, lane);
       high = lz_warp_lower_bound(sorted_index, a.count, p + 1, lane);
-      if (lane == 0 && p == 0 && sorted_index(0) < 0)
-        lz_index_fault(a.faults, (unsigned)a.site, sorted_index(0));
-      const long long last = lane == 0 ? sorted_index(a.count - 1) : 0;
-      if (lane == 0 && p == a.extent - 1 && last >= a.extent)
-        lz_index_fault(a.faults, (unsigned)a.site, last);
+      if (lane == 0)
+        lz_check_sorted_index_ends(sorted_index, a.count, p, a.extent, a.faults, a.site);
     }
     // kUnroll elements a lane, 32 apart: their loads are in flight together.
     constexpr int kUnroll = 4;

@@ -28,9 +28,7 @@ $WALK
         else
           high = mid;
       }
-      if (p == 0 && sorted_index(0) < 0) lz_index_fault(a.faults, (unsigned)a.site, sorted_index(0));
-      const long long last = sorted_index(a.count - 1);
-      if (p == a.extent - 1 && last >= a.extent) lz_index_fault(a.faults, (unsigned)a.site, last);
+      lz_check_sorted_index_ends(sorted_index, a.count, p, a.extent, a.faults, a.site);
       for (long long k = low; k < a.count && sorted_index(k) == p; ++k) {
         const long long from = $ORDER_POINTER[order_at + k * a.order_along];
         const Acc v = (Acc)($SRC);

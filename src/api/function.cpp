@@ -73,19 +73,13 @@ std::vector<std::uint64_t> input_signature(std::span<const Tensor> inputs) {
   return words;
 }
 
-std::vector<std::int32_t> constant_aliases(std::span<const Tensor> inputs,
-                                           std::span<const ir::NodePtr> constants) {
-  std::vector<std::int32_t> aliases(inputs.size(), -1);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Storage* storage = inputs[i].node()->data->storage.get();
-    for (std::size_t slot = 0; slot < constants.size(); ++slot) {
-      if (constants[slot] && constants[slot]->data->storage.get() == storage) {
-        aliases[i] = std::int32_t(slot);
-        break;
-      }
-    }
-  }
-  return aliases;
+// The constant slot whose storage `input` shares, or -1.
+std::int32_t constant_alias(const Tensor& input, std::span<const ir::NodePtr> constants) {
+  const ir::Storage* storage = input.node()->data->storage.get();
+  for (std::size_t slot = 0; slot < constants.size(); ++slot)
+    if (constants[slot] && constants[slot]->data->storage.get() == storage)
+      return std::int32_t(slot);
+  return -1;
 }
 
 // A copy of what `node` is, without its inputs or data.
@@ -118,9 +112,12 @@ struct Function::State {
                                       std::span<const Tensor> inputs) const {
     std::lock_guard lock(mutex);
     for (const std::shared_ptr<const Capture>& capture : captures) {
-      if (capture->signature == signature &&
-          constant_aliases(inputs, capture->constants) == capture->constant_aliases)
-        return capture;
+      if (capture->signature != signature) continue;
+      bool same_aliases = true;
+      for (std::size_t i = 0; i < inputs.size() && same_aliases; ++i)
+        same_aliases =
+            constant_alias(inputs[i], capture->constants) == capture->constant_aliases[i];
+      if (same_aliases) return capture;
     }
     return nullptr;
   }
@@ -157,7 +154,8 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
       if (inputs[i].node() == externals[slot]) capture->slot_inputs[slot] = std::int32_t(i);
     if (capture->slot_inputs[slot] < 0) capture->constants[slot] = externals[slot];
   }
-  capture->constant_aliases = constant_aliases(inputs, capture->constants);
+  for (const Tensor& input : inputs)
+    capture->constant_aliases.push_back(constant_alias(input, capture->constants));
   for (const ir::NodePtr& node : trace.pending()) {
     capture->graph.push_back(detached_copy(*node));
     auto& wiring = capture->wiring.emplace_back();

@@ -126,8 +126,16 @@ class RegionForming {
       if (!refused) return place_row_reduction(i);
       p_.refusals.push_back({*refused, i});
     }
-    if (node.op == Op::MatMul) return place_matmul(i);
-    if (ir::op_kind(node.op) == OpKind::scatter) return place_scatter(i);
+    if (node.op == Op::MatMul) {
+      Region region = region_over(node.shape);
+      region.matmul = MatmulRegion{i, {}};
+      return place_alone(i, std::move(region), Refusal::before_matmul, Refusal::library_call);
+    }
+    if (ir::op_kind(node.op) == OpKind::scatter) {
+      Region region = region_over(node.shape);
+      region.scatter = ScatterRegion{i, {}};
+      return place_alone(i, std::move(region), Refusal::before_scatter, Refusal::scatter_kernel);
+    }
     if (ir::op_kind(node.op) == OpKind::scan || ir::op_kind(node.op) == OpKind::top_k)
       return place_row_op(i);
     const bool read_back =
@@ -153,24 +161,12 @@ class RegionForming {
     p_.region_of[i] = target;
   }
 
-  // A matrix product is one cuBLASLt call, a region of its own. Regions before it close: work
-  // reading the product must come after the call.
-  void place_matmul(std::uint32_t i) {
-    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_matmul, i);
-    Region region = region_over(p_.graph.nodes[i]->shape);
-    region.matmul = MatmulRegion{i, {}};
-    const std::int32_t target = add_region(std::move(region), true, Refusal::library_call, i);
-    p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
-    p_.region_of[i] = target;
-  }
-
-  // A scatter is a kernel of its own over its result. Regions before it close: work reading it
+  // A matrix product (one cuBLASLt call) or a scatter (a kernel of its own) is a region alone,
+  // closed to other work (`alone`). Regions before it close (`before`): work reading its result
   // must come after it.
-  void place_scatter(std::uint32_t i) {
-    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, Refusal::before_scatter, i);
-    Region region = region_over(p_.graph.nodes[i]->shape);
-    region.scatter = ScatterRegion{i, {}};
-    const std::int32_t target = add_region(std::move(region), true, Refusal::scatter_kernel, i);
+  void place_alone(std::uint32_t i, Region region, Refusal before, Refusal alone) {
+    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, before, i);
+    const std::int32_t target = add_region(std::move(region), true, alone, i);
     p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
     p_.region_of[i] = target;
   }

@@ -11,6 +11,7 @@
 #include "lazy/config.h"
 #include "lazy/sync.h"
 #include "runtime/device.h"
+#include "runtime/graph_replay.h"
 #include "runtime/index_faults.h"
 #include "runtime/replay.h"
 #include "runtime/stats.h"
@@ -38,6 +39,8 @@ struct Capture {
   // assumed about memory, checked against the constants once they are known.
   std::vector<std::int32_t> constant_aliases;
   std::shared_ptr<const runtime::Plan> plan;  // null: replays record the graph again (host)
+  // The plan as one CUDA graph; null where the plain replay runs (see GraphReplay::for_plan).
+  std::unique_ptr<runtime::GraphReplay> graph_replay;
   // The body's nodes in recording order, without inputs or data: what the plan reads of them
   // (dtypes, shapes, scalar values, source lines).
   std::vector<ir::NodePtr> graph;
@@ -176,6 +179,8 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
     capture->outputs.push_back(std::move(out));
   }
   api::sync_trace(trace, &capture->plan);
+  if (capture->plan != nullptr)
+    capture->graph_replay = runtime::GraphReplay::for_plan(*capture->plan);
 
   std::lock_guard lock(mutex);
   captures.push_back(std::move(capture));
@@ -254,10 +259,16 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
   std::vector<std::optional<ir::TensorData>> results;
   if (capture->plan != nullptr) {
     const std::vector<ir::NodePtr> externals = externals_for(*capture, inputs);
-    results = runtime::replay(*capture->plan, capture->graph, externals, *runtime::Device::get());
+    runtime::Device& device = *runtime::Device::get();
+    std::optional<std::vector<std::optional<ir::TensorData>>> from_graph;
+    if (capture->graph_replay)
+      from_graph = capture->graph_replay->run(capture->graph, externals, device);
+    results = from_graph ? *std::move(from_graph)
+                         : runtime::replay(*capture->plan, capture->graph, externals, device);
     if (ir::debug_level() >= 1) {
       ir::debug_print("lazyfuse: function replay: " + std::to_string(capture->graph.size()) +
-                      " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)");
+                      " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)" +
+                      (from_graph ? " as one CUDA graph" : ""));
     }
   }
   std::vector<Tensor> outputs = outputs_of(*capture, inputs, [&](std::uint32_t i) {

@@ -51,7 +51,15 @@ namespace lazy::runtime {
   X(cuEventRecord)                    \
   X(cuEventSynchronize)               \
   X(cuEventElapsedTime)               \
-  X(cuEventDestroy)
+  X(cuEventDestroy)                   \
+  X(cuGraphCreate)                    \
+  X(cuGraphDestroy)                   \
+  X(cuGraphAddKernelNode)             \
+  X(cuGraphAddMemsetNode)             \
+  X(cuGraphInstantiate)               \
+  X(cuGraphExecDestroy)               \
+  X(cuGraphExecKernelNodeSetParams)   \
+  X(cuGraphLaunch)
 
 #define LAZY_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
 

@@ -308,6 +308,10 @@ FunctionInfo Device::function_info(CUfunction function) {
       get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")};
 }
 
+bool Device::process_exiting() {
+  return g_process_exiting.load(std::memory_order_relaxed);
+}
+
 bool Device::context_lost() const {
   return failures_->lost();
 }

@@ -144,9 +144,14 @@ class Device {
   // Once a sticky error lost the context, it throws a short lazy::RuntimeError saying so.
   void make_current();
 
+  // True once the process's exit handlers run: the driver may be tearing down, so destructors
+  // of device objects skip their calls.
+  static bool process_exiting();
+
  private:
   friend class DeviceBuffer;
   friend class DeviceTimer;
+  friend class DeviceGraph;
 
   Device(const CudaDriver& driver, int ordinal);
   void free_async(CUdeviceptr ptr) noexcept;

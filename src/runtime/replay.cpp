@@ -6,13 +6,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "codegen/kernel_builder.h"
 #include "ir/debug.h"
-#include "ir/dtype_codec.h"
 #include "ir/matmul.h"
 #include "ir/settings.h"
-#include "lazy/error.h"
-#include "runtime/index_faults.h"
+#include "runtime/kernel_arguments.h"
 #include "runtime/matmul_call.h"
 #include "runtime/output_memory.h"
 #include "runtime/stats.h"
@@ -25,24 +22,6 @@ namespace {
 using codegen::ArgSource;
 
 std::atomic<bool> poison_outputs{ir::on_off_setting(ir::Setting::poison_outputs)};
-constexpr std::uint8_t kPoisonByte = 0xff;
-
-std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
-  // A plan that names another node here would read an empty optional: undefined, not an error.
-  if (node.op != ir::Op::Scalar || !node.scalar) {
-    throw RuntimeError("lazyfuse internal error: the plan holds " +
-                           std::string(ir::op_name(node.op)) + " as a scalar; please report it",
-                       node.loc);
-  }
-  auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
-  if (is_floating(node.dtype)) {
-    ir::store_double(storage->host.data(), node.dtype, 0,
-                     ir::scalar_as_float(*node.scalar, node.dtype));
-  } else {
-    ir::store_int(storage->host.data(), node.dtype, 0, ir::scalar_as_int(*node.scalar, node.dtype));
-  }
-  return storage;
-}
 
 // How LAZY_DEBUG=3 names a step: a kernel with its launch, a cuBLASLt call by its problem.
 std::string step_label(const PlannedKernel& step) {
@@ -105,42 +84,22 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
       for (std::uint32_t node : kernel.release_after) roots.erase(node);
       continue;
     }
-    packed.clear();
-    launch_index_at.clear();
-    for (const ArgSource& arg : kernel.args) {
-      switch (arg.kind) {
-        case ArgSource::Kind::constant:
-          packed.push_back(arg.value);
-          break;
-        case ArgSource::Kind::external_pointer:
-          packed.push_back(input_address(device, *externals[arg.value]));
-          break;
-        case ArgSource::Kind::root_pointer:
-          packed.push_back(roots.at(arg.value)->device_address);
-          break;
-        case ArgSource::Kind::copy_pointer:
-          packed.push_back(copies.at(arg.value)->device_address);
-          break;
-        case ArgSource::Kind::scalar_float:
-        case ArgSource::Kind::scalar_int:
-          packed.push_back(codegen::scalar_argument(*pending[arg.value]));
-          break;
-        case ArgSource::Kind::index_site:  // plan_args made it a constant
-          packed.push_back(arg.value);
-          break;
-        case ArgSource::Kind::index_faults:
-          packed.push_back(index_fault_record(device));
-          break;
-        case ArgSource::Kind::scratch:
-          scratch.push_back(device.allocate(arg.value));
-          packed.push_back(scratch.back()->ptr());
-          break;
-        case ArgSource::Kind::launch_index:
-          launch_index_at.push_back(packed.size());
-          packed.push_back(0);
-          break;
-      }
-    }
+    pack_arguments(
+        kernel, pending, device,
+        [&](const ArgSource& arg, std::size_t) -> CUdeviceptr {
+          switch (arg.kind) {
+            case ArgSource::Kind::external_pointer:
+              return input_address(device, *externals[arg.value]);
+            case ArgSource::Kind::root_pointer:
+              return roots.at(arg.value)->device_address;
+            case ArgSource::Kind::copy_pointer:
+              return copies.at(arg.value)->device_address;
+            default:  // scratch
+              scratch.push_back(device.allocate(arg.value));
+              return scratch.back()->ptr();
+          }
+        },
+        packed, launch_index_at);
     if (kernel.matmul) {
       const MatmulPointers pointers =
           matmul_pointers(kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
@@ -159,34 +118,15 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
     for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 
-  std::vector<std::optional<ir::TensorData>> results(pending.size());
-  for (std::uint32_t index : plan.live_roots)
-    results[index] = ir::TensorData{roots.at(index), ir::Layout::contiguous(pending[index]->shape)};
-  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> scalars;
-  for (std::uint32_t index : plan.live_scalars) {
-    scalars[index] = scalar_storage(*pending[index]);
-    results[index] = ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})};
-  }
-  for (const PlannedView& view : plan.live_views) {
-    std::shared_ptr<const ir::Storage> base;
-    switch (view.base_kind) {
-      case PlannedView::Base::root:
-        base = roots.at(view.base);
-        break;
-      case PlannedView::Base::external:
-        base = externals[view.base]->data->storage;
-        break;
-      case PlannedView::Base::scalar:
-        base = scalars.at(view.base);
-        break;
-    }
-    results[view.node] = ir::TensorData{std::move(base), view.layout};
-  }
-  return results;
+  return held_results(plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); });
 }
 
 void set_poison_outputs(bool enabled) {
   poison_outputs = enabled;
+}
+
+bool poisoning_outputs() {
+  return poison_outputs;
 }
 
 }  // namespace lazy::runtime

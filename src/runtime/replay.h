@@ -1,6 +1,7 @@
 // Launches a plan's kernels on the GPU for one sync and hands back the data of each held node.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -23,5 +24,7 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
 // Fills every kernel output with 0xff bytes (NaN for floats) before the kernel runs, so an
 // element a kernel fails to write shows. On in tests; LAZY_POISON_OUTPUTS turns it on.
 void set_poison_outputs(bool enabled);
+bool poisoning_outputs();
+inline constexpr std::uint8_t kPoisonByte = 0xff;
 
 }  // namespace lazy::runtime

@@ -24,6 +24,7 @@ Stats stats() {
   s.kernel_launches = c.kernel_launches.load();
   s.matmul_calls = c.matmul_calls.load();
   s.function_replays = c.function_replays.load();
+  s.graph_launches = c.graph_launches.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
   s.slowest_compile_seconds = double(c.slowest_compile_nanoseconds.load()) * 1e-9;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();
@@ -46,6 +47,7 @@ void reset_stats() {
   c.kernel_launches = 0;
   c.matmul_calls = 0;
   c.function_replays = 0;
+  c.graph_launches = 0;
   c.compile_nanoseconds = 0;
   c.slowest_compile_nanoseconds = 0;
   jit::DiskCacheCounters& disk = jit::disk_cache().counters();

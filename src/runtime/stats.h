@@ -16,6 +16,7 @@ struct Counters {
   std::atomic<std::int64_t> kernel_launches{0};
   std::atomic<std::int64_t> matmul_calls{0};
   std::atomic<std::int64_t> function_replays{0};
+  std::atomic<std::int64_t> graph_launches{0};
   std::atomic<std::int64_t> compile_nanoseconds{0};
   std::atomic<std::int64_t> slowest_compile_nanoseconds{0};
 };

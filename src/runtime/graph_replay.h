@@ -1,0 +1,73 @@
+// A captured plan replayed as one CUDA graph (lazy::Function): the host queues the whole step
+// with one graph launch instead of a launch and allocations per kernel. Memory the step only
+// uses inside itself (intermediates, dense copies, scratch) belongs to the graph and is allocated
+// once; the outputs the caller receives are new memory on every call, and the launches that read
+// inputs or write those outputs get their new addresses in place when they move.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "ir/node.h"
+#include "runtime/device.h"
+#include "runtime/device_graph.h"
+#include "runtime/plan.h"
+
+namespace lazy::runtime {
+
+class GraphReplay {
+ public:
+  // Memory a graph may keep for itself: past this the plain replay, which frees intermediates as
+  // it goes, runs instead. Launch costs matter for small steps, whose intermediates are small.
+  static constexpr std::int64_t kMaxOwnedBytes = std::int64_t(64) << 20;
+
+  // A graph replay of `plan`, or nullptr when the plain replay suits it better: fewer than two
+  // launches, a cuBLASLt call, or more than kMaxOwnedBytes of intermediates. `plan` must outlive
+  // it.
+  static std::unique_ptr<GraphReplay> for_plan(const Plan& plan);
+
+  // What replay() gives for this call; builds and instantiates the graph on the first call.
+  // nullopt when the plain replay must run instead: another thread is replaying this graph, or
+  // LAZY_DEBUG=3 asks for per-kernel times.
+  std::optional<std::vector<std::optional<ir::TensorData>>> run(
+      std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals, Device& device);
+
+ private:
+  // A kernel argument whose value a call may change: an input's address, or the memory of an
+  // output the caller receives.
+  struct MovingArgument {
+    std::uint32_t launch;
+    std::uint32_t word;
+    bool external;       // else a per-call buffer
+    std::uint32_t from;  // external slot or per-call buffer
+  };
+
+  explicit GraphReplay(const Plan& plan) : plan_(plan) {}
+  void build(std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
+             std::span<const std::shared_ptr<ir::Storage>> call_buffers, Device& device);
+
+  const Plan& plan_;
+  // Outputs that share one memory (an output may take the memory of an input it reads last),
+  // numbered; each root's group, and the output that allocates each group.
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> group_of_root_;
+  std::vector<const PlannedOutput*> group_first_;
+  // Per group, the per-call buffer it is (the caller receives it), or -1 when the graph owns it.
+  std::vector<std::int32_t> call_buffer_of_group_;
+  std::vector<const PlannedOutput*> call_buffer_outputs_;
+
+  std::mutex mutex_;  // one call at a time uses the graph and its memory
+  std::unique_ptr<DeviceGraph> graph_;
+  std::vector<std::shared_ptr<ir::Storage>> owned_;  // per group; null for per-call groups
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> owned_copies_;
+  std::vector<std::shared_ptr<DeviceBuffer>> owned_scratch_;
+  std::vector<std::vector<std::uint64_t>> launch_words_;  // as the instantiated graph has them
+  std::vector<MovingArgument> moving_;
+};
+
+}  // namespace lazy::runtime

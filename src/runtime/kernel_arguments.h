@@ -1,0 +1,33 @@
+// A planned kernel's arguments as the words its launch passes, shared by the plain replay and the
+// graph replay, which differ only in where memory comes from.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <absl/functional/function_ref.h>
+
+#include "ir/node.h"
+#include "runtime/device.h"
+#include "runtime/plan.h"
+
+namespace lazy::runtime {
+
+// Packs `kernel`'s arguments into `packed` (cleared first), with 0 for the launch index, whose
+// positions go to `launch_index_at`. `memory(arg, word)` gives the address of an
+// external_pointer, root_pointer, copy_pointer or scratch argument that goes in packed[word];
+// `pending` gives scalar values.
+void pack_arguments(const PlannedKernel& kernel, std::span<const ir::NodePtr> pending,
+                    Device& device,
+                    absl::FunctionRef<CUdeviceptr(const codegen::ArgSource&, std::size_t)> memory,
+                    std::vector<std::uint64_t>& packed, std::vector<std::size_t>& launch_index_at);
+
+// The data of each held pending node once the plan's kernels are queued: kernel outputs (root i's
+// memory is `root_storage(i)`), views of them or of inputs, and scalars.
+std::vector<std::optional<ir::TensorData>> held_results(
+    const Plan& plan, std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
+    absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage);
+
+}  // namespace lazy::runtime

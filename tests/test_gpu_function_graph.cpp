@@ -83,15 +83,27 @@ TEST_F(FunctionGraphTest, ViewsOfResultsAndUnevaluatedHostInputsAreReplayed) {
   }
 }
 
-TEST_F(FunctionGraphTest, ASingleKernelPlanLaunchesWithoutAGraph) {
-  lazy::Function f([](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] * 2.0f}; });
+TEST_F(FunctionGraphTest, ASingleKernelPlanIsAGraphTooAndAMatmulPlanLaunchesPlainly) {
+  lazy::Function doubled(
+      [](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] * 2.0f}; });
+  lazy::Function product([](std::span<const Tensor> in) {
+    return std::vector<Tensor>{lazy::softmax(lazy::matmul(in[0], in[1]), -1)};
+  });
   const Tensor x = random_input(lazy::DType::f32, {1000});
-  f({x});
-  const lazy::Stats before = lazy::stats();
-  const Tensor y = f({x})[0];
+  const Tensor a = random_input(lazy::DType::f32, {16, 32}),
+               b = random_input(lazy::DType::f32, {32, 8});
+  doubled({x});
+  product({a, b});
+  lazy::Stats before = lazy::stats();
+  const Tensor y = doubled({x})[0];
+  EXPECT_EQ(lazy::stats().graph_launches - before.graph_launches, 1);
+  expect_close(y, x * 2.0f, "doubled");
+  before = lazy::stats();
+  const Tensor p = product({a, b})[0];
   EXPECT_EQ(lazy::stats().graph_launches, before.graph_launches);
   EXPECT_EQ(lazy::stats().function_replays - before.function_replays, 1);
-  expect_close(y, x * 2.0f, "doubled");
+  EXPECT_EQ(lazy::stats().matmul_calls - before.matmul_calls, 1);
+  expect_close(p, lazy::softmax(lazy::matmul(a, b), -1), "softmax of a product");
 }
 
 TEST_F(FunctionGraphTest, ABadIndexInsideTheGraphIsAnIndexErrorAtTheCall) {

@@ -1,5 +1,6 @@
 #include "lazy/function.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -32,9 +33,12 @@ struct CapturedOutput {
   ir::NodePtr constant;  // Kind::constant
 };
 
+// The words input_signature makes: held inline, so a replay does not allocate for them.
+using Signature = absl::InlinedVector<std::uint64_t, 24>;
+
 // What a capture kept for one input signature. Immutable once made.
 struct Capture {
-  std::vector<std::uint64_t> signature;
+  Signature signature;
   // Per input, the constant slot whose storage it shares (-1: none): part of what the plan
   // assumed about memory, checked against the constants once they are known.
   std::vector<std::int32_t> constant_aliases;
@@ -54,9 +58,8 @@ struct Capture {
 
 // The dtype, shape and layout of each input, which inputs are the same tensor or share memory,
 // and the settings a plan depends on.
-std::vector<std::uint64_t> input_signature(std::span<const Tensor> inputs) {
-  std::vector<std::uint64_t> words = {inputs.size(), std::uint64_t(fusion_enabled()),
-                                      std::uint64_t(fast_math())};
+Signature input_signature(std::span<const Tensor> inputs) {
+  Signature words = {inputs.size(), std::uint64_t(fusion_enabled()), std::uint64_t(fast_math())};
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ir::Node& node = *inputs[i].node();
     const ir::TensorData& data = *node.data;
@@ -111,7 +114,7 @@ struct Function::State {
   mutable std::mutex mutex;
   std::vector<std::shared_ptr<const Capture>> captures;
 
-  std::shared_ptr<const Capture> find(const std::vector<std::uint64_t>& signature,
+  std::shared_ptr<const Capture> find(const Signature& signature,
                                       std::span<const Tensor> inputs) const {
     std::lock_guard lock(mutex);
     for (const std::shared_ptr<const Capture>& capture : captures) {
@@ -125,12 +128,11 @@ struct Function::State {
     return nullptr;
   }
 
-  std::vector<Tensor> capture(std::span<const Tensor> inputs, std::vector<std::uint64_t> signature,
+  std::vector<Tensor> capture(std::span<const Tensor> inputs, Signature signature,
                               std::source_location loc);
 };
 
-std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs,
-                                             std::vector<std::uint64_t> signature,
+std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Signature signature,
                                              std::source_location loc) {
   ir::Trace& trace = ir::Trace::current();
   sync();  // the body's ops alone in the trace
@@ -249,32 +251,41 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
   for (const Tensor& input : inputs) pending |= !api::node_of(input, "Function", loc)->data;
   if (pending) sync();
 
-  std::vector<std::uint64_t> signature = input_signature(inputs);
+  Signature signature = input_signature(inputs);
   std::shared_ptr<const Capture> capture = state_->find(signature, inputs);
   if (capture == nullptr) return state_->capture(inputs, std::move(signature), loc);
 
   runtime::counters().function_replays++;
   // No plan: the host computes (or the body recorded nothing and passed tensors through).
   if (capture->plan == nullptr && !capture->graph.empty()) return rerecord(*capture, inputs);
-  std::vector<std::optional<ir::TensorData>> results;
+  // The data of the graph nodes the call hands back (the plan's held nodes are the outputs).
+  absl::InlinedVector<std::pair<std::uint32_t, ir::TensorData>, 4> held;
   if (capture->plan != nullptr) {
     const std::vector<ir::NodePtr> externals = externals_for(*capture, inputs);
     runtime::Device& device = *runtime::Device::get();
-    std::optional<std::vector<std::optional<ir::TensorData>>> from_graph;
-    if (capture->graph_replay)
-      from_graph = capture->graph_replay->run(capture->graph, externals, device);
-    results = from_graph ? *std::move(from_graph)
-                         : runtime::replay(*capture->plan, capture->graph, externals, device);
+    const auto keep = [&](std::uint32_t node, ir::TensorData data) {
+      held.emplace_back(node, std::move(data));
+    };
+    const bool as_graph = capture->graph_replay &&
+                          capture->graph_replay->run(capture->graph, externals, device, keep);
+    if (!as_graph) {
+      std::vector<std::optional<ir::TensorData>> results =
+          runtime::replay(*capture->plan, capture->graph, externals, device);
+      for (std::uint32_t node = 0; node < results.size(); ++node)
+        if (results[node]) keep(node, *std::move(results[node]));
+    }
     if (ir::debug_level() >= 1) {
       ir::debug_print("lazyfuse: function replay: " + std::to_string(capture->graph.size()) +
                       " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)" +
-                      (from_graph ? " as one CUDA graph" : ""));
+                      (as_graph ? " as one CUDA graph" : ""));
     }
   }
   std::vector<Tensor> outputs = outputs_of(*capture, inputs, [&](std::uint32_t i) {
     const ir::Node& shape_of = *capture->graph[i];
     ir::NodePtr node = ir::make_node(ir::Op::Data, shape_of.dtype, shape_of.shape, shape_of.loc);
-    node->data = std::make_unique<ir::TensorData>(*results[i]);
+    const auto found =
+        std::find_if(held.begin(), held.end(), [&](const auto& entry) { return entry.first == i; });
+    node->data = std::make_unique<ir::TensorData>(found->second);
     return Tensor(std::move(node));
   });
   runtime::raise_index_faults();

@@ -12,6 +12,7 @@
 #include "lazy/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
+#include "runtime/free_blocks.h"
 
 namespace lazy::runtime {
 namespace {
@@ -149,6 +150,7 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   name_ = name;
   description_ = "GPU " + std::to_string(ordinal) + " (" + name_ + ")";
   failures_ = std::make_unique<DeviceFailures>(description_);
+  free_blocks_ = std::make_unique<FreeBlocks>();
   sync_launches_ = sync_launches_from_env();
   sm_arch_ = 10 * attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device,
                             "compute capability major") +
@@ -191,23 +193,39 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
   auto buffer = std::unique_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes));
   if (bytes > 0) {
     make_current();
-    if (const CUresult result = driver_.cuMemAllocAsync(&buffer->ptr_, bytes, stream_);
-        result != CUDA_SUCCESS) {
-      const std::string what = "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_;
-      if (result == CUDA_ERROR_OUT_OF_MEMORY) {
-        throw OutOfDeviceMemory("lazyfuse: " + describe_cuda_error(result, what),
-                                std::source_location::current());
-      }
-      failures_->fail(result, what);
-    }
+    buffer->ptr_ = free_blocks_->take(bytes);
+    if (buffer->ptr_ == 0) buffer->ptr_ = allocate_from_pool(bytes);
   }
   return buffer;
 }
 
-void Device::free_async(CUdeviceptr ptr) noexcept {
+CUdeviceptr Device::allocate_from_pool(std::size_t bytes) {
+  // Small blocks are allocated at their kept size, so that any of that size can be reused.
+  const std::size_t size =
+      FreeBlocks::rounded(bytes) <= FreeBlocks::kLargestBlock ? FreeBlocks::rounded(bytes) : bytes;
+  CUdeviceptr ptr = 0;
+  CUresult result = driver_.cuMemAllocAsync(&ptr, size, stream_);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    for (CUdeviceptr block : free_blocks_->drain())
+      check(*failures_, driver_.cuMemFreeAsync(block, stream_), "cuMemFreeAsync");
+    result = driver_.cuMemAllocAsync(&ptr, size, stream_);
+  }
+  if (result != CUDA_SUCCESS) {
+    const std::string what = "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_;
+    if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+      throw OutOfDeviceMemory("lazyfuse: " + describe_cuda_error(result, what),
+                              std::source_location::current());
+    }
+    failures_->fail(result, what);
+  }
+  return ptr;
+}
+
+void Device::release(CUdeviceptr ptr, std::size_t bytes) noexcept {
   // A lost context took its memory with it, and has been reported once already.
   if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed) || failures_->lost()) return;
   try {
+    if (free_blocks_->keep(ptr, bytes)) return;
     make_current();
     check(*failures_, driver_.cuMemFreeAsync(ptr, stream_), "cuMemFreeAsync");
   } catch (const std::exception& error) {
@@ -217,7 +235,7 @@ void Device::free_async(CUdeviceptr ptr) noexcept {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  device_->free_async(ptr_);
+  device_->release(ptr_, bytes_);
 }
 
 void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {

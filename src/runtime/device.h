@@ -35,6 +35,7 @@ namespace lazy::runtime {
 struct CudaDriver;
 class Device;
 class DeviceFailures;
+class FreeBlocks;
 
 // The GPU has no room for an allocation (not sticky: the program can go on). The runtime catches
 // it to name the op that needed the memory.
@@ -108,8 +109,9 @@ class Device {
   std::size_t total_memory() const { return total_memory_; }
   CUstream stream() const { return stream_; }
 
-  // Stream-ordered allocation from the device's pool; 0 bytes gives a buffer with ptr() 0.
-  // Throws OutOfDeviceMemory when the GPU has no room.
+  // Stream-ordered allocation: a small block the program freed (runtime/free_blocks.h), else
+  // memory from the device's pool; 0 bytes gives a buffer with ptr() 0. Throws
+  // OutOfDeviceMemory when the GPU has no room, even once the kept blocks are freed.
   std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes);
 
   // Returns when the copy is done, so `src` may be reused at once.
@@ -154,10 +156,13 @@ class Device {
   friend class DeviceGraph;
 
   Device(const CudaDriver& driver, int ordinal);
-  void free_async(CUdeviceptr ptr) noexcept;
+  CUdeviceptr allocate_from_pool(std::size_t bytes);
+  // Keeps a freed block for reuse, or frees it (stream-ordered).
+  void release(CUdeviceptr ptr, std::size_t bytes) noexcept;
 
   const CudaDriver& driver_;
   std::unique_ptr<DeviceFailures> failures_;
+  std::unique_ptr<FreeBlocks> free_blocks_;
   bool sync_launches_ = false;  // LAZY_SYNC_LAUNCHES=1 or CUDA_LAUNCH_BLOCKING=1
   int ordinal_;
   int cu_device_ = 0;

@@ -24,7 +24,7 @@ std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan) {
     if (kernel.matmul) return nullptr;
     if (kernel.numel > 0) launches += kernel.launches;
   }
-  if (launches < 2) return nullptr;
+  if (launches == 0) return nullptr;
 
   auto replay = std::unique_ptr<GraphReplay>(new GraphReplay(plan));
   std::int64_t owned_bytes = 0;
@@ -129,11 +129,11 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
   graph_ = std::move(graph);
 }
 
-std::optional<std::vector<std::optional<ir::TensorData>>> GraphReplay::run(
-    std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals, Device& device) {
-  if (ir::debug_level() >= 3) return std::nullopt;
+bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
+                      Device& device, absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
+  if (ir::debug_level() >= 3) return false;
   std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock()) return std::nullopt;
+  if (!lock.owns_lock()) return false;
 
   std::vector<std::shared_ptr<ir::Storage>> call_buffers;
   call_buffers.reserve(call_buffer_outputs_.size());
@@ -170,9 +170,13 @@ std::optional<std::vector<std::optional<ir::TensorData>>> GraphReplay::run(
   graph_->launch();
   counters().kernel_launches += std::int64_t(launch_words_.size());
   counters().graph_launches++;
-  return held_results(plan_, pending, externals, [&](std::uint32_t root) {
-    return call_buffers[std::size_t(call_buffer_of_group_[group_of_root_.at(root)])];
-  });
+  hand_over_results(
+      plan_, pending, externals,
+      [&](std::uint32_t root) {
+        return call_buffers[std::size_t(call_buffer_of_group_[group_of_root_.at(root)])];
+      },
+      held);
+  return true;
 }
 
 }  // namespace lazy::runtime

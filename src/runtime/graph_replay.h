@@ -1,18 +1,20 @@
 // A captured plan replayed as one CUDA graph (lazy::Function): the host queues the whole step
-// with one graph launch instead of a launch and allocations per kernel. Memory the step only
-// uses inside itself (intermediates, dense copies, scratch) belongs to the graph and is allocated
-// once; the outputs the caller receives are new memory on every call, and the launches that read
-// inputs or write those outputs get their new addresses in place when they move.
+// with one graph launch instead of a launch and allocations per kernel. Even for one kernel a
+// graph launch costs the host less than cuLaunchKernel (1.9 against 4.0 µs on the H100
+// machine). Memory the step only uses inside itself (intermediates, dense copies, scratch) belongs
+// to the graph and is allocated once; the outputs the caller receives are new memory on every call,
+// and the launches that read inputs or write those outputs get their new addresses in place when
+// they move.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/functional/function_ref.h>
 
 #include "ir/node.h"
 #include "runtime/device.h"
@@ -27,16 +29,17 @@ class GraphReplay {
   // it goes, runs instead. Launch costs matter for small steps, whose intermediates are small.
   static constexpr std::int64_t kMaxOwnedBytes = std::int64_t(64) << 20;
 
-  // A graph replay of `plan`, or nullptr when the plain replay suits it better: fewer than two
-  // launches, a cuBLASLt call, or more than kMaxOwnedBytes of intermediates. `plan` must outlive
+  // A graph replay of `plan`, or nullptr when the plain replay suits it better: nothing to
+  // launch, a cuBLASLt call, or more than kMaxOwnedBytes of intermediates. `plan` must outlive
   // it.
   static std::unique_ptr<GraphReplay> for_plan(const Plan& plan);
 
-  // What replay() gives for this call; builds and instantiates the graph on the first call.
-  // nullopt when the plain replay must run instead: another thread is replaying this graph, or
-  // LAZY_DEBUG=3 asks for per-kernel times.
-  std::optional<std::vector<std::optional<ir::TensorData>>> run(
-      std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals, Device& device);
+  // Queues the plan for this call and hands `held` the data of each held pending node, as
+  // replay() would return them; builds and instantiates the graph on the first call. False, with
+  // nothing queued, when the plain replay must run instead: another thread is replaying this
+  // graph, or LAZY_DEBUG=3 asks for per-kernel times.
+  bool run(std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
+           Device& device, absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
 
  private:
   // A kernel argument whose value a call may change: an input's address, or the memory of an

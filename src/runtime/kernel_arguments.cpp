@@ -67,17 +67,16 @@ void pack_arguments(const PlannedKernel& kernel, std::span<const ir::NodePtr> pe
   }
 }
 
-std::vector<std::optional<ir::TensorData>> held_results(
-    const Plan& plan, std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
-    absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage) {
-  std::vector<std::optional<ir::TensorData>> results(pending.size());
+void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,
+                       std::span<const ir::NodePtr> externals,
+                       absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage,
+                       absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
   for (std::uint32_t index : plan.live_roots)
-    results[index] =
-        ir::TensorData{root_storage(index), ir::Layout::contiguous(pending[index]->shape)};
+    held(index, ir::TensorData{root_storage(index), ir::Layout::contiguous(pending[index]->shape)});
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> scalars;
   for (std::uint32_t index : plan.live_scalars) {
     scalars[index] = scalar_storage(*pending[index]);
-    results[index] = ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})};
+    held(index, ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})});
   }
   for (const PlannedView& view : plan.live_views) {
     std::shared_ptr<const ir::Storage> base;
@@ -92,9 +91,8 @@ std::vector<std::optional<ir::TensorData>> held_results(
         base = scalars.at(view.base);
         break;
     }
-    results[view.node] = ir::TensorData{std::move(base), view.layout};
+    held(view.node, ir::TensorData{std::move(base), view.layout});
   }
-  return results;
 }
 
 }  // namespace lazy::runtime

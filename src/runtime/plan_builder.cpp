@@ -31,9 +31,9 @@ std::int64_t fewest_bytes(const fuse::Region& region, const codegen::GeneratedKe
     if (!seen.try_emplace(std::make_pair(term.external, term.source), true).second) continue;
     const ir::Node& source = term.external ? *externals[term.source] : *pending[term.source];
     // A product reads all of each operand; other kernels read at most an element per element.
-    const std::int64_t read =
-        region.matmul || region.scatter ? term.layout.shape.numel()
-                                        : std::min(source.shape.numel(), kernel.numel);
+    const std::int64_t read = region.matmul || region.scatter
+                                  ? term.layout.shape.numel()
+                                  : std::min(source.shape.numel(), kernel.numel);
     bytes += read * itemsize(source.dtype);
   }
   for (const fuse::Root& root : region.roots) {

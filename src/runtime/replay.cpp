@@ -118,7 +118,11 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
     for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 
-  return held_results(plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); });
+  std::vector<std::optional<ir::TensorData>> results(pending.size());
+  hand_over_results(
+      plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); },
+      [&](std::uint32_t node, ir::TensorData data) { results[node] = std::move(data); });
+  return results;
 }
 
 void set_poison_outputs(bool enabled) {

@@ -1,6 +1,7 @@
 // Time to the first result in a fresh process, with a cold or a warm kernel cache (issue 4):
 //   bench_startup quickstart   the quickstart: its inputs, then its first iteration (the chain)
 //   bench_startup kernels50    a program whose first sync needs 50 distinct kernels
+//   bench_startup sin20        x = sin(x) 20 times on 2^22 f32: one kernel long in math (issue 15)
 // Prints CUDA initialisation apart from the first result, and where kernels came from.
 // bench/startup.sh runs both cold and warm.
 #include <chrono>
@@ -51,6 +52,15 @@ float first_result_many_kernels() {
   return sum;
 }
 
+// One kernel of 20 chained sins, whose compile time is the point.
+float first_result_sin20() {
+  lazy::Tensor x = lazy::randn({std::int64_t(1) << 22}, 7);
+  lazy::eval({x});
+  for (int i = 0; i < 20; ++i) x = lazy::sin(x);
+  lazy::eval({x});
+  return x.slice(0, 0, 1).to_vector<float>()[0];
+}
+
 // As samples/quickstart.cpp: the inputs are made and computed, then the first iteration runs.
 // Returns the time of that first iteration alone; *inputs_ms gets the time of the inputs.
 float first_result_quickstart(double* inputs_ms, double* iteration_ms) {
@@ -74,21 +84,27 @@ float first_result_quickstart(double* inputs_ms, double* iteration_ms) {
 
 int main(int argc, char** argv) {
   const Clock::time_point start = Clock::now();
-  const bool many = argc > 1 && std::strcmp(argv[1], "kernels50") == 0;
+  const std::string program = argc > 1 ? argv[1] : "quickstart";
+  if (program != "quickstart" && program != "kernels50" && program != "sin20") {
+    std::fprintf(stderr, "usage: bench_startup [quickstart|kernels50|sin20]\n");
+    return 2;
+  }
   const bool gpu = lazy::on_gpu();  // CUDA initialisation happens here
   const Clock::time_point initialised = Clock::now();
   double inputs_ms = 0, iteration_ms = 0;
-  float result =
-      many ? first_result_many_kernels() : first_result_quickstart(&inputs_ms, &iteration_ms);
+  const float result = program == "kernels50" ? first_result_many_kernels()
+                       : program == "sin20"   ? first_result_sin20()
+                                              : first_result_quickstart(&inputs_ms, &iteration_ms);
   const Clock::time_point done = Clock::now();
   lazy::Stats s = lazy::stats();
   std::printf(
       "%s %s: init %.1f ms, first result %.1f ms after init (%g); kernels: %lld compiled "
       "(slowest %.1f ms), %lld from disk",
-      many ? "kernels50" : "quickstart", gpu ? "gpu" : "host", ms_between(start, initialised),
+      program.c_str(), gpu ? "gpu" : "host", ms_between(start, initialised),
       ms_between(initialised, done), double(result), static_cast<long long>(s.nvrtc_compiles),
       s.slowest_compile_seconds * 1e3, static_cast<long long>(s.disk_hits));
-  if (!many) std::printf("; inputs %.1f ms, first iteration %.1f ms", inputs_ms, iteration_ms);
+  if (program == "quickstart")
+    std::printf("; inputs %.1f ms, first iteration %.1f ms", inputs_ms, iteration_ms);
   std::printf("\n");
   return 0;
 }

@@ -10,7 +10,7 @@ set -euo pipefail
 bench=${1:-build/bench/bench_startup}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for program in quickstart kernels50; do
+for program in quickstart kernels50 sin20; do
   export CUDA_CACHE_PATH="$dir/$program-driver"
   LAZY_CACHE_DIR="$dir/$program" "$bench" "$program" | sed 's/^/cold  /'
   LAZY_CACHE_DIR="$dir/$program" "$bench" "$program" | sed 's/^/warm  /'

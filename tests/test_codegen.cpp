@@ -5,6 +5,7 @@
 
 #include <lazy/lazy.h>
 
+#include "codegen/iteration_space.h"
 #include "codegen_test_support.h"
 
 namespace {
@@ -131,6 +132,21 @@ TEST_F(Codegen, SmallTensorsHeavyInMathTakeOneElementAThreadSoMoreSmsShareThem) 
   };
   EXPECT_EQ(width_for(4096), 1);
   EXPECT_EQ(width_for(std::int64_t(1) << 20), 8);  // 32 bytes of f32 a thread
+}
+
+TEST_F(Codegen, LongTranscendentalChainsTakeFewerElementsAThreadSoTheirCodeStaysSmall) {
+  auto width_for = [](int sins) {
+    lazy::Tensor y = computed({std::int64_t(1) << 22});
+    for (int i = 0; i < sins; ++i) y = lazy::sin(y);
+    const int width = generate_pending().kernels.at(0).vector_width;
+    Trace::current().clear();
+    return width;
+  };
+  EXPECT_EQ(width_for(8), 8);   // 64 unrolled sins
+  EXPECT_EQ(width_for(16), 4);  // 64
+  EXPECT_EQ(width_for(20), 2);  // 40: 3 would be 60, but groups are powers of 2
+  EXPECT_EQ(width_for(65), 1);
+  EXPECT_EQ(lazy::codegen::most_elements_per_thread(0), lazy::codegen::kUnrolledTranscendentals);
 }
 
 }  // namespace

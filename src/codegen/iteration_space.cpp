@@ -25,7 +25,7 @@ bool IterationSpace::needs_multi_index() const {
 }
 
 IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses,
-                                    int bytes_per_thread, bool spread_small) {
+                                    int bytes_per_thread, bool spread_small, int max_width) {
   IterationSpace space;
   space.numel = shape.numel();
   if (space.numel == 0) {
@@ -107,6 +107,7 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   // Groups of whole 16-byte accesses for every tensor, at most kMaxGroup elements.
   constexpr int kMaxGroup = 16;
   int width = std::min(bytes_per_thread / min_itemsize, kMaxGroup);
+  while (width > std::max(max_width, 1)) width /= 2;
   // Spread small: down to no groups, since such a kernel is bound by the latency of its math,
   // which more SMs hide and vectors do not. 4096 f32 through 64 ops: 8.9 us at 8 a thread.
   while (spread_small && width > 1 && space.numel < std::int64_t(width) * kThreadsToFillTheGpu)
@@ -132,6 +133,10 @@ int bytes_per_thread(int transcendentals_per_element) {
   if (forced != 0) return forced;
   return transcendentals_per_element >= kTranscendentalsForMathBound ? kMathBoundBytesPerThread
                                                                      : kMemoryBoundBytesPerThread;
+}
+
+int most_elements_per_thread(int transcendentals_per_element) {
+  return std::max(kUnrolledTranscendentals / std::max(transcendentals_per_element, 1), 1);
 }
 
 std::uint64_t fast_div_constants(std::uint32_t divisor) {

@@ -48,15 +48,22 @@ inline constexpr int kMemoryBoundBytesPerThread = 16;
 inline constexpr int kMathBoundBytesPerThread = 32;
 inline constexpr int kTranscendentalsForMathBound = 4;
 int bytes_per_thread(int transcendentals_per_element);
+// A group's elements each unroll the kernel's math, and NVRTC's time grows with the code: a
+// thread takes at most kUnrolledTranscendentals transcendental ops in all (20 chained sins on
+// f32 compiled in 1.0 s at 8 elements a thread, in 0.35 s at 2). Such chains are bound by math,
+// which the GPU's other threads hide as well as a group would.
+inline constexpr int kUnrolledTranscendentals = 64;
+int most_elements_per_thread(int transcendentals_per_element);
 // Threads that give each SM of an H100 (132) a block of 256: below it a kernel groups fewer
 // elements per thread.
 inline constexpr std::int64_t kThreadsToFillTheGpu = 132 * 256;
 
 // With spread_small, a shape too small to give every SM its threads at the chosen width takes
 // fewer elements a thread (pointwise kernels; a column reduction spreads its rows instead).
+// Groups have at most max_width elements.
 IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses,
                                     int bytes_per_thread = kMemoryBoundBytesPerThread,
-                                    bool spread_small = false);
+                                    bool spread_small = false, int max_width = 16);
 
 // Granlund-Montgomery constants for dividing 32-bit indices by `divisor` (>= 1) with a
 // multiply-high: the magic number in the low 32 bits, the shift in the high 32 (lz_fast_div).

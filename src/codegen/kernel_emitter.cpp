@@ -100,8 +100,9 @@ class KernelEmitter {
         return;
       }
     }
-    space_ = plan_iteration_space(region_.shape, accesses,
-                                  bytes_per_thread(transcendentals(region_, pending_)), true);
+    const int math = transcendentals(region_, pending_);
+    space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(math), true,
+                                  most_elements_per_thread(math));
     // Threads stride over the folded elements, or a scan's tile.
     if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all

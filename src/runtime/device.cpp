@@ -13,6 +13,7 @@
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
 #include "runtime/free_blocks.h"
+#include "runtime/packed_args.h"
 
 namespace lazy::runtime {
 namespace {
@@ -200,9 +201,7 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
 }
 
 CUdeviceptr Device::allocate_from_pool(std::size_t bytes) {
-  // Small blocks are allocated at their kept size, so that any of that size can be reused.
-  const std::size_t size =
-      FreeBlocks::rounded(bytes) <= FreeBlocks::kLargestBlock ? FreeBlocks::rounded(bytes) : bytes;
+  const std::size_t size = FreeBlocks::allocation_size(bytes);
   CUdeviceptr ptr = 0;
   CUresult result = driver_.cuMemAllocAsync(&ptr, size, stream_);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -326,8 +325,15 @@ FunctionInfo Device::function_info(CUfunction function) {
       get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")};
 }
 
-bool Device::process_exiting() {
-  return g_process_exiting.load(std::memory_order_relaxed);
+bool Device::current_for_teardown() noexcept {
+  if (g_process_exiting.load(std::memory_order_relaxed) || failures_->lost()) return false;
+  try {
+    make_current();
+    return true;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return false;
+  }
 }
 
 bool Device::context_lost() const {
@@ -341,17 +347,14 @@ void Device::label_kernel(CUfunction function, KernelLabel label) {
 void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
                     std::span<const std::byte> packed_args, unsigned dynamic_shared_bytes) {
   make_current();
-  std::size_t args_size = packed_args.size();
-  // The driver only reads the buffer; its interface takes void*.
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed_args.data()),
-                   CU_LAUNCH_PARAM_BUFFER_SIZE, &args_size, CU_LAUNCH_PARAM_END};
+  PackedArgs args(packed_args);
   if (const CUresult result =
           driver_.cuLaunchKernel(function, grid_x, 1, 1, block_x, 1, 1, dynamic_shared_bytes,
-                                 stream_, nullptr, packed_args.empty() ? nullptr : extra);
+                                 stream_, nullptr, args.extra());
       result != CUDA_SUCCESS) {
     failures_->fail(result, "cuLaunchKernel of " + failures_->launches().label_of(function).text +
                                 " (grid " + std::to_string(grid_x) + ", block " +
-                                std::to_string(block_x) + ", " + std::to_string(args_size) +
+                                std::to_string(block_x) + ", " + std::to_string(args.size()) +
                                 " bytes of arguments)");
   }
   failures_->launches().record(function);
@@ -368,13 +371,7 @@ DeviceTimer::DeviceTimer(Device& device) : device_(device) {
 }
 
 DeviceTimer::~DeviceTimer() {
-  if (g_process_exiting.load(std::memory_order_relaxed) || device_.failures_->lost()) return;
-  try {
-    device_.make_current();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s\n", error.what());
-    return;
-  }
+  if (!device_.current_for_teardown()) return;
   device_.driver_.cuEventDestroy(start_);
   device_.driver_.cuEventDestroy(stop_);
 }

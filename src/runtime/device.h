@@ -146,9 +146,10 @@ class Device {
   // Once a sticky error lost the context, it throws a short lazy::RuntimeError saying so.
   void make_current();
 
-  // True once the process's exit handlers run: the driver may be tearing down, so destructors
-  // of device objects skip their calls.
-  static bool process_exiting();
+  // Whether a destructor of a device object may call the driver, with the context made current:
+  // not once the process's exit handlers run (the driver may be tearing down) or the context is
+  // lost. Never throws: a failure to make the context current is printed.
+  bool current_for_teardown() noexcept;
 
  private:
   friend class DeviceBuffer;

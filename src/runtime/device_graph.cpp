@@ -1,17 +1,17 @@
 #include "runtime/device_graph.h"
 
-#include <cstdio>
 #include <string>
 
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
+#include "runtime/packed_args.h"
 
 namespace lazy::runtime {
 
 namespace {
 
 // The kernel node parameters of a launch whose arguments are one packed buffer; `extra` must
-// outlive the driver call that reads them.
+// outlive the driver call that reads them (the driver copies the arguments).
 CUDA_KERNEL_NODE_PARAMS kernel_params(CUfunction function, unsigned grid_x, unsigned block_x,
                                       void** extra) {
   CUDA_KERNEL_NODE_PARAMS params{};
@@ -33,24 +33,15 @@ DeviceGraph::DeviceGraph(Device& device) : device_(device) {
 }
 
 DeviceGraph::~DeviceGraph() {
-  if (Device::process_exiting() || device_.context_lost()) return;
-  try {
-    device_.make_current();
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s\n", error.what());
-    return;
-  }
+  if (!device_.current_for_teardown()) return;
   if (exec_ != nullptr) device_.driver_.cuGraphExecDestroy(exec_);
   device_.driver_.cuGraphDestroy(graph_);
 }
 
 std::size_t DeviceGraph::add_launch(CUfunction function, unsigned grid_x, unsigned block_x,
                                     std::span<const std::byte> packed_args) {
-  std::size_t args_size = packed_args.size();
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed_args.data()),
-                   CU_LAUNCH_PARAM_BUFFER_SIZE, &args_size, CU_LAUNCH_PARAM_END};
-  const CUDA_KERNEL_NODE_PARAMS params =
-      kernel_params(function, grid_x, block_x, packed_args.empty() ? nullptr : extra);
+  PackedArgs args(packed_args);
+  const CUDA_KERNEL_NODE_PARAMS params = kernel_params(function, grid_x, block_x, args.extra());
   device_.make_current();
   CUgraphNode node = nullptr;
   if (const CUresult result = device_.driver_.cuGraphAddKernelNode(
@@ -94,11 +85,9 @@ void DeviceGraph::instantiate() {
 
 void DeviceGraph::set_launch_args(std::size_t launch, std::span<const std::byte> packed_args) {
   const Launch& at = launches_[launch];
-  std::size_t args_size = packed_args.size();
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed_args.data()),
-                   CU_LAUNCH_PARAM_BUFFER_SIZE, &args_size, CU_LAUNCH_PARAM_END};
+  PackedArgs args(packed_args);
   const CUDA_KERNEL_NODE_PARAMS params =
-      kernel_params(at.function, at.grid_x, at.block_x, packed_args.empty() ? nullptr : extra);
+      kernel_params(at.function, at.grid_x, at.block_x, args.extra());
   device_.make_current();
   if (const CUresult result =
           device_.driver_.cuGraphExecKernelNodeSetParams(exec_, at.node, &params);

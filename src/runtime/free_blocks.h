@@ -22,8 +22,13 @@ class FreeBlocks {
   // What the cache may hold in all, so memory the program freed stays available to others.
   static constexpr std::size_t kMostBytes = std::size_t(64) << 20;
 
-  // The size a block of `bytes` is allocated with, so near sizes share blocks.
+  // The size a block of `bytes` is kept under, so near sizes share blocks.
   static std::size_t rounded(std::size_t bytes) { return (bytes + 255) & ~std::size_t(255); }
+  // What to allocate for `bytes`: the kept size for blocks the cache takes, so that any kept
+  // block of that size serves.
+  static std::size_t allocation_size(std::size_t bytes) {
+    return rounded(bytes) <= kLargestBlock ? rounded(bytes) : bytes;
+  }
 
   // A kept block of rounded(bytes), or 0 when there is none.
   CUdeviceptr take(std::size_t bytes);

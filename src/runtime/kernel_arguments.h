@@ -24,11 +24,4 @@ void pack_arguments(const PlannedKernel& kernel, std::span<const ir::NodePtr> pe
                     absl::FunctionRef<CUdeviceptr(const codegen::ArgSource&, std::size_t)> memory,
                     std::vector<std::uint64_t>& packed, std::vector<std::size_t>& launch_index_at);
 
-// Hands `held(node, data)` the data of each held pending node once the plan's kernels are queued:
-// kernel outputs (root i's memory is `root_storage(i)`), views of them or of inputs, and scalars.
-void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,
-                       std::span<const ir::NodePtr> externals,
-                       absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage,
-                       absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
-
 }  // namespace lazy::runtime

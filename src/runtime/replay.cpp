@@ -7,19 +7,37 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "ir/debug.h"
+#include "ir/dtype_codec.h"
 #include "ir/matmul.h"
 #include "ir/settings.h"
+#include "lazy/error.h"
 #include "runtime/kernel_arguments.h"
 #include "runtime/matmul_call.h"
 #include "runtime/output_memory.h"
 #include "runtime/stats.h"
-#include "runtime/storage_mirror.h"
 
 namespace lazy::runtime {
 
 namespace {
 
 using codegen::ArgSource;
+
+std::shared_ptr<ir::Storage> scalar_storage(const ir::Node& node) {
+  // A plan that names another node here would read an empty optional: undefined, not an error.
+  if (node.op != ir::Op::Scalar || !node.scalar) {
+    throw RuntimeError("lazyfuse internal error: the plan holds " +
+                           std::string(ir::op_name(node.op)) + " as a scalar; please report it",
+                       node.loc);
+  }
+  auto storage = std::make_shared<ir::Storage>(node.dtype, 1);
+  if (is_floating(node.dtype)) {
+    ir::store_double(storage->host.data(), node.dtype, 0,
+                     ir::scalar_as_float(*node.scalar, node.dtype));
+  } else {
+    ir::store_int(storage->host.data(), node.dtype, 0, ir::scalar_as_int(*node.scalar, node.dtype));
+  }
+  return storage;
+}
 
 std::atomic<bool> poison_outputs{ir::on_off_setting(ir::Setting::poison_outputs)};
 
@@ -123,6 +141,34 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
       plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); },
       [&](std::uint32_t node, ir::TensorData data) { results[node] = std::move(data); });
   return results;
+}
+
+void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,
+                       std::span<const ir::NodePtr> externals,
+                       absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage,
+                       absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
+  for (std::uint32_t index : plan.live_roots)
+    held(index, ir::TensorData{root_storage(index), ir::Layout::contiguous(pending[index]->shape)});
+  absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> scalars;
+  for (std::uint32_t index : plan.live_scalars) {
+    scalars[index] = scalar_storage(*pending[index]);
+    held(index, ir::TensorData{scalars[index], ir::Layout::contiguous(Shape{})});
+  }
+  for (const PlannedView& view : plan.live_views) {
+    std::shared_ptr<const ir::Storage> base;
+    switch (view.base_kind) {
+      case PlannedView::Base::root:
+        base = root_storage(view.base);
+        break;
+      case PlannedView::Base::external:
+        base = externals[view.base]->data->storage;
+        break;
+      case PlannedView::Base::scalar:
+        base = scalars.at(view.base);
+        break;
+    }
+    held(view.node, ir::TensorData{std::move(base), view.layout});
+  }
 }
 
 void set_poison_outputs(bool enabled) {

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include <absl/functional/function_ref.h>
+
 #include "ir/node.h"
 #include "runtime/device.h"
 #include "runtime/plan.h"
@@ -20,6 +22,14 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
                                                   std::span<const ir::NodePtr> pending,
                                                   std::span<const ir::NodePtr> externals,
                                                   Device& device);
+
+// Shared by replay() and the graph replay: hands `held(node, data)` the data of each held pending
+// node once the plan's kernels are queued: kernel outputs (root i's memory is `root_storage(i)`),
+// views of them or of inputs, and scalars.
+void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,
+                       std::span<const ir::NodePtr> externals,
+                       absl::FunctionRef<std::shared_ptr<ir::Storage>(std::uint32_t)> root_storage,
+                       absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
 
 // Fills every kernel output with 0xff bytes (NaN for floats) before the kernel runs, so an
 // element a kernel fails to write shows. On in tests; LAZY_POISON_OUTPUTS turns it on.

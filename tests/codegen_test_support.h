@@ -25,8 +25,7 @@ struct Generated {
 // Partitions what the thread has pending and generates every region's kernel.
 inline Generated generate_pending(bool fusion = true, bool fast_math = false) {
   lazy::ir::Trace& trace = lazy::ir::Trace::current();
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+  const std::vector<bool> live = trace.live();
   Generated out;
   out.partition = lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   for (const auto& region : out.partition.regions)

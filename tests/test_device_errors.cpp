@@ -161,8 +161,7 @@ TEST_F(RecordedGraph, AKernelLabelNamesTheUsersLinesOfItsOps) {
   const int mul_line = __LINE__ + 1;
   lazy::Tensor z = y * 2.0f;
   lazy::ir::Trace& trace = lazy::ir::Trace::current();
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+  const std::vector<bool> live = trace.live();
   lazy::fuse::Partition partition =
       lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
   ASSERT_EQ(partition.regions.size(), 1u);  // y and z, same shape: one kernel

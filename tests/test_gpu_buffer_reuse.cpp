@@ -40,8 +40,7 @@ Tensor exact_input(DType dtype, const Shape& shape, float step) {
 // Outputs whose memory the plan of the recorded work takes from a dying input.
 int planned_reuses() {
   lazy::ir::Trace& trace = lazy::ir::Trace::current();
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+  const std::vector<bool> live = trace.live();
   const int arch = lazy::runtime::Device::get()->sm_arch();
   auto plan = lazy::runtime::build_plan(trace, live, lazy::fusion_enabled(), false, nullptr, arch);
   int count = 0;

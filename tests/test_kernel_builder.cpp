@@ -49,8 +49,7 @@ class KernelBuilderTest : public ::testing::Test {
     y_ = x_ * 2.0f;
     mul_line_ = __LINE__ - 1;
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     partition_ = lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
     ASSERT_EQ(partition_.regions.size(), 1u);
     for (std::size_t t = 0; t < region().terms.size(); ++t) {

@@ -30,8 +30,7 @@ class MatmulPartition : public ::testing::Test {
 
   static Partition partitioned(bool fusion = true) {
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     return lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   }
   static Tensor computed(const Shape& shape, DType dtype = DType::bf16) {

@@ -22,8 +22,7 @@ class PartitionTest : public ::testing::Test {
   // The partition of what the thread has pending.
   static Partition partition_pending(bool fusion = true) {
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     return lazy::fuse::partition(trace.pending(), live, trace.externals(), {fusion});
   }
   static Tensor computed(const lazy::Shape& shape) {

@@ -31,8 +31,7 @@ class PlanIndicesTest : public ::testing::Test {
 
   static Partition partition_pending() {
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     return lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
   }
 };
@@ -110,8 +109,7 @@ TEST_F(PlanIndicesTest, HeldScalarsAndViewsOfThemAreListedByTraceIndexAfterARewr
   Tensor sevens = lazy::full({3}, 7.0f);                       // a held view of one
   Trace& trace = Trace::current();
   ASSERT_FALSE(partition_pending().graph.rewrites.empty()) << "no rewrite: the test tests nothing";
-  std::vector<bool> live;
-  for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+  const std::vector<bool> live = trace.live();
   auto plan = lazy::runtime::build_plan(trace, live, true, false, nullptr, 90);
   std::set<std::uint32_t> scalars;
   for (std::uint32_t s : plan->live_scalars) {

@@ -27,8 +27,7 @@ class RowFusion : public ::testing::Test {
 
   static Partition partition_pending() {
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     return lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
   }
   static lazy::codegen::GeneratedKernel kernel_of(const Partition& p, std::size_t region) {

@@ -34,8 +34,7 @@ class SkinnyMatmul : public ::testing::Test {
   // Whether the one product pending runs as a skinny kernel on `arch`.
   static bool skinny(int arch = lazy_test::kCodegenArch) {
     Trace& trace = Trace::current();
-    std::vector<bool> live;
-    for (const auto& node : trace.pending()) live.push_back(node->handles.load() > 0);
+    const std::vector<bool> live = trace.live();
     const lazy::fuse::Partition p =
         lazy::fuse::partition(trace.pending(), live, trace.externals(), {true});
     for (const auto& region : p.regions)

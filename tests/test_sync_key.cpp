@@ -181,15 +181,24 @@ TEST_F(SyncKey, SameKeyInASecondProcess) {
   EXPECT_EQ(there, here.to_hex());
 }
 
-TEST_F(SyncKey, NodeHashesAreSetWhenRecorded) {
-  lazy::Tensor x = lazy::randn({4}, 1);
-  lazy::Tensor y = lazy::exp(x);
-  lazy::Tensor z = lazy::exp(x);
-  // Two identical expressions over the same input hash alike; their inputs' hashes are folded in.
-  EXPECT_EQ(y.node()->dag_hash, z.node()->dag_hash);
-  EXPECT_EQ(y.node()->node_hash, z.node()->node_hash);
-  EXPECT_NE(y.node()->dag_hash, lazy::exp(y).node()->dag_hash);
-  EXPECT_NE(y.node()->node_hash, Hash128{});
+// A node of many inputs (cat) is keyed by every one of them, pending or computed, in order.
+TEST_F(SyncKey, EveryInputOfAManyInputNodeIsInTheKey) {
+  std::vector<lazy::Tensor> parts;
+  for (std::int64_t n = 1; n <= 6; ++n) parts.push_back(lazy::randn({n}, n));
+  lazy::eval(parts);
+  auto key_of_cat = [&](std::vector<lazy::Tensor> inputs) {
+    inputs.push_back(lazy::exp(parts[0]));  // a pending input among computed ones
+    lazy::Tensor joined = lazy::cat(inputs, 0);
+    return key_and_forget();
+  };
+  const Hash128 in_order = key_of_cat(parts);
+  EXPECT_EQ(key_of_cat(parts), in_order);
+  std::vector<lazy::Tensor> swapped = parts;
+  std::swap(swapped[4], swapped[5]);
+  EXPECT_NE(key_of_cat(swapped), in_order);
+  std::vector<lazy::Tensor> repeated = parts;
+  repeated[5] = parts[1];
+  EXPECT_NE(key_of_cat(repeated), in_order);
 }
 
 }  // namespace

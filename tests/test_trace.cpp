@@ -24,17 +24,25 @@ TEST(Trace, OpsAreRecordedNotRun) {
   EXPECT_EQ(Trace::current().size(), 0u);
 }
 
-TEST(Trace, HandlesCountWhichNodesAreHeld) {
+// Handles, and nothing the trace keeps itself, decide which pending nodes are held.
+TEST(Trace, HandlesDecideWhichNodesAreHeld) {
   lazy::sync();
   lazy::Tensor x = lazy::randn({4}, 3);
-  EXPECT_EQ(x.node()->handles.load(), 1);
+  lazy::Tensor y;
   {
-    lazy::Tensor copy = x;
-    EXPECT_EQ(x.node()->handles.load(), 2);
+    lazy::Tensor h = x + 1.0f;
+    y = h * h;
+    // Pending: randn's seed, randn (x), the number 1, h, y.
+    EXPECT_EQ(Trace::current().live(), (std::vector<bool>{false, true, false, true, true}));
+    lazy::Tensor copy = h;
     lazy::Tensor moved = std::move(copy);
-    EXPECT_EQ(x.node()->handles.load(), 2);
+    EXPECT_EQ(Trace::current().live(), (std::vector<bool>{false, true, false, true, true}));
   }
-  EXPECT_EQ(x.node()->handles.load(), 1);
+  // h is gone: read twice by y, but an intermediate.
+  EXPECT_EQ(Trace::current().live(), (std::vector<bool>{false, true, false, false, true}));
+  x = lazy::Tensor();
+  EXPECT_EQ(Trace::current().live(), (std::vector<bool>{false, false, false, false, true}));
+  lazy::sync();
 }
 
 TEST(Trace, IntermediateNobodyHoldsIsNotComputed) {

@@ -31,11 +31,6 @@ class Tensor {
  public:
   // An undefined handle; any op on it throws lazy::ValueError.
   Tensor() = default;
-  Tensor(const Tensor& other);
-  Tensor(Tensor&& other) noexcept = default;
-  Tensor& operator=(const Tensor& other);
-  Tensor& operator=(Tensor&& other) noexcept;
-  ~Tensor();
 
   bool defined() const { return node_ != nullptr; }
   // These throw lazy::ValueError, naming the caller's line, on an undefined tensor.

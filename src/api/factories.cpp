@@ -121,7 +121,7 @@ Tensor random(Op op, std::string_view name, const Shape& shape, std::uint64_t se
   ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
   node->inputs.push_back(
       api::scalar_node(static_cast<std::int64_t>(seed), DType::i64, ir::ScalarRole::number, loc));
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 }  // namespace
@@ -188,7 +188,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   node->compute_dtype = scalar_type;
   node->inputs.push_back(api::scalar_node(start, scalar_type, ir::ScalarRole::number, loc));
   node->inputs.push_back(api::scalar_node(step, scalar_type, ir::ScalarRole::number, loc));
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 Tensor arange(Scalar stop, std::source_location loc) {

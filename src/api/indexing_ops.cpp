@@ -26,7 +26,7 @@ Tensor record_gather(const Tensor& x, int axis, const Tensor& index, GatherCalle
   node->attrs = ir::gather_attrs(axis, caller);
   node->inputs.push_back(source);
   node->inputs.push_back(index.node());
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 // gather's checks, then x sliced to index's sizes along the other axes so the node's source and

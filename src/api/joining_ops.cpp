@@ -38,7 +38,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int axis, std::source_location lo
   ir::NodePtr node = ir::make_node(ir::Op::Concat, dtype, joined, loc);
   node->attrs.push(axis);
   for (const Tensor& t : converted) node->inputs.push_back(t.node());
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int axis, std::source_location loc) {

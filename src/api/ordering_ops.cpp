@@ -46,7 +46,7 @@ ValuesAndIndices best_along(const Tensor& x, std::optional<std::int64_t> k, int 
     node->attrs.push(shape[rank - 1]);
     node->attrs.push(largest ? 1 : 0);
     node->inputs.push_back(last.node());
-    Tensor picked = api::record(node);
+    Tensor picked = api::record(std::move(node));
     out.push_back(api::last_to_axis(picked, axis, loc));
   }
   return {out[0], out[1]};

@@ -42,24 +42,26 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
       api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc, may_round_to_infinity);
     }
   }
-  Shape shape = *shapes[0];
+  const Shape* shape = shapes[0];
+  Shape broadcast;
   if (!same_shapes) {
     std::array<Shape, 3> copies;
     for (int i = 0; i < n_shapes; ++i) copies[i] = *shapes[i];
-    shape = api::broadcast_shapes({copies.data(), std::size_t(n_shapes)}, name, loc);
+    broadcast = api::broadcast_shapes({copies.data(), std::size_t(n_shapes)}, name, loc);
+    shape = &broadcast;
   }
 
-  ir::NodePtr node = ir::make_node(op, dtype, shape, loc);
+  ir::NodePtr node = ir::make_node(op, dtype, *shape, loc);
   node->compute_dtype = compute_dtype;
   for (const Operand* x : operands) {
     if (x->is_tensor()) {
-      node->inputs.push_back(api::broadcast_node(x->tensor().node(), shape, loc));
+      node->inputs.push_back(api::broadcast_node(x->tensor().node(), *shape, loc));
     } else {
       node->inputs.push_back(
           api::scalar_node(x->scalar(), scalar_dtype, ir::ScalarRole::number, loc));
     }
   }
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 void require_a_tensor(const Operand& a, const Operand& b, std::string_view name,

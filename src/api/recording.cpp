@@ -12,8 +12,7 @@ namespace lazy::api {
 namespace {
 
 // The line of the lazy::Function call whose body the thread is capturing, if any.
-// initial-exec: every recorded op reads it (see ir::Trace::current).
-[[gnu::tls_model("initial-exec")]] thread_local std::optional<std::source_location> capture_call;
+thread_local std::optional<std::source_location> capture_call;
 
 }  // namespace
 
@@ -47,14 +46,11 @@ const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::sourc
   return node;
 }
 
-const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
-  const ir::NodePtr& node = defined_node(t, op, loc);
-  if (node->trace != nullptr && node->trace != &ir::Trace::current()) {
-    fail<RuntimeError>(loc, op,
-                       "the tensor was recorded on another thread and is not computed yet; "
-                       "call lazy::sync() or lazy::eval() on that thread first");
-  }
-  return node;
+void refuse_node(const Tensor& t, std::string_view op, std::source_location loc) {
+  defined_node(t, op, loc);
+  fail<RuntimeError>(loc, op,
+                     "the tensor was recorded on another thread and is not computed yet; "
+                     "call lazy::sync() or lazy::eval() on that thread first");
 }
 
 void check_shape(const Shape& shape, std::string_view op, std::source_location loc) {
@@ -71,9 +67,9 @@ void check_shape(const Shape& shape, std::string_view op, std::source_location l
   }
 }
 
-Tensor record(const ir::NodePtr& node) {
+Tensor record(ir::NodePtr node) {
   ir::Trace::current().append(node);
-  return Tensor(node);
+  return Tensor(std::move(node));
 }
 
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,

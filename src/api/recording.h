@@ -56,9 +56,18 @@ void refuse_while_capturing(std::string_view what);
 // The node behind a handle; throws ValueError when the handle is undefined.
 const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc);
 
+// Throws for a handle node_of refuses: undefined, or pending in another thread's trace.
+[[noreturn]] void refuse_node(const Tensor& t, std::string_view op, std::source_location loc);
+
 // The node behind a handle, checked usable by this thread: defined, and not pending in another
-// thread's trace.
-const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc);
+// thread's trace. Inline: every op checks each operand.
+inline const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
+  const ir::NodePtr& node = t.node();
+  if (node == nullptr || (node->trace != nullptr && node->trace != &ir::Trace::current()))
+      [[unlikely]]
+    refuse_node(t, op, loc);
+  return node;
+}
 
 // Throws ShapeError for a negative size, or for more than kMaxElements elements in the sizes
 // other than 0 (so that no stride overflows either). Every op whose result's shape is new
@@ -66,7 +75,7 @@ const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_loc
 void check_shape(const Shape& shape, std::string_view op, std::source_location loc);
 
 // Appends to the thread's trace and hands back a tensor holding it.
-Tensor record(const ir::NodePtr& node);
+Tensor record(ir::NodePtr node);
 
 // Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32), or is
 // an unsigned integer past INT64_MAX. With may_round_to_infinity, a number too large for a

@@ -70,7 +70,7 @@ Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, b
   node->attrs.push(std::int64_t(reduced.mask));
   node->attrs.push(keepdim ? 1 : 0);
   node->inputs.push_back(in);
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 // Integers and bools sum to i64; floating dtypes keep theirs and accumulate in f32.

@@ -30,7 +30,7 @@ std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x,
     ir::NodePtr node = ir::make_node(op, *dtype++, last.node()->shape, loc);
     node->compute_dtype = compute;
     node->inputs.push_back(last.node());
-    Tensor scanned = api::record(node);
+    Tensor scanned = api::record(std::move(node));
     out.push_back(api::last_to_axis(scanned, axis, loc));
   }
   return out;

@@ -25,7 +25,7 @@ Tensor record_scatter(ir::Op op, const Tensor& x, int axis, const ValuesAndIndic
   node->attrs = ir::scatter_attrs(caller, axis);
   for (const Tensor* input : {&x, &sorted.values, &sorted.indices, &src})
     node->inputs.push_back(input->node());
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 void require_same_dtype(const ir::NodePtr& x, const ir::NodePtr& src, std::string_view op,

@@ -12,9 +12,7 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
   if (trace.empty()) return;
   refuse_while_capturing("sync (lazy::sync or lazy::eval)");
   std::span<const ir::NodePtr> pending = trace.pending();
-  std::vector<bool> live(pending.size());
-  for (std::size_t i = 0; i < pending.size(); ++i)
-    live[i] = pending[i]->handles.load(std::memory_order_relaxed) > 0;
+  const std::vector<bool> live = trace.live();
 
   std::vector<std::optional<ir::TensorData>> results = runtime::execute(trace, live, plan_run);
 

@@ -11,13 +11,6 @@ namespace lazy {
 
 namespace {
 
-void add_handle(const std::shared_ptr<ir::Node>& node) {
-  if (node) node->handles.fetch_add(1, std::memory_order_relaxed);
-}
-void drop_handle(const std::shared_ptr<ir::Node>& node) {
-  if (node) node->handles.fetch_sub(1, std::memory_order_relaxed);
-}
-
 // The computed values of a tensor, syncing its thread's trace first if needed.
 const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
                                     std::source_location loc) {
@@ -50,30 +43,7 @@ void for_each_element(const ir::Layout& layout, Fn fn) {
 
 }  // namespace
 
-Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) {
-  add_handle(node_);
-}
-Tensor::Tensor(const Tensor& other) : node_(other.node_) {
-  add_handle(node_);
-}
-Tensor& Tensor::operator=(const Tensor& other) {
-  if (this != &other) {
-    add_handle(other.node_);
-    drop_handle(node_);
-    node_ = other.node_;
-  }
-  return *this;
-}
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
-  if (this != &other) {
-    drop_handle(node_);
-    node_ = std::move(other.node_);
-  }
-  return *this;
-}
-Tensor::~Tensor() {
-  drop_handle(node_);
-}
+Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) {}
 
 DType Tensor::dtype(std::source_location loc) const {
   return api::defined_node(*this, "dtype", loc)->dtype;

@@ -15,7 +15,7 @@ Tensor view(Op op, const ir::NodePtr& input, const Shape& shape, const ir::Attrs
   ir::NodePtr node = ir::make_node(op, input->dtype, shape, loc);
   node->attrs = attrs;
   node->inputs.push_back(input);
-  return api::record(node);
+  return api::record(std::move(node));
 }
 
 }  // namespace

@@ -49,7 +49,6 @@ NodePtr GraphBuilder::keep(const NodePtr& node, std::int32_t recorded, bool live
     kept->inputs.assign(inputs.begin(), inputs.end());
     kept->trace = node->trace;
     kept->trace_index = size();
-    ir::hash_node(*kept);
   }
   graph_.nodes.push_back(kept);
   graph_.live.push_back(live);
@@ -69,7 +68,6 @@ NodePtr GraphBuilder::added(Op op, DType dtype, const Shape& shape) {
 NodePtr GraphBuilder::append(NodePtr node) {
   node->trace = origin_->trace;
   node->trace_index = size();
-  ir::hash_node(*node);
   graph_.nodes.push_back(node);
   graph_.live.push_back(false);
   graph_.recorded.push_back(Graph::kAdded);

@@ -1,9 +1,7 @@
-// A node of the recorded graph: one op, its inputs, its result's dtype and shape, and the
-// hashes that let a sync find a cached plan without walking the graph again.
+// A node of the recorded graph: one op, its inputs, its result's dtype and shape.
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,7 +9,6 @@
 
 #include <absl/container/inlined_vector.h>
 
-#include "ir/hash.h"
 #include "ir/op.h"
 #include "ir/storage.h"
 #include "lazy/dtype.h"
@@ -51,15 +48,6 @@ struct Node {
   std::optional<Scalar> scalar;
   std::source_location loc;
 
-  // Hash of (op, dtype, compute dtype, shape, attrs): what the node is, without its inputs.
-  Hash128 node_hash;
-  // Hash of the node hash and its inputs' DAG hashes: the whole expression it computes, up to
-  // the values of scalars and data.
-  Hash128 dag_hash;
-
-  // How many lazy::Tensor handles refer to this node. A pending node with none is an
-  // intermediate: it is never written to memory.
-  std::atomic<std::int32_t> handles{0};
   // The trace that recorded it while it is pending; null once computed or for data.
   Trace* trace = nullptr;
   std::uint32_t trace_index = 0;

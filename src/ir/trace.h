@@ -7,6 +7,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "ir/hash.h"
 #include "ir/node.h"
 
 namespace lazy::ir {
@@ -15,18 +16,19 @@ namespace lazy::ir {
 // never reads a value does not grow memory without bound.
 std::int64_t max_pending_ops();
 
-// Sets the node hash and DAG hash of a node made outside a trace (a graph rewrite's), from its
-// fields and its inputs' DAG hashes, as append() would.
-void hash_node(Node& node);
-
 class Trace {
  public:
-  // The calling thread's trace.
-  static Trace& current();
+  // The calling thread's trace. Inline and through a plain pointer: every recorded op asks
+  // for it, and a thread_local object would cost a guard check and a call each time.
+  static Trace& current() {
+    if (current_ == nullptr) [[unlikely]]
+      return make_current();
+    return *current_;
+  }
 
-  // Hashes `node` (whose op, dtype, shape, attrs and inputs are set) and appends it. Inputs
-  // must be pending in this trace or computed.
-  void append(const NodePtr& node);
+  // Appends `node`, whose op, dtype, shape, attrs and inputs are set. Inputs must be pending in
+  // this trace or computed.
+  void append(NodePtr node);
 
   std::span<const NodePtr> pending() const { return nodes_; }
   // Computed tensors this trace reads, in order of first use.
@@ -34,10 +36,15 @@ class Trace {
   std::size_t size() const { return nodes_.size(); }
   bool empty() const { return nodes_.empty(); }
 
+  // Which pending nodes are held from outside the trace (by a lazy::Tensor handle): those a sync
+  // writes to memory; the others are intermediates. A node is held when it has more owners than
+  // the trace and its pending consumers, which spares every handle copy a second counter.
+  std::vector<bool> live() const;
+
   // The key of the pending graph: its structure (ops, dtypes, shapes, attrs, which input feeds
   // which op) and which nodes a handle still holds. Not scalar values, data or addresses, so
   // the same program gives the same key in every run. Costs one hash over a flat array of a
-  // few words per node, not a walk of the graph.
+  // few words per node, written as the nodes were appended; no walk of the graph.
   Hash128 sync_key() const;
   // The same, for a liveness snapshot taken once (so the key and the plan built from the snapshot
   // agree even if another thread drops a handle meanwhile).
@@ -47,17 +54,21 @@ class Trace {
   void clear();
 
  private:
-  struct External {
-    std::uint32_t slot;
-    Hash128 dag_hash;
-  };
-  const External& external(const NodePtr& node);
+  static Trace& make_current();
+  // initial-exec, as the library's own thread-locals (CMakeLists.txt), for the code that inlines
+  // current() outside it.
+  [[gnu::tls_model("initial-exec")]] static constinit thread_local Trace* current_;
+
+  // Appends the program words naming a computed input: its slot, and at its first use its dtype
+  // and shape.
+  void push_external_ref(const NodePtr& node);
 
   std::vector<NodePtr> nodes_;
   std::vector<NodePtr> externals_;
-  absl::flat_hash_map<const Node*, External> external_index_;
-  // The pending graph as flat words: per node, its DAG hash and where each input comes from
-  // (a pending index or an external slot). Hashed once at sync_key().
+  absl::flat_hash_map<const Node*, std::uint32_t> external_slots_;
+  // The pending graph as flat words: per node, what it is (op, dtypes, shape, attrs) and where
+  // each input comes from (a pending index or an external slot); per external, at its first
+  // use, its dtype and shape. Hashed once at sync_key().
   std::vector<std::uint64_t> program_;
 };
 

@@ -21,7 +21,9 @@ struct FreeNodeBlocks {
 thread_local FreeNodeBlocks free_node_blocks;
 
 // Moves the inputs nothing else holds into `orphans`, to be freed by the caller's loop.
-void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, std::vector<NodePtr>& orphans) {
+using Orphans = absl::InlinedVector<NodePtr, 8>;
+
+void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, Orphans& orphans) {
   for (NodePtr& input : inputs) {
     if (input && input.use_count() == 1) orphans.push_back(std::move(input));
   }
@@ -58,7 +60,7 @@ NodePtr make_node(Op op, DType dtype, const Shape& shape, std::source_location l
 }
 
 Node::~Node() {
-  std::vector<NodePtr> orphans;
+  Orphans orphans;
   release_inputs(inputs, orphans);
   while (!orphans.empty()) {
     NodePtr node = std::move(orphans.back());

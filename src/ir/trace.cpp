@@ -96,7 +96,9 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
 
 void Trace::clear() {
   for (const NodePtr& node : nodes_) node->trace = nullptr;
-  nodes_.clear();
+  // Last first: a consumer goes before its inputs, so each node is freed by its own release
+  // instead of being handed to a consumer's destructor.
+  while (!nodes_.empty()) nodes_.pop_back();
   externals_.clear();
   external_slots_.clear();
   program_.clear();

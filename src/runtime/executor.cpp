@@ -12,6 +12,7 @@
 #include "lazy/config.h"
 #include "lazy/error.h"
 #include "ref/evaluator.h"
+#include "runtime/graph_replay.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_cache.h"
 #include "runtime/replay.h"
@@ -101,8 +102,16 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   }
 
   std::vector<std::optional<ir::TensorData>> results;
+  bool as_graph = false;
   if (device != nullptr && !reference_execution) {
-    results = replay(*plan, trace.pending(), trace.externals(), *device);
+    // A Function capture (plan_run) keeps the plan and makes its own graph.
+    GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
+    const auto keep = [&](std::uint32_t node, ir::TensorData data) {
+      results[node] = std::move(data);
+    };
+    if (graph != nullptr) results.resize(trace.size());
+    as_graph = graph != nullptr && graph->run(trace.pending(), trace.externals(), *device, keep);
+    if (!as_graph) results = replay(*plan, trace.pending(), trace.externals(), *device);
     if (plan_run != nullptr) *plan_run = plan;
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
@@ -116,7 +125,8 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
     line << "lazyfuse: sync " << stats.syncs.load() << ": " << trace.size() << " ops, "
          << plan->kernels.size() << " kernel(s), plan " << (hit ? "hit" : "miss") << ", "
          << stats.nvrtc_compiles.load() - compiles_before << " compiled"
-         << (hit ? "" : " (" + plan->kernel_origins + ")") << ", " << ms << " ms"
+         << (hit ? "" : " (" + plan->kernel_origins + ")")
+         << (as_graph ? ", as one CUDA graph" : "") << ", " << ms << " ms"
          << (device == nullptr ? " (host)" : "");
     ir::debug_print(line.str());
   }

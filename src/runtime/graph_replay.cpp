@@ -1,5 +1,6 @@
 #include "runtime/graph_replay.h"
 
+#include "codegen/kernel_builder.h"
 #include "ir/debug.h"
 #include "runtime/kernel_arguments.h"
 #include "runtime/output_memory.h"
@@ -18,7 +19,7 @@ std::int64_t bytes_of(const PlannedOutput& out) {
 
 }  // namespace
 
-std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan) {
+std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan, std::int64_t max_owned_bytes) {
   int launches = 0;
   for (const PlannedKernel& kernel : plan.kernels) {
     if (kernel.matmul) return nullptr;
@@ -57,7 +58,7 @@ std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan) {
     replay->call_buffer_of_group_.push_back(std::int32_t(replay->call_buffer_outputs_.size()));
     replay->call_buffer_outputs_.push_back(&first);
   }
-  if (owned_bytes > kMaxOwnedBytes) return nullptr;
+  if (owned_bytes > max_owned_bytes) return nullptr;
   return replay;
 }
 
@@ -92,18 +93,18 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
     if (kernel.numel == 0) continue;
     moving_here.clear();
     const auto memory = [&](const ArgSource& arg, std::size_t word) -> CUdeviceptr {
-      const auto moving = [&](bool external, std::uint32_t from) {
-        moving_here.push_back({0, std::uint32_t(word), external, from});
+      const auto moving = [&](MovingArgument::Source source, std::uint32_t from) {
+        moving_here.push_back({0, std::uint32_t(word), source, from});
       };
       switch (arg.kind) {
         case ArgSource::Kind::external_pointer:
-          moving(true, std::uint32_t(arg.value));
+          moving(MovingArgument::Source::external, std::uint32_t(arg.value));
           return input_address(device, *externals[arg.value]);
         case ArgSource::Kind::root_pointer: {
           const std::uint32_t group = group_of_root_.at(std::uint32_t(arg.value));
           const std::int32_t call_buffer = call_buffer_of_group_[group];
           if (call_buffer < 0) return owned_[group]->device_address;
-          moving(false, std::uint32_t(call_buffer));
+          moving(MovingArgument::Source::call_buffer, std::uint32_t(call_buffer));
           return call_buffers[std::size_t(call_buffer)]->device_address;
         }
         case ArgSource::Kind::copy_pointer:
@@ -114,6 +115,13 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
       }
     };
     pack_arguments(kernel, pending, device, memory, packed, launch_index_at);
+    for (std::size_t word = 0; word < kernel.args.size(); ++word) {  // one word per argument
+      const ArgSource& arg = kernel.args[word];
+      if (arg.kind == ArgSource::Kind::scalar_float || arg.kind == ArgSource::Kind::scalar_int) {
+        moving_here.push_back(
+            {0, std::uint32_t(word), MovingArgument::Source::scalar, std::uint32_t(arg.value)});
+      }
+    }
     for (int launch = 0; launch < kernel.launches; ++launch) {
       for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
       const std::size_t number = graph->add_launch(kernel.function, kernel.grid, kernel.block,
@@ -157,12 +165,21 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
     };
     for (const MovingArgument& argument : moving_) {
       if (argument.launch != changed) flush();
-      const CUdeviceptr address = argument.external
-                                      ? input_address(device, *externals[argument.from])
-                                      : call_buffers[argument.from]->device_address;
+      std::uint64_t value = 0;
+      switch (argument.source) {
+        case MovingArgument::Source::external:
+          value = input_address(device, *externals[argument.from]);
+          break;
+        case MovingArgument::Source::call_buffer:
+          value = call_buffers[argument.from]->device_address;
+          break;
+        case MovingArgument::Source::scalar:
+          value = codegen::scalar_argument(*pending[argument.from]);
+          break;
+      }
       std::uint64_t& word = launch_words_[argument.launch][argument.word];
-      if (word == address) continue;
-      word = address;
+      if (word == value) continue;
+      word = value;
       changed = argument.launch;
     }
     flush();

@@ -1,4 +1,5 @@
-// A captured plan replayed as one CUDA graph (lazy::Function): the host queues the whole step
+// A plan replayed as one CUDA graph (lazy::Function, and eager syncs that hit a plan again and
+// again: runtime/eager_graphs.h): the host queues the whole step
 // with one graph launch instead of a launch and allocations per kernel. Even for one kernel a
 // graph launch costs the host less than cuLaunchKernel (1.9 against 4.0 µs on the H100
 // machine). Memory the step only uses inside itself (intermediates, dense copies, scratch) belongs
@@ -32,7 +33,8 @@ class GraphReplay {
   // A graph replay of `plan`, or nullptr when the plain replay suits it better: nothing to
   // launch, a cuBLASLt call, or more than kMaxOwnedBytes of intermediates. `plan` must outlive
   // it.
-  static std::unique_ptr<GraphReplay> for_plan(const Plan& plan);
+  static std::unique_ptr<GraphReplay> for_plan(const Plan& plan,
+                                               std::int64_t max_owned_bytes = kMaxOwnedBytes);
 
   // Queues the plan for this call and hands `held` the data of each held pending node, as
   // replay() would return them; builds and instantiates the graph on the first call. False, with
@@ -42,13 +44,14 @@ class GraphReplay {
            Device& device, absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
 
  private:
-  // A kernel argument whose value a call may change: an input's address, or the memory of an
-  // output the caller receives.
+  // A kernel argument whose value a call may change: an input's address, the memory of an
+  // output the caller receives, or a scalar's value (a sync's numbers are not in its plan key).
   struct MovingArgument {
+    enum class Source : std::uint8_t { external, call_buffer, scalar };
     std::uint32_t launch;
     std::uint32_t word;
-    bool external;       // else a per-call buffer
-    std::uint32_t from;  // external slot or per-call buffer
+    Source source;
+    std::uint32_t from;  // external slot, per-call buffer or pending Scalar node
   };
 
   explicit GraphReplay(const Plan& plan) : plan_(plan) {}

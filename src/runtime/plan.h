@@ -13,6 +13,7 @@
 #include "ir/matmul.h"
 #include "jit/kernel_cache.h"
 #include "runtime/device.h"
+#include "runtime/eager_graphs.h"
 
 namespace lazy::runtime {
 
@@ -74,6 +75,7 @@ struct Plan {
   std::vector<std::uint32_t> live_scalars;
   std::string partition_text;  // LAZY_DEBUG=2
   std::string kernel_origins;  // how many kernels came from memory, disk and NVRTC (LAZY_DEBUG)
+  mutable EagerGraph eager;    // the graph its eager syncs replay it with, once they repeat
 };
 
 }  // namespace lazy::runtime

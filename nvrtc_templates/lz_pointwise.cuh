@@ -215,7 +215,11 @@ LZ_OP float lz_rand_uniform_f16(unsigned long long seed, unsigned long long inde
 LZ_OP float lz_rand_uniform_bf16(unsigned long long seed, unsigned long long index) {
   return lz_uniform_from_word(lz_philox_word(seed, index), 8);
 }
-LZ_OP float lz_rand_normal(unsigned long long seed, unsigned long long index) {
+// Out of line: Philox, a log and a sine are ~400 instructions, and a kernel unrolls its loop body
+// and repeats it for the tail, so inlined copies took a two-output randn 134 ms to compile (50
+// out of line, on the 2-core machine); a call costs little next to the work.
+static __device__ __noinline__ float lz_rand_normal(unsigned long long seed,
+                                                   unsigned long long index) {
   lz_normal_inputs u = lz_normal_uniforms(seed, index);
   float radius = sqrtf(-2.0f * logf(u.radius_uniform));
   float angle = 6.28318530717958648f * u.angle_uniform;  // below 2π: no large-argument path

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ir/settings.h"
+#include "jit/nvrtc_warm_up.h"
 #include "lazy/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
@@ -128,6 +129,7 @@ Device* Device::get() {
   static Device* const device = []() -> Device* {
     const DeviceSelection& selection = device_selection();
     if (selection.driver == nullptr) return nullptr;
+    jit::start_nvrtc_warm_up();  // alongside the context's creation, the longest part of init
     std::atexit(mark_process_exiting);
     // Never destroyed: buffers held by static objects may be freed until the process exits.
     return new Device(*selection.driver, selection.ordinal);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "runtime/eager_graphs.h"
 #include "runtime/executor.h"
 #include "runtime/replay.h"
 #include "tools/fuzz/bounds.h"
@@ -20,6 +21,8 @@ const char* mode_name(Mode mode) {
       return "fused";
     case Mode::unfused:
       return "unfused";
+    case Mode::replayed:
+      return "replayed";
   }
   return "?";
 }
@@ -112,7 +115,12 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
 }
 
 ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
-  ModeResult result = record_and_sync(programs, mode);
+  // Replayed: the same batch synced until its plan replays as a CUDA graph (new inputs, the
+  // graph's own intermediates); the last sync's values are compared.
+  const int syncs = mode == Mode::replayed ? runtime::kEagerHitsBeforeGraph + 2 : 1;
+  ModeResult result;
+  for (int sync = 0; sync < syncs && !result.error; ++sync)
+    result = record_and_sync(programs, mode);
   // A failed sync leaves the trace as it was; the next mode must start from an empty one.
   if (result.error) discard_recording();
   return result;
@@ -196,7 +204,7 @@ RunReport run_programs(std::vector<Program>& programs) {
       report.failures.push_back(
           {Failure::Kind::out_of_bounds, Mode::reference, h.program, h.step, *bad});
   }
-  for (Mode mode : {Mode::fused, Mode::unfused}) {
+  for (Mode mode : {Mode::fused, Mode::unfused, Mode::replayed}) {
     ModeResult run = run_mode(programs, mode);
     if (run.error) {
       report.failures.push_back({Failure::Kind::error, mode, 0, -1, *run.error});

@@ -1,4 +1,4 @@
-// Runs programs fused on the GPU, unfused on the GPU and on the reference evaluator, and
+// Runs programs fused on the GPU, unfused, replayed, and on the reference evaluator, and
 // compares every held value with the reference within the bounds the fuzzer derived.
 #pragma once
 
@@ -10,7 +10,8 @@
 
 namespace lazy::fuzz {
 
-enum class Mode { reference, fused, unfused };
+// replayed: fused, synced again until the plan replays as a CUDA graph (runtime/eager_graphs.h).
+enum class Mode { reference, fused, unfused, replayed };
 const char* mode_name(Mode mode);
 
 struct Failure {

@@ -1,6 +1,7 @@
 #include "lazy/sync.h"
 
 #include "api/recording.h"
+#include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/index_faults.h"
 
@@ -30,6 +31,11 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
 
 void sync() {
   api::sync_trace(ir::Trace::current());
+}
+
+void wait() {
+  sync();
+  if (runtime::Device* device = runtime::Device::get()) device->synchronize();
 }
 
 void eval(std::span<const Tensor> tensors, std::source_location loc) {

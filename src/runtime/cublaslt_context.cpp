@@ -17,13 +17,19 @@ CublasLtContext& cublaslt_context(Device& device) {
   if (context != nullptr) return *context;
   const CublasLt& library = cublaslt();
   auto made = std::make_unique<CublasLtContext>();
-  made->workspace = device.allocate(kCublasLtWorkspaceBytes);
   // cuBLASLt works in the context current when the handle is made: the device's primary one.
   device.make_current();
   check_cublaslt(library.cublasLtCreate(&made->handle), "cublasLtCreate",
                  "the handle of " + device.description());
   context = std::move(made);
   return *context;
+}
+
+CUdeviceptr cublaslt_workspace(Device& device) {
+  DeviceStream& stream = device.current_stream();  // only its thread uses it
+  if (stream.matmul_workspace == nullptr)
+    stream.matmul_workspace = device.allocate(kCublasLtWorkspaceBytes);
+  return stream.matmul_workspace->ptr();
 }
 
 }  // namespace lazy::runtime

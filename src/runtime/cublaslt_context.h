@@ -1,6 +1,6 @@
-// What every cuBLASLt call on one device shares: the library handle and the workspace. Made the
-// first time a product is planned for the device, kept until the process exits. Calls share the
-// workspace safely because every call is queued on the device's one stream.
+// What every cuBLASLt call on one device shares: the library handle, made the first time a product
+// is planned for the device and kept until the process exits; and each stream's workspace, since
+// calls on different streams may run at once.
 #pragma once
 
 #include <cublasLt.h>
@@ -19,12 +19,14 @@ inline constexpr std::size_t kCublasLtWorkspaceBytes = std::size_t(32) << 20;
 
 struct CublasLtContext {
   cublasLtHandle_t handle = nullptr;
-  std::shared_ptr<DeviceBuffer> workspace;  // kCublasLtWorkspaceBytes from the device's pool
 };
 
 // The device's context, made on first use (loading cuBLASLt). Thread-safe. Throws
-// lazy::RuntimeError when cuBLASLt cannot be loaded or the handle not created, OutOfDeviceMemory
-// when the workspace does not fit.
+// lazy::RuntimeError when cuBLASLt cannot be loaded or the handle not created.
 CublasLtContext& cublaslt_context(Device& device);
+
+// The calling thread's stream's workspace (kCublasLtWorkspaceBytes from the device's pool), made
+// on its first call; throws OutOfDeviceMemory when it does not fit.
+CUdeviceptr cublaslt_workspace(Device& device);
 
 }  // namespace lazy::runtime

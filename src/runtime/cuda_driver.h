@@ -32,6 +32,7 @@ namespace lazy::runtime {
   X(cuCtxSynchronize)                 \
   X(cuStreamCreate)                   \
   X(cuStreamSynchronize)              \
+  X(cuStreamWaitEvent)                \
   X(cuDeviceGetDefaultMemPool)        \
   X(cuMemPoolSetAttribute)            \
   X(cuMemAllocAsync)                  \

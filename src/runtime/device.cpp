@@ -13,7 +13,6 @@
 #include "lazy/error.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
-#include "runtime/free_blocks.h"
 #include "runtime/packed_args.h"
 
 namespace lazy::runtime {
@@ -153,7 +152,6 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   name_ = name;
   description_ = "GPU " + std::to_string(ordinal) + " (" + name_ + ")";
   failures_ = std::make_unique<DeviceFailures>(description_);
-  free_blocks_ = std::make_unique<FreeBlocks>();
   sync_launches_ = sync_launches_from_env();
   sm_arch_ = 10 * attribute(driver_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device,
                             "compute capability major") +
@@ -171,14 +169,13 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
 
   check_cuda(driver_.cuDevicePrimaryCtxRetain(&context_, device), "cuDevicePrimaryCtxRetain");
   check_cuda(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-  check_cuda(driver_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   check_cuda(driver_.cuDeviceGetDefaultMemPool(&pool_, device), "cuDeviceGetDefaultMemPool");
   cuuint64_t threshold = kPoolReleaseThreshold;
   check_cuda(driver_.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
              "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
   // The pool's first allocation sets the driver's allocator up (about 7 ms on an H100): part of
   // initialising the device, not of the program's first sync.
-  allocate(1).reset();
+  allocate(1).reset();  // also gives this thread its stream
 }
 
 Device::~Device() = default;
@@ -193,23 +190,29 @@ void Device::make_current() {
 }
 
 std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
-  auto buffer = std::unique_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes));
+  DeviceStream& home = current_stream();
+  auto buffer = std::unique_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes, home));
   if (bytes > 0) {
     make_current();
-    buffer->ptr_ = free_blocks_->take(bytes);
-    if (buffer->ptr_ == 0) buffer->ptr_ = allocate_from_pool(bytes);
+    buffer->ptr_ = home.free_blocks.take(bytes);
+    if (buffer->ptr_ == 0) buffer->ptr_ = allocate_from_pool(bytes, home);
   }
   return buffer;
 }
 
-CUdeviceptr Device::allocate_from_pool(std::size_t bytes) {
+CUdeviceptr Device::allocate_from_pool(std::size_t bytes, DeviceStream& home) {
   const std::size_t size = FreeBlocks::allocation_size(bytes);
   CUdeviceptr ptr = 0;
-  CUresult result = driver_.cuMemAllocAsync(&ptr, size, stream_);
+  CUresult result = driver_.cuMemAllocAsync(&ptr, size, home.stream);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
-    for (CUdeviceptr block : free_blocks_->drain())
-      check(*failures_, driver_.cuMemFreeAsync(block, stream_), "cuMemFreeAsync");
-    result = driver_.cuMemAllocAsync(&ptr, size, stream_);
+    {
+      std::lock_guard lock(streams_mutex_);
+      for (const std::unique_ptr<DeviceStream>& stream : streams_) {
+        for (CUdeviceptr block : stream->free_blocks.drain())
+          check(*failures_, driver_.cuMemFreeAsync(block, stream->stream), "cuMemFreeAsync");
+      }
+    }
+    result = driver_.cuMemAllocAsync(&ptr, size, home.stream);
   }
   if (result != CUDA_SUCCESS) {
     const std::string what = "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_;
@@ -222,13 +225,13 @@ CUdeviceptr Device::allocate_from_pool(std::size_t bytes) {
   return ptr;
 }
 
-void Device::release(CUdeviceptr ptr, std::size_t bytes) noexcept {
+void Device::release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept {
   // A lost context took its memory with it, and has been reported once already.
   if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed) || failures_->lost()) return;
   try {
-    if (free_blocks_->keep(ptr, bytes)) return;
+    if (home.free_blocks.keep(ptr, bytes)) return;
     make_current();
-    check(*failures_, driver_.cuMemFreeAsync(ptr, stream_), "cuMemFreeAsync");
+    check(*failures_, driver_.cuMemFreeAsync(ptr, home.stream), "cuMemFreeAsync");
   } catch (const std::exception& error) {
     // A destructor cannot throw; a failed free means the context is already broken.
     std::fprintf(stderr, "%s\n", error.what());
@@ -236,46 +239,53 @@ void Device::release(CUdeviceptr ptr, std::size_t bytes) noexcept {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  device_->release(ptr_, bytes_);
+  if (written_ != nullptr) device_->destroy_event(written_);
+  device_->release(ptr_, bytes_, *home_);
 }
 
 void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
   const std::uint64_t mark = failures_->launches().mark();
-  check(*failures_, driver_.cuMemcpyHtoDAsync(dst, src, bytes, stream_), "cuMemcpyHtoDAsync");
-  check(*failures_, driver_.cuStreamSynchronize(stream_),
+  DeviceStream& here = current_stream();
+  check(*failures_, driver_.cuMemcpyHtoDAsync(dst, src, bytes, here.stream), "cuMemcpyHtoDAsync");
+  check(*failures_, driver_.cuStreamSynchronize(here.stream),
         "cuStreamSynchronize after cuMemcpyHtoDAsync");
   failures_->launches().synchronized(mark);
+  caught_up(here);
 }
 
 void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
   const std::uint64_t mark = failures_->launches().mark();
-  check(*failures_, driver_.cuMemcpyDtoHAsync(dst, src, bytes, stream_), "cuMemcpyDtoHAsync");
-  check(*failures_, driver_.cuStreamSynchronize(stream_),
+  DeviceStream& here = current_stream();
+  check(*failures_, driver_.cuMemcpyDtoHAsync(dst, src, bytes, here.stream), "cuMemcpyDtoHAsync");
+  check(*failures_, driver_.cuStreamSynchronize(here.stream),
         "cuStreamSynchronize after cuMemcpyDtoHAsync");
   failures_->launches().synchronized(mark);
+  caught_up(here);
 }
 
 void Device::copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check(*failures_, driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync");
+  check(*failures_, driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream()), "cuMemcpyDtoDAsync");
 }
 
 void Device::fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check(*failures_, driver_.cuMemsetD8Async(dst, value, bytes, stream_), "cuMemsetD8Async");
+  check(*failures_, driver_.cuMemsetD8Async(dst, value, bytes, stream()), "cuMemsetD8Async");
 }
 
 void Device::synchronize() {
   make_current();
   const std::uint64_t mark = failures_->launches().mark();
-  check(*failures_, driver_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  DeviceStream& here = current_stream();
+  check(*failures_, driver_.cuStreamSynchronize(here.stream), "cuStreamSynchronize");
   failures_->launches().synchronized(mark);
+  caught_up(here);
 }
 
 CUmodule Device::load_module(std::span<const char> cubin) {
@@ -352,7 +362,7 @@ void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
   PackedArgs args(packed_args);
   if (const CUresult result =
           driver_.cuLaunchKernel(function, grid_x, 1, 1, block_x, 1, 1, dynamic_shared_bytes,
-                                 stream_, nullptr, args.extra());
+                                 stream(), nullptr, args.extra());
       result != CUDA_SUCCESS) {
     failures_->fail(result, "cuLaunchKernel of " + failures_->launches().label_of(function).text +
                                 " (grid " + std::to_string(grid_x) + ", block " +
@@ -380,13 +390,13 @@ DeviceTimer::~DeviceTimer() {
 
 void DeviceTimer::start() {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventRecord(start_, device_.stream_),
+  check(*device_.failures_, device_.driver_.cuEventRecord(start_, device_.stream()),
         "cuEventRecord(start)");
 }
 
 void DeviceTimer::stop() {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventRecord(stop_, device_.stream_),
+  check(*device_.failures_, device_.driver_.cuEventRecord(stop_, device_.stream()),
         "cuEventRecord(stop)");
 }
 

@@ -1,17 +1,21 @@
-// One GPU as lazyfuse uses it: the device's primary context, one non-blocking stream, memory from
-// the device's stream-ordered pool, module loading and kernel launches. Every operation is
-// ordered on the one stream. This header needs no CUDA headers.
+// One GPU as lazyfuse uses it: the device's primary context, a non-blocking stream per thread
+// (runtime/device_stream.h), memory from the device's stream-ordered pool, module loading and
+// kernel launches. Each operation is queued on the calling thread's stream. This header needs no
+// CUDA headers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lazy/error.h"
+#include "runtime/device_stream.h"
 #include "runtime/launch_log.h"
 
 // Handle types exactly as <cuda.h> declares them (a repeated alias of the same type is legal),
@@ -19,13 +23,11 @@
 struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
-struct CUstream_st;
 struct CUevent_st;
 struct CUmemPoolHandle_st;
 using CUcontext = CUctx_st*;
 using CUmodule = CUmod_st*;
 using CUfunction = CUfunc_st*;
-using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
 using CUmemoryPool = CUmemPoolHandle_st*;
 using CUdeviceptr = unsigned long long;
@@ -35,7 +37,7 @@ namespace lazy::runtime {
 struct CudaDriver;
 class Device;
 class DeviceFailures;
-class FreeBlocks;
+struct StreamLease;
 
 // The GPU has no room for an allocation (not sticky: the program can go on). The runtime catches
 // it to name the op that needed the memory.
@@ -58,7 +60,7 @@ std::optional<DeviceSpec> parse_device_spec(std::string_view text);
 // host. Throws lazy::RuntimeError naming LAZY_DEVICE and its valid values when unparsable.
 DeviceSpec device_spec_from_env(const char* value);
 
-// Device memory from the pool, freed (stream-ordered) when the last owner lets go.
+// Device memory from the pool, freed (ordered on its home stream) when the last owner lets go.
 class DeviceBuffer {
  public:
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -71,11 +73,16 @@ class DeviceBuffer {
 
  private:
   friend class Device;
-  DeviceBuffer(Device* device, std::size_t bytes) : device_(device), bytes_(bytes) {}
+  DeviceBuffer(Device* device, std::size_t bytes, DeviceStream& home)
+      : device_(device), bytes_(bytes), home_(&home) {}
 
   Device* device_;
   CUdeviceptr ptr_ = 0;
   std::size_t bytes_;
+  DeviceStream* home_;  // the stream it was allocated on
+  // Recorded on the home stream when another stream first reads the buffer.
+  mutable std::once_flag written_once_;
+  mutable CUevent written_ = nullptr;
 };
 
 // What the driver says about a loaded kernel (for launch configuration and LAZY_DEBUG).
@@ -107,7 +114,9 @@ class Device {
   int sm_arch() const { return sm_arch_; }  // compute capability major * 10 + minor: 90 for H100
   int multiprocessor_count() const { return multiprocessor_count_; }
   std::size_t total_memory() const { return total_memory_; }
-  CUstream stream() const { return stream_; }
+  // The calling thread's stream, taken from the device's on the thread's first call.
+  DeviceStream& current_stream();
+  CUstream stream() { return current_stream().stream; }
 
   // Stream-ordered allocation: a small block the program freed (runtime/free_blocks.h), else
   // memory from the device's pool; 0 bytes gives a buffer with ptr() 0. Throws
@@ -121,8 +130,15 @@ class Device {
   // Queued on the stream; does not wait.
   void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
   void fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes);
-  // Waits for everything queued on the stream; reports errors of earlier launches.
+  // Waits for everything queued on the thread's stream; reports errors of earlier launches.
   void synchronize();
+  // Waits for every stream: before memory that graphs launched on several streams is freed.
+  void synchronize_all();
+
+  // Called before the thread's stream reads `owner`'s memory (a DeviceBuffer): when another
+  // stream is its home, this stream waits for the work queued there so far and holds the memory
+  // until it synchronizes.
+  void read_on_this_stream(const std::shared_ptr<void>& owner);
 
   // Throws lazy::RuntimeError with the driver's error when the image is not a loadable CUBIN.
   CUmodule load_module(std::span<const char> cubin);
@@ -155,20 +171,28 @@ class Device {
   friend class DeviceBuffer;
   friend class DeviceTimer;
   friend class DeviceGraph;
+  friend struct StreamLease;
 
   Device(const CudaDriver& driver, int ordinal);
-  CUdeviceptr allocate_from_pool(std::size_t bytes);
-  // Keeps a freed block for reuse, or frees it (stream-ordered).
-  void release(CUdeviceptr ptr, std::size_t bytes) noexcept;
+  CUdeviceptr allocate_from_pool(std::size_t bytes, DeviceStream& home);
+  // Keeps a freed block for reuse on its home stream, or frees it there.
+  void release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept;
+  void destroy_event(CUevent event) noexcept;
+  // A stream no thread uses, made when there is none; and back when its thread exits.
+  DeviceStream& take_stream();
+  void return_stream(DeviceStream& stream) noexcept;
+  // The stream has synchronized: the foreign memory it held may go.
+  static void caught_up(DeviceStream& stream);
 
   const CudaDriver& driver_;
   std::unique_ptr<DeviceFailures> failures_;
-  std::unique_ptr<FreeBlocks> free_blocks_;
   bool sync_launches_ = false;  // LAZY_SYNC_LAUNCHES=1 or CUDA_LAUNCH_BLOCKING=1
   int ordinal_;
   int cu_device_ = 0;
   CUcontext context_ = nullptr;
-  CUstream stream_ = nullptr;
+  std::mutex streams_mutex_;
+  std::vector<std::unique_ptr<DeviceStream>> streams_;
+  std::vector<DeviceStream*> idle_streams_;
   CUmemoryPool pool_ = nullptr;
   std::string name_;
   std::string description_;

@@ -99,7 +99,7 @@ void DeviceGraph::set_launch_args(std::size_t launch, std::span<const std::byte>
 
 void DeviceGraph::launch() {
   device_.make_current();
-  if (const CUresult result = device_.driver_.cuGraphLaunch(exec_, device_.stream_);
+  if (const CUresult result = device_.driver_.cuGraphLaunch(exec_, device_.stream());
       result != CUDA_SUCCESS) {
     device_.failures_->fail(
         result, "cuGraphLaunch of " + std::to_string(launches_.size()) + " kernel launches");

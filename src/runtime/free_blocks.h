@@ -1,7 +1,9 @@
 // Small device blocks the program freed, kept on the host for the next allocation of their size.
 // A stream-ordered allocation and free cost the host about 1 µs each on the H100 machine, which
 // a replayed step pays for every output; taking a kept block costs a lock and a pop. Reuse is
-// safe because every use of device memory is queued on the device's one stream, in order.
+// safe because each stream keeps its own (runtime/device_stream.h): a block goes back to the
+// stream it was allocated on, whose later work is queued after every use of it there, and a
+// stream that read it from elsewhere holds it until that stream has synchronized.
 #pragma once
 
 #include <cstddef>

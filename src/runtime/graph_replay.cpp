@@ -1,5 +1,7 @@
 #include "runtime/graph_replay.h"
 
+#include <cstdio>
+
 #include "codegen/kernel_builder.h"
 #include "ir/debug.h"
 #include "runtime/kernel_arguments.h"
@@ -60,6 +62,17 @@ std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan, std::int64_
   }
   if (owned_bytes > max_owned_bytes) return nullptr;
   return replay;
+}
+
+GraphReplay::~GraphReplay() {
+  if (graph_ == nullptr) return;
+  Device* device = Device::get();
+  if (device == nullptr || !device->current_for_teardown()) return;
+  try {
+    device->synchronize_all();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());  // a destructor cannot throw
+  }
 }
 
 void GraphReplay::build(std::span<const ir::NodePtr> pending,

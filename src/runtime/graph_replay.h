@@ -33,6 +33,11 @@ class GraphReplay {
   // A graph replay of `plan`, or nullptr when the plain replay suits it better: nothing to
   // launch, a cuBLASLt call, or more than kMaxOwnedBytes of intermediates. `plan` must outlive
   // it.
+  // Waits for every stream first: launches on other threads' streams may use its memory.
+  ~GraphReplay();
+  GraphReplay(const GraphReplay&) = delete;
+  GraphReplay& operator=(const GraphReplay&) = delete;
+
   static std::unique_ptr<GraphReplay> for_plan(const Plan& plan,
                                                std::int64_t max_owned_bytes = kMaxOwnedBytes);
 

@@ -361,7 +361,7 @@ cublasStatus_t MatmulCall::State::queue(const cublasLtMatmulAlgo_t& with,
   return library->cublasLtMatmul(context->handle, matmul.get(), &alpha, address(at.a),
                                  layout_a.get(), address(at.b), layout_b.get(), &beta,
                                  address(at.c), (call.c ? layout_c : layout_d).get(), address(at.d),
-                                 layout_d.get(), &with, address(context->workspace->ptr()),
+                                 layout_d.get(), &with, address(cublaslt_workspace(*device)),
                                  kCublasLtWorkspaceBytes, device->stream());
 }
 

@@ -15,6 +15,7 @@ const std::byte* host_bytes(const ir::Storage& storage) {
                          std::source_location::current());
     }
     storage.host.resize(storage.bytes());
+    device->read_on_this_stream(storage.device_owner);
     device->copy_to_host(storage.host.data(), storage.device_address, storage.bytes());
     storage.on_host = true;
   }
@@ -28,6 +29,7 @@ void copy_storage_to_host(const ir::Storage& storage, std::size_t offset, std::s
     std::lock_guard lock(storage.mirror_mutex);
     Device* device = Device::get();
     if (!storage.on_host && device != nullptr) {
+      device->read_on_this_stream(storage.device_owner);
       device->copy_to_host(dst, storage.device_address + offset, bytes);
       return;
     }
@@ -43,6 +45,8 @@ CUdeviceptr device_address(const ir::Storage& storage, Device& device) {
     storage.device_address = buffer->ptr();
     storage.device_owner = std::move(buffer);
     storage.on_device = true;
+  } else {
+    device.read_on_this_stream(storage.device_owner);  // written by another thread's stream?
   }
   return storage.device_address;
 }

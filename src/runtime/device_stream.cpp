@@ -1,0 +1,115 @@
+// The Device's streams (runtime/device_stream.h): one per thread, and the ordering of memory one
+// stream reads from another.
+#include "runtime/device_stream.h"
+
+#include <cstdio>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/device.h"
+#include "runtime/device_failures.h"
+
+namespace lazy::runtime {
+
+// Hands the thread's stream back when the thread exits.
+struct StreamLease {
+  Device* device = nullptr;
+  DeviceStream* stream = nullptr;
+  ~StreamLease();
+};
+
+namespace {
+
+thread_local StreamLease lease;
+
+void check(DeviceFailures& failures, CUresult result, std::string_view what) {
+  if (result != CUDA_SUCCESS) [[unlikely]]
+    failures.fail(result, what);
+}
+
+}  // namespace
+
+DeviceStream& Device::current_stream() {
+  StreamLease& mine = lease;
+  if (mine.stream == nullptr) [[unlikely]] {
+    mine.stream = &take_stream();
+    mine.device = this;
+  }
+  return *mine.stream;
+}
+
+DeviceStream& Device::take_stream() {
+  std::lock_guard lock(streams_mutex_);
+  if (!idle_streams_.empty()) {
+    DeviceStream& stream = *idle_streams_.back();
+    idle_streams_.pop_back();
+    return stream;
+  }
+  make_current();
+  auto stream = std::make_unique<DeviceStream>();
+  check(*failures_, driver_.cuStreamCreate(&stream->stream, CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate");
+  streams_.push_back(std::move(stream));
+  return *streams_.back();
+}
+
+void Device::return_stream(DeviceStream& stream) noexcept {
+  if (current_for_teardown()) {
+    // Its foreign memory may go once its work is done; the next thread starts clean.
+    if (driver_.cuStreamSynchronize(stream.stream) == CUDA_SUCCESS) caught_up(stream);
+  }
+  std::lock_guard lock(streams_mutex_);
+  idle_streams_.push_back(&stream);
+}
+
+StreamLease::~StreamLease() {
+  if (stream != nullptr) device->return_stream(*stream);
+}
+
+void Device::caught_up(DeviceStream& stream) {
+  absl::flat_hash_map<const DeviceBuffer*, std::shared_ptr<const DeviceBuffer>> released;
+  {
+    std::lock_guard lock(stream.foreign_mutex);
+    released.swap(stream.foreign_reads);
+  }
+  // Freed here, outside the lock: each goes back to its own home stream.
+}
+
+void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
+  const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
+  DeviceStream& here = current_stream();
+  if (buffer->home_ == &here || buffer->ptr_ == 0) return;
+  std::call_once(buffer->written_once_, [&] {
+    make_current();
+    CUevent event = nullptr;
+    check(*failures_, driver_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    if (const CUresult result = driver_.cuEventRecord(event, buffer->home_->stream);
+        result != CUDA_SUCCESS) {
+      driver_.cuEventDestroy(event);
+      failures_->fail(result, "cuEventRecord");
+    }
+    buffer->written_ = event;
+  });
+  make_current();
+  check(*failures_, driver_.cuStreamWaitEvent(here.stream, buffer->written_, 0),
+        "cuStreamWaitEvent");
+  bool full = false;
+  {
+    std::lock_guard lock(here.foreign_mutex);
+    here.foreign_reads.try_emplace(buffer, std::shared_ptr<const DeviceBuffer>(owner, buffer));
+    full = here.foreign_reads.size() > kMostForeignReads;
+  }
+  if (full) synchronize();
+}
+
+void Device::synchronize_all() {
+  make_current();
+  // Each stream's foreign memory stays held: only its own thread knows what it queued since.
+  check(*failures_, driver_.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+void Device::destroy_event(CUevent event) noexcept {
+  // Destroying an event whose record is pending is allowed: it goes once the record completes.
+  if (current_for_teardown()) driver_.cuEventDestroy(event);
+}
+
+}  // namespace lazy::runtime

@@ -260,10 +260,18 @@ void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
   make_current();
   const std::uint64_t mark = failures_->launches().mark();
   DeviceStream& here = current_stream();
-  check(*failures_, driver_.cuMemcpyDtoHAsync(dst, src, bytes, here.stream), "cuMemcpyDtoHAsync");
+  const bool staged = bytes <= kPinnedStagingBytes;
+  if (staged && here.pinned_staging == nullptr) {
+    check(*failures_, driver_.cuMemHostAlloc(&here.pinned_staging, kPinnedStagingBytes, 0),
+          "cuMemHostAlloc of a staging buffer");
+  }
+  check(*failures_,
+        driver_.cuMemcpyDtoHAsync(staged ? here.pinned_staging : dst, src, bytes, here.stream),
+        "cuMemcpyDtoHAsync");
   check(*failures_, driver_.cuStreamSynchronize(here.stream),
         "cuStreamSynchronize after cuMemcpyDtoHAsync");
   failures_->launches().synchronized(mark);
+  if (staged) std::memcpy(dst, here.pinned_staging, bytes);
   caught_up(here);
 }
 

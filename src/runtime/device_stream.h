@@ -31,9 +31,15 @@ struct DeviceStream {
   // Memory of other homes read by work queued here, held until this stream synchronizes.
   std::mutex foreign_mutex;
   absl::flat_hash_map<const DeviceBuffer*, std::shared_ptr<const DeviceBuffer>> foreign_reads;
+  // Pinned host memory small reads back (item) go through: a copy from device memory to pageable
+  // memory costs the driver a staging step and more of its locks. Made on first use.
+  void* pinned_staging = nullptr;
   // cuBLASLt's workspace for calls queued here (runtime/cublaslt_context.h), made on first use.
   std::shared_ptr<DeviceBuffer> matmul_workspace;
 };
+
+// Reads back of at most this many bytes go through the stream's pinned staging memory.
+inline constexpr std::size_t kPinnedStagingBytes = 64 << 10;
 
 // Past this many foreign buffers held, a stream synchronizes to let them go.
 inline constexpr std::size_t kMostForeignReads = 4096;

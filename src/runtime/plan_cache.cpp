@@ -1,5 +1,7 @@
 #include "runtime/plan_cache.h"
 
+#include <array>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -20,6 +22,18 @@ struct PlanCache {
   std::mutex mutex;
   jit::LruCache<ir::Hash128, std::shared_ptr<const Plan>> plans{plan_capacity()};
 };
+
+// Each thread's last few plan hits, looked up before the shared cache and its lock: a loop
+// replays the same few plans, and threads replaying at once would queue on the lock. A plan the
+// shared cache drops stays usable here; clear_plan_cache() empties these too (by generation).
+constexpr int kRecentPlans = 8;
+struct RecentPlans {
+  std::uint64_t generation = 0;
+  std::array<std::pair<ir::Hash128, std::shared_ptr<const Plan>>, kRecentPlans> plans;
+  int next = 0;
+};
+thread_local RecentPlans recent_plans;
+std::atomic<std::uint64_t> plan_generation{0};
 
 PlanCache& plan_cache() {
   static PlanCache* cache = new PlanCache();  // never destroyed: plans hold loaded kernels
@@ -45,10 +59,25 @@ ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool f
 }
 
 std::shared_ptr<const Plan> find_plan(const ir::Hash128& key) {
-  PlanCache& cache = plan_cache();
-  std::lock_guard lock(cache.mutex);
-  if (auto* found = cache.plans.find(key)) return *found;
-  return nullptr;
+  RecentPlans& recent = recent_plans;
+  if (const std::uint64_t generation = plan_generation.load(std::memory_order_acquire);
+      recent.generation != generation) {
+    recent = RecentPlans{};
+    recent.generation = generation;
+  }
+  for (const auto& [recent_key, plan] : recent.plans)
+    if (plan != nullptr && recent_key == key) return plan;
+  std::shared_ptr<const Plan> found;
+  {
+    PlanCache& cache = plan_cache();
+    std::lock_guard lock(cache.mutex);
+    if (auto* cached = cache.plans.find(key)) found = *cached;
+  }
+  if (found != nullptr) {
+    recent.plans[recent.next] = {key, found};
+    recent.next = (recent.next + 1) % kRecentPlans;
+  }
+  return found;
 }
 
 void remember_plan(const ir::Hash128& key, std::shared_ptr<const Plan> plan) {
@@ -61,6 +90,7 @@ void clear_plan_cache() {
   PlanCache& cache = plan_cache();
   std::lock_guard lock(cache.mutex);
   cache.plans.clear();
+  plan_generation.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace lazy::runtime

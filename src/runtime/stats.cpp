@@ -6,6 +6,25 @@
 namespace lazy {
 
 namespace runtime {
+
+std::int64_t ShardedCounter::load() const {
+  std::int64_t total = 0;
+  for (const Shard& s : shards_) total += s.value.load(std::memory_order_relaxed);
+  return total;
+}
+
+ShardedCounter& ShardedCounter::operator=(std::int64_t value) {
+  for (Shard& s : shards_) s.value.store(0, std::memory_order_relaxed);
+  shards_[0].value.store(value, std::memory_order_relaxed);
+  return *this;
+}
+
+std::atomic<std::int64_t>& ShardedCounter::shard() {
+  static std::atomic<unsigned> next_thread{0};
+  thread_local const unsigned index = next_thread.fetch_add(1, std::memory_order_relaxed);
+  return shards_[index % kShards].value;
+}
+
 Counters& counters() {
   static Counters instance;
   return instance;

@@ -36,6 +36,7 @@ using lazy::bench::json_string;
 constexpr int kSteps = 200;        // steps per timed repeat
 constexpr int kHostBatch = 8;      // steps timed one by one between waits for the GPU
 constexpr int kThreadSteps = 400;  // steps of each thread's loop
+constexpr int kThreadRounds = 7;
 constexpr int kChainOps = 64;
 
 const lazy::bench::BenchUsage kUsage = {
@@ -162,16 +163,22 @@ void read_loop(std::uint64_t seed) {
 void thread_rows(std::vector<Row>& rows) {
   read_loop(99);  // compiles the loop's kernels
   for (int threads : {1, 2, 4, 8}) {
-    Clock::time_point start = Clock::now();
-    for (int t = 0; t < threads; ++t) read_loop(std::uint64_t(t + 1));
-    const double serial = seconds_since(start);
-    start = Clock::now();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(read_loop, std::uint64_t(t + 1));
-    for (std::thread& thread : pool) thread.join();
-    const double parallel = seconds_since(start);
-    rows.push_back({"threads" + std::to_string(threads), "eager", "x_one_thread", serial / parallel,
-                    std::to_string(int(threads * kThreadSteps / parallel)) + " steps/s"});
+    // Medians of several rounds: one round of threads varies by 2x from run to run.
+    std::vector<double> serial, parallel;
+    for (int round = 0; round < kThreadRounds; ++round) {
+      Clock::time_point start = Clock::now();
+      for (int t = 0; t < threads; ++t) read_loop(std::uint64_t(t + 1));
+      serial.push_back(seconds_since(start));
+      start = Clock::now();
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t) pool.emplace_back(read_loop, std::uint64_t(t + 1));
+      for (std::thread& thread : pool) thread.join();
+      parallel.push_back(seconds_since(start));
+    }
+    const double serial_s = median(serial), parallel_s = median(parallel);
+    rows.push_back({"threads" + std::to_string(threads), "eager", "x_one_thread",
+                    serial_s / parallel_s,
+                    std::to_string(int(threads * kThreadSteps / parallel_s)) + " steps/s"});
   }
 }
 

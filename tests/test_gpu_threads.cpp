@@ -87,4 +87,42 @@ TEST_F(ThreadsTest, MemoryAnotherThreadReadsIsNotReusedUnderIt) {
   }
 }
 
+// One compiled step replayed from several threads at once: its graph keeps intermediates that
+// every thread's launch writes, and each call's results must still be its own.
+TEST_F(ThreadsTest, AFunctionReplayedFromSeveralThreadsGivesEachItsOwnResults) {
+  lazy::Function step([](std::span<const Tensor> in) {
+    Tensor h = lazy::exp(in[0] * 0.5f) + 1.0f;
+    Tensor p = lazy::softmax(h, -1);
+    return std::vector<Tensor>{p * lazy::sum(h, -1, true), lazy::mean(p, 0)};
+  });
+  constexpr int kThreads = 4, kCalls = 25;
+  std::vector<std::vector<Tensor>> inputs(kThreads);
+  for (auto& mine : inputs)
+    for (int call = 0; call < kCalls; ++call)
+      mine.push_back(lazy_test::random_input(lazy::DType::f32, {32, 48}));
+  (void)step({inputs[0][0]});  // the capture
+  std::vector<std::vector<std::vector<Tensor>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int call = 0; call < kCalls; ++call) got[t].push_back(step({inputs[t][call]}));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int call = 0; call < kCalls; ++call) {
+      const Tensor& x = inputs[t][call];
+      Tensor h = lazy::exp(x * 0.5f) + 1.0f;
+      Tensor p = lazy::softmax(h, -1);
+      const std::vector<Tensor> want = {p * lazy::sum(h, -1, true), lazy::mean(p, 0)};
+      for (std::size_t k = 0; k < want.size(); ++k) {
+        lazy_test::expect_close(got[t][call][k].to_vector<double>(), want[k].to_vector<double>(),
+                                1e-5,
+                                "thread " + std::to_string(t) + " call " + std::to_string(call) +
+                                    " output " + std::to_string(k));
+      }
+    }
+  }
+}
+
 }  // namespace

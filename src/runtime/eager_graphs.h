@@ -1,5 +1,5 @@
 // Eager syncs that hit one plan again and again (a loop written without lazy::compile) replay it
-// as a CUDA graph from its third hit on, as a lazy::Function does: a graph launch costs the host
+// as a CUDA graph from its fourth hit on, as a lazy::Function does: a graph launch costs the host
 // less than a kernel launch. A graph keeps its intermediates' memory for as long as the plan is
 // cached, so only plans whose intermediates are small get one.
 #pragma once

@@ -45,6 +45,15 @@ TEST(Trace, HandlesDecideWhichNodesAreHeld) {
   lazy::sync();
 }
 
+TEST(Trace, WaitComputesWhatTheThreadRecorded) {
+  lazy::sync();
+  lazy::Tensor y = lazy::exp(lazy::randn({4}, 3)) + 1.0f;
+  lazy::wait();
+  EXPECT_TRUE(y.is_evaluated());
+  EXPECT_EQ(Trace::current().size(), 0u);
+  lazy::wait();  // nothing pending: returns
+}
+
 TEST(Trace, IntermediateNobodyHoldsIsNotComputed) {
   lazy::sync();
   lazy::Tensor x = lazy::randn({4}, 3);

@@ -20,9 +20,9 @@ struct FreeNodeBlocks {
 
 thread_local FreeNodeBlocks free_node_blocks;
 
-// Moves the inputs nothing else holds into `orphans`, to be freed by the caller's loop.
 using Orphans = absl::InlinedVector<NodePtr, 8>;
 
+// Moves the inputs nothing else holds into `orphans`, to be freed by the caller's loop.
 void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, Orphans& orphans) {
   for (NodePtr& input : inputs) {
     if (input && input.use_count() == 1) orphans.push_back(std::move(input));

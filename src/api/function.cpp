@@ -263,17 +263,9 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
   if (capture->plan != nullptr) {
     const std::vector<ir::NodePtr> externals = externals_for(*capture, inputs);
     runtime::Device& device = *runtime::Device::get();
-    const auto keep = [&](std::uint32_t node, ir::TensorData data) {
-      held.emplace_back(node, std::move(data));
-    };
-    const bool as_graph = capture->graph_replay &&
-                          capture->graph_replay->run(capture->graph, externals, device, keep);
-    if (!as_graph) {
-      std::vector<std::optional<ir::TensorData>> results =
-          runtime::replay(*capture->plan, capture->graph, externals, device);
-      for (std::uint32_t node = 0; node < results.size(); ++node)
-        if (results[node]) keep(node, *std::move(results[node]));
-    }
+    const bool as_graph = runtime::replay_plan(
+        *capture->plan, capture->graph_replay.get(), capture->graph, externals, device,
+        [&](std::uint32_t node, ir::TensorData data) { held.emplace_back(node, std::move(data)); });
     if (ir::debug_level() >= 1) {
       ir::debug_print("lazyfuse: function replay: " + std::to_string(capture->graph.size()) +
                       " ops, " + std::to_string(capture->plan->kernels.size()) + " kernel(s)" +

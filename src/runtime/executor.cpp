@@ -106,12 +106,10 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
   if (device != nullptr && !reference_execution) {
     // A Function capture (plan_run) keeps the plan and makes its own graph.
     GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
-    const auto keep = [&](std::uint32_t node, ir::TensorData data) {
-      results[node] = std::move(data);
-    };
-    if (graph != nullptr) results.resize(trace.size());
-    as_graph = graph != nullptr && graph->run(trace.pending(), trace.externals(), *device, keep);
-    if (!as_graph) results = replay(*plan, trace.pending(), trace.externals(), *device);
+    results.resize(trace.size());
+    as_graph = replay_plan(
+        *plan, graph, trace.pending(), trace.externals(), *device,
+        [&](std::uint32_t node, ir::TensorData data) { results[node] = std::move(data); });
     if (plan_run != nullptr) *plan_run = plan;
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);

@@ -209,4 +209,12 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
   return true;
 }
 
+bool replay_plan(const Plan& plan, GraphReplay* graph, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals, Device& device,
+                 absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
+  if (graph != nullptr && graph->run(pending, externals, device, held)) return true;
+  replay(plan, pending, externals, device, held);
+  return false;
+}
+
 }  // namespace lazy::runtime

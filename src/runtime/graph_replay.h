@@ -81,4 +81,10 @@ class GraphReplay {
   std::vector<MovingArgument> moving_;
 };
 
+// Replays `plan` through `graph` when there is one and it runs this call, else plainly (replay());
+// either way `held` gets the held nodes' data. True when it ran as a graph.
+bool replay_plan(const Plan& plan, GraphReplay* graph, std::span<const ir::NodePtr> pending,
+                 std::span<const ir::NodePtr> externals, Device& device,
+                 absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
+
 }  // namespace lazy::runtime

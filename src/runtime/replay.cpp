@@ -75,10 +75,9 @@ MatmulPointers matmul_pointers(const PlannedKernel& step, std::span<const std::u
 
 }  // namespace
 
-std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
-                                                  std::span<const ir::NodePtr> pending,
-                                                  std::span<const ir::NodePtr> externals,
-                                                  Device& device) {
+void replay(const Plan& plan, std::span<const ir::NodePtr> pending,
+            std::span<const ir::NodePtr> externals, Device& device,
+            absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
   check_plan_fits(plan, pending, externals, device.total_memory(), device.description());
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> roots, copies;
   std::vector<std::uint64_t> packed;
@@ -136,11 +135,8 @@ std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
     for (std::uint32_t node : kernel.release_after) roots.erase(node);
   }
 
-  std::vector<std::optional<ir::TensorData>> results(pending.size());
   hand_over_results(
-      plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); },
-      [&](std::uint32_t node, ir::TensorData data) { results[node] = std::move(data); });
-  return results;
+      plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); }, held);
 }
 
 void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,

@@ -2,9 +2,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
-#include <vector>
 
 #include <absl/functional/function_ref.h>
 
@@ -14,14 +12,14 @@
 
 namespace lazy::runtime {
 
-// The data of each held pending node (by pending index): kernel outputs, views of them or of
-// inputs, and scalars. `pending` gives the nodes' dtypes, shapes and scalar values (their inputs
-// are not read), `externals` the computed inputs by slot: a sync passes its trace's, a
-// lazy::Function the graph it captured and the inputs of the call.
-std::vector<std::optional<ir::TensorData>> replay(const Plan& plan,
-                                                  std::span<const ir::NodePtr> pending,
-                                                  std::span<const ir::NodePtr> externals,
-                                                  Device& device);
+// Queues the plan's kernels and hands `held(node, data)` the data of each held pending node (by
+// pending index): kernel outputs, views of them or of inputs, and scalars. `pending` gives the
+// nodes' dtypes, shapes and scalar values (their inputs are not read), `externals` the computed
+// inputs by slot: a sync passes its trace's, a lazy::Function the graph it captured and the
+// inputs of the call.
+void replay(const Plan& plan, std::span<const ir::NodePtr> pending,
+            std::span<const ir::NodePtr> externals, Device& device,
+            absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held);
 
 // Shared by replay() and the graph replay: hands `held(node, data)` the data of each held pending
 // node once the plan's kernels are queued: kernel outputs (root i's memory is `root_storage(i)`),

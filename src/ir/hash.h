@@ -23,5 +23,7 @@ Hash128 hash_bytes(const void* data, std::size_t size);
 inline Hash128 hash_words(std::span<const std::uint64_t> words) {
   return hash_bytes(words.data(), words.size_bytes());
 }
+// The hash of `first` followed by `then`, as if they were one array, without copying them.
+Hash128 hash_words(std::span<const std::uint64_t> first, std::span<const std::uint64_t> then);
 
 }  // namespace lazy::ir

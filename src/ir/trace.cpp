@@ -77,9 +77,8 @@ Hash128 Trace::sync_key() const {
 }
 
 Hash128 Trace::sync_key(const std::vector<bool>& live) const {
-  std::vector<std::uint64_t> words;
-  words.reserve(program_.size() + 2 + nodes_.size() / 64);
-  words.assign(program_.begin(), program_.end());
+  std::vector<std::uint64_t> words;  // after the program, hashed with it in place
+  words.reserve(2 + nodes_.size() / 64);
   words.push_back(nodes_.size());
   // One bit per pending node: does a handle hold it.
   std::uint64_t bits = 0;
@@ -91,7 +90,7 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
     }
   }
   words.push_back(bits);
-  return hash_words(words);
+  return hash_words(program_, words);
 }
 
 void Trace::clear() {

@@ -249,10 +249,7 @@ void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes)
   const std::uint64_t mark = failures_->launches().mark();
   DeviceStream& here = current_stream();
   check(*failures_, driver_.cuMemcpyHtoDAsync(dst, src, bytes, here.stream), "cuMemcpyHtoDAsync");
-  check(*failures_, driver_.cuStreamSynchronize(here.stream),
-        "cuStreamSynchronize after cuMemcpyHtoDAsync");
-  failures_->launches().synchronized(mark);
-  caught_up(here);
+  wait_for(here, mark, "cuStreamSynchronize after cuMemcpyHtoDAsync");
 }
 
 void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
@@ -268,11 +265,8 @@ void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
   check(*failures_,
         driver_.cuMemcpyDtoHAsync(staged ? here.pinned_staging : dst, src, bytes, here.stream),
         "cuMemcpyDtoHAsync");
-  check(*failures_, driver_.cuStreamSynchronize(here.stream),
-        "cuStreamSynchronize after cuMemcpyDtoHAsync");
-  failures_->launches().synchronized(mark);
+  wait_for(here, mark, "cuStreamSynchronize after cuMemcpyDtoHAsync");
   if (staged) std::memcpy(dst, here.pinned_staging, bytes);
-  caught_up(here);
 }
 
 void Device::copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
@@ -289,9 +283,11 @@ void Device::fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes) 
 
 void Device::synchronize() {
   make_current();
-  const std::uint64_t mark = failures_->launches().mark();
-  DeviceStream& here = current_stream();
-  check(*failures_, driver_.cuStreamSynchronize(here.stream), "cuStreamSynchronize");
+  wait_for(current_stream(), failures_->launches().mark(), "cuStreamSynchronize");
+}
+
+void Device::wait_for(DeviceStream& here, std::uint64_t mark, std::string_view what) {
+  check(*failures_, driver_.cuStreamSynchronize(here.stream), what);
   failures_->launches().synchronized(mark);
   caught_up(here);
 }

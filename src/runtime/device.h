@@ -181,6 +181,9 @@ class Device {
   // A stream no thread uses, made when there is none; and back when its thread exits.
   DeviceStream& take_stream();
   void return_stream(DeviceStream& stream) noexcept;
+  // Waits for `here` (the calling thread's stream): the launches counted before `mark` have
+  // finished, and the foreign memory it held may go.
+  void wait_for(DeviceStream& here, std::uint64_t mark, std::string_view what);
   // The stream has synchronized: the foreign memory it held may go.
   static void caught_up(DeviceStream& stream);
 

@@ -284,6 +284,23 @@ TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
   EXPECT_NO_THROW(variance_rule(modest, lazy::DType::f32, 1 << 20, 1.0, false));
 }
 
+// lazyfuse-fuzz seed 17014 program 453 (shrunk): minimum(0.1, x) for f16 x in [-41, 0] with
+// infinities, then gt(..., 0.1). The +inf element makes 0.1, which the fused kernel keeps in f32
+// and the reference rounds to f16, so the comparison may go either way; the bounds had said
+// [-41, 0], and the comparison exact.
+TEST(FuzzValueRules, MinimumWithInfinitiesMayGiveTheOtherOperand) {
+  const Operand x{Bounds{-41, 0, 0, 3, /*special=*/true}, lazy::DType::f16};
+  const Operand tenth{number_bounds(0.1, lazy::DType::f16), lazy::DType::f16};
+  const Bounds smaller = binary_rule("minimum", tenth, x, lazy::DType::f16, lazy::DType::f16);
+  EXPECT_GE(smaller.hi, 0.0999);
+  const Bounds larger = binary_rule("maximum", x, Operand{Bounds{-60, -50, 0, 0}, lazy::DType::f16},
+                                    lazy::DType::f16, lazy::DType::f16);
+  EXPECT_LE(larger.lo, -60);  // -inf in x selects the other operand
+  const Bounds above = binary_rule("gt", Operand{smaller, lazy::DType::f16}, tenth,
+                                   lazy::DType::f16, lazy::DType::bool_);
+  EXPECT_TRUE(above.unchecked);
+}
+
 // Seed 14203 program 581: an i64 prod of [1, 1000]^4 cast to i32 wraps around.
 // lazyfuse-fuzz seed 15102 program 84: cumprod of [0.5, 0.73] was bounded by the whole product,
 // [0.25, 0.53], but its first prefix is 0.5.

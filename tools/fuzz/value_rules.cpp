@@ -271,11 +271,16 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
   if (op == "maximum" || op == "minimum") {
     const Bounds sa = as_selected(a, result), sb = as_selected(b, result);
     bool max = op == "maximum";
+    // An infinity in one operand selects the other's finite value (minimum(0.1, inf) is 0.1), so
+    // where one may hold infinities the result may be anything of the other's range.
+    const bool a_whole = sb.special, b_whole = sa.special;
     Bounds r{max ? std::max(sa.lo, sb.lo) : std::min(sa.lo, sb.lo),
              max ? std::max(sa.hi, sb.hi) : std::min(sa.hi, sb.hi), std::max(sa.err, sb.err),
              grids && sa.quantum != kNoQuantum && sb.quantum != kNoQuantum
                  ? std::max(sa.quantum, sb.quantum)
                  : kNoQuantum};
+    if (a_whole) r.lo = std::min(r.lo, sa.lo), r.hi = std::max(r.hi, sa.hi);
+    if (b_whole) r.lo = std::min(r.lo, sb.lo), r.hi = std::max(r.hi, sb.hi);
     return with_flags(r, sa, sb);
   }
   if (op == "atan2") return atan2_rule(a, b, result);

@@ -4,6 +4,10 @@
 //   record      recording one op of the 64-op chain, dropped unsynced (ns per op)
 //   threads     T threads (1, 2, 4, 8) each running its own loop on [2048] f32 that reads a value
 //               every step, against one thread running the T loops one after another
+//   lengths     softmax then layer_norm on [64, L] f32, L random from 1 to 4096 each step
+//               (varying) or 2048 (fixed): median step, its work waited for, and the compiles
+//   miss        the block step with the plan cache emptied first: a plan miss whose kernels
+//               are all in memory (host_us)
 // step64 and block run through the eager path and through lazy::compile, each timed two ways:
 //   us_per_step  median over repeats of (wall time of kSteps steps, then a wait for the GPU) /
 //                kSteps: the throughput of a loop, bound by the host or by the GPU;
@@ -11,6 +15,7 @@
 //                launches never wait for room in its queue: the host's cost.
 //   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -26,6 +31,7 @@
 #include "bench_options.h"
 #include "event_timing.h"
 #include "ir/trace.h"
+#include "runtime/plan_cache.h"
 
 namespace {
 
@@ -38,10 +44,13 @@ constexpr int kHostBatch = 8;      // steps timed one by one between waits for t
 constexpr int kThreadSteps = 400;  // steps of each thread's loop
 constexpr int kThreadRounds = 7;
 constexpr int kChainOps = 64;
+constexpr int kLengthSteps = 200;
+constexpr int kLengthRows = 64;
+constexpr int kMaxLength = 4096;
 
 const lazy::bench::BenchUsage kUsage = {
     "bench_host", "host time per step of small recorded programs, eager and compiled",
-    "step64 block record threads"};
+    "step64 block record threads lengths miss"};
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -182,6 +191,52 @@ void thread_rows(std::vector<Row>& rows) {
   }
 }
 
+// Softmax then layer_norm over rows whose length changes every step (or stays at half the
+// longest): the median step, its GPU work waited for, and the kernels it compiled.
+void length_rows(std::vector<Row>& rows) {
+  std::uint64_t state = 12345;
+  auto random_length = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return std::int64_t(1 + (state >> 33) % kMaxLength);
+  };
+  for (const bool varying : {true, false}) {
+    std::vector<std::array<Tensor, 3>> inputs;
+    for (int i = 0; i < kLengthSteps; ++i) {
+      const std::int64_t length = varying ? random_length() : kMaxLength / 2;
+      inputs.push_back({computed(lazy::randn({kLengthRows, length}, std::uint64_t(i))),
+                        computed(lazy::randn({length}, 7)), computed(lazy::randn({length}, 8))});
+    }
+    lazy::wait();
+    const std::int64_t compiles_before = lazy::stats().nvrtc_compiles;
+    std::vector<double> steps;
+    for (const auto& [x, w, b] : inputs) {
+      const Clock::time_point start = Clock::now();
+      computed(lazy::layer_norm(lazy::softmax(x * 1.5f), w, b));
+      lazy::wait();
+      steps.push_back(seconds_since(start));
+    }
+    const std::int64_t compiles = lazy::stats().nvrtc_compiles - compiles_before;
+    rows.push_back({"lengths", varying ? "varying" : "fixed", "us_per_step", median(steps) * 1e6,
+                    std::to_string(compiles) + " compiles"});
+  }
+}
+
+// The block step planned again each time from kernels already in memory.
+void miss_row(int repeats, std::vector<Row>& rows) {
+  const Tensor input = computed(lazy::randn({16, 64}, 2));
+  computed(block(input));
+  std::vector<double> host;
+  for (int r = 0; r < repeats * 10; ++r) {
+    lazy::runtime::clear_plan_cache();
+    const Clock::time_point start = Clock::now();
+    computed(block(input));
+    host.push_back(seconds_since(start));
+    lazy::wait();
+  }
+  rows.push_back({"miss", "eager", "host_us", median(host) * 1e6,
+                  std::to_string(kBlockRounds * 2) + " kernels"});
+}
+
 void write_json(const std::string& path, const std::string& device, const std::vector<Row>& rows) {
   std::ostringstream json;
   json << std::setprecision(6) << "{\"device\": " << json_string(device) << ", \"rows\": [";
@@ -209,6 +264,8 @@ int main(int argc, char** argv) {
   if (wanted("block")) step_rows("block", computed(lazy::randn({16, 64}, 2)), block, repeats, rows);
   if (wanted("record")) record_row(repeats, rows);
   if (wanted("threads")) thread_rows(rows);
+  if (wanted("lengths")) length_rows(rows);
+  if (wanted("miss")) miss_row(repeats, rows);
 
   std::printf("%s\n%-10s %-9s %12s  %s\n", lazy::device_description().c_str(), "workload", "impl",
               "value", "unit");

@@ -178,6 +178,28 @@ TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
   EXPECT_THAT(lk.source, ::testing::HasSubstr("held per thread"));
 }
 
+// A kernel that takes its row length at run time has nothing of the length in its source: two
+// lengths give one kernel, told the length and its threads per row as arguments.
+TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
+  std::vector<lazy::codegen::GeneratedKernel> kernels;
+  for (std::int64_t extent : {3, 1000}) {
+    Tensor x = computed({16, extent});
+    Tensor y = lazy::softmax(x * 2.0f);
+    Partition p = partition_pending();
+    ASSERT_EQ(p.regions.size(), 1u);
+    kernels.push_back(lazy::codegen::generate_kernel(p.regions[0], p.graph.nodes,
+                                                     Trace::current().externals(),
+                                                     {.row_length_at_run_time = true}));
+    lazy::eval({y});
+  }
+  EXPECT_EQ(kernels[0].name, kernels[1].name);
+  EXPECT_EQ(kernels[0].source, kernels[1].source);
+  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
+  EXPECT_EQ(kernels[0].threads, 256);  // one thread a row, 256 rows a block
+  EXPECT_EQ(kernels[1].threads, 256);  // 250 threads wanted: a block of 256 a row
+  EXPECT_EQ(kernels[1].blocks, 16);
+}
+
 // Few very long rows fold in chunks first (no kernel would fill the GPU otherwise); nothing of
 // the row's size is written but the result.
 TEST_F(RowFusion, FewLongRowsFoldInChunksWritingOnlyReducedValues) {

@@ -24,7 +24,7 @@ class RowKernelEmitter {
       : region_(region),
         row_(*region.row),
         pending_(pending),
-        plan_(region, pending, externals),
+        plan_(region, pending, externals, options.row_length_at_run_time),
         builder_(region, pending, externals, options),
         launch_(plan_.launch()),
         vector_width_(plan_.vector_width()) {}
@@ -50,6 +50,10 @@ class RowKernelEmitter {
 
   void declare_args() {
     builder_.constant("rows", std::uint64_t(row_.rows));
+    if (plan_.length_at_run_time()) {
+      builder_.constant("extent", std::uint64_t(row_.extent));
+      builder_.constant("row_threads", std::uint64_t(launch_.row_threads));
+    }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::scalar) {
@@ -134,10 +138,10 @@ class RowKernelEmitter {
     std::string out =
         launch_.items > 0
             ? cat(indent, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items,
-                  "; ++k) {\n", indent, "  const int g = lane + k * kRowThreads;\n", indent,
+                  "; ++k) {\n", indent, "  const int g = lane + k * row_threads;\n", indent,
                   "  if (!active || g * ", vector_width_, " >= extent) continue;\n")
             : cat(indent, "for (int g = lane; active && g * ", vector_width_,
-                  " < extent; g += kRowThreads) {\n");
+                  " < extent; g += row_threads) {\n");
     const std::vector<bool> needed = plan_.element_cone(targets, phase);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (needed[t] && plan_.contiguous_load(t) && !plan_.held_load(t) &&
@@ -192,7 +196,7 @@ class RowKernelEmitter {
     }
     if (out.empty()) return out;
     append(out, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items, "; ++k) {\n",
-           indent, "  const int g = lane + k * kRowThreads;\n", indent, "  if (",
+           indent, "  const int g = lane + k * row_threads;\n", indent, "  if (",
            per_row ? "!active || " : "", "g * ", v, " >= extent) continue;\n");
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (!which(t)) continue;
@@ -211,38 +215,55 @@ class RowKernelEmitter {
   }
 
   // Every thread of the row ends with the same bits: xor shuffles pair the same two values on
-  // both sides, and the warps' partials combine in one order.
+  // both sides, and the warps' partials combine in one order. A run-time row length leaves the
+  // threads per row to the launch, so both ways are written and the kernel takes one.
   std::string combine(int j, const Fold& fold) const {
-    const bool positional = fold.positional;
-    auto butterfly = [&](int from, std::string_view width) {
-      std::string out =
-          cat("    for (int o = ", from, "; o > 0; o /= 2) {\n", "      const ", fold.acc_type,
-              " other = __shfl_xor_sync(0xffffffffu, acc", j, ", o", width, ");\n");
-      append(out, "      const long long other_at = ",
-             positional ? cat("__shfl_xor_sync(0xffffffffu, at", j, ", o", width, ")") : "-1",
-             ";\n", "      ", fold.function, "(acc", j, ", at", j, ", other, other_at);\n    }\n");
-      return out;
-    };
     const int threads = launch_.row_threads;
-    if (threads <= 32) return threads > 1 ? butterfly(threads / 2, cat(", ", threads)) : "";
-    std::string out = butterfly(16, "");
+    if (plan_.length_at_run_time()) {
+      return cat("    if (row_threads <= 32) {\n", combine_in_warp(j, fold, "row_threads"),
+                 "    } else {\n", combine_across_warps(j, fold, "row_threads / 32"), "    }\n");
+    }
+    if (threads <= 32) return threads > 1 ? combine_in_warp(j, fold, std::to_string(threads)) : "";
+    return combine_across_warps(j, fold, std::to_string(threads / 32));
+  }
+
+  // Folds each slice of `lanes` lanes (a power of two up to 32) of a warp.
+  std::string combine_in_warp(int j, const Fold& fold, std::string_view lanes) const {
+    return butterfly(j, fold, cat(lanes, " / 2"), cat(", ", lanes));
+  }
+
+  // Folds a row that `warps` warps share: each warp, then their partials through shared memory.
+  std::string combine_across_warps(int j, const Fold& fold, std::string_view warps) const {
+    const bool positional = fold.positional;
+    std::string out = butterfly(j, fold, "16", "");
     append(out, "    if ((threadIdx.x & 31) == 0) {\n      partial", j, "[threadIdx.x >> 5] = acc",
            j, ";\n");
     if (positional) append(out, "      partial_at", j, "[threadIdx.x >> 5] = at", j, ";\n");
     // Each slice of `warps` lanes folds every warp's partial, so every lane ends with the row's.
-    const int warps = threads / 32;
-    append(out, "    }\n    __syncthreads();\n", "    acc", j, " = partial", j, "[threadIdx.x % ",
-           warps, "];\n");
-    if (positional) append(out, "    at", j, " = partial_at", j, "[threadIdx.x % ", warps, "];\n");
-    append(out, butterfly(warps / 2, cat(", ", warps)));
+    append(out, "    }\n    __syncthreads();\n", "    acc", j, " = partial", j, "[threadIdx.x % (",
+           warps, ")];\n");
+    if (positional)
+      append(out, "    at", j, " = partial_at", j, "[threadIdx.x % (", warps, ")];\n");
+    append(out, combine_in_warp(j, fold, cat("(", warps, ")")));
     // Each reduction has its own partials; the next row writes them again only after another
     // reduction's barrier, except in a kernel with one reduction.
     if (row_.reductions.size() == 1) append(out, "    __syncthreads();  // partials are reused\n");
     return out;
   }
 
+  std::string butterfly(int j, const Fold& fold, std::string_view from,
+                        std::string_view width) const {
+    std::string out =
+        cat("    for (int o = ", from, "; o > 0; o /= 2) {\n", "      const ", fold.acc_type,
+            " other = __shfl_xor_sync(0xffffffffu, acc", j, ", o", width, ");\n");
+    append(out, "      const long long other_at = ",
+           fold.positional ? cat("__shfl_xor_sync(0xffffffffu, at", j, ", o", width, ")") : "-1",
+           ";\n", "      ", fold.function, "(acc", j, ", at", j, ", other, other_at);\n    }\n");
+    return out;
+  }
+
   std::string shared_declarations() const {
-    if (launch_.row_threads <= 32) return {};
+    if (launch_.row_threads <= 32 && !plan_.length_at_run_time()) return {};
     std::string out;
     for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
       const Fold fold = fold_of(*pending_[row_.reductions[j]]);
@@ -354,23 +375,39 @@ class RowKernelEmitter {
   }
 
   std::string fill_skeleton() const {
+    const bool run_time = plan_.length_at_run_time();
+    const std::string rows_of = run_time ? std::string("rows of a length given at run time")
+                                         : cat("rows of ", region_.shape.to_string(), ", ",
+                                               launch_.row_threads, " thread(s) per row");
     std::string header = cat(
-        "// lazyfuse: ", row_.reductions.size(), " reduction(s) over rows of ",
-        region_.shape.to_string(), ", ", launch_.row_threads, " thread(s) per row, ",
+        "// lazyfuse: ", row_.reductions.size(), " reduction(s) over ", rows_of, ", ",
         launch_.items > 0 ? cat(launch_.items, " group(s) of ", vector_width_, " held per thread")
                           : cat("looping over groups of ", vector_width_),
         "\n");
     const std::string block_held_loads =
         held_loads([&](std::size_t t) { return plan_.block_held_load(t); }, false);
     return header +
-           absl::StrReplaceAll(std::string(template_text("row_skeleton.cuh")),
-                               {{"$ARGS", builder_.args_text()},
-                                {"$BLOCK", std::to_string(launch_.block)},
-                                {"$ROW_THREADS", std::to_string(launch_.row_threads)},
-                                {"$SHARED", shared_declarations()},
-                                {"$UNIFORM_LOADS", uniform_statements() + block_held_loads},
-                                {"$EXTENT", std::to_string(row_.extent)},
-                                {"$ROW_BODY", row_body()}});
+           absl::StrReplaceAll(
+               std::string(template_text("row_skeleton.cuh")),
+               {{"$ARGS", builder_.args_text()},
+                {"$BLOCK", std::to_string(run_time ? kMaxRunTimeRowThreads : launch_.block)},
+                {"$SIZES", sizes()},
+                {"$SHARED", shared_declarations()},
+                {"$UNIFORM_LOADS", uniform_statements() + block_held_loads},
+                {"$ROW_BODY", row_body()}});
+  }
+
+  // The threads per row, rows per block and the row's length: compiled in, so loops and bounds
+  // checks fold away, or arguments of a kernel that serves every length.
+  std::string sizes() const {
+    if (plan_.length_at_run_time()) {
+      return "  const int row_threads = (int)a.row_threads;  // chosen per launch\n"
+             "  const int rows_per_block = (int)blockDim.x / row_threads;\n"
+             "  const int extent = (int)a.extent;\n";
+    }
+    return cat("  constexpr int row_threads = ", launch_.row_threads, ";\n",
+               "  constexpr int rows_per_block = ", launch_.block / launch_.row_threads, ";\n",
+               "  constexpr int extent = ", row_.extent, ";  // fixed per kernel\n");
   }
 
   const fuse::Region& region_;

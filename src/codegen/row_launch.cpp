@@ -33,6 +33,9 @@ constexpr int kMemoryBoundItems = 2;
 constexpr int kMathHeavyItems = 4;
 constexpr int kMaxRowThreads = 1024;
 constexpr int kLoopedRowThreads = 512;
+// Elements each thread of a run-time-length row takes at most, up to kMaxRunTimeRowThreads
+// threads: a few loop trips, and reductions across as few warps as that allows.
+constexpr std::int64_t kRunTimeRowElements = 4;
 
 int pow2_at_least(std::int64_t n) {
   return int(std::bit_ceil(std::uint64_t(std::max<std::int64_t>(n, 1))));
@@ -73,6 +76,12 @@ RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_word
   }
   launch.block = launch.row_threads <= 32 ? kShortRowBlock : launch.row_threads;
   return launch;
+}
+
+RowLaunch choose_run_time_row_launch(std::int64_t extent) {
+  const int row_threads =
+      std::min(pow2_at_least(ceil_div(extent, kRunTimeRowElements)), kMaxRunTimeRowThreads);
+  return {row_threads, row_threads <= 32 ? kShortRowBlock : row_threads, 0, 1};
 }
 
 }  // namespace lazy::codegen

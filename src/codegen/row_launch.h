@@ -18,4 +18,9 @@ struct RowLaunch {
 // group it holds; `math_heavy`: elements need transcendental math or division.
 RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words, bool math_heavy);
 
+// The launch of a row kernel that takes the row's length at run time: single elements, looped
+// over, a few a thread, by up to kMaxRunTimeRowThreads threads a row.
+inline constexpr int kMaxRunTimeRowThreads = 1024;
+RowLaunch choose_run_time_row_launch(std::int64_t extent);
+
 }  // namespace lazy::codegen

@@ -22,13 +22,19 @@ constexpr int kMaxBlockHeldWords = 32;
 }  // namespace
 
 RowPlan::RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-                 std::span<const ir::NodePtr> externals)
-    : region_(region), row_(*region.row), pending_(pending), externals_(externals) {
+                 std::span<const ir::NodePtr> externals, bool length_at_run_time)
+    : region_(region),
+      row_(*region.row),
+      pending_(pending),
+      externals_(externals),
+      length_at_run_time_(length_at_run_time) {
   classify_terms();
-  vector_width_ = choose_vector_width();
+  vector_width_ = length_at_run_time ? 1 : choose_vector_width();
   const std::int64_t groups = ir::ceil_div(row_.extent, vector_width_);
   plan_phases();
-  launch_ = choose_row_launch(groups, vector_width_, held_words_per_group(), math_heavy());
+  launch_ = length_at_run_time
+                ? choose_run_time_row_launch(row_.extent)
+                : choose_row_launch(groups, vector_width_, held_words_per_group(), math_heavy());
   if (launch_.items == 0) reused_.assign(reused_.size(), false);
   invariants_held_for_block_ = launch_.items > 0 && block_held_words() <= kMaxBlockHeldWords;
 }

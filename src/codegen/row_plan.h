@@ -23,8 +23,10 @@ using RowAccess = fuse::RowWalk;
 
 class RowPlan {
  public:
+  // `length_at_run_time`: the kernel takes the row's length and threads per row as arguments
+  // (one element a step, looped over), so nothing in it depends on the length.
   RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pending,
-          std::span<const ir::NodePtr> externals);
+          std::span<const ir::NodePtr> externals, bool length_at_run_time);
 
   Level level(std::size_t t) const { return level_[t]; }
   // Reductions that must have folded before term t can be computed.
@@ -32,6 +34,7 @@ class RowPlan {
   const RowAccess& access(std::size_t t) const { return access_[t]; }
   int vector_width() const { return vector_width_; }
   const RowLaunch& launch() const { return launch_; }
+  bool length_at_run_time() const { return length_at_run_time_; }
 
   bool is_access(const fuse::Term& t) const {
     return t.kind == fuse::Term::Kind::load || t.kind == fuse::Term::Kind::generator;
@@ -103,6 +106,7 @@ class RowPlan {
   std::vector<int> phases_using_;
   std::vector<bool> reused_;  // element values held for later phases
   bool invariants_held_for_block_ = false;
+  bool length_at_run_time_;
   int vector_width_ = 1;
   RowLaunch launch_{};
 };

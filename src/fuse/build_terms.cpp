@@ -40,8 +40,11 @@ class TermBuilder {
       slot_of_[graph_.externals[slot].get()] = std::uint32_t(slot);
   }
 
-  // Builds every region's terms; false when one needed a new cut first (then added).
+  // Builds every region's terms; false when some needed a new cut first (then added). The
+  // regions after one that needs a cut are built too, so that one pass finds every cut the
+  // regions as formed need: a partition is formed again once per round of cuts, not per cut.
   bool build_all() {
+    bool all_built = true;
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       current_ = std::int32_t(r);
       memo_.clear();
@@ -57,9 +60,9 @@ class TermBuilder {
         internal_error(first_node(region),
                        "build_terms could not build a region and found no cut that would let it");
       }
-      return false;
+      all_built = false;
     }
-    return true;
+    return all_built;
   }
 
  private:

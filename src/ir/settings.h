@@ -28,6 +28,7 @@ enum class Setting {
   poison_outputs,
   bytes_per_thread,
   row_threads,
+  specialized_row_lengths,
   cache_dir,
   cache,
   cache_max_mb,

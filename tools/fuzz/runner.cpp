@@ -7,7 +7,9 @@
 
 #include "runtime/eager_graphs.h"
 #include "runtime/executor.h"
+#include "runtime/plan_cache.h"
 #include "runtime/replay.h"
+#include "runtime/row_length_variants.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
 
@@ -23,6 +25,8 @@ const char* mode_name(Mode mode) {
       return "unfused";
     case Mode::replayed:
       return "replayed";
+    case Mode::run_time_rows:
+      return "rows at run time";
   }
   return "?";
 }
@@ -66,19 +70,29 @@ std::vector<double> read_values(const Tensor& t) {
 // Applies the mode's settings for the scope of one run.
 class ModeScope {
  public:
-  explicit ModeScope(Mode mode) : fusion_(fusion_enabled()) {
+  explicit ModeScope(Mode mode)
+      : fusion_(fusion_enabled()), run_time_rows_(mode == Mode::run_time_rows) {
     runtime::set_reference_execution(mode == Mode::reference);
     runtime::set_poison_outputs(mode != Mode::reference);
     set_fusion_enabled(mode != Mode::unfused);
+    if (run_time_rows_) set_run_time_rows(true);
   }
   ~ModeScope() {
     runtime::set_reference_execution(false);
     runtime::set_poison_outputs(false);
     set_fusion_enabled(fusion_);
+    if (run_time_rows_) set_run_time_rows(false);
   }
 
  private:
+  // The plans of either kind of row kernel must not serve the other.
+  static void set_run_time_rows(bool enabled) {
+    runtime::set_all_row_lengths_at_run_time(enabled);
+    runtime::clear_plan_cache();
+  }
+
   bool fusion_;
+  bool run_time_rows_;
 };
 
 ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
@@ -204,7 +218,7 @@ RunReport run_programs(std::vector<Program>& programs) {
       report.failures.push_back(
           {Failure::Kind::out_of_bounds, Mode::reference, h.program, h.step, *bad});
   }
-  for (Mode mode : {Mode::fused, Mode::unfused, Mode::replayed}) {
+  for (Mode mode : {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows}) {
     ModeResult run = run_mode(programs, mode);
     if (run.error) {
       report.failures.push_back({Failure::Kind::error, mode, 0, -1, *run.error});

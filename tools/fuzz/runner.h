@@ -11,7 +11,9 @@
 namespace lazy::fuzz {
 
 // replayed: fused, synced again until the plan replays as a CUDA graph (runtime/eager_graphs.h).
-enum class Mode { reference, fused, unfused, replayed };
+// run_time_rows: fused, every row kernel taking its row length at run time
+// (runtime/row_length_variants.h).
+enum class Mode { reference, fused, unfused, replayed, run_time_rows };
 const char* mode_name(Mode mode);
 
 struct Failure {

@@ -33,6 +33,7 @@ enum class Setting {
   cache,
   cache_max_mb,
   cache_save_source,
+  fast_compile,
   compile_threads,
   nvrtc_worker,
 };

@@ -147,8 +147,14 @@ NvrtcVersion nvrtc_version() {
 
 std::vector<std::string> nvrtc_compile_options(int sm_arch,
                                                std::span<const std::string> extra_options) {
+  // --minimal leaves out declarations generated kernels never use (textures, surfaces, the
+  // runtime API): 1.5 to 2 ms less of a 35 to 45 ms compile on the 2-core machine.
   std::vector<std::string> options = {"--gpu-architecture=sm_" + std::to_string(sm_arch),
-                                      "-std=c++17"};
+                                      "-std=c++17", "--minimal"};
+  static const std::int64_t fast_compile = ir::integer_setting(ir::Setting::fast_compile);
+  static constexpr const char* kFastCompileLevels[] = {"min", "mid", "max"};
+  if (fast_compile > 0)
+    options.push_back(std::string("--Ofast-compile=") + kFastCompileLevels[fast_compile - 1]);
   options.insert(options.end(), extra_options.begin(), extra_options.end());
   return options;
 }

@@ -11,6 +11,7 @@
 
 #include "codegen/kernel_emitter.h"
 #include "codegen/row_kernel_emitter.h"
+#include "codegen/row_kernel_sources.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
 
@@ -181,6 +182,8 @@ TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
 // A kernel that takes its row length at run time has nothing of the length in its source: two
 // lengths give one kernel, told the length and its threads per row as arguments.
 TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
+  // The second length finds the text cached; checks compare it with a fresh generation.
+  lazy::codegen::set_row_text_checks(true);
   std::vector<lazy::codegen::GeneratedKernel> kernels;
   for (std::int64_t extent : {3, 1000}) {
     Tensor x = computed({16, extent});
@@ -198,6 +201,38 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   EXPECT_EQ(kernels[0].threads, 256);  // one thread a row, 256 rows a block
   EXPECT_EQ(kernels[1].threads, 256);  // 250 threads wanted: a block of 256 a row
   EXPECT_EQ(kernels[1].blocks, 16);
+  // Same arguments, other values: the length, threads per row and row strides.
+  ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
+  int differ = 0;
+  for (std::size_t i = 0; i < kernels[0].args.size(); ++i)
+    differ += kernels[0].args[i].value != kernels[1].args[i].value;
+  EXPECT_GE(differ, 3);
+  lazy::codegen::set_row_text_checks(false);
+}
+
+// A cached text serves only its own structure: another op, another kernel.
+TEST_F(RowFusion, RunTimeLengthKernelsOfOtherOpsDiffer) {
+  const lazy::codegen::CodegenOptions run_time{.row_length_at_run_time = true};
+  lazy::codegen::set_row_text_checks(true);
+  Tensor x = computed({16, 50});
+  Tensor xi = (x * 10.0f).to(lazy::DType::i32);
+  lazy::eval({xi});
+  // One line records both sums: only their dtypes differ.
+  auto sum_rows = [](const Tensor& t) { return lazy::sum(t, -1); };
+  std::vector<std::string> names;
+  for (int variant = 0; variant < 4; ++variant) {
+    Tensor y = variant == 0   ? lazy::softmax(x)
+               : variant == 1 ? lazy::log_softmax(x)
+                              : sum_rows(variant == 2 ? x : xi);
+    Partition p = partition_pending();
+    names.push_back(lazy::codegen::generate_kernel(p.regions.back(), p.graph.nodes,
+                                                   Trace::current().externals(), run_time)
+                        .name);
+    lazy::eval({y});
+  }
+  EXPECT_NE(names[0], names[1]);
+  EXPECT_NE(names[2], names[3]);
+  lazy::codegen::set_row_text_checks(false);
 }
 
 // Few very long rows fold in chunks first (no kernel would fill the GPU otherwise); nothing of

@@ -1,14 +1,18 @@
 #include "codegen/row_kernel_emitter.h"
 
+#include <algorithm>
+
 #include <absl/strings/str_replace.h>
 
 #include "codegen/generated_names.h"
 #include "codegen/kernel_builder.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
+#include "codegen/row_kernel_sources.h"
 #include "codegen/row_plan.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
+#include "fuse/internal_error.h"
 
 namespace lazy::codegen {
 
@@ -35,15 +39,33 @@ class RowKernelEmitter {
     for (std::uint32_t reduction : row_.reductions)
       leading.push_back(lower(ir::op_name(pending_[reduction]->op)));
     GeneratedKernel kernel = builder_.finish(fill_skeleton(), "lz_row_", std::move(leading));
+    set_launch(kernel);
+    return kernel;
+  }
+
+  // The kernel whose text is known: only its arguments and launch are worked out.
+  GeneratedKernel run_with_text(KernelText text) {
+    declare_args();
+    GeneratedKernel kernel;
+    kernel.name = std::move(text.name);
+    kernel.source = std::move(text.source);
+    kernel.nvrtc_options = std::move(text.nvrtc_options);
+    kernel.args = builder_.take_args();
+    set_launch(kernel);
+    return kernel;
+  }
+
+  const RowPlan& plan() const { return plan_; }
+
+ private:
+  void set_launch(GeneratedKernel& kernel) const {
     kernel.numel = row_.rows * row_.extent;
     kernel.written = row_.rows;  // rows: each writes its per-row values even over no elements
     kernel.vector_width = vector_width_;
     kernel.blocks = grid_blocks(row_.rows, launch_.block / launch_.row_threads);
     kernel.threads = launch_.block;
-    return kernel;
   }
 
- private:
   DType term_dtype(std::size_t t) const { return builder_.term_dtype(t); }
   DType output_dtype(std::size_t r) const { return builder_.output_dtype(r); }
   std::string value(std::size_t t) const { return value_name(region_.terms[t], t); }
@@ -421,11 +443,39 @@ class RowKernelEmitter {
 
 }  // namespace
 
+namespace {
+
+bool same_kernel(const GeneratedKernel& a, const GeneratedKernel& b) {
+  auto same_arg = [](const ArgSource& x, const ArgSource& y) {
+    return x.kind == y.kind && x.value == y.value;
+  };
+  return a.name == b.name && a.source == b.source && a.nvrtc_options == b.nvrtc_options &&
+         std::equal(a.args.begin(), a.args.end(), b.args.begin(), b.args.end(), same_arg);
+}
+
+}  // namespace
+
 GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> pending,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options) {
-  return RowKernelEmitter(region, pending, externals, options).run();
+  RowKernelEmitter emitter(region, pending, externals, options);
+  if (!options.row_length_at_run_time) return emitter.run();
+  const std::optional<ir::Hash128> key =
+      run_time_row_key(region, pending, externals, emitter.plan(), options);
+  if (!key) return emitter.run();
+  if (std::optional<KernelText> text = find_row_text(*key)) {
+    GeneratedKernel kernel = emitter.run_with_text(std::move(*text));
+    if (row_text_checks() &&
+        !same_kernel(kernel, RowKernelEmitter(region, pending, externals, options).run())) {
+      fuse::internal_error(*pending[region.row->reductions.at(0)],
+                           "a row kernel's cached text differs from the one generated");
+    }
+    return kernel;
+  }
+  GeneratedKernel kernel = emitter.run();
+  remember_row_text(*key, kernel);
+  return kernel;
 }
 
 }  // namespace lazy::codegen

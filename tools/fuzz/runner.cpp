@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "codegen/row_kernel_sources.h"
 #include "runtime/eager_graphs.h"
 #include "runtime/executor.h"
 #include "runtime/plan_cache.h"
@@ -85,9 +86,11 @@ class ModeScope {
   }
 
  private:
-  // The plans of either kind of row kernel must not serve the other.
+  // The plans of either kind of row kernel must not serve the other. Each cached kernel text is
+  // checked against the one generated afresh.
   static void set_run_time_rows(bool enabled) {
     runtime::set_all_row_lengths_at_run_time(enabled);
+    codegen::set_row_text_checks(enabled);
     runtime::clear_plan_cache();
   }
 
@@ -131,7 +134,11 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
 ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   // Replayed: the same batch synced until its plan replays as a CUDA graph (new inputs, the
   // graph's own intermediates); the last sync's values are compared.
-  const int syncs = mode == Mode::replayed ? runtime::kEagerHitsBeforeGraph + 2 : 1;
+  // Rows at run time: synced twice, each a plan miss, so the second finds every row kernel's
+  // text cached (row_kernel_sources.h), checked against a fresh one.
+  const int syncs = mode == Mode::replayed        ? runtime::kEagerHitsBeforeGraph + 2
+                    : mode == Mode::run_time_rows ? 2
+                                                  : 1;
   ModeResult result;
   for (int sync = 0; sync < syncs && !result.error; ++sync)
     result = record_and_sync(programs, mode);

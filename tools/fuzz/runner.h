@@ -12,7 +12,7 @@ namespace lazy::fuzz {
 
 // replayed: fused, synced again until the plan replays as a CUDA graph (runtime/eager_graphs.h).
 // run_time_rows: fused, every row kernel taking its row length at run time
-// (runtime/row_length_variants.h).
+// (runtime/row_length_variants.h), planned twice: the second finds the kernel texts cached.
 enum class Mode { reference, fused, unfused, replayed, run_time_rows };
 const char* mode_name(Mode mode);
 

@@ -1,0 +1,111 @@
+#include "codegen/row_kernel_sources.h"
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "ir/hash.h"
+
+namespace lazy::codegen {
+
+namespace {
+
+std::atomic<bool> checks{false};
+
+class Texts {
+ public:
+  std::optional<KernelText> find(const ir::Hash128& key) {
+    std::lock_guard lock(mutex_);
+    auto it = texts_.find(key);
+    if (it == texts_.end()) return std::nullopt;
+    return it->second;
+  }
+  void remember(const ir::Hash128& key, KernelText text) {
+    std::lock_guard lock(mutex_);
+    texts_.try_emplace(key, std::move(text));
+  }
+
+ private:
+  // Only plan misses come here.
+  std::mutex mutex_;
+  absl::flat_hash_map<ir::Hash128, KernelText> texts_;
+};
+
+Texts& texts() {
+  static Texts* instance = new Texts();  // used by plan misses until exit
+  return *instance;
+}
+
+void add_node(std::vector<std::uint64_t>& words, const ir::Node& node) {
+  words.push_back(std::uint64_t(node.op) | std::uint64_t(node.dtype) << 16 |
+                  std::uint64_t(node.compute_dtype) << 24 | std::uint64_t(node.shape.rank()) << 32 |
+                  std::uint64_t(node.attrs.count) << 40);
+  for (int i = 0; i < node.attrs.count; ++i) words.push_back(std::uint64_t(node.attrs[i]));
+  // The op's comment names the user's file and line.
+  words.push_back(std::uint64_t(node.loc.line()));
+  const ir::Hash128 file = ir::hash_bytes(node.loc.file_name(), std::strlen(node.loc.file_name()));
+  words.push_back(file.lo);
+}
+
+}  // namespace
+
+std::optional<ir::Hash128> run_time_row_key(const fuse::Region& region,
+                                            std::span<const ir::NodePtr> pending,
+                                            std::span<const ir::NodePtr> externals,
+                                            const RowPlan& plan, const CodegenOptions& options) {
+  std::vector<std::uint64_t> words = {std::uint64_t(options.fast_math),
+                                      std::uint64_t(options.row_length_at_run_time),
+                                      region.terms.size(), region.roots.size()};
+  for (std::size_t t = 0; t < region.terms.size(); ++t) {
+    const fuse::Term& term = region.terms[t];
+    if (term.gather || term.concat) return std::nullopt;
+    words.push_back(std::uint64_t(term.kind) | std::uint64_t(term.external) << 8 |
+                    std::uint64_t(term.from_copy) << 9 | std::uint64_t(term.n_operands) << 16 |
+                    std::uint64_t(plan.level(t)) << 24 | std::uint64_t(plan.ready_after(t)) << 32);
+    words.push_back(term.source);
+    for (int i = 0; i < term.n_operands; ++i) words.push_back(std::uint64_t(term.operands[i]));
+    if (term.kind == fuse::Term::Kind::load && term.external) {
+      words.push_back(std::uint64_t(externals[term.source]->dtype));
+    } else {
+      add_node(words, *pending[term.source]);
+    }
+    if (plan.is_access(term)) {
+      const RowAccess& access = plan.access(t);
+      words.push_back(std::uint64_t(access.inner_rows > 0) | std::uint64_t(plan.contiguous_load(t))
+                                                                 << 1);
+    }
+  }
+  for (std::size_t r = 0; r < region.roots.size(); ++r) {
+    const fuse::Root& root = region.roots[r];
+    if (root.external_copy) return std::nullopt;
+    words.push_back(std::uint64_t(root.node) | std::uint64_t(root.per_row) << 32);
+    words.push_back(std::uint64_t(region.root_terms[r]));
+    add_node(words, *pending[root.node]);
+  }
+  for (std::size_t j = 0; j < region.row->reductions.size(); ++j) {
+    words.push_back(region.row->reductions[j]);
+    words.push_back(std::uint64_t(region.row->reduction_terms[j]));
+    add_node(words, *pending[region.row->reductions[j]]);
+  }
+  return ir::hash_words(words);
+}
+
+std::optional<KernelText> find_row_text(const ir::Hash128& key) {
+  return texts().find(key);
+}
+
+void remember_row_text(const ir::Hash128& key, const GeneratedKernel& kernel) {
+  texts().remember(key, {kernel.name, kernel.source, kernel.nvrtc_options});
+}
+
+void set_row_text_checks(bool enabled) {
+  checks.store(enabled, std::memory_order_relaxed);
+}
+
+bool row_text_checks() {
+  return checks.load(std::memory_order_relaxed);
+}
+
+}  // namespace lazy::codegen

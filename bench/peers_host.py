@@ -6,6 +6,9 @@ out of it on [16, 64] f32. Each in eager, torch.compile (default) and
 torch.compile(mode="reduce-overhead"), timed two ways: us_per_step, the median over repeats of
 (wall time of 200 steps, then torch.cuda.synchronize()) / 200; host_us, the median wall time of
 one call alone, the GPU drained every 8 calls.
+lengths: softmax then layer_norm on [64, L] f32, L random from 1 to 4096 each step (varying) or
+2048 (fixed), in eager and torch.compile: the median step, its GPU work waited for, as
+bench_host's lengths rows (torch.compile recompiles for a second length, dynamically, first).
 
     python3 bench/peers_host.py [--iters N] [--only WORKLOAD] [--json PATH]
 """
@@ -60,6 +63,37 @@ def time_steps(fn, x, repeats):
     return statistics.median(per_step), statistics.median(host)
 
 
+LENGTH_STEPS = 200
+LENGTH_ROWS = 64
+MAX_LENGTH = 4096
+
+
+def softmax_layer_norm(x, w, b):
+    return torch.nn.functional.layer_norm(torch.softmax(x * 1.5, -1), (x.shape[-1],), w, b)
+
+
+def length_rows(rows):
+    generator = torch.Generator().manual_seed(12345)
+    for impl, fn in (("torch_eager", softmax_layer_norm), ("torch_compile", torch.compile(softmax_layer_norm))):
+        for varying in (True, False):
+            lengths = [int(torch.randint(1, MAX_LENGTH + 1, (1,), generator=generator)) if varying
+                       else MAX_LENGTH // 2 for _ in range(LENGTH_STEPS)]
+            inputs = [(torch.randn(LENGTH_ROWS, n, device="cuda"), torch.randn(n, device="cuda"),
+                       torch.randn(n, device="cuda")) for n in lengths]
+            for x, w, b in inputs[:3] + [(torch.randn(LENGTH_ROWS, 7, device="cuda"),
+                                          torch.randn(7, device="cuda"), torch.randn(7, device="cuda"))]:
+                fn(x, w, b)  # the static and the dynamic compile
+            torch.cuda.synchronize()
+            steps = []
+            for x, w, b in inputs:
+                start = time.perf_counter()
+                fn(x, w, b)
+                torch.cuda.synchronize()
+                steps.append(time.perf_counter() - start)
+            rows.append({"workload": "lengths", "impl": impl + ("_varying" if varying else "_fixed"),
+                         "unit": "us_per_step", "value": statistics.median(steps) * 1e6})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, default=50)
@@ -72,6 +106,8 @@ def main():
         "block": (block, torch.randn(16, 64, device="cuda")),
     }
     rows = []
+    if not args.only or args.only == "lengths":
+        length_rows(rows)
     for name, (fn, x) in workloads.items():
         if args.only and args.only != name:
             continue

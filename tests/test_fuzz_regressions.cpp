@@ -169,6 +169,25 @@ TEST_F(FuzzRegressions, SeveralProgramsSyncedTogetherReadNoElementOfEmptyTensors
   }
 }
 
+// lazyfuse-fuzz seed 17051 program 1114, shrunk: a matrix product and a scatter both read a
+// broadcast scalar (ones), which each must write densely. Once one pass of build_terms built
+// every region, the second asked for the same cut again and stopped as an internal error.
+TEST_F(FuzzRegressions, TwoLibraryCallsReadingOneBroadcastScalarWriteItOnce) {
+  const Tensor ones = lazy::ones({1, 1}, DType::bf16);
+  const Tensor product =
+      lazy::matmul(lazy::from_data(std::vector<float>{-1.5f}, {1}, DType::bf16), ones);
+  const Tensor below = lazy::le(ones, product);
+  const Tensor scattered =
+      lazy::scatter(ones, 1, lazy::from_data(std::vector<std::int64_t>{0}, {1, 1}),
+                    lazy::from_data(std::vector<float>{2.0f}, {1, 1}, DType::bf16));
+  const Tensor added =
+      lazy::index_add(scattered, 0, lazy::from_data(std::vector<std::int64_t>{0}, {1}),
+                      lazy::from_data(std::vector<float>{0.75f}, {1, 1}, DType::bf16));
+  lazy::eval({below, added});
+  EXPECT_EQ(below.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(added.to_vector<double>(), (std::vector<double>{2.75}));
+}
+
 // Integers of more than 24 bits and arange's double values round to bf16 / f16 once, as in the
 // reference: through a rounded f32 they could land on a tie and round again.
 constexpr double kTwo24 = 16777216;  // 2^24

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
 #include "fuse/dense_operands.h"
@@ -40,9 +41,7 @@ class TermBuilder {
       slot_of_[graph_.externals[slot].get()] = std::uint32_t(slot);
   }
 
-  // Builds every region's terms; false when some needed a new cut first (then added). The
-  // regions after one that needs a cut are built too, so that one pass finds every cut the
-  // regions as formed need: a partition is formed again once per round of cuts, not per cut.
+  // Builds every region's terms; false when some needed new cuts first (one pass adds them all).
   bool build_all() {
     bool all_built = true;
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
@@ -108,8 +107,7 @@ class TermBuilder {
   }
 
   // A load term for each input of `reader`, as it sits in memory, into `terms`; false when the
-  // walk added a cut, or an input is not in memory as it is (a broadcast scalar): it is cut to be
-  // written densely first (`why`).
+  // walk added a cut, or an input is not in memory as it is (a broadcast scalar): written densely.
   bool load_inputs(Region& region, const Node& reader, CutReason why,
                    std::vector<std::int32_t>& terms) {
     terms.clear();
@@ -123,11 +121,12 @@ class TermBuilder {
     return true;
   }
 
-  // Cuts `input` of `reader` to be written densely; false (the terms must be built again).
+  // Cuts `input` of `reader` to be written densely, once a pass; false (build the terms again).
   bool write_densely(const NodePtr& input, const Node& reader, CutReason why) {
     const std::optional<std::uint32_t> slot =
         input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input.get()));
-    cut_to_write_densely(p_.cuts, *input, slot, reader, why);
+    if (written_densely_.insert(input.get()).second)
+      cut_to_write_densely(p_.cuts, *input, slot, reader, why);
     cut_added_ = true;
     return false;
   }
@@ -440,8 +439,7 @@ class TermBuilder {
   }
 
   // A reduction met inside a region: earlier regions' reductions were loaded by the caller, so it
-  // is one of this row region's, read as the row's own value (or cut to be read back when it is
-  // read across rows).
+  // is this row region's, read as the row's own value (or cut to be read back across rows).
   std::int32_t visit_row_reduction(const Node& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node.trace_index;
     if (!current().row || p_.region_of[index] != current_)
@@ -478,12 +476,12 @@ class TermBuilder {
   Partition& p_;
   const Graph& graph_;
   absl::flat_hash_map<const Node*, std::uint32_t> slot_of_;
-  // A pushed-down gather's index term, by Gather node, and the gather a load just composed
-  // through.
+  // A pushed-down gather's index term, by Gather node; the gather a load just composed through.
   absl::flat_hash_map<const Node*, std::int32_t> pushed_picks_;
   std::optional<PushedGather> pushed_;
   // The slices moving each concatenation's inputs to their parts: views no trace holds.
   std::vector<NodePtr> shifts_;
+  absl::flat_hash_set<const Node*> written_densely_;  // in this pass
   absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
   bool per_row_ = false;         // visiting a per-row root of a row region
   bool concat_visited_ = false;  // the current region has its concatenation

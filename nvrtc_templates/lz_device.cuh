@@ -77,6 +77,17 @@ __device__ __forceinline__ float lz_minimum(float a, float b) {
   return (a != a || b != b) ? __int_as_float(0x7fc00000) : fminf(a, b);
 #endif
 }
+// ptxas 13.0 on sm_90 folds a negation into an operand of its three-input integer max/min
+// (VIMNMX3) and then loses it: max(max(a, -b), -c) reads b un-negated. The same order compared
+// unsigned with the sign bit flipped keeps it from forming that instruction.
+__device__ __forceinline__ int lz_maximum(int a, int b) {
+  const unsigned flip = 0x80000000u, x = (unsigned)a ^ flip, y = (unsigned)b ^ flip;
+  return (int)((x > y ? x : y) ^ flip);
+}
+__device__ __forceinline__ int lz_minimum(int a, int b) {
+  const unsigned flip = 0x80000000u, x = (unsigned)a ^ flip, y = (unsigned)b ^ flip;
+  return (int)((x < y ? x : y) ^ flip);
+}
 // Integer power by squaring, wrapping; a negative exponent gives the truncated reciprocal.
 __device__ __forceinline__ long long lz_ipow(long long base, long long exponent) {
   if (exponent < 0) {
@@ -213,10 +224,10 @@ LZ_FOLD(lz_fold_prod, float, acc = acc * x)
 LZ_FOLD(lz_fold_prod, long long, acc = lz_wrap_mul(acc, x))
 LZ_FOLD(lz_fold_max, float, acc = lz_maximum(acc, x))
 LZ_FOLD(lz_fold_max, long long, acc = x > acc ? x : acc)
-LZ_FOLD(lz_fold_max, int, acc = x > acc ? x : acc)
+LZ_FOLD(lz_fold_max, int, acc = lz_maximum(acc, x))
 LZ_FOLD(lz_fold_min, float, acc = lz_minimum(acc, x))
 LZ_FOLD(lz_fold_min, long long, acc = x < acc ? x : acc)
-LZ_FOLD(lz_fold_min, int, acc = x < acc ? x : acc)
+LZ_FOLD(lz_fold_min, int, acc = lz_minimum(acc, x))
 LZ_FOLD(lz_fold_any, int, acc = acc | x)
 LZ_FOLD(lz_fold_all, int, acc = acc & x)
 // NaN beats numbers (the first NaN wins), then the larger (smaller) value, then the earlier one.

@@ -160,7 +160,7 @@ LZ_OP float lz_div_by(float a, float b, double r) {
 }
 LZ_OP float lz_pow(float a, float b) { return powf(a, b); }
 template <class I> LZ_OP I lz_pow(I a, I b) { return (I)lz_ipow(a, b); }
-// lz_maximum(float) and lz_minimum(float) are in lz_device.cuh: the folds use them too.
+// lz_maximum and lz_minimum of float and int are in lz_device.cuh: the folds use them too.
 template <class I> LZ_OP I lz_maximum(I a, I b) { return a > b ? a : b; }
 LZ_OP bool lz_maximum(bool a, bool b) { return a || b; }
 template <class I> LZ_OP I lz_minimum(I a, I b) { return a < b ? a : b; }

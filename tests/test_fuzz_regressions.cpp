@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "codegen/iteration_space.h"
@@ -414,3 +415,32 @@ TEST_F(GpuFuzzRegressions, TinyGeluTanhTimesInfinityIsInfinite) {
 }
 
 }  // namespace
+
+// lazyfuse-fuzz seed 17061 program 1262, shrunk: ptxas (CUDA 13.0, sm_90) folds a negation into
+// an operand of its three-input integer max/min and loses it, so max(-x) over an i32 row read
+// some elements un-negated (997 for -1). Rows long enough for vector loads, and pointwise chains.
+TEST_F(GpuFuzzRegressions, IntegerMaxAndMinOfNegatedValuesNegateEveryOperand) {
+  std::mt19937_64 rng(lazy_test::fresh_seed());
+  std::vector<std::vector<std::int32_t>> data;
+  for (int n : {64, 196, 1000, 4096, 4 * 4096, 4 * 4096, 4 * 4096, 4 * 4096}) {
+    data.emplace_back(static_cast<std::size_t>(n));
+    for (std::int32_t& v : data.back()) v = std::int32_t(rng() % 2001) - 1000;
+  }
+  auto program = [&] {
+    std::vector<Tensor> out;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto n = std::int64_t(data[k].size());
+      const Tensor x = lazy::from_data(data[k], {n}, DType::i32);
+      const Tensor rows = lazy::from_data(data[k], {n / 4, 4}, DType::i32);
+      out.push_back(lazy::max(-x, {}, true));
+      out.push_back(lazy::min(-x, {}, true));
+      out.push_back(lazy::max(-rows, -1));
+    }
+    Tensor a = lazy::from_data(data[4], {4096, 4}), b = lazy::from_data(data[5], {4096, 4});
+    Tensor c = lazy::from_data(data[6], {4096, 4}), d = lazy::from_data(data[7], {4096, 4});
+    out.push_back(lazy::maximum(lazy::maximum(lazy::maximum(a, -b), -c), -d));
+    out.push_back(lazy::minimum(lazy::minimum(lazy::minimum(a, -b), -c), -d));
+    return out;
+  };
+  expect_gpu_matches_reference(program, "max and min of negated i32");
+}

@@ -20,6 +20,22 @@ TEST(FreeBlocks, AKeptBlockServesTheNextRequestOfItsRoundedSizeOnce) {
   EXPECT_EQ(blocks.take(1000), 0u);
 }
 
+TEST(FreeBlocks, SizesPastFourKilobytesShareAQuarterOctave) {
+  EXPECT_EQ(FreeBlocks::rounded(4096), 4096u);
+  EXPECT_EQ(FreeBlocks::rounded(4097), 5120u);
+  EXPECT_EQ(FreeBlocks::rounded(5120), 5120u);
+  EXPECT_EQ(FreeBlocks::rounded(FreeBlocks::kLargestBlock), FreeBlocks::kLargestBlock);
+  for (std::size_t bytes = 4097; bytes < (std::size_t(1) << 24); bytes = bytes * 9 / 8 + 7) {
+    const std::size_t size = FreeBlocks::rounded(bytes);
+    EXPECT_GE(size, bytes);
+    EXPECT_LE(size - bytes, bytes / 4) << bytes;
+    EXPECT_EQ(FreeBlocks::rounded(size), size) << bytes;
+  }
+  FreeBlocks blocks;
+  ASSERT_TRUE(blocks.keep(0x1000, 256 * 3000));  // a [64, 3000] f32 row block
+  EXPECT_EQ(blocks.take(256 * 2900), 0x1000u);   // and the next length's
+}
+
 TEST(FreeBlocks, BlocksOfOneSizeComeBackLastFreedFirst) {
   FreeBlocks blocks;
   ASSERT_TRUE(blocks.keep(0x1000, 256));

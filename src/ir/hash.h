@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace lazy::ir {
 
@@ -20,10 +21,15 @@ struct Hash128 {
 };
 
 Hash128 hash_bytes(const void* data, std::size_t size);
+// The hash of `first` followed by `then`, as if they were one array, without copying them.
+Hash128 hash_bytes(std::string_view first, std::string_view then);
 inline Hash128 hash_words(std::span<const std::uint64_t> words) {
   return hash_bytes(words.data(), words.size_bytes());
 }
-// The hash of `first` followed by `then`, as if they were one array, without copying them.
-Hash128 hash_words(std::span<const std::uint64_t> first, std::span<const std::uint64_t> then);
+inline Hash128 hash_words(std::span<const std::uint64_t> first,
+                          std::span<const std::uint64_t> then) {
+  return hash_bytes({reinterpret_cast<const char*>(first.data()), first.size_bytes()},
+                    {reinterpret_cast<const char*>(then.data()), then.size_bytes()});
+}
 
 }  // namespace lazy::ir

@@ -18,18 +18,20 @@ std::size_t capacity_from_env() {
 
 ir::Hash128 kernel_key(const std::string& source, int arch,
                        const std::vector<std::string>& extra_options) {
-  NvrtcVersion version = nvrtc_version();
-  std::string material = source;
+  // The hash of the source followed by what else decides the cubin, in two parts so that the
+  // source (tens of kilobytes for a row kernel) is not copied on every plan miss.
+  static const NvrtcVersion version = nvrtc_version();
+  static const std::string templates = codegen::templates_checksum().to_hex();
+  std::string rest;
   for (const std::string& option : nvrtc_compile_options(arch, extra_options)) {
-    material.push_back('\0');
-    material.append(option);
+    rest.push_back('\0');
+    rest.append(option);
   }
-  ir::Hash128 templates = codegen::templates_checksum();
-  material.append({'\0'});
-  material.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
-                  std::to_string(arch) + "/" + templates.to_hex() + "/format " +
-                  std::to_string(kDiskCacheFormat));
-  return ir::hash_bytes(material.data(), material.size());
+  rest.push_back('\0');
+  rest.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
+              std::to_string(arch) + "/" + templates + "/format " +
+              std::to_string(kDiskCacheFormat));
+  return ir::hash_bytes(source, rest);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // stream that read it from elsewhere holds it until that stream has synchronized.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -24,8 +25,14 @@ class FreeBlocks {
   // What the cache may hold in all, so memory the program freed stays available to others.
   static constexpr std::size_t kMostBytes = std::size_t(64) << 20;
 
-  // The size a block of `bytes` is kept under, so near sizes share blocks.
-  static std::size_t rounded(std::size_t bytes) { return (bytes + 255) & ~std::size_t(255); }
+  // The size a block of `bytes` is kept under, so near sizes share blocks: multiples of 256 up
+  // to 4 KiB, then four sizes an octave (at most a quarter more than asked). A row length that
+  // changes every step then finds kept blocks instead of allocating (about 1 µs each).
+  static std::size_t rounded(std::size_t bytes) {
+    if (bytes <= 4096) return (bytes + 255) & ~std::size_t(255);
+    const std::size_t step = std::size_t(1) << (std::bit_width(bytes - 1) - 3);
+    return (bytes + step - 1) & ~(step - 1);
+  }
   // What to allocate for `bytes`: the kept size for blocks the cache takes, so that any kept
   // block of that size serves.
   static std::size_t allocation_size(std::size_t bytes) {

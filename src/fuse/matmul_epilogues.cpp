@@ -3,6 +3,7 @@
 #include <absl/container/inlined_vector.h>
 #include <absl/strings/str_cat.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "fuse/graph_builder.h"
@@ -213,10 +214,13 @@ class EpilogueFolder {
 
 }  // namespace
 
-Graph fold_matmul_epilogues(const Graph& recorded) {
+Graph fold_matmul_epilogues(Graph recorded) {
+  const bool any_product = std::any_of(recorded.nodes.begin(), recorded.nodes.end(),
+                                       [](const NodePtr& node) { return node->op == Op::MatMul; });
+  if (!any_product) return recorded;
   EpilogueFolder folder(recorded);
-  if (!folder.find()) return recorded;
-  return folder.rewrite();
+  if (folder.find()) return folder.rewrite();
+  return recorded;
 }
 
 }  // namespace lazy::fuse

@@ -17,6 +17,6 @@
 
 namespace lazy::fuse {
 
-Graph fold_matmul_epilogues(const Graph& recorded);
+Graph fold_matmul_epilogues(Graph recorded);
 
 }  // namespace lazy::fuse

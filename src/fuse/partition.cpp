@@ -122,8 +122,8 @@ std::string_view refusal_name(Refusal refusal) {
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options) {
   Graph graph = recorded_graph(pending, live, externals);
-  if (options.fusion) graph = fold_matmul_epilogues(graph);
-  Partition p = cut_nodes(split_reductions(graph), options);
+  if (options.fusion) graph = fold_matmul_epilogues(std::move(graph));
+  Partition p = cut_nodes(split_reductions(std::move(graph)), options);
   do {
     p = build_terms(form_regions(std::move(p), options));
   } while (!p.terms_built);
@@ -171,8 +171,8 @@ std::string Partition::describe() const {
       const ir::Node& node = *nodes[region.scatter->node];
       const Shape& index = node.inputs[ir::scatter_sorted_index]->shape;
       out << "  " << ir::scatter_caller_name(node) << ": index of shape " << index.to_string()
-          << " into axis " << ir::scatter_axis(node) << " of "
-          << node.shape.to_string() << ", each output folding in its run of the sorted index\n";
+          << " into axis " << ir::scatter_axis(node) << " of " << node.shape.to_string()
+          << ", each output folding in its run of the sorted index\n";
     }
     for (const Root& root : region.roots) {
       if (root.external_copy) {

@@ -80,7 +80,7 @@ enum class Refusal : std::uint8_t {
   library_call,
   scatter_kernel,  // a scatter kernel over its result, which nothing else joins
   before_scatter,  // a scatter came after it: work joining it would need the scatter first
-  before_matmul,  // a matrix product came after it: work joining it would need the product first
+  before_matmul,   // a matrix product came after it: work joining it would need the product first
 };
 std::string_view refusal_name(Refusal refusal);
 

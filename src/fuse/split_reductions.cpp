@@ -148,10 +148,10 @@ class ReductionSplitter {
 
 }  // namespace
 
-Graph split_reductions(const Graph& recorded) {
+Graph split_reductions(Graph recorded) {
   ReductionSplitter splitter(recorded);
-  if (!splitter.find_rewrites()) return recorded;
-  return splitter.rewrite();
+  if (splitter.find_rewrites()) return splitter.rewrite();
+  return recorded;
 }
 
 }  // namespace lazy::fuse

@@ -17,6 +17,6 @@
 
 namespace lazy::fuse {
 
-Graph split_reductions(const Graph& recorded);
+Graph split_reductions(Graph recorded);
 
 }  // namespace lazy::fuse

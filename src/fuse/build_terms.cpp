@@ -1,7 +1,6 @@
 #include "fuse/build_terms.h"
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -12,6 +11,7 @@
 #include "fuse/gather_pushdown.h"
 #include "fuse/internal_error.h"
 #include "fuse/row_walk.h"
+#include "fuse/term_memo.h"
 #include "fuse/view_layout.h"
 #include "ir/gather.h"
 
@@ -39,6 +39,7 @@ class TermBuilder {
   explicit TermBuilder(Partition& p) : p_(p), graph_(p.graph) {
     for (std::size_t slot = 0; slot < graph_.externals.size(); ++slot)
       slot_of_[graph_.externals[slot].get()] = std::uint32_t(slot);
+    memo_.reserve(graph_.size() + graph_.externals.size());
   }
 
   // Builds every region's terms; false when some needed new cuts first (one pass adds them all).
@@ -263,10 +264,9 @@ class TermBuilder {
   }
 
   std::int32_t visit(const NodePtr& node, std::vector<const Node*>& path) {
-    auto key = std::make_tuple(node.get(), path, per_row_);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    if (std::optional<std::int32_t> known = memo_.find(node.get(), path, per_row_)) return *known;
     const std::int32_t term = visit_uncached(node, path);
-    if (term != kFailed) memo_.emplace(std::move(key), term);
+    if (term != kFailed) memo_.remember(node.get(), path, per_row_, term);
     return term;
   }
 
@@ -482,7 +482,7 @@ class TermBuilder {
   // The slices moving each concatenation's inputs to their parts: views no trace holds.
   std::vector<NodePtr> shifts_;
   absl::flat_hash_set<const Node*> written_densely_;  // in this pass
-  absl::flat_hash_map<std::tuple<const Node*, std::vector<const Node*>, bool>, std::int32_t> memo_;
+  TermMemo memo_;
   bool per_row_ = false;         // visiting a per-row root of a row region
   bool concat_visited_ = false;  // the current region has its concatenation
   std::int32_t current_ = 0;

@@ -34,6 +34,7 @@ class RowKernelEmitter {
         vector_width_(plan_.vector_width()) {}
 
   GeneratedKernel run() {
+    plan_.plan_holds();
     declare_args();
     std::vector<std::string> leading;
     for (std::uint32_t reduction : row_.reductions)

@@ -30,11 +30,23 @@ RowPlan::RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pendin
       length_at_run_time_(length_at_run_time) {
   classify_terms();
   vector_width_ = length_at_run_time ? 1 : choose_vector_width();
-  const std::int64_t groups = ir::ceil_div(row_.extent, vector_width_);
+  if (!length_at_run_time) {
+    plan_holds();
+    return;
+  }
+  // What is held in registers shapes only the text, which a run-time kernel often finds cached:
+  // its arguments and launch need none of it.
+  launch_ = choose_run_time_row_launch(row_.extent);
+}
+
+void RowPlan::plan_holds() {
+  if (holds_planned_) return;
+  holds_planned_ = true;
   plan_phases();
-  launch_ = length_at_run_time
-                ? choose_run_time_row_launch(row_.extent)
-                : choose_row_launch(groups, vector_width_, held_words_per_group(), math_heavy());
+  if (!length_at_run_time_) {
+    launch_ = choose_row_launch(ir::ceil_div(row_.extent, vector_width_), vector_width_,
+                                held_words_per_group(), math_heavy());
+  }
   if (launch_.items == 0) reused_.assign(reused_.size(), false);
   invariants_held_for_block_ = launch_.items > 0 && block_held_words() <= kMaxBlockHeldWords;
 }

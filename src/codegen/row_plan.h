@@ -28,6 +28,10 @@ class RowPlan {
   RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pending,
           std::span<const ir::NodePtr> externals, bool length_at_run_time);
 
+  // Which loads and values are held in registers, for writing the text; a run-time-length plan
+  // leaves it until asked (before that, only levels, accesses and the launch are known).
+  void plan_holds();
+
   Level level(std::size_t t) const { return level_[t]; }
   // Reductions that must have folded before term t can be computed.
   int ready_after(std::size_t t) const { return phase_[t]; }
@@ -106,6 +110,7 @@ class RowPlan {
   std::vector<int> phases_using_;
   std::vector<bool> reused_;  // element values held for later phases
   bool invariants_held_for_block_ = false;
+  bool holds_planned_ = false;
   bool length_at_run_time_;
   int vector_width_ = 1;
   RowLaunch launch_{};

@@ -360,6 +360,10 @@ void Device::label_kernel(CUfunction function, KernelLabel label) {
   failures_->launches().label(function, std::move(label));
 }
 
+bool Device::kernel_labelled(CUfunction function) const {
+  return failures_->launches().labelled(function);
+}
+
 void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
                     std::span<const std::byte> packed_args, unsigned dynamic_shared_bytes) {
   make_current();

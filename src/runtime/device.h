@@ -148,6 +148,7 @@ class Device {
 
   // Names `function` in errors about its launches (and in the error of a lost context).
   void label_kernel(CUfunction function, KernelLabel label);
+  bool kernel_labelled(CUfunction function) const;
 
   // Queues a 1-d launch (and waits for it with LAZY_SYNC_LAUNCHES=1 or CUDA_LAUNCH_BLOCKING=1).
   // packed_args is the kernel's parameters laid out as the kernel declares them (lazyfuse packs

@@ -9,6 +9,11 @@ void LaunchLog::label(CUfunction function, KernelLabel label) {
   labels_.try_emplace(function, std::move(label));
 }
 
+bool LaunchLog::labelled(CUfunction function) const {
+  std::lock_guard lock(labels_mutex_);
+  return labels_.contains(function);
+}
+
 KernelLabel LaunchLog::label_of(CUfunction function) const {
   std::lock_guard lock(labels_mutex_);
   auto it = labels_.find(function);

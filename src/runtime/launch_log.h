@@ -33,6 +33,7 @@ class LaunchLog {
 
   // Names `function` in later reports; the first label given for a function stays.
   void label(CUfunction function, KernelLabel label);
+  bool labelled(CUfunction function) const;
 
   // The label of `function`, or a stand-in for one never labelled.
   KernelLabel label_of(CUfunction function) const;

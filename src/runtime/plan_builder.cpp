@@ -116,7 +116,9 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       }
       if (device != nullptr) {
         planned.function = load_function(*device, kernel, lookup, arch);
-        device->label_kernel(planned.function, kernel_label(kernel.name, region, nodes));
+        // The first label stays: one kernel planned again (a new row length) is not relabelled.
+        if (!device->kernel_labelled(planned.function))
+          device->label_kernel(planned.function, kernel_label(kernel.name, region, nodes));
       }
     }
     planned.args = plan_args(kernel.args, graph, index);

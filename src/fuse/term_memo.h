@@ -18,7 +18,7 @@ class TermMemo {
  public:
   using Path = std::vector<const ir::Node*>;
 
-  // Sized once per partition: growing the tables visit by visit was a tenth of a plan miss's
+  // Sized once for the graph: growing the table visit by visit was a tenth of a plan miss's
   // partition.
   void reserve(std::size_t nodes) { plain_.reserve(2 * nodes); }
   void clear() {

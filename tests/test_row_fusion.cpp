@@ -210,6 +210,29 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   lazy::codegen::set_row_text_checks(false);
 }
 
+// A kernel compiled for its length holds the length but not the number of rows: another batch
+// of the same rows finds its text cached (checked against a fresh one), another length does not.
+TEST_F(RowFusion, ALengthKernelsTextServesOtherRowCountsOfItsLength) {
+  lazy::codegen::set_row_text_checks(true);
+  std::vector<lazy::codegen::GeneratedKernel> kernels;
+  for (auto [rows, extent] : {std::pair{16, 1000}, {48, 1000}, {48, 1004}, {1, 1000}}) {
+    Tensor x = computed({rows, extent});
+    Tensor y = lazy::softmax(x * 2.0f);
+    Partition p = partition_pending();
+    ASSERT_EQ(p.regions.size(), 1u);
+    kernels.push_back(lazy::codegen::generate_kernel(p.regions[0], p.graph.nodes,
+                                                     Trace::current().externals(), {}));
+    lazy::eval({y});
+  }
+  EXPECT_EQ(kernels[0].source, kernels[1].source);
+  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("constexpr int extent = 1000;"));
+  EXPECT_NE(kernels[0].args[0].value, kernels[1].args[0].value);  // the rows
+  EXPECT_EQ(kernels[1].blocks * 3, kernels[0].blocks * 9);        // 3 times the rows
+  EXPECT_NE(kernels[1].source, kernels[2].source);
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("constexpr int extent = 1004;"));
+  lazy::codegen::set_row_text_checks(false);
+}
+
 // A cached text serves only its own structure: another op, another kernel.
 TEST_F(RowFusion, RunTimeLengthKernelsOfOtherOpsDiffer) {
   const lazy::codegen::CodegenOptions run_time{.row_length_at_run_time = true};

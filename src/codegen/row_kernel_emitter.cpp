@@ -400,7 +400,7 @@ class RowKernelEmitter {
   std::string fill_skeleton() const {
     const bool run_time = plan_.length_at_run_time();
     const std::string rows_of = run_time ? std::string("rows of a length given at run time")
-                                         : cat("rows of ", region_.shape.to_string(), ", ",
+                                         : cat("rows of ", row_.extent, " element(s), ",
                                                launch_.row_threads, " thread(s) per row");
     std::string header = cat(
         "// lazyfuse: ", row_.reductions.size(), " reduction(s) over ", rows_of, ", ",
@@ -461,9 +461,8 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options) {
   RowKernelEmitter emitter(region, pending, externals, options);
-  if (!options.row_length_at_run_time) return emitter.run();
   const std::optional<ir::Hash128> key =
-      run_time_row_key(region, pending, externals, emitter.plan(), options);
+      row_text_key(region, pending, externals, emitter.plan(), options);
   if (!key) return emitter.run();
   if (std::optional<KernelText> text = find_row_text(*key)) {
     GeneratedKernel kernel = emitter.run_with_text(std::move(*text));

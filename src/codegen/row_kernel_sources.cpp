@@ -51,13 +51,23 @@ void add_node(std::vector<std::uint64_t>& words, const ir::Node& node) {
 
 }  // namespace
 
-std::optional<ir::Hash128> run_time_row_key(const fuse::Region& region,
-                                            std::span<const ir::NodePtr> pending,
-                                            std::span<const ir::NodePtr> externals,
-                                            const RowPlan& plan, const CodegenOptions& options) {
+std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
+                                        std::span<const ir::NodePtr> pending,
+                                        std::span<const ir::NodePtr> externals, const RowPlan& plan,
+                                        const CodegenOptions& options) {
   std::vector<std::uint64_t> words = {std::uint64_t(options.fast_math),
                                       std::uint64_t(options.row_length_at_run_time),
                                       region.terms.size(), region.roots.size()};
+  if (!plan.length_at_run_time()) {
+    // A kernel compiled for its length: what of the sizes its text holds, and what of them its
+    // plan read (whether there are rows, several of them), but not how many rows.
+    const fuse::RowInfo& row = *region.row;
+    const RowLaunch& launch = plan.launch();
+    words.insert(words.end(), {std::uint64_t(row.extent), std::uint64_t(row.rows == 0),
+                               std::uint64_t(row.rows > 1), std::uint64_t(launch.row_threads),
+                               std::uint64_t(launch.block), std::uint64_t(launch.items),
+                               std::uint64_t(plan.vector_width())});
+  }
   for (std::size_t t = 0; t < region.terms.size(); ++t) {
     const fuse::Term& term = region.terms[t];
     if (term.gather || term.concat) return std::nullopt;

@@ -1,8 +1,9 @@
-// The sources of row kernels that take their row length at run time, by structure. Such a
-// kernel's text holds nothing of the sizes: every row length of one softmax or norm gives the
-// same source, and only its arguments differ. Generating that text is most of a plan miss's
-// host time (about 200k instructions a kernel), so a new row length, a plan miss, finds the text
-// here by a key of what the text is written from, and computes only the arguments.
+// The sources of row kernels, by what they are written from. A kernel that takes its row length
+// at run time holds nothing of the sizes in its text: every row length of one softmax or norm
+// gives the same source, and only its arguments differ. One compiled for its length holds the
+// length and its launch, but not the number of rows. Generating a text is most of a plan miss's
+// host time (200k to 400k instructions a kernel), so a plan miss (a new row length, a new batch,
+// a plan the cache dropped) finds the text here and computes only the arguments.
 #pragma once
 
 #include <optional>
@@ -22,14 +23,15 @@ struct KernelText {
   std::vector<std::string> nvrtc_options;
 };
 
-// What a run-time-length row kernel's text is written from: each term's kind, operands, node
-// (op, dtypes, attrs, source line), level and phase, its access's shape of walk (two groups of
-// kept axes, a contiguous row), the roots, the reductions and the options; no size, stride or
-// offset. Nothing for a region with a gather or a concatenation (not cached).
-std::optional<ir::Hash128> run_time_row_key(const fuse::Region& region,
-                                            std::span<const ir::NodePtr> pending,
-                                            std::span<const ir::NodePtr> externals,
-                                            const RowPlan& plan, const CodegenOptions& options);
+// What a row kernel's text is written from: each term's kind, operands, node (op, dtypes, attrs,
+// source line), level and phase, its access's shape of walk (two groups of kept axes, a
+// contiguous row), the roots, the reductions and the options; for a kernel compiled for its
+// length, also the length, the launch, the vector width and whether there are one or more rows.
+// No stride or offset. Nothing for a region with a gather or a concatenation (not cached).
+std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
+                                        std::span<const ir::NodePtr> pending,
+                                        std::span<const ir::NodePtr> externals, const RowPlan& plan,
+                                        const CodegenOptions& options);
 
 std::optional<KernelText> find_row_text(const ir::Hash128& key);
 void remember_row_text(const ir::Hash128& key, const GeneratedKernel& kernel);

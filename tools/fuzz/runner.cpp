@@ -72,17 +72,22 @@ std::vector<double> read_values(const Tensor& t) {
 class ModeScope {
  public:
   explicit ModeScope(Mode mode)
-      : fusion_(fusion_enabled()), run_time_rows_(mode == Mode::run_time_rows) {
+      : fusion_(fusion_enabled()),
+        run_time_rows_(mode == Mode::run_time_rows),
+        replayed_(mode == Mode::replayed) {
     runtime::set_reference_execution(mode == Mode::reference);
     runtime::set_poison_outputs(mode != Mode::reference);
     set_fusion_enabled(mode != Mode::unfused);
     if (run_time_rows_) set_run_time_rows(true);
+    // Its first sync plans the batch again (run_mode): row kernel texts found are checked.
+    if (replayed_) codegen::set_row_text_checks(true);
   }
   ~ModeScope() {
     runtime::set_reference_execution(false);
     runtime::set_poison_outputs(false);
     set_fusion_enabled(fusion_);
     if (run_time_rows_) set_run_time_rows(false);
+    if (replayed_) codegen::set_row_text_checks(false);
   }
 
  private:
@@ -96,6 +101,7 @@ class ModeScope {
 
   bool fusion_;
   bool run_time_rows_;
+  bool replayed_;
 };
 
 ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
@@ -139,6 +145,9 @@ ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   const int syncs = mode == Mode::replayed        ? runtime::kEagerHitsBeforeGraph + 2
                     : mode == Mode::run_time_rows ? 2
                                                   : 1;
+  // The replayed mode's first sync plans anew what the fused mode planned, so every row kernel's
+  // text comes from the cache (row_kernel_sources.h) and is checked against a fresh one.
+  if (mode == Mode::replayed) runtime::clear_plan_cache();
   ModeResult result;
   for (int sync = 0; sync < syncs && !result.error; ++sync)
     result = record_and_sync(programs, mode);

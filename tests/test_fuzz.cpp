@@ -18,6 +18,7 @@
 
 #include <lazy/lazy.h>
 
+#include "ir/trace.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
@@ -304,6 +305,45 @@ TEST(FuzzValueRules, MinimumWithInfinitiesMayGiveTheOtherOperand) {
 // Seed 14203 program 581: an i64 prod of [1, 1000]^4 cast to i32 wraps around.
 // lazyfuse-fuzz seed 15102 program 84: cumprod of [0.5, 0.73] was bounded by the whole product,
 // [0.25, 0.53], but its first prefix is 0.5.
+// lazyfuse-fuzz seed 17094 program 708, shrunk: f16 data in [0.1, 5] whose specials held -0,
+// so hypot(0.1, x) reached 0.1, which a fused kernel (f32 between ops) and the reference (f16
+// after each op) compare differently with 0.1. The range without 0 said at least 0.141, and
+// gt was checked exactly.
+TEST(FuzzValueRules, DataWithSpecialValuesMayHoldZero) {
+  lazy::fuzz::Step data;
+  data.dtype = lazy::DType::f16;
+  data.data = {.lo = 0.0999, .hi = 5.0, .quantum = 6, .special = 6};
+  const Bounds x = lazy::fuzz::data_bounds(data);
+  EXPECT_LE(x.lo, 0.0);
+  const Operand tenth{lazy::fuzz::number_bounds(0.1, lazy::DType::f16), lazy::DType::f16};
+  const Bounds h =
+      binary_rule("hypot", tenth, Operand{x, lazy::DType::f16}, lazy::DType::f16, lazy::DType::f16);
+  EXPECT_LE(h.lo, 0.1);
+  EXPECT_TRUE(
+      binary_rule("gt", Operand{h, lazy::DType::f16}, tenth, lazy::DType::f16, lazy::DType::bool_)
+          .unchecked);
+  data.data.special = 0;
+  EXPECT_GT(lazy::fuzz::data_bounds(data).lo, 0.09);
+}
+
+// lazyfuse-fuzz seed 17094 program 55: 65499 values scatter-added into one element came out
+// 1.09 from the reference, a correct sum in some order, where a bound growing with the log of
+// the count said 0.53.
+TEST(FuzzValueRules, ScatterAddErrorGrowsWithTheCount) {
+  Program program = generate(17094, 55, {});
+  Builder builder(program);
+  builder.apply_all();
+  int checked = 0;
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    if (program.steps[i].name != "scatter_add") continue;
+    const Bounds b = builder.bounds(int(i));
+    if (b.err > 0) EXPECT_GE(b.err, 1.09) << "step " << i;
+    checked += b.err > 0;
+  }
+  EXPECT_GE(checked, 1);
+  lazy::ir::Trace::current().clear();
+}
+
 TEST(FuzzValueRules, RunningProductsAreBoundedByEveryPrefix) {
   const Operand x{Bounds{0.5, 0.7310585786300049, 0, kNoQuantum}, lazy::DType::f32};
   const Bounds running = scan_rule("prod", x, lazy::DType::f32, 2);

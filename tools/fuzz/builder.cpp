@@ -77,6 +77,8 @@ std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
   return n;
 }
 
+}  // namespace
+
 Bounds data_bounds(const Step& s) {
   if (s.dtype == DType::bool_) return Bounds{0, 1, 0, 0};
   if (!is_floating(s.dtype)) return Bounds{s.data.lo, s.data.hi, 0, 0};
@@ -93,10 +95,11 @@ Bounds data_bounds(const Step& s) {
     b.hi += ulp(s.dtype, std::abs(b.hi));
   }
   b.special = s.data.special > 0;
+  // The specials hold -0 besides NaN and infinities: a finite value the range must hold too
+  // (hypot(0.1, -0) is 0.1, below the least hypot of the range without it).
+  if (b.special) b.lo = std::min(b.lo, 0.0), b.hi = std::max(b.hi, 0.0);
   return b;
 }
-
-}  // namespace
 
 bool broadcast_dims(const std::vector<Dim>& a, const std::vector<Dim>& b, std::vector<Dim>& out) {
   std::size_t rank = std::max(a.size(), b.size());

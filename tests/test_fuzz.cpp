@@ -22,6 +22,7 @@
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
+#include "tools/fuzz/data_bounds.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
@@ -313,7 +314,7 @@ TEST(FuzzValueRules, DataWithSpecialValuesMayHoldZero) {
   lazy::fuzz::Step data;
   data.dtype = lazy::DType::f16;
   data.data = {.lo = 0.0999, .hi = 5.0, .quantum = 6, .special = 6};
-  const Bounds x = lazy::fuzz::data_bounds(data);
+  const Bounds x = lazy::fuzz::data_bounds(data.data, data.dtype);
   EXPECT_LE(x.lo, 0.0);
   const Operand tenth{lazy::fuzz::number_bounds(0.1, lazy::DType::f16), lazy::DType::f16};
   const Bounds h =
@@ -323,7 +324,7 @@ TEST(FuzzValueRules, DataWithSpecialValuesMayHoldZero) {
       binary_rule("gt", Operand{h, lazy::DType::f16}, tenth, lazy::DType::f16, lazy::DType::bool_)
           .unchecked);
   data.data.special = 0;
-  EXPECT_GT(lazy::fuzz::data_bounds(data).lo, 0.09);
+  EXPECT_GT(lazy::fuzz::data_bounds(data.data, data.dtype).lo, 0.09);
 }
 
 // lazyfuse-fuzz seed 17094 program 55: 65499 values scatter-added into one element came out

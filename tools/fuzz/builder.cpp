@@ -7,6 +7,7 @@
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
 #include "tools/fuzz/api_functions.h"
+#include "tools/fuzz/data_bounds.h"
 #include "tools/fuzz/indexing_recording.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_recording.h"
@@ -78,28 +79,6 @@ std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
 }
 
 }  // namespace
-
-Bounds data_bounds(const Step& s) {
-  if (s.dtype == DType::bool_) return Bounds{0, 1, 0, 0};
-  if (!is_floating(s.dtype)) return Bounds{s.data.lo, s.data.hi, 0, 0};
-  Bounds b{s.data.lo, s.data.hi, 0, s.data.quantum >= 0 ? s.data.quantum : kNoQuantum};
-  if (s.data.quantum >= 0) {
-    // Values are rounded to the grid, which may take them just past the range's ends.
-    b.lo = std::nearbyint(std::ldexp(b.lo, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
-    b.hi = std::nearbyint(std::ldexp(b.hi, s.data.quantum)) * std::ldexp(1.0, -s.data.quantum);
-  }
-  if (!fits(s.dtype, b.lo, b.hi, b.quantum)) {
-    // Rounded once to the dtype, the same everywhere, possibly just past the range's ends.
-    b.quantum = kNoQuantum;
-    b.lo -= ulp(s.dtype, std::abs(b.lo));
-    b.hi += ulp(s.dtype, std::abs(b.hi));
-  }
-  b.special = s.data.special > 0;
-  // The specials hold -0 besides NaN and infinities: a finite value the range must hold too
-  // (hypot(0.1, -0) is 0.1, below the least hypot of the range without it).
-  if (b.special) b.lo = std::min(b.lo, 0.0), b.hi = std::max(b.hi, 0.0);
-  return b;
-}
 
 bool broadcast_dims(const std::vector<Dim>& a, const std::vector<Dim>& b, std::vector<Dim>& out) {
   std::size_t rank = std::max(a.size(), b.size());
@@ -200,7 +179,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
         out = from_data(fz_ints(s.data.key, n, std::int64_t(s.data.lo), std::int64_t(s.data.hi)),
                         sh, s.dtype, loc);
       }
-      b = data_bounds(s);
+      b = data_bounds(s.data, s.dtype);
       shape = s.shape;
       return;
     }

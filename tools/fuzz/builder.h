@@ -26,10 +26,6 @@ struct RecordedStep {
   std::vector<Dim> shape;
 };
 
-// What a data leaf's values may be: its range (holding 0 when specials may give -0), grid and
-// whether NaN or infinities may occur.
-Bounds data_bounds(const Step& s);
-
 class Builder {
  public:
   explicit Builder(Program& program) : program_(program) {}

@@ -442,10 +442,7 @@ class RowKernelEmitter {
   int vector_width_;
 };
 
-}  // namespace
-
-namespace {
-
+// A cached text's kernel against one generated afresh (row_text_checks).
 bool same_kernel(const GeneratedKernel& a, const GeneratedKernel& b) {
   auto same_arg = [](const ArgSource& x, const ArgSource& y) {
     return x.kind == y.kind && x.value == y.value;

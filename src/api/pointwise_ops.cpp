@@ -71,13 +71,30 @@ void require_a_tensor(const Operand& a, const Operand& b, std::string_view name,
   }
 }
 
+// The promoted dtype of a binary op's operands, PyTorch's result_type. Two tensors of one dtype,
+// or a tensor with a number of no higher category, give the tensor's dtype without the general
+// rules: the cases nearly every recorded op is.
+DType binary_result_type(const Operand& a, const Operand& b, std::string_view name,
+                         std::source_location loc) {
+  const Operand& tensor = a.is_tensor() ? a : b;
+  const Operand& other = a.is_tensor() ? b : a;
+  const DType dtype = api::node_of(tensor.tensor(), name, loc)->dtype;
+  if (other.is_tensor()) {
+    if (api::node_of(other.tensor(), name, loc)->dtype == dtype) return dtype;
+  } else if (is_floating(dtype) ||
+             (is_integer(dtype) && other.scalar().kind() != Scalar::Kind::floating)) {
+    return dtype;
+  }
+  std::array operands = {promotion_operand(a, name, loc), promotion_operand(b, name, loc)};
+  return ir::result_type(operands);
+}
+
 // A binary op's dtypes come from its row of the op table (ir/op.h).
 Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
               std::source_location loc) {
   api::sync_if_trace_full();
   require_a_tensor(a, b, name, loc);
-  std::array operands = {promotion_operand(a, name, loc), promotion_operand(b, name, loc)};
-  const DType promoted = ir::result_type(operands);
+  const DType promoted = binary_result_type(a, b, name, loc);
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, promoted);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,

@@ -15,12 +15,11 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
   std::span<const ir::NodePtr> pending = trace.pending();
   const std::vector<bool> live = trace.live();
 
-  std::vector<std::optional<ir::TensorData>> results = runtime::execute(trace, live, plan_run);
+  runtime::HeldResults results = runtime::execute(trace, live, plan_run);
 
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (!live[i]) continue;
-    ir::Node& node = *pending[i];
-    node.data = std::make_unique<ir::TensorData>(std::move(*results[i]));
+  for (auto& [index, data] : results) {
+    ir::Node& node = *pending[index];
+    node.data = std::make_unique<ir::TensorData>(std::move(data));
     node.inputs.clear();
   }
   trace.clear();

@@ -58,6 +58,9 @@ std::string op_and_place(const ir::Node& node) {
 }
 
 std::uint64_t scalar_argument(const ir::Node& scalar) {
+  // The common case, rounded once instead of through a double of the dtype's precision.
+  if (scalar.dtype == DType::f32 && scalar.scalar->kind() == Scalar::Kind::floating)
+    return std::bit_cast<std::uint32_t>(ir::to_f32(scalar.scalar->to_double()));
   if (is_floating(scalar.dtype))
     return std::bit_cast<std::uint32_t>(
         ir::to_f32(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));

@@ -1,6 +1,7 @@
 #include "ir/node.h"
 
-#include <vector>
+#include <new>
+#include <utility>
 
 #include "ir/node_allocator.h"
 
@@ -8,17 +9,32 @@ namespace lazy::ir {
 
 namespace {
 
-struct FreeNodeBlocks {
-  std::vector<void*> blocks;
-  std::size_t bytes = 0;
-  ~FreeNodeBlocks() {
-    for (void* block : blocks) ::operator delete(block);
-    free_blocks_gone = true;  // nodes freed later in this thread's exit go straight to the heap
-  }
-  static inline thread_local bool free_blocks_gone = false;
+// Free blocks linked through their first bytes: taking and keeping one is a few stores, where a
+// vector of pointers cost a bounds check and a capacity check each way.
+struct FreeBlock {
+  FreeBlock* next;
 };
 
-thread_local FreeNodeBlocks free_node_blocks;
+// Trivially constructed and destroyed, so reaching it costs no init guard.
+struct FreeNodeBlocks {
+  FreeBlock* head = nullptr;
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+  bool gone = false;  // the thread is exiting: blocks freed now go straight to the heap
+};
+constinit thread_local FreeNodeBlocks free_node_blocks;
+
+// Frees the thread's kept blocks when it exits. Reached only when the list is empty (it is then
+// about to get its first block), so the guard that registers the destructor is rarely checked.
+struct FreeNodeBlocksDrain {
+  ~FreeNodeBlocksDrain() {
+    FreeNodeBlocks& list = free_node_blocks;
+    while (list.head != nullptr) ::operator delete(std::exchange(list.head, list.head->next));
+    list.count = 0;
+    list.gone = true;
+  }
+};
+thread_local FreeNodeBlocksDrain free_node_blocks_drain;
 
 using Orphans = absl::InlinedVector<NodePtr, 8>;
 
@@ -34,32 +50,34 @@ void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, Orphans& orphans) {
 
 void* take_node_block(std::size_t bytes) {
   FreeNodeBlocks& list = free_node_blocks;
-  if (list.blocks.empty() || bytes != list.bytes) return nullptr;
-  void* block = list.blocks.back();
-  list.blocks.pop_back();
-  return block;
+  if (list.head == nullptr || bytes != list.bytes) return nullptr;
+  --list.count;
+  return std::exchange(list.head, list.head->next);
 }
 
 bool keep_node_block(void* block, std::size_t bytes) {
-  if (FreeNodeBlocks::free_blocks_gone) return false;
   FreeNodeBlocks& list = free_node_blocks;
-  if (list.blocks.empty()) list.bytes = bytes;
-  if (bytes != list.bytes || list.blocks.size() >= kMaxCachedNodeBlocks) return false;
-  list.blocks.push_back(block);
+  if (list.head == nullptr) {
+    if (list.gone) return false;
+    [[maybe_unused]] FreeNodeBlocksDrain& registered = free_node_blocks_drain;
+    list.bytes = bytes;
+  }
+  if (bytes != list.bytes || list.count >= kMaxCachedNodeBlocks) return false;
+  list.head = new (block) FreeBlock{list.head};
+  ++list.count;
   return true;
 }
 
 NodePtr make_node(Op op, DType dtype, const Shape& shape, std::source_location loc) {
-  auto node = std::allocate_shared<Node>(NodeAllocator<Node>());
-  node->op = op;
-  node->dtype = dtype;
-  node->compute_dtype = dtype;
-  node->shape = shape;
-  node->loc = loc;
-  return node;
+  return std::allocate_shared<Node>(NodeAllocator<Node>(), op, dtype, shape, loc);
 }
 
 Node::~Node() {
+  // Mostly every input has another owner (the trace, another consumer), and the members'
+  // destructors dropping the references is all there is to do.
+  bool last_owner = false;
+  for (const NodePtr& input : inputs) last_owner |= input.use_count() == 1;
+  if (!last_owner) return;
   Orphans orphans;
   release_inputs(inputs, orphans);
   while (!orphans.empty()) {

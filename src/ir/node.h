@@ -56,6 +56,8 @@ struct Node {
   std::unique_ptr<TensorData> data;
 
   Node() = default;
+  Node(Op op, DType dtype, const Shape& shape, std::source_location loc)
+      : op(op), dtype(dtype), compute_dtype(dtype), shape(shape), loc(loc) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   // Frees a chain of inputs only this node holds one node at a time: freeing it recursively

@@ -52,6 +52,7 @@ void Trace::append(NodePtr node) {
   for (const NodePtr& input : node->inputs) {
     if (input->trace == this) {
       program_.push_back(input->trace_index);
+      ++owners_inside_[input->trace_index];
     } else {
       push_external_ref(input);
     }
@@ -59,16 +60,13 @@ void Trace::append(NodePtr node) {
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
   nodes_.push_back(std::move(node));
+  owners_inside_.push_back(1);
 }
 
 std::vector<bool> Trace::live() const {
-  std::vector<std::uint32_t> owners_inside(nodes_.size(), 1);
-  for (const NodePtr& node : nodes_)
-    for (const NodePtr& input : node->inputs)
-      if (input->trace == this) ++owners_inside[input->trace_index];
   std::vector<bool> held(nodes_.size());
   for (std::size_t i = 0; i < nodes_.size(); ++i)
-    held[i] = std::uint32_t(nodes_[i].use_count()) > owners_inside[i];
+    held[i] = std::uint32_t(nodes_[i].use_count()) > owners_inside_[i];
   return held;
 }
 
@@ -83,7 +81,7 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
   // One bit per pending node: does a handle hold it.
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (live[i]) bits |= std::uint64_t(1) << (i % 64);
+    bits |= std::uint64_t(live[i]) << (i % 64);
     if (i % 64 == 63) {
       words.push_back(bits);
       bits = 0;
@@ -98,6 +96,7 @@ void Trace::clear() {
   // Last first: a consumer goes before its inputs, so each node is freed by its own release
   // instead of being handed to a consumer's destructor.
   while (!nodes_.empty()) nodes_.pop_back();
+  owners_inside_.clear();
   externals_.clear();
   external_slots_.clear();
   program_.clear();

@@ -64,6 +64,9 @@ class Trace {
   void push_external_ref(const NodePtr& node);
 
   std::vector<NodePtr> nodes_;
+  // Per pending node, the owners live() expects inside the trace: the trace itself and each
+  // pending consumer. Counted as nodes are appended, so live() is one pass.
+  std::vector<std::uint32_t> owners_inside_;
   std::vector<NodePtr> externals_;
   absl::flat_hash_map<const Node*, std::uint32_t> external_slots_;
   // The pending graph as flat words: per node, what it is (op, dtypes, shape, attrs) and where

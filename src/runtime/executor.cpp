@@ -67,9 +67,8 @@ void note_host_execution() {
 
 }  // namespace
 
-std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
-                                                   const std::vector<bool>& live,
-                                                   std::shared_ptr<const Plan>* plan_run) {
+HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
+                    std::shared_ptr<const Plan>* plan_run) {
   auto start = std::chrono::steady_clock::now();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
@@ -101,19 +100,21 @@ std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
       ir::debug_print("lazyfuse: partition\n" + plan->partition_text);
   }
 
-  std::vector<std::optional<ir::TensorData>> results;
+  HeldResults results;
   bool as_graph = false;
   if (device != nullptr && !reference_execution) {
     // A Function capture (plan_run) keeps the plan and makes its own graph.
     GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
-    results.resize(trace.size());
-    as_graph = replay_plan(
-        *plan, graph, trace.pending(), trace.externals(), *device,
-        [&](std::uint32_t node, ir::TensorData data) { results[node] = std::move(data); });
+    as_graph = replay_plan(*plan, graph, trace.pending(), trace.externals(), *device,
+                           [&](std::uint32_t node, ir::TensorData data) {
+                             results.emplace_back(node, std::move(data));
+                           });
     if (plan_run != nullptr) *plan_run = plan;
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
-    results = ref::evaluate(trace.pending(), live);
+    std::vector<std::optional<ir::TensorData>> computed = ref::evaluate(trace.pending(), live);
+    for (std::uint32_t node = 0; node < computed.size(); ++node)
+      if (computed[node]) results.emplace_back(node, std::move(*computed[node]));
   }
 
   if (ir::debug_level() >= 1) {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <memory>
-#include <optional>
+#include <utility>
 #include <vector>
 
 #include "ir/trace.h"
@@ -12,11 +12,13 @@
 
 namespace lazy::runtime {
 
-// The data of each live pending node (by pending index); the trace is left as it was.
-// `plan_run`, when given, gets the plan the GPU ran (it stays null on the host).
-std::vector<std::optional<ir::TensorData>> execute(const ir::Trace& trace,
-                                                   const std::vector<bool>& live,
-                                                   std::shared_ptr<const Plan>* plan_run = nullptr);
+// A live pending node's data, by pending index.
+using HeldResults = std::vector<std::pair<std::uint32_t, ir::TensorData>>;
+
+// The data of each live pending node; the trace is left as it was. `plan_run`, when given, gets
+// the plan the GPU ran (it stays null on the host).
+HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
+                    std::shared_ptr<const Plan>* plan_run = nullptr);
 
 // While set, the calling thread's syncs compute with the reference evaluator even when a GPU is
 // present: the oracle GPU tests compare against.

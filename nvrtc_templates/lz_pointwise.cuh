@@ -10,9 +10,20 @@
 // Integer ops are templates over int and long long; float and bool take the non-template
 // overload, which an exact match prefers.
 
-LZ_OP float lz_neg(float x) { return -x; }
+// Negation and |x| flip or clear the sign bit in PTX, not -x and fabsf: ptxas 13.0 for sm_90
+// folds them into a multiply's operands and can then merge that multiply with the plain product,
+// storing x * y for |x * y| (found by lazyfuse-fuzz; docs/architecture.md, "Compiler defects").
+LZ_OP float lz_neg(float x) {
+  unsigned int bits;
+  asm("xor.b32 %0, %1, 0x80000000;" : "=r"(bits) : "r"(__float_as_uint(x)));
+  return __uint_as_float(bits);
+}
 template <class I> LZ_OP I lz_neg(I x) { return (I)lz_wrap_sub(0LL, x); }
-LZ_OP float lz_abs(float x) { return fabsf(x); }
+LZ_OP float lz_abs(float x) {
+  unsigned int bits;
+  asm("and.b32 %0, %1, 0x7fffffff;" : "=r"(bits) : "r"(__float_as_uint(x)));
+  return __uint_as_float(bits);
+}
 template <class I> LZ_OP I lz_abs(I x) { return x < 0 ? (I)lz_wrap_sub(0LL, x) : x; }
 LZ_OP bool lz_abs(bool x) { return x; }
 LZ_OP float lz_sign(float x) { return (float)((0.0f < x) - (x < 0.0f)); }

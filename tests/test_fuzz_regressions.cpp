@@ -445,15 +445,15 @@ TEST_F(GpuFuzzRegressions, IntegerMaxAndMinOfNegatedValuesNegateEveryOperand) {
   expect_gpu_matches_reference(program, "max and min of negated i32");
 }
 
-// lazyfuse-fuzz seed 17117 program 852, OPEN: the kernel storing x, x * y and |x * y| in bf16
-// stores x * y for |x * y| (ptxas 13.0, sm_90, SASS: one F2FP packs x and x * y, and both later
-// stores take x * y). Converting to bf16 with integer ops instead of cvt did not change it, so
-// the abs is lost before the conversion. Disabled until lz_abs is fixed: it fails on the H100.
-TEST_F(GpuFuzzRegressions, DISABLED_AbsAndNegOfAStoredProductStayAppliedInHalfDtypes) {
+// lazyfuse-fuzz seed 17117 program 852: the kernel storing x, x * y and |x * y| in bf16 stored
+// x * y for |x * y|. The PTX held the abs; ptxas 13.0 (sm_90) lost it (one F2FP packed x and
+// x * y, and both later stores took x * y), in f16 too. Abs and neg must apply beside the plain
+// product in every floating dtype.
+TEST_F(GpuFuzzRegressions, AbsAndNegOfAStoredProductStayApplied) {
   const std::uint64_t seed = lazy_test::fresh_seed();
   auto program = [&] {
     std::vector<Tensor> out;
-    for (DType dtype : {DType::bf16, DType::f16}) {
+    for (DType dtype : {DType::bf16, DType::f16, DType::f32}) {
       const Tensor x = lazy::randn({5, 2048}, seed, dtype);
       const Tensor y = lazy::randn({5, 2048}, seed + 1, dtype);
       const Tensor product = x * y;
@@ -461,5 +461,5 @@ TEST_F(GpuFuzzRegressions, DISABLED_AbsAndNegOfAStoredProductStayAppliedInHalfDt
     }
     return out;
   };
-  expect_gpu_matches_reference(program, "abs and neg of a stored half product");
+  expect_gpu_matches_reference(program, "abs and neg of a stored product");
 }

@@ -6,6 +6,7 @@
 #include <lazy/lazy.h>
 
 #include "codegen/iteration_space.h"
+#include "codegen/kernel_sources.h"
 #include "codegen_test_support.h"
 
 namespace {
@@ -147,6 +148,40 @@ TEST_F(Codegen, LongTranscendentalChainsTakeFewerElementsAThreadSoTheirCodeStays
   EXPECT_EQ(width_for(20), 2);  // 40: 3 would be 60, but groups are powers of 2
   EXPECT_EQ(width_for(65), 1);
   EXPECT_EQ(lazy::codegen::most_elements_per_thread(0), lazy::codegen::kUnrolledTranscendentals);
+}
+
+// A pointwise kernel's text holds no size: another shape of the same chain finds it cached, checked
+// against a fresh generation, and only the arguments differ. A transposed input is walked with
+// strides: another text, not the dense one, and so is an operand broadcast from one element.
+TEST_F(Codegen, APointwiseKernelsTextServesOtherShapesOfItsChain) {
+  lazy::codegen::set_kernel_text_checks(true);
+  auto chain = [](const lazy::Tensor& x) { return lazy::tanh(x * 2.0f) + 1.0f; };
+  std::vector<lazy::codegen::GeneratedKernel> kernels;
+  for (const lazy::Shape& shape : {lazy::Shape{1000}, lazy::Shape{4096}, lazy::Shape{64, 32}}) {
+    lazy::Tensor x = computed(shape);
+    lazy::Tensor y = chain(shape.rank() == 2 ? x.transpose(0, 1) : x);
+    Generated g = generate_pending();
+    ASSERT_EQ(g.kernels.size(), 1u);
+    kernels.push_back(g.kernels[0]);
+    Trace::current().clear();
+  }
+  // An operand broadcast from one element is read once, before the loop; a dense one in it.
+  for (bool broadcast : {false, true}) {
+    const lazy::Tensor b = broadcast ? computed({1}).expand({4096}) : computed({4096});
+    lazy::Tensor y = chain(computed({4096}) + b);
+    Generated g = generate_pending();
+    ASSERT_EQ(g.kernels.size(), 1u);
+    kernels.push_back(g.kernels[0]);
+    Trace::current().clear();
+  }
+  lazy::codegen::set_kernel_text_checks(false);
+  EXPECT_NE(kernels[3].source, kernels[4].source);
+  EXPECT_EQ(kernels[0].name, kernels[1].name);
+  EXPECT_EQ(kernels[0].source, kernels[1].source);
+  ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
+  EXPECT_NE(kernels[0].args[0].value, kernels[1].args[0].value);  // the element count
+  EXPECT_NE(kernels[0].source, kernels[2].source);
+  EXPECT_THAT(kernels[2].source, HasSubstr("a.st"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "codegen/column_reduction.h"
 #include "codegen/kernel_emitter.h"
+#include "codegen/kernel_sources.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
 #include "jit/nvrtc.h"
@@ -175,6 +176,28 @@ TEST_F(ColumnKernel, SumOverAxis0IsAColumnKernel) {
   // elements, so 64 slices of 4 lanes: 16 blocks.
   EXPECT_EQ(kernel.blocks, 16);
   std::printf("%s\n", kernel.source.c_str());
+}
+
+// A column kernel's text holds no size: another shape of the same reduction finds it cached,
+// checked against a fresh generation, and only the arguments differ.
+TEST_F(ColumnKernel, AColumnKernelsTextServesOtherShapesOfItsReduction) {
+  lazy::codegen::set_kernel_text_checks(true);
+  auto column_sum = [](const Tensor& x) { return lazy::sum(x * 1.5f, 0); };
+  std::vector<lazy::codegen::GeneratedKernel> kernels;
+  for (const Shape& shape : {Shape{64, 256}, Shape{128, 512}, Shape{64, 256}}) {
+    Tensor y = column_sum(computed(shape));
+    Generated g = generate_pending();
+    ASSERT_EQ(g.kernels.size(), 1u);
+    kernels.push_back(g.kernels[0]);
+    Trace::current().clear();
+  }
+  lazy::codegen::set_kernel_text_checks(false);
+  EXPECT_TRUE(is_column_kernel(kernels[0])) << kernels[0].name;
+  EXPECT_EQ(kernels[0].source, kernels[1].source);
+  EXPECT_EQ(kernels[0].source, kernels[2].source);
+  ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
+  EXPECT_NE(kernels[0].args[0].value, kernels[1].args[0].value);  // the groups of results
+  EXPECT_EQ(kernels[0].args[0].value, kernels[2].args[0].value);
 }
 
 TEST_F(ColumnKernel, SumOverTheLastAxisKeepsABlockPerResult) {

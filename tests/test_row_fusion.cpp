@@ -11,7 +11,7 @@
 
 #include "codegen/kernel_emitter.h"
 #include "codegen/row_kernel_emitter.h"
-#include "codegen/row_kernel_sources.h"
+#include "codegen/kernel_sources.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
 
@@ -183,7 +183,7 @@ TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
 // lengths give one kernel, told the length and its threads per row as arguments.
 TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   // The second length finds the text cached; checks compare it with a fresh generation.
-  lazy::codegen::set_row_text_checks(true);
+  lazy::codegen::set_kernel_text_checks(true);
   std::vector<lazy::codegen::GeneratedKernel> kernels;
   for (std::int64_t extent : {3, 1000}) {
     Tensor x = computed({16, extent});
@@ -207,13 +207,13 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   for (std::size_t i = 0; i < kernels[0].args.size(); ++i)
     differ += kernels[0].args[i].value != kernels[1].args[i].value;
   EXPECT_GE(differ, 3);
-  lazy::codegen::set_row_text_checks(false);
+  lazy::codegen::set_kernel_text_checks(false);
 }
 
 // A kernel compiled for its length holds the length but not the number of rows: another batch
 // of the same rows finds its text cached (checked against a fresh one), another length does not.
 TEST_F(RowFusion, ALengthKernelsTextServesOtherRowCountsOfItsLength) {
-  lazy::codegen::set_row_text_checks(true);
+  lazy::codegen::set_kernel_text_checks(true);
   std::vector<lazy::codegen::GeneratedKernel> kernels;
   for (auto [rows, extent] : {std::pair{16, 1000}, {48, 1000}, {48, 1004}, {1, 1000}}) {
     Tensor x = computed({rows, extent});
@@ -230,13 +230,13 @@ TEST_F(RowFusion, ALengthKernelsTextServesOtherRowCountsOfItsLength) {
   EXPECT_EQ(kernels[1].blocks * 3, kernels[0].blocks * 9);        // 3 times the rows
   EXPECT_NE(kernels[1].source, kernels[2].source);
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("constexpr int extent = 1004;"));
-  lazy::codegen::set_row_text_checks(false);
+  lazy::codegen::set_kernel_text_checks(false);
 }
 
 // A cached text serves only its own structure: another op, another kernel.
 TEST_F(RowFusion, RunTimeLengthKernelsOfOtherOpsDiffer) {
   const lazy::codegen::CodegenOptions run_time{.row_length_at_run_time = true};
-  lazy::codegen::set_row_text_checks(true);
+  lazy::codegen::set_kernel_text_checks(true);
   Tensor x = computed({16, 50});
   Tensor xi = (x * 10.0f).to(lazy::DType::i32);
   lazy::eval({xi});
@@ -255,7 +255,7 @@ TEST_F(RowFusion, RunTimeLengthKernelsOfOtherOpsDiffer) {
   }
   EXPECT_NE(names[0], names[1]);
   EXPECT_NE(names[2], names[3]);
-  lazy::codegen::set_row_text_checks(false);
+  lazy::codegen::set_kernel_text_checks(false);
 }
 
 // Few very long rows fold in chunks first (no kernel would fill the GPU otherwise); nothing of

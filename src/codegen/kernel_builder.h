@@ -65,7 +65,7 @@ class KernelBuilder {
   // a.faults, where a bad one is reported (ir/index_faults.h).
   void index_site(std::string_view name, std::uint32_t node);
   const std::string& args_text() const { return args_text_; }
-  // The arguments declared, for a kernel whose text is already known (row_kernel_sources.h).
+  // The arguments declared, for a kernel whose text is already known (kernel_sources.h).
   std::vector<ArgSource> take_args() { return std::move(args_); }
 
   // Statements declaring term t's value (generated_names.h names it): from its argument (a

@@ -1,5 +1,6 @@
 #include "codegen/kernel_emitter.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "codegen/generated_names.h"
 #include "codegen/iteration_space.h"
 #include "codegen/kernel_builder.h"
+#include "codegen/kernel_sources.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
 #include "codegen/row_kernel_emitter.h"
@@ -21,6 +23,7 @@
 #include "codegen/templates.h"
 #include "codegen/text.h"
 #include "codegen/top_k_kernel.h"
+#include "codegen/uniform_terms.h"
 #include "codegen/vector_gathers.h"
 #include "codegen/visit_order.h"
 #include "ir/integer_math.h"
@@ -36,18 +39,52 @@ class KernelEmitter {
  public:
   KernelEmitter(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                 std::span<const ir::NodePtr> externals, const CodegenOptions& options)
-      : region_(region), pending_(pending), builder_(region, pending, externals, options) {}
+      : region_(region), pending_(pending), builder_(region, pending, externals, options) {
+    plan_accesses();
+    UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_);
+    uniform_ = std::move(terms.uniform);
+    computed_ = std::move(terms.computed);
+    vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
+  }
 
   GeneratedKernel run() {
-    plan_accesses();
-    mark_uniform_terms();
-    vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     declare_args();
     std::vector<std::string> leading;
     if (region_.reduction || row_op_)
       leading.push_back(lower(ir::op_name(pending_[region_.roots[0].node]->op)));
     if (column_) leading.push_back("column");
     GeneratedKernel kernel = builder_.finish(fill_skeleton(), "lz_", std::move(leading));
+    set_launch(kernel);
+    return kernel;
+  }
+
+  // The kernel whose text is known: only its arguments and launch are worked out.
+  GeneratedKernel run_with_text(KernelText text) {
+    declare_args();
+    GeneratedKernel kernel;
+    kernel.name = std::move(text.name);
+    kernel.source = std::move(text.source);
+    kernel.nvrtc_options = std::move(text.nvrtc_options);
+    kernel.args = builder_.take_args();
+    set_launch(kernel);
+    return kernel;
+  }
+
+  // What the text is written from (kernel_sources.h); none for the kinds it does not cover.
+  std::optional<ir::Hash128> text_key(std::span<const ir::NodePtr> externals,
+                                      const CodegenOptions& options) const {
+    const bool covered = !row_op_ && !concat_ && !reuse_order_ &&
+                         std::none_of(region_.terms.begin(), region_.terms.end(),
+                                      [](const Term& term) { return term.gather.has_value(); }) &&
+                         std::none_of(region_.roots.begin(), region_.roots.end(),
+                                      [](const fuse::Root& root) { return root.external_copy; });
+    if (!covered) return std::nullopt;
+    return pointwise_text_key(region_, pending_, externals, space_, access_of_term_,
+                              column_.has_value(), options);
+  }
+
+ private:
+  void set_launch(GeneratedKernel& kernel) const {
     kernel.numel = region_.shape.numel();
     kernel.written = region_.reduction ? region_.reduction->results
                      : region_.top_k   ? region_.top_k->rows * region_.top_k->k
@@ -64,10 +101,8 @@ class KernelEmitter {
         region_.top_k ? top_k_blocks(*region_.top_k) : grid_blocks(threads, kThreadsPerBlock);
     if (region_.top_k) kernel.launches = top_k_launches(*region_.top_k);
     kernel.threads = kThreadsPerBlock;
-    return kernel;
   }
 
- private:
   DType root_dtype(std::size_t r) const { return builder_.term_dtype(region_.root_terms[r]); }
   std::string root_value(std::size_t r) const {
     return value_name(region_.terms[region_.root_terms[r]], region_.root_terms[r]);
@@ -118,43 +153,6 @@ class KernelEmitter {
   DType output_dtype(std::size_t r) const { return builder_.output_dtype(r); }
 
   const AccessPlan& access(int t) const { return space_.accesses[access_of_term_[t]]; }
-
-  void mark_uniform_terms() {
-    uniform_.assign(region_.terms.size(), false);
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      const Term& term = region_.terms[t];
-      switch (term.kind) {
-        case Term::Kind::scalar:
-          uniform_[t] = true;
-          break;
-        case Term::Kind::load:
-        case Term::Kind::generator:
-          uniform_[t] = access(int(t)).mode == AccessMode::uniform &&
-                        (!term.gather || uniform_[term.gather->index]);
-          break;
-        case Term::Kind::op:
-          uniform_[t] = !term.concat;
-          for (int i = 0; i < term.n_operands; ++i)
-            uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
-          break;
-      }
-      if (term.kind == Term::Kind::generator) {
-        for (int i = 0; i < term.n_operands; ++i)
-          uniform_[t] = uniform_[t] && uniform_[term.operands[i]];
-      }
-    }
-    computed_.assign(1, terms_of_part(region_, -1));
-    if (!concat_) return;
-    // Computed once before the loop only where every part needs it: a part's own loads may read
-    // outside their tensor where another part's elements lie.
-    const std::size_t parts = region_.terms[*concat_].concat->parts.size();
-    computed_.clear();
-    for (std::size_t k = 0; k < parts; ++k) computed_.push_back(terms_of_part(region_, int(k)));
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (region_.terms[t].kind == Term::Kind::scalar) continue;  // an argument, read anywhere
-      for (std::size_t k = 0; k < parts; ++k) uniform_[t] = uniform_[t] && computed_[k][t];
-    }
-  }
 
   void constant(const std::string& name, std::uint64_t value, std::string_view type = "long long") {
     builder_.constant(name, value, type);
@@ -489,7 +487,13 @@ GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::
   if (region.matmul) return generate_skinny_matmul(region, pending, externals);
   if (region.scatter) return generate_scatter_kernel(region, pending, externals);
   if (region.row) return generate_row_kernel(region, pending, externals, options);
-  return KernelEmitter(region, pending, externals, options).run();
+  KernelEmitter emitter(region, pending, externals, options);
+  return kernel_from_text_cache(
+      emitter.text_key(externals, options),
+      [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
+      [&] { return emitter.run(); },
+      [&] { return KernelEmitter(region, pending, externals, options).run(); },
+      *pending[region.roots.at(0).node]);
 }
 
 }  // namespace lazy::codegen

@@ -1,18 +1,15 @@
 #include "codegen/row_kernel_emitter.h"
 
-#include <algorithm>
-
 #include <absl/strings/str_replace.h>
 
 #include "codegen/generated_names.h"
 #include "codegen/kernel_builder.h"
+#include "codegen/kernel_sources.h"
 #include "codegen/op_expressions.h"
 #include "codegen/reduction_folds.h"
-#include "codegen/row_kernel_sources.h"
 #include "codegen/row_plan.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
-#include "fuse/internal_error.h"
 
 namespace lazy::codegen {
 
@@ -442,15 +439,6 @@ class RowKernelEmitter {
   int vector_width_;
 };
 
-// A cached text's kernel against one generated afresh (row_text_checks).
-bool same_kernel(const GeneratedKernel& a, const GeneratedKernel& b) {
-  auto same_arg = [](const ArgSource& x, const ArgSource& y) {
-    return x.kind == y.kind && x.value == y.value;
-  };
-  return a.name == b.name && a.source == b.source && a.nvrtc_options == b.nvrtc_options &&
-         std::equal(a.args.begin(), a.args.end(), b.args.begin(), b.args.end(), same_arg);
-}
-
 }  // namespace
 
 GeneratedKernel generate_row_kernel(const fuse::Region& region,
@@ -458,21 +446,12 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options) {
   RowKernelEmitter emitter(region, pending, externals, options);
-  const std::optional<ir::Hash128> key =
-      row_text_key(region, pending, externals, emitter.plan(), options);
-  if (!key) return emitter.run();
-  if (std::optional<KernelText> text = find_row_text(*key)) {
-    GeneratedKernel kernel = emitter.run_with_text(std::move(*text));
-    if (row_text_checks() &&
-        !same_kernel(kernel, RowKernelEmitter(region, pending, externals, options).run())) {
-      fuse::internal_error(*pending[region.row->reductions.at(0)],
-                           "a row kernel's cached text differs from the one generated");
-    }
-    return kernel;
-  }
-  GeneratedKernel kernel = emitter.run();
-  remember_row_text(*key, kernel);
-  return kernel;
+  return kernel_from_text_cache(
+      row_text_key(region, pending, externals, emitter.plan(), options),
+      [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
+      [&] { return emitter.run(); },
+      [&] { return RowKernelEmitter(region, pending, externals, options).run(); },
+      *pending[region.row->reductions.at(0)]);
 }
 
 }  // namespace lazy::codegen

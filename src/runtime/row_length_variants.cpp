@@ -49,7 +49,7 @@ codegen::GeneratedKernel row_kernel_variant(const fuse::Region& region,
                                             std::span<const ir::NodePtr> nodes,
                                             std::span<const ir::NodePtr> externals, bool fast) {
   // After a structure's first length the run-time kernel's text is cached
-  // (codegen/row_kernel_sources.h): naming the structure costs only its arguments.
+  // (codegen/kernel_sources.h): naming the structure costs only its arguments.
   codegen::GeneratedKernel any_length = codegen::generate_kernel(
       region, nodes, externals, {.fast_math = fast, .row_length_at_run_time = true});
   if (!variants().specialize(any_length.name, region.row->extent)) return any_length;

@@ -5,7 +5,7 @@
 #include <optional>
 #include <sstream>
 
-#include "codegen/row_kernel_sources.h"
+#include "codegen/kernel_sources.h"
 #include "runtime/eager_graphs.h"
 #include "runtime/executor.h"
 #include "runtime/plan_cache.h"
@@ -80,14 +80,14 @@ class ModeScope {
     set_fusion_enabled(mode != Mode::unfused);
     if (run_time_rows_) set_run_time_rows(true);
     // Its first sync plans the batch again (run_mode): row kernel texts found are checked.
-    if (replayed_) codegen::set_row_text_checks(true);
+    if (replayed_) codegen::set_kernel_text_checks(true);
   }
   ~ModeScope() {
     runtime::set_reference_execution(false);
     runtime::set_poison_outputs(false);
     set_fusion_enabled(fusion_);
     if (run_time_rows_) set_run_time_rows(false);
-    if (replayed_) codegen::set_row_text_checks(false);
+    if (replayed_) codegen::set_kernel_text_checks(false);
   }
 
  private:
@@ -95,7 +95,7 @@ class ModeScope {
   // checked against the one generated afresh.
   static void set_run_time_rows(bool enabled) {
     runtime::set_all_row_lengths_at_run_time(enabled);
-    codegen::set_row_text_checks(enabled);
+    codegen::set_kernel_text_checks(enabled);
     runtime::clear_plan_cache();
   }
 
@@ -141,12 +141,12 @@ ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   // Replayed: the same batch synced until its plan replays as a CUDA graph (new inputs, the
   // graph's own intermediates); the last sync's values are compared.
   // Rows at run time: synced twice, each a plan miss, so the second finds every row kernel's
-  // text cached (row_kernel_sources.h), checked against a fresh one.
+  // text cached (kernel_sources.h), checked against a fresh one.
   const int syncs = mode == Mode::replayed        ? runtime::kEagerHitsBeforeGraph + 2
                     : mode == Mode::run_time_rows ? 2
                                                   : 1;
   // The replayed mode's first sync plans anew what the fused mode planned, so every row kernel's
-  // text comes from the cache (row_kernel_sources.h) and is checked against a fresh one.
+  // text comes from the cache (kernel_sources.h) and is checked against a fresh one.
   if (mode == Mode::replayed) runtime::clear_plan_cache();
   ModeResult result;
   for (int sync = 0; sync < syncs && !result.error; ++sync)

@@ -111,16 +111,8 @@ std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
   for (std::size_t t = 0; t < region.terms.size(); ++t) {
     const fuse::Term& term = region.terms[t];
     if (term.gather || term.concat) return std::nullopt;
-    words.push_back(std::uint64_t(term.kind) | std::uint64_t(term.external) << 8 |
-                    std::uint64_t(term.from_copy) << 9 | std::uint64_t(term.n_operands) << 16 |
-                    std::uint64_t(plan.level(t)) << 24 | std::uint64_t(plan.ready_after(t)) << 32);
-    words.push_back(term.source);
-    for (int i = 0; i < term.n_operands; ++i) words.push_back(std::uint64_t(term.operands[i]));
-    if (term.kind == fuse::Term::Kind::load && term.external) {
-      words.push_back(std::uint64_t(externals[term.source]->dtype));
-    } else {
-      add_node(words, *pending[term.source]);
-    }
+    add_term(words, term, pending, externals);
+    words.push_back(std::uint64_t(plan.level(t)) | std::uint64_t(plan.ready_after(t)) << 32);
     if (plan.is_access(term)) {
       const RowAccess& access = plan.access(t);
       words.push_back(std::uint64_t(access.inner_rows > 0) | std::uint64_t(plan.contiguous_load(t))
@@ -171,6 +163,15 @@ ir::Hash128 pointwise_text_key(const fuse::Region& region, std::span<const ir::N
     add_node(words, *pending[region.reduction->node]);
   }
   return ir::hash_words(words);
+}
+
+GeneratedKernel kernel_with_text(KernelText text, std::vector<ArgSource> args) {
+  GeneratedKernel kernel;
+  kernel.name = std::move(text.name);
+  kernel.source = std::move(text.source);
+  kernel.nvrtc_options = std::move(text.nvrtc_options);
+  kernel.args = std::move(args);
+  return kernel;
 }
 
 GeneratedKernel kernel_from_text_cache(const std::optional<ir::Hash128>& key,

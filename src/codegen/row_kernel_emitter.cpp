@@ -44,11 +44,7 @@ class RowKernelEmitter {
   // The kernel whose text is known: only its arguments and launch are worked out.
   GeneratedKernel run_with_text(KernelText text) {
     declare_args();
-    GeneratedKernel kernel;
-    kernel.name = std::move(text.name);
-    kernel.source = std::move(text.source);
-    kernel.nvrtc_options = std::move(text.nvrtc_options);
-    kernel.args = builder_.take_args();
+    GeneratedKernel kernel = kernel_with_text(std::move(text), builder_.take_args());
     set_launch(kernel);
     return kernel;
   }

@@ -484,12 +484,13 @@ GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::
   if (region.scatter) return generate_scatter_kernel(region, pending, externals);
   if (region.row) return generate_row_kernel(region, pending, externals, options);
   KernelEmitter emitter(region, pending, externals, options);
+  const std::optional<ir::Hash128> key = emitter.text_key(externals, options);
+  // A kernel with a key copies no external, so its first root is a graph node.
   return kernel_from_text_cache(
-      emitter.text_key(externals, options),
-      [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
+      key, [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
       [&] { return emitter.run(); },
       [&] { return KernelEmitter(region, pending, externals, options).run(); },
-      *pending[region.roots.at(0).node]);
+      key ? pending[region.roots.at(0).node].get() : nullptr);
 }
 
 }  // namespace lazy::codegen

@@ -178,12 +178,12 @@ GeneratedKernel kernel_from_text_cache(const std::optional<ir::Hash128>& key,
                                        absl::FunctionRef<GeneratedKernel(KernelText)> with_text,
                                        absl::FunctionRef<GeneratedKernel()> generate,
                                        absl::FunctionRef<GeneratedKernel()> generate_afresh,
-                                       const ir::Node& origin) {
+                                       const ir::Node* origin) {
   if (!key) return generate();
   if (std::optional<KernelText> text = texts().find(*key)) {
     GeneratedKernel kernel = with_text(std::move(*text));
     if (kernel_text_checks() && !same_kernel(kernel, generate_afresh()))
-      fuse::internal_error(origin, "a kernel's cached text differs from the one generated");
+      fuse::internal_error(*origin, "a kernel's cached text differs from the one generated");
     return kernel;
   }
   GeneratedKernel kernel = generate();

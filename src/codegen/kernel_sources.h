@@ -52,12 +52,13 @@ GeneratedKernel kernel_with_text(KernelText text, std::vector<ArgSource> args);
 
 // The kernel of `key` from its cached text (`with_text`), else generated (`generate`) and its
 // text kept. With kernel_text_checks(), a kernel from a cached text is compared with one
-// generated afresh (`generate_afresh`), and a difference is an internal error at `origin`.
+// generated afresh (`generate_afresh`), and a difference is an internal error at `origin` (a
+// node of the region; may be null when there is no key).
 GeneratedKernel kernel_from_text_cache(const std::optional<ir::Hash128>& key,
                                        absl::FunctionRef<GeneratedKernel(KernelText)> with_text,
                                        absl::FunctionRef<GeneratedKernel()> generate,
                                        absl::FunctionRef<GeneratedKernel()> generate_afresh,
-                                       const ir::Node& origin);
+                                       const ir::Node* origin);
 
 // Whether each text found is checked against a fresh generation (the fuzzer turns this on).
 void set_kernel_text_checks(bool enabled);

@@ -447,7 +447,7 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
       [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
       [&] { return emitter.run(); },
       [&] { return RowKernelEmitter(region, pending, externals, options).run(); },
-      *pending[region.row->reductions.at(0)]);
+      pending[region.row->reductions.at(0)].get());
 }
 
 }  // namespace lazy::codegen

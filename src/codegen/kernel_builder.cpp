@@ -58,12 +58,10 @@ std::string op_and_place(const ir::Node& node) {
 }
 
 std::uint64_t scalar_argument(const ir::Node& scalar) {
-  // The common case, rounded once instead of through a double of the dtype's precision.
-  if (scalar.dtype == DType::f32 && scalar.scalar->kind() == Scalar::Kind::floating)
-    return std::bit_cast<std::uint32_t>(ir::to_f32(scalar.scalar->to_double()));
+  // Rounded to the dtype already, so exact in f32: no second rounding is needed.
   if (is_floating(scalar.dtype))
     return std::bit_cast<std::uint32_t>(
-        ir::to_f32(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));
+        static_cast<float>(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));
   return std::uint64_t(ir::scalar_as_int(*scalar.scalar, scalar.dtype));
 }
 

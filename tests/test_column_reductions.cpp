@@ -55,7 +55,7 @@ TEST(ColumnPlan, SumOverAxis0TakesFourResultsPerThreadAndRunsOf64Results) {
   const Access x = f32_access(space, {1, 65536});
   auto plan = plan_column_reduction(space, 1, {&x, 1}, kThreads);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->kept.dims, std::vector<std::int64_t>{65536});
+  EXPECT_THAT(plan->kept.dims, ::testing::ElementsAre(65536));
   EXPECT_EQ(plan->kept.vector_width, 4);
   EXPECT_EQ(plan->groups, 16384);
   EXPECT_EQ(plan->extent, 1024);

@@ -8,6 +8,7 @@
 #include "fuse/build_terms.h"
 #include "fuse/cut_nodes.h"
 #include "fuse/form_regions.h"
+#include "fuse/stored_reductions.h"
 #include "fuse/view_layout.h"
 #include "ir/trace.h"
 
@@ -37,11 +38,15 @@ class PartitionPasses : public ::testing::Test {
     return lazy::fuse::cut_nodes(recorded(), options);
   }
   static Partition regions() { return lazy::fuse::form_regions(cut(), kFused); }
-  // form_regions and build_terms until the terms are built, as partition() does.
-  static Partition built() {
+  // form_regions and build_terms until the terms are built, as partition() does; with
+  // `store_first`, also as it does, the reductions a later region reads are stored first.
+  static Partition built(bool store_first = true) {
     Partition p = cut();
     do {
-      p = lazy::fuse::build_terms(lazy::fuse::form_regions(std::move(p), kFused));
+      p = lazy::fuse::form_regions(std::move(p), kFused);
+      if (store_first && lazy::fuse::store_row_reductions_read_later(p))
+        p = lazy::fuse::form_regions(std::move(p), kFused);
+      p = lazy::fuse::build_terms(std::move(p));
     } while (!p.terms_built);
     return p;
   }
@@ -225,6 +230,35 @@ TEST_F(PartitionPasses, RowsNeighbouringInMemoryAreRefusedRowFusionByBuildTerms)
   EXPECT_TRUE(refused(p, y, Refusal::rows_adjacent_in_memory));
   ASSERT_EQ(p.regions.size(), 1u);
   EXPECT_TRUE(p.regions[0].reduction.has_value());
+}
+
+TEST_F(PartitionPasses, RowReductionsALaterRegionReadsAreStoredBeforeTermsAreBuilt) {
+  // The column mean recomputes the softmax from x and the softmax's row max and sum.
+  Tensor x = computed({16, 64});
+  Tensor s = lazy::softmax(x * 1.5f, -1);
+  Tensor y = s - lazy::mean(s, 0, true);
+  s = Tensor();
+  std::vector<bool> stored_by_build_terms;
+  {
+    // Scoped: a partition holds the nodes, and a node held outside the trace is an output.
+    const Partition unstored = lazy::fuse::build_terms(regions());
+    EXPECT_FALSE(unstored.terms_built);  // what the pass spares: a build given up
+  }
+  stored_by_build_terms = built(false).cuts.stored;
+  Partition p = regions();
+  ASSERT_TRUE(lazy::fuse::store_row_reductions_read_later(p));
+  EXPECT_EQ(p.cuts.stored, stored_by_build_terms);
+  p = lazy::fuse::build_terms(lazy::fuse::form_regions(std::move(p), kFused));
+  EXPECT_TRUE(p.terms_built);  // in one build
+  EXPECT_FALSE(lazy::fuse::store_row_reductions_read_later(p));
+}
+
+TEST_F(PartitionPasses, RowReductionsOnlyTheirOwnRegionReadsAreNotStored) {
+  Tensor x = computed({16, 64});
+  Tensor y = lazy::softmax(x, -1) * 2.0f + lazy::sum(x, 1, true);
+  Partition p = regions();
+  EXPECT_FALSE(lazy::fuse::store_row_reductions_read_later(p));
+  EXPECT_TRUE(lazy::fuse::build_terms(std::move(p)).terms_built);
 }
 
 TEST_F(PartitionPasses, ABrokenPartitionIsAnInternalErrorNamingTheNodeNotAnAbort) {

@@ -10,8 +10,8 @@ namespace lazy::codegen {
 namespace {
 
 // Strides of an access over the region's dims (all zero for a rank-0 layout).
-std::vector<std::int64_t> strides_over(const Access& access, int rank) {
-  std::vector<std::int64_t> strides(rank, 0);
+MergedDims strides_over(const Access& access, int rank) {
+  MergedDims strides(rank, 0);
   if (access.layout.shape.rank() == 0) return strides;
   for (int d = 0; d < rank; ++d) strides[d] = access.layout.strides[d];
   return strides;
@@ -40,13 +40,14 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
     return space;
   }
   const int rank = shape.rank();
-  std::vector<std::vector<std::int64_t>> strides;
+  std::vector<MergedDims> strides;
+  strides.reserve(accesses.size());
   for (const Access& access : accesses) strides.push_back(strides_over(access, rank));
 
   // Merge from the innermost dim outwards: dim d joins the group inside it when every access
   // steps over the group contiguously. Size-1 dims vanish.
-  std::vector<std::int64_t> dims;                        // innermost first while building
-  std::vector<std::vector<std::int64_t>> group_strides;  // per access, innermost first
+  MergedDims dims;                        // innermost first while building
+  std::vector<MergedDims> group_strides;  // per access, innermost first
   group_strides.resize(accesses.size());
   for (int d = rank - 1; d >= 0; --d) {
     if (shape[d] == 1) continue;
@@ -64,6 +65,7 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   space.dims = dims;
   const int merged = int(dims.size());
 
+  space.accesses.reserve(accesses.size());
   for (std::size_t a = 0; a < accesses.size(); ++a) {
     AccessPlan plan;
     plan.offset = accesses[a].layout.offset;

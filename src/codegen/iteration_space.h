@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "ir/layout.h"
 #include "lazy/dtype.h"
 
@@ -18,6 +20,10 @@ struct Access {
   int itemsize;       // bytes per element; 0 for a generator (no memory access)
 };
 
+// Sizes or strides over merged dims: at most kMaxRank, kept inline (a plan miss plans every
+// region's space, and allocating these was a tenth of its allocations).
+using MergedDims = absl::InlinedVector<std::int64_t, kMaxRank>;
+
 enum class AccessMode : std::uint8_t {
   uniform,  // the same element everywhere
   dense,    // element offset + i
@@ -27,12 +33,12 @@ enum class AccessMode : std::uint8_t {
 struct AccessPlan {
   AccessMode mode;
   std::int64_t offset;
-  std::vector<std::int64_t> strides;  // over the merged dims (strided mode)
+  MergedDims strides;  // over the merged dims (strided mode)
 };
 
 struct IterationSpace {
   std::int64_t numel;
-  std::vector<std::int64_t> dims;  // merged, outermost first; empty for one element
+  MergedDims dims;  // merged, outermost first; empty for one element
   std::vector<AccessPlan> accesses;
   int vector_width;  // consecutive elements a thread handles as one group (1: no vectors)
   bool index_32bit;  // every index and offset fits in 32 bits

@@ -79,18 +79,15 @@ DType KernelBuilder::output_dtype(std::size_t r) const {
 }
 
 void KernelBuilder::constant(std::string_view name, std::uint64_t value, std::string_view type) {
-  append(args_text_, "  ", type, " ", name, ";\n");
-  args_.push_back({ArgSource::Kind::constant, value});
+  add_arg({ArgSource::Kind::constant, value}, type, " ", name);
 }
 
 void KernelBuilder::scratch(std::string_view name, std::uint64_t bytes) {
-  append(args_text_, "  unsigned long long* ", name, ";\n");
-  args_.push_back({ArgSource::Kind::scratch, bytes});
+  add_arg({ArgSource::Kind::scratch, bytes}, "unsigned long long* ", name);
 }
 
 void KernelBuilder::launch_index(std::string_view name) {
-  append(args_text_, "  long long ", name, ";\n");
-  args_.push_back({ArgSource::Kind::launch_index, 0});
+  add_arg({ArgSource::Kind::launch_index, 0}, "long long ", name);
 }
 
 void KernelBuilder::scalar_argument(std::size_t t) {
@@ -98,23 +95,20 @@ void KernelBuilder::scalar_argument(std::size_t t) {
   // Floating scalars travel as f32 bits: converting a double on every thread would cost a slow
   // conversion per scalar (a tenth of a transcendental chain's time).
   const bool as_float = is_floating(term_dtype(t));
-  append(args_text_, "  ", as_float ? "unsigned long long" : "long long", " ", scalar_field(t),
-         ";\n");
-  args_.push_back(
-      {as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source});
+  add_arg({as_float ? ArgSource::Kind::scalar_float : ArgSource::Kind::scalar_int, term.source},
+          as_float ? "unsigned long long " : "long long ", scalar_field(t));
 }
 
 void KernelBuilder::input_pointer(std::size_t t) {
-  append(args_text_, "  const ", storage_type(term_dtype(t)), "* ", input_field(t), ";\n");
-  args_.push_back(load_pointer(region_.terms[t]));
+  add_arg(load_pointer(region_.terms[t]), "const ", storage_type(term_dtype(t)), "* ",
+          input_field(t));
 }
 
 void KernelBuilder::output_pointer(std::size_t r) {
   const fuse::Root& root = region_.roots[r];
   const ArgSource::Kind kind =
       root.external_copy ? ArgSource::Kind::copy_pointer : ArgSource::Kind::root_pointer;
-  append(args_text_, "  ", storage_type(output_dtype(r)), "* ", output_field(r), ";\n");
-  args_.push_back({kind, root.node});
+  add_arg({kind, root.node}, storage_type(output_dtype(r)), "* ", output_field(r));
 }
 
 void KernelBuilder::gather_arguments(std::size_t t) {
@@ -125,12 +119,10 @@ void KernelBuilder::gather_arguments(std::size_t t) {
 }
 
 void KernelBuilder::index_site(std::string_view name, std::uint32_t node) {
-  append(args_text_, "  unsigned long long ", name, ";\n");
-  args_.push_back({ArgSource::Kind::index_site, node});
+  add_arg({ArgSource::Kind::index_site, node}, "unsigned long long ", name);
   if (reports_faults_) return;
   reports_faults_ = true;
-  append(args_text_, "  unsigned int* faults;\n");
-  args_.push_back({ArgSource::Kind::index_faults, 0});
+  add_arg({ArgSource::Kind::index_faults, 0}, "unsigned int* faults");
 }
 
 std::string KernelBuilder::gather_statement(std::size_t t, const std::string& base) const {

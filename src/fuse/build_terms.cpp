@@ -48,9 +48,9 @@ class TermBuilder {
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       current_ = std::int32_t(r);
       memo_.clear();
-      per_row_ = false;
-      concat_visited_ = false;
+      per_row_ = concat_visited_ = false;
       Region& region = p_.regions[r];
+      region.terms.reserve(32);  // most regions' terms: growing the vector moved every term
       const bool built = region.matmul    ? build_matmul_terms(region)
                          : region.scatter ? build_scatter_terms(region)
                          : region.row     ? build_row_terms(region)
@@ -231,7 +231,7 @@ class TermBuilder {
     term.external = external;
     term.layout = layout;
     term.gather = take_pushed_gather();
-    return add_term(term);
+    return add_term(std::move(term));
   }
 
   // The gather the last composed layout passed through (gather_pushdown.h), for its load.
@@ -333,7 +333,7 @@ class TermBuilder {
       if (operand == kFailed) return kFailed;
       term.operands[term.n_operands++] = operand;
     }
-    return add_term(term);
+    return add_term(std::move(term));
   }
 
   // A gather: its index as an operand over the same views, then a load of its source (written by
@@ -378,7 +378,7 @@ class TermBuilder {
     term.external = !base->is_pending();
     term.layout = *over;
     term.gather = Term::Gather{picks, layout->strides[axis], layout->shape[axis], index};
-    return add_term(term);
+    return add_term(std::move(term));
   }
 
   // A gather whose source it computes at the picked positions (gather_pushdown.h): the source's
@@ -435,7 +435,7 @@ class TermBuilder {
     Term term = make_term(Term::Kind::op, index);
     term.layout = *at;
     term.concat = std::move(concat);
-    return add_term(term);
+    return add_term(std::move(term));
   }
 
   // A reduction met inside a region: earlier regions' reductions were loaded by the caller, so it
@@ -466,7 +466,7 @@ class TermBuilder {
         term.from_copy = true;
         term.layout = *layout;
         term.gather = take_pushed_gather();
-        return add_term(term);
+        return add_term(std::move(term));
       }
     }
     std::optional<ir::Layout> layout = compose_or_cut(graph_.externals[slot]->data->layout, path);

@@ -7,6 +7,7 @@
 #include "fuse/form_regions.h"
 #include "fuse/matmul_epilogues.h"
 #include "fuse/split_reductions.h"
+#include "fuse/stored_reductions.h"
 #include "ir/matmul.h"
 #include "ir/scatter.h"
 
@@ -125,7 +126,9 @@ Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool
   if (options.fusion) graph = fold_matmul_epilogues(std::move(graph));
   Partition p = cut_nodes(split_reductions(std::move(graph)), options);
   do {
-    p = build_terms(form_regions(std::move(p), options));
+    p = form_regions(std::move(p), options);
+    if (store_row_reductions_read_later(p)) p = form_regions(std::move(p), options);
+    p = build_terms(std::move(p));
   } while (!p.terms_built);
   return p;
 }

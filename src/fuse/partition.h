@@ -10,6 +10,8 @@
 //   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
 //   cut_nodes        (fuse/cut_nodes.h)         graph -> partition: which nodes are written, why
 //   form_regions     (fuse/form_regions.h)      partition -> partition: roots grouped in regions
+//   store_row_reductions_read_later (fuse/stored_reductions.h): row regions' reductions a later
+//                                                region reads are written (form_regions again)
 //   build_terms      (fuse/build_terms.h)       partition -> partition: each region's terms
 // build_terms may find a region it cannot build as formed (a reshape no strides express, a row
 // region's value a later kernel reads); it then adds the cut that makes it buildable, and

@@ -1,6 +1,6 @@
 #include "fuse/row_walk.h"
 
-#include <vector>
+#include <absl/container/inlined_vector.h>
 
 namespace lazy::fuse {
 
@@ -11,9 +11,12 @@ struct Group {
   std::int64_t stride;
 };
 
+// At most one per axis, inline: every load of a row region is walked on every plan miss.
+using Groups = absl::InlinedVector<Group, kMaxRank>;
+
 // Axes [first, last) as runs that each walk with one stride, size-1 axes left out.
-std::vector<Group> strided_groups(const ir::Layout& layout, int first, int last) {
-  std::vector<Group> groups;
+Groups strided_groups(const ir::Layout& layout, int first, int last) {
+  Groups groups;
   for (int a = first; a < last; ++a) {
     const std::int64_t size = layout.shape[a];
     if (size == 1) continue;
@@ -34,10 +37,10 @@ std::optional<RowWalk> row_walk(const ir::Layout& layout, int folded_axes) {
   const int kept = rank - folded_axes;
   RowWalk walk;
   walk.offset = layout.offset;
-  const std::vector<Group> row = strided_groups(layout, kept, rank);
+  const Groups row = strided_groups(layout, kept, rank);
   if (row.size() > 1) return std::nullopt;
   if (row.size() == 1) walk.extent_stride = row[0].stride;
-  const std::vector<Group> rows = strided_groups(layout, 0, kept);
+  const Groups rows = strided_groups(layout, 0, kept);
   if (rows.size() > 2) return std::nullopt;
   if (rows.size() == 1) walk.row_stride = rows[0].stride;
   if (rows.size() == 2) {

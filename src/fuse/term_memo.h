@@ -2,6 +2,7 @@
 // whether it is under a per-row root: visiting a node again gives the same term.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+#include <absl/types/span.h>
 
 #include "ir/node.h"
 
@@ -20,32 +23,60 @@ class TermMemo {
 
   // Sized once for the graph: growing the table visit by visit was a tenth of a plan miss's
   // partition.
-  void reserve(std::size_t nodes) { plain_.reserve(2 * nodes); }
-  void clear() {
-    plain_.clear();
-    viewed_.clear();
+  void reserve(std::size_t nodes) {
+    plain_.reserve(2 * nodes);
+    viewed_.reserve(nodes);
   }
+  // Forgets the terms made so far (a new region's start). By numbering the regions in the keys
+  // rather than emptying the tables: abseil frees a large table's memory when it is cleared.
+  void clear() { ++region_; }
 
   std::optional<std::int32_t> find(const ir::Node* node, const Path& path, bool per_row) const {
     if (path.empty()) {
-      if (auto it = plain_.find(std::make_pair(node, per_row)); it != plain_.end())
+      if (auto it = plain_.find(std::make_tuple(node, per_row, region_)); it != plain_.end())
         return it->second;
-    } else if (auto it = viewed_.find(std::make_tuple(node, path, per_row)); it != viewed_.end()) {
-      return it->second;
+      return std::nullopt;
     }
+    const auto id = path_ids_.find(absl::MakeConstSpan(path));
+    if (id == path_ids_.end()) return std::nullopt;
+    if (auto it = viewed_.find(std::make_tuple(node, id->second, per_row, region_));
+        it != viewed_.end())
+      return it->second;
     return std::nullopt;
   }
   void remember(const ir::Node* node, const Path& path, bool per_row, std::int32_t term) {
-    if (path.empty())
-      plain_.emplace(std::make_pair(node, per_row), term);
-    else
-      viewed_.emplace(std::make_tuple(node, path, per_row), term);
+    if (path.empty()) {
+      plain_.emplace(std::make_tuple(node, per_row, region_), term);
+      return;
+    }
+    auto id = path_ids_.find(absl::MakeConstSpan(path));
+    if (id == path_ids_.end()) id = path_ids_.emplace(path, std::int32_t(path_ids_.size())).first;
+    viewed_.emplace(std::make_tuple(node, id->second, per_row, region_), term);
   }
 
  private:
-  // Most visits are under no view: those are kept by node alone, without copying a path.
-  absl::flat_hash_map<std::pair<const ir::Node*, bool>, std::int32_t> plain_;
-  absl::flat_hash_map<std::tuple<const ir::Node*, Path, bool>, std::int32_t> viewed_;
+  using PathView = absl::Span<const ir::Node* const>;
+  // Looks paths up by view: a lookup copies no path (that was most of a plan miss's allocations).
+  struct PathHash {
+    using is_transparent = void;
+    std::size_t operator()(PathView path) const { return absl::Hash<PathView>{}(path); }
+    std::size_t operator()(const Path& path) const { return (*this)(absl::MakeConstSpan(path)); }
+  };
+  struct PathEq {
+    using is_transparent = void;
+    bool operator()(PathView a, PathView b) const {
+      return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
+
+  // Most visits are under no view: those are kept by node alone (and region, as all keys).
+  absl::flat_hash_map<std::tuple<const ir::Node*, bool, std::int32_t>, std::int32_t> plain_;
+  // The others by node and the number of their path of views; paths are numbered once per
+  // build (they are the same in every region).
+  absl::flat_hash_map<Path, std::int32_t, PathHash, PathEq> path_ids_;
+  absl::flat_hash_map<std::tuple<const ir::Node*, std::int32_t, bool, std::int32_t>, std::int32_t>
+      viewed_;
+  std::int32_t region_ = 0;
 };
 
 }  // namespace lazy::fuse

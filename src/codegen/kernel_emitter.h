@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "fuse/partition.h"
+#include "ir/hash.h"
 
 namespace lazy::codegen {
 
@@ -52,6 +54,9 @@ struct CodegenOptions {
 struct GeneratedKernel {
   std::string name;    // what it computes: lz_add_mul_tanh_f32_<hash>
   std::string source;  // complete CUDA C++; includes the embedded templates by name
+  // ir::hash_bytes of `source` where it is known already (a cached text's): the kernel cache's
+  // key starts from it, and hashing the source again was a twentieth of a plan miss.
+  std::optional<ir::Hash128> source_hash;
   std::vector<std::string> nvrtc_options;  // beyond the arch and language standard
   std::vector<ArgSource> args;
   std::int64_t numel;  // size of the iteration space

@@ -85,7 +85,10 @@ bool same_kernel(const GeneratedKernel& a, const GeneratedKernel& b) {
   auto same_arg = [](const ArgSource& x, const ArgSource& y) {
     return x.kind == y.kind && x.value == y.value;
   };
+  const bool hashes_its_source =
+      !a.source_hash || *a.source_hash == ir::hash_bytes(a.source.data(), a.source.size());
   return a.name == b.name && a.source == b.source && a.nvrtc_options == b.nvrtc_options &&
+         hashes_its_source &&
          std::equal(a.args.begin(), a.args.end(), b.args.begin(), b.args.end(), same_arg);
 }
 
@@ -170,6 +173,7 @@ GeneratedKernel kernel_with_text(KernelText text, std::vector<ArgSource> args) {
   kernel.name = std::move(text.name);
   kernel.source = std::move(text.source);
   kernel.nvrtc_options = std::move(text.nvrtc_options);
+  kernel.source_hash = text.source_hash;
   kernel.args = std::move(args);
   return kernel;
 }
@@ -187,7 +191,8 @@ GeneratedKernel kernel_from_text_cache(const std::optional<ir::Hash128>& key,
     return kernel;
   }
   GeneratedKernel kernel = generate();
-  texts().remember(*key, {kernel.name, kernel.source, kernel.nvrtc_options});
+  texts().remember(*key, {kernel.name, kernel.source, kernel.nvrtc_options,
+                          ir::hash_bytes(kernel.source.data(), kernel.source.size())});
   return kernel;
 }
 

@@ -25,6 +25,7 @@ struct KernelText {
   std::string name;
   std::string source;
   std::vector<std::string> nvrtc_options;
+  ir::Hash128 source_hash;  // ir::hash_bytes of `source`
 };
 
 // What a row kernel's text is written from: each term's kind, operands, node (op, dtypes, attrs,

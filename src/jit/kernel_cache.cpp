@@ -17,9 +17,10 @@ std::size_t capacity_from_env() {
 }
 
 ir::Hash128 kernel_key(const std::string& source, int arch,
-                       const std::vector<std::string>& extra_options) {
-  // The hash of the source followed by what else decides the cubin, in two parts so that the
-  // source (tens of kilobytes for a row kernel) is not copied on every plan miss.
+                       const std::vector<std::string>& extra_options,
+                       const std::optional<ir::Hash128>& source_hash = std::nullopt) {
+  // The source's hash followed by what else decides the cubin: a cached text's kernel comes with
+  // the hash of its source (tens of kilobytes for a row kernel), which is then not read again.
   static const NvrtcVersion version = nvrtc_version();
   static const std::string templates = codegen::templates_checksum().to_hex();
   std::string rest;
@@ -31,7 +32,9 @@ ir::Hash128 kernel_key(const std::string& source, int arch,
   rest.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
               std::to_string(arch) + "/" + templates + "/format " +
               std::to_string(kDiskCacheFormat));
-  return ir::hash_bytes(source, rest);
+  const ir::Hash128 text =
+      source_hash ? *source_hash : ir::hash_bytes(source.data(), source.size());
+  return ir::hash_bytes({reinterpret_cast<const char*>(&text), sizeof(text)}, rest);
 }
 
 }  // namespace
@@ -51,9 +54,10 @@ KernelCache& KernelCache::instance() {
 
 KernelCache::KernelCache() : entries_(capacity_from_env()) {}
 
-std::optional<KernelCache::Lookup> KernelCache::find(const std::string& source, int arch,
-                                                     const std::vector<std::string>& options) {
-  const ir::Hash128 key = kernel_key(source, arch, options);
+std::optional<KernelCache::Lookup> KernelCache::find(
+    const std::string& source, int arch, const std::vector<std::string>& options,
+    const std::optional<ir::Hash128>& source_hash) {
+  const ir::Hash128 key = kernel_key(source, arch, options, source_hash);
   {
     std::lock_guard lock(mutex_);
     if (auto* found = entries_.find(key);

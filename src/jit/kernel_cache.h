@@ -44,9 +44,11 @@ class KernelCache {
   // the disk cache. Throws lazy::CompileError.
   Lookup get_or_compile(const std::string& name, const std::string& source, int arch,
                         const std::vector<std::string>& options = {});
-  // The kernel from memory or disk, without compiling.
+  // The kernel from memory or disk, without compiling. `source_hash`, when given, must be
+  // ir::hash_bytes of `source`: the source is then not hashed again.
   std::optional<Lookup> find(const std::string& source, int arch,
-                             const std::vector<std::string>& options = {});
+                             const std::vector<std::string>& options = {},
+                             const std::optional<ir::Hash128>& source_hash = std::nullopt);
   // Compiles with NVRTC here and keeps the kernel (after find() missed).
   Lookup compile(const std::string& name, const std::string& source, int arch,
                  const std::vector<std::string>& options = {});

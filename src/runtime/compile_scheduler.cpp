@@ -36,7 +36,7 @@ std::vector<jit::KernelCache::Lookup> compile_all(
   std::vector<std::size_t> misses;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const codegen::GeneratedKernel& kernel = kernels[k];
-    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options)) {
+    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options, kernel.source_hash)) {
       lookups[k] = *found;
     } else {
       misses.push_back(k);

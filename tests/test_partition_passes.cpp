@@ -8,6 +8,7 @@
 #include "fuse/build_terms.h"
 #include "fuse/cut_nodes.h"
 #include "fuse/form_regions.h"
+#include "fuse/shared_recompute.h"
 #include "fuse/stored_reductions.h"
 #include "fuse/view_layout.h"
 #include "ir/trace.h"
@@ -259,6 +260,39 @@ TEST_F(PartitionPasses, RowReductionsOnlyTheirOwnRegionReadsAreNotStored) {
   Partition p = regions();
   EXPECT_FALSE(lazy::fuse::store_row_reductions_read_later(p));
   EXPECT_TRUE(lazy::fuse::build_terms(std::move(p)).terms_built);
+}
+
+// Rounds of a softmax and a column mean, each round reading the last one's value: without a
+// write, kernel k would recompute all k rounds.
+Tensor softmax_mean_rounds(Tensor x, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    Tensor s = lazy::softmax(x * 1.5f, -1);
+    x = s - lazy::mean(s, 0, true) + x * 0.5f;
+  }
+  return x;
+}
+
+TEST_F(PartitionPasses, AValueSeveralKernelsWouldRecomputeFromALongChainIsWrittenOnce) {
+  Tensor y = softmax_mean_rounds(computed({16, 64}), 12);
+  Trace& trace = Trace::current();
+  const Partition p =
+      lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), kFused);
+  int written = 0;
+  std::size_t most_terms = 0;
+  for (const lazy::fuse::Region& region : p.regions) {
+    most_terms = std::max(most_terms, region.terms.size());
+    for (const lazy::fuse::Root& root : region.roots)
+      written += root.reason == CutReason::recomputed;
+  }
+  EXPECT_GE(written, 2);
+  // Each kernel computes a few rounds at most; recomputing every round took 169 terms.
+  EXPECT_LT(most_terms, 100u);
+}
+
+TEST_F(PartitionPasses, AShortChainSeveralKernelsReadStaysInlined) {
+  Tensor y = softmax_mean_rounds(computed({16, 64}), 2);
+  Partition p = regions();
+  EXPECT_FALSE(lazy::fuse::cut_values_recomputed_by_several_regions(p));
 }
 
 TEST_F(PartitionPasses, ABrokenPartitionIsAnInternalErrorNamingTheNodeNotAnAbort) {

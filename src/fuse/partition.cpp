@@ -6,6 +6,7 @@
 #include "fuse/cut_nodes.h"
 #include "fuse/form_regions.h"
 #include "fuse/matmul_epilogues.h"
+#include "fuse/shared_recompute.h"
 #include "fuse/split_reductions.h"
 #include "fuse/stored_reductions.h"
 #include "ir/matmul.h"
@@ -72,6 +73,8 @@ std::string_view cut_reason_name(CutReason reason) {
       return "concat_in_reduction";
     case CutReason::concat_per_kernel:
       return "concat_per_kernel";
+    case CutReason::recomputed:
+      return "recomputed";
   }
   return "?";
 }
@@ -127,6 +130,7 @@ Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool
   Partition p = cut_nodes(split_reductions(std::move(graph)), options);
   do {
     p = form_regions(std::move(p), options);
+    if (cut_values_recomputed_by_several_regions(p)) p = form_regions(std::move(p), options);
     if (store_row_reductions_read_later(p)) p = form_regions(std::move(p), options);
     p = build_terms(std::move(p));
   } while (!p.terms_built);

@@ -10,8 +10,11 @@
 //   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
 //   cut_nodes        (fuse/cut_nodes.h)         graph -> partition: which nodes are written, why
 //   form_regions     (fuse/form_regions.h)      partition -> partition: roots grouped in regions
+//   cut_values_recomputed_by_several_regions (fuse/shared_recompute.h): a long chain several
+//                                                regions would recompute is written once
 //   store_row_reductions_read_later (fuse/stored_reductions.h): row regions' reductions a later
-//                                                region reads are written (form_regions again)
+//                                                region reads are written
+//                                                (after each of these two, form_regions again)
 //   build_terms      (fuse/build_terms.h)       partition -> partition: each region's terms
 // build_terms may find a region it cannot build as formed (a reshape no strides express, a row
 // region's value a later kernel reads); it then adds the cut that makes it buildable, and
@@ -54,6 +57,8 @@ enum class CutReason : std::uint8_t {
   concat_in_reduction,  // a concatenation a reduction's or scan's kernel would read: written first
   concat_per_kernel,    // a second concatenation in one kernel: written first (a kernel picks
                         // among one concatenation's inputs)
+  recomputed,           // several kernels would each recompute it from a long chain of ops
+                        // (fuse/shared_recompute.h): written once, read back by them
 };
 std::string_view cut_reason_name(CutReason reason);
 

@@ -1,0 +1,65 @@
+#include "fuse/shared_recompute.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <vector>
+
+#include "fuse/region_cones.h"
+#include "ir/op.h"
+
+namespace lazy::fuse {
+
+namespace {
+
+bool computes(const ir::Node& node) {
+  const ir::OpKind kind = ir::op_kind(node.op);
+  return kind == ir::OpKind::pointwise || kind == ir::OpKind::generator;
+}
+
+// The ops inlined to compute a node, as graph indices: sorted, and cut short past
+// kMaxOpsRecomputed, which is all the test needs (and bounds the work per node).
+using Ops = std::vector<std::uint32_t>;
+
+void add_ops(Ops& into, const Ops& from) {
+  Ops joined;
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(joined));
+  if (joined.size() > std::size_t(kMaxOpsRecomputed) + 1) joined.resize(kMaxOpsRecomputed + 1);
+  into = std::move(joined);
+}
+
+}  // namespace
+
+bool cut_values_recomputed_by_several_regions(Partition& p) {
+  const Graph& graph = p.graph;
+  std::vector<int> computed_by(graph.size(), 0);
+  RegionCones cones(p);
+  for (std::size_t r = 0; r < p.regions.size(); ++r) {
+    cones.walk(r, [&](std::uint32_t index, bool inlined) {
+      if (inlined && computes(*graph.nodes[index])) ++computed_by[index];
+    });
+  }
+  // The node to write is where the kernels' chains part: one that several ops read.
+  std::vector<int> readers(graph.size(), 0);
+  for (const ir::NodePtr& node : graph.nodes)
+    for (const ir::NodePtr& input : node->inputs)
+      if (input->is_pending()) ++readers[input->trace_index];
+  bool cut = false;
+  std::vector<Ops> ops(graph.size());  // inputs come first, so one pass in order
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    if (!p.cuts.needed[i] || p.cuts.cut[i]) continue;  // a written value costs its readers no op
+    const ir::Node& node = *graph.nodes[i];
+    for (const ir::NodePtr& input : node.inputs)
+      if (input->is_pending()) add_ops(ops[i], ops[input->trace_index]);
+    if (!computes(node)) continue;
+    add_ops(ops[i], {i});
+    if (computed_by[i] >= 2 && readers[i] >= 2 && ops[i].size() > std::size_t(kMaxOpsRecomputed)) {
+      p.cuts.add(i, CutReason::recomputed);
+      ops[i].clear();
+      cut = true;
+    }
+  }
+  return cut;
+}
+
+}  // namespace lazy::fuse

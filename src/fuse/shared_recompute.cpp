@@ -39,6 +39,9 @@ bool cut_values_recomputed_by_several_regions(Partition& p) {
       if (inlined && computes(*graph.nodes[index])) ++computed_by[index];
     });
   }
+  // Mostly no kernel computes what another does: then nothing is worth the chains' lengths.
+  if (std::none_of(computed_by.begin(), computed_by.end(), [](int n) { return n >= 2; }))
+    return false;
   // The node to write is where the kernels' chains part: one that several ops read.
   std::vector<int> readers(graph.size(), 0);
   for (const ir::NodePtr& node : graph.nodes)

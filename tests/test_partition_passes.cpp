@@ -45,6 +45,8 @@ class PartitionPasses : public ::testing::Test {
     Partition p = cut();
     do {
       p = lazy::fuse::form_regions(std::move(p), kFused);
+      if (lazy::fuse::cut_values_recomputed_by_several_regions(p))
+        p = lazy::fuse::form_regions(std::move(p), kFused);
       if (store_first && lazy::fuse::store_row_reductions_read_later(p))
         p = lazy::fuse::form_regions(std::move(p), kFused);
       p = lazy::fuse::build_terms(std::move(p));

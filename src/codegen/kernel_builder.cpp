@@ -213,4 +213,17 @@ GeneratedKernel KernelBuilder::finish(const std::string& body, std::string_view 
   return kernel;
 }
 
+GeneratedKernel KernelBuilder::finish_with_text(KernelText text,
+                                                absl::FunctionRef<void()> declare_args) {
+  args_text_wanted_ = false;
+  declare_args();
+  GeneratedKernel kernel;
+  kernel.name = std::move(text.name);
+  kernel.source = std::move(text.source);
+  kernel.nvrtc_options = std::move(text.nvrtc_options);
+  kernel.source_hash = text.source_hash;
+  kernel.args = std::move(args_);
+  return kernel;
+}
+
 }  // namespace lazy::codegen

@@ -10,7 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/functional/function_ref.h>
+
 #include "codegen/kernel_emitter.h"
+#include "codegen/kernel_sources.h"
 #include "codegen/text.h"
 #include "fuse/partition.h"
 
@@ -66,11 +69,6 @@ class KernelBuilder {
   // a.faults, where a bad one is reported (ir/index_faults.h).
   void index_site(std::string_view name, std::uint32_t node);
   const std::string& args_text() const { return args_text_; }
-  // For a kernel whose text is already known (kernel_sources.h): arguments declared from now on
-  // are kept without their declarations' text, which was a sixth of a plan miss's host time.
-  void leave_out_args_text() { args_text_wanted_ = false; }
-  // The arguments declared, for a kernel whose text is already known.
-  std::vector<ArgSource> take_args() { return std::move(args_); }
 
   // Statements declaring term t's value (generated_names.h names it): from its argument (a
   // scalar), from the stored element `raw` (a load), from `value` (any term), or an op or
@@ -101,6 +99,10 @@ class KernelBuilder {
   // with its arguments; the caller fills in its launch shape.
   GeneratedKernel finish(const std::string& body, std::string_view prefix,
                          std::vector<std::string> leading);
+  // The kernel of a known text (kernel_sources.h) with the arguments `declare_args` declares,
+  // kept without their declarations' text (writing it was a sixth of a plan miss's host time).
+  // The caller fills in its launch shape.
+  GeneratedKernel finish_with_text(KernelText text, absl::FunctionRef<void()> declare_args);
 
  private:
   // Keeps an argument, and unless left out, its field's declaration: the parts of "type name".

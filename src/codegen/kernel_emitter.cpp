@@ -60,9 +60,7 @@ class KernelEmitter {
 
   // The kernel whose text is known: only its arguments and launch are worked out.
   GeneratedKernel run_with_text(KernelText text) {
-    builder_.leave_out_args_text();
-    declare_args();
-    GeneratedKernel kernel = kernel_with_text(std::move(text), builder_.take_args());
+    GeneratedKernel kernel = builder_.finish_with_text(std::move(text), [&] { declare_args(); });
     set_launch(kernel);
     return kernel;
   }

@@ -168,16 +168,6 @@ ir::Hash128 pointwise_text_key(const fuse::Region& region, std::span<const ir::N
   return ir::hash_words(words);
 }
 
-GeneratedKernel kernel_with_text(KernelText text, std::vector<ArgSource> args) {
-  GeneratedKernel kernel;
-  kernel.name = std::move(text.name);
-  kernel.source = std::move(text.source);
-  kernel.nvrtc_options = std::move(text.nvrtc_options);
-  kernel.source_hash = text.source_hash;
-  kernel.args = std::move(args);
-  return kernel;
-}
-
 GeneratedKernel kernel_from_text_cache(const std::optional<ir::Hash128>& key,
                                        absl::FunctionRef<GeneratedKernel(KernelText)> with_text,
                                        absl::FunctionRef<GeneratedKernel()> generate,

@@ -48,9 +48,6 @@ ir::Hash128 pointwise_text_key(const fuse::Region& region, std::span<const ir::N
                                std::span<const int> access_of_term, bool column,
                                const CodegenOptions& options);
 
-// A kernel of a known text with its arguments; the caller sets its launch.
-GeneratedKernel kernel_with_text(KernelText text, std::vector<ArgSource> args);
-
 // The kernel of `key` from its cached text (`with_text`), else generated (`generate`) and its
 // text kept. With kernel_text_checks(), a kernel from a cached text is compared with one
 // generated afresh (`generate_afresh`), and a difference is an internal error at `origin` (a

@@ -39,7 +39,7 @@ void BM_Record64OpChain(benchmark::State& state) {
   lazy::Tensor input = computed_input();
   for (auto _ : state) {
     lazy::Tensor y = record_chain(input);
-    benchmark::DoNotOptimize(y.node().get());
+    benchmark::DoNotOptimize(y.node());
     lazy::ir::Trace::current().clear();  // drop it unsynced: only recording is measured
   }
   per_op_counter(state);

@@ -187,8 +187,8 @@ TEST_F(SplitReductions, ConsumersOfASplitReductionReadItsReplacement) {
   const Graph after = split_reductions(recorded());
   const NodePtr& div = standing_for(after, y);
   ASSERT_EQ(div->op, Op::Div);
-  EXPECT_NE(div, y.node());                        // a copy, rewired
-  const NodePtr& sum = div->inputs[1]->inputs[0];  // through the broadcast
+  EXPECT_NE(div, y.node());                               // a copy, rewired
+  const lazy::ir::Node* sum = div->inputs[1]->inputs[0];  // through the broadcast
   EXPECT_EQ(after.recorded[sum->trace_index],
             std::int32_t(y.node()->inputs[1]->inputs[0]->trace_index));
   EXPECT_EQ(count(after, Op::ReduceSum), 2);  // chunks of each row, then the chunks

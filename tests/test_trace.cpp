@@ -57,17 +57,45 @@ TEST(Trace, WaitComputesWhatTheThreadRecorded) {
 TEST(Trace, IntermediateNobodyHoldsIsNotComputed) {
   lazy::sync();
   lazy::Tensor x = lazy::randn({4}, 3);
-  std::weak_ptr<lazy::ir::Node> intermediate;
+  std::uint32_t intermediate = 0;
   lazy::Tensor y;
   {
     lazy::Tensor h = x + 1.0f;
-    intermediate = h.node();
+    intermediate = h.node()->trace_index;
     y = h * 2.0f;
   }
+  // Its consumer reads it but does not hold it: only the handles say what a sync writes.
+  const std::vector<bool> live = Trace::current().live();
+  EXPECT_FALSE(live[intermediate]);
+  EXPECT_TRUE(live[y.node()->trace_index]);
   lazy::sync();
   EXPECT_TRUE(y.is_evaluated());
-  // The graph is released after the sync: the intermediate is gone, never given data.
-  EXPECT_TRUE(intermediate.expired());
+  EXPECT_EQ(Trace::current().size(), 0u);
+}
+
+TEST(Trace, OwnersCountHandlesButNotConsumers) {
+  lazy::sync();
+  lazy::Tensor x = lazy::randn({4}, 3);
+  EXPECT_EQ(x.node()->owners.load(), 2u);  // the trace and the handle
+  lazy::Tensor y = x + 1.0f;
+  lazy::Tensor z = lazy::exp(x);
+  EXPECT_EQ(x.node()->owners.load(), 2u);
+  {
+    lazy::Tensor copy = x;
+    EXPECT_EQ(x.node()->owners.load(), 3u);
+  }
+  EXPECT_EQ(x.node()->owners.load(), 2u);
+  lazy::sync();
+  EXPECT_EQ(x.node()->owners.load(), 1u);  // the trace let it go; its data stays
+  EXPECT_TRUE(x.is_evaluated());
+}
+
+TEST(Trace, AHandleTheTraceForgetsKeepsNoInputs) {
+  lazy::sync();
+  lazy::Tensor y = lazy::exp(lazy::randn({4}, 3) + 1.0f);
+  Trace::current().clear();  // its inputs are freed with the trace
+  EXPECT_FALSE(y.node()->is_pending());
+  EXPECT_TRUE(y.node()->inputs.empty());
 }
 
 TEST(Trace, HeldIntermediateIsComputedToo) {
@@ -123,22 +151,18 @@ TEST(Trace, PendingTensorFromAnotherThreadIsRefused) {
 
 }  // namespace
 
-TEST(Node, AChainOfAMillionNodesIsFreedWithoutOverflowingTheStack) {
-  lazy::ir::NodePtr head = std::make_shared<lazy::ir::Node>();
+TEST(Node, AChainOfAMillionRecordedOpsIsFreedWithoutOverflowingTheStack) {
+  lazy::sync();
+  Trace& trace = Trace::current();
+  lazy::Tensor x = lazy::zeros({2});
+  const lazy::Tensor first = x;
   for (int i = 0; i < 1'000'000; ++i) {
-    auto next = std::make_shared<lazy::ir::Node>();
-    next->inputs.push_back(std::move(head));
-    head = std::move(next);
+    lazy::ir::NodePtr next = lazy::ir::make_node(lazy::ir::Op::Neg, lazy::DType::f32, {2}, {});
+    next->inputs.push_back(x.node());
+    x = lazy::Tensor(lazy::ir::share_unpublished(next.get()));
+    trace.append(std::move(next));
   }
-  std::weak_ptr<lazy::ir::Node> second = head->inputs[0];
-  head.reset();  // recursive freeing would need a million stack frames
-  EXPECT_TRUE(second.expired());
-}
-
-TEST(Node, FreeingANodeKeepsInputsOthersStillHold) {
-  auto shared = std::make_shared<lazy::ir::Node>();
-  auto user = std::make_shared<lazy::ir::Node>();
-  user->inputs.push_back(shared);
-  user.reset();
-  EXPECT_EQ(shared.use_count(), 1);
+  trace.clear();  // a consumer does not own its inputs: nothing frees recursively
+  EXPECT_TRUE(x.node()->inputs.empty());
+  EXPECT_EQ(first.node()->owners.load(), 1u);  // the handle `first`; the trace let it go
 }

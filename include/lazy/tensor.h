@@ -7,6 +7,7 @@
 #include <source_location>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "lazy/dtype.h"
@@ -17,7 +18,11 @@ namespace lazy {
 
 namespace ir {
 struct Node;
-}
+class NodePtr;
+// A handle's owner of its node, added and dropped in the library, where a node is complete.
+void add_handle(Node* node) noexcept;
+void drop_handle(Node* node) noexcept;
+}  // namespace ir
 
 // Element types a tensor can be read into on the host.
 template <class T>
@@ -31,6 +36,23 @@ class Tensor {
  public:
   // An undefined handle; any op on it throws lazy::ValueError.
   Tensor() = default;
+  Tensor(const Tensor& other) : node_(other.node_) {
+    if (node_ != nullptr) ir::add_handle(node_);
+  }
+  Tensor(Tensor&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
+  Tensor& operator=(const Tensor& other) {
+    Tensor copy(other);
+    std::swap(node_, copy.node_);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& other) noexcept {
+    Tensor taken(std::move(other));
+    std::swap(node_, taken.node_);
+    return *this;
+  }
+  ~Tensor() {
+    if (node_ != nullptr) ir::drop_handle(node_);
+  }
 
   bool defined() const { return node_ != nullptr; }
   // These throw lazy::ValueError, naming the caller's line, on an undefined tensor.
@@ -106,9 +128,9 @@ class Tensor {
   // Conversion to another dtype, as static_cast would (floats to integers truncate).
   Tensor to(DType dtype, std::source_location loc = std::source_location::current()) const;
 
-  // For the library's own modules.
-  explicit Tensor(std::shared_ptr<ir::Node> node);
-  const std::shared_ptr<ir::Node>& node() const { return node_; }
+  // For the library's own modules: a handle taking over the owner `node` holds.
+  explicit Tensor(ir::NodePtr node);
+  ir::Node* node() const { return node_; }
 
  private:
   enum class HostType { f32, f64, i32, i64, boolean };
@@ -125,7 +147,7 @@ class Tensor {
   std::size_t host_elements(std::size_t element_bytes, std::source_location loc) const;
   void copy_to_host(HostType as, void* dst, std::source_location loc) const;
 
-  std::shared_ptr<ir::Node> node_;
+  ir::Node* node_ = nullptr;  // counts as one of the node's owners
 };
 
 }  // namespace lazy

@@ -34,17 +34,18 @@ Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
   return out;
 }
 
-ir::NodePtr broadcast_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc) {
+ir::Node* broadcast_node(ir::Node* node, const Shape& shape, std::source_location loc) {
   if (node->shape.rank() == 0) return node;
   return expand_node(node, shape, loc);
 }
 
-ir::NodePtr expand_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc) {
+ir::Node* expand_node(ir::Node* node, const Shape& shape, std::source_location loc) {
   if (node->shape == shape) return node;
   ir::NodePtr expand = ir::make_node(ir::Op::Expand, node->dtype, shape, loc);
   expand->inputs.push_back(node);
-  ir::Trace::current().append(expand);
-  return expand;
+  ir::Node* expanded = expand.get();
+  ir::Trace::current().append(std::move(expand));
+  return expanded;
 }
 
 }  // namespace lazy::api

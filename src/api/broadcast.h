@@ -15,9 +15,9 @@ Shape broadcast_shapes(std::span<const Shape> shapes, std::string_view op,
 
 // The node itself when it already has `shape` or is 0-d (pointwise ops read 0-d inputs as
 // scalars), else an Expand view of it.
-ir::NodePtr broadcast_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc);
+ir::Node* broadcast_node(ir::Node* node, const Shape& shape, std::source_location loc);
 
 // The node itself when it already has `shape`, else an Expand view of it (0-d nodes included).
-ir::NodePtr expand_node(const ir::NodePtr& node, const Shape& shape, std::source_location loc);
+ir::Node* expand_node(ir::Node* node, const Shape& shape, std::source_location loc);
 
 }  // namespace lazy::api

@@ -157,8 +157,8 @@ Tensor arranged(const Tensor& x, const std::string& indices, const std::string& 
 Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
               std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& x = api::node_of(a, "einsum", loc);
-  const ir::NodePtr& y = api::node_of(b, "einsum", loc);
+  ir::Node* x = api::node_of(a, "einsum", loc);
+  ir::Node* y = api::node_of(b, "einsum", loc);
   const Subscripts s = parse(equation, loc);
   api::require_matmul_dtypes(x->dtype, y->dtype, "einsum", loc);
   const IndexSizes sizes = index_sizes(equation, s, {x->shape, y->shape}, loc);

@@ -70,8 +70,8 @@ Tensor filled(const Shape& shape, const Scalar& value, std::optional<DType> dtyp
   api::check_shape(shape, name, loc);
   DType type = dtype.value_or(default_dtype_of(value));
   api::check_scalar_fits(value, type, name, loc);
-  ir::NodePtr scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
-  return Tensor(api::expand_node(scalar, shape, loc));
+  ir::Node* scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
+  return Tensor(ir::NodePtr(api::expand_node(scalar, shape, loc)));
 }
 
 // A number as the user wrote it, for messages: integers without an exponent.

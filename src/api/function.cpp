@@ -102,7 +102,8 @@ std::vector<ir::NodePtr> externals_for(const Capture& capture, std::span<const T
   std::vector<ir::NodePtr> externals(capture.slot_inputs.size());
   for (std::size_t slot = 0; slot < externals.size(); ++slot) {
     const std::int32_t input = capture.slot_inputs[slot];
-    externals[slot] = input >= 0 ? inputs[std::size_t(input)].node() : capture.constants[slot];
+    externals[slot] =
+        input >= 0 ? ir::NodePtr(inputs[std::size_t(input)].node()) : capture.constants[slot];
   }
   return externals;
 }
@@ -164,13 +165,12 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
   for (const ir::NodePtr& node : trace.pending()) {
     capture->graph.push_back(detached_copy(*node));
     auto& wiring = capture->wiring.emplace_back();
-    for (const ir::NodePtr& input : node->inputs)
-      wiring.push_back(input->trace == &trace ? input->trace_index
-                                              : kExternalRef | slot_of[input.get()]);
+    for (const ir::Node* input : node->inputs)
+      wiring.push_back(input->trace == &trace ? input->trace_index : kExternalRef | slot_of[input]);
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const ir::NodePtr& node = outputs[i].node();
-    CapturedOutput out{CapturedOutput::Kind::constant, 0, node};
+    ir::Node* node = outputs[i].node();
+    CapturedOutput out{CapturedOutput::Kind::constant, 0, ir::NodePtr(node)};
     if (node->trace == &trace) {
       out = {CapturedOutput::Kind::node, node->trace_index, nullptr};
     } else {
@@ -222,7 +222,8 @@ std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inp
   for (std::size_t i = 0; i < capture.graph.size(); ++i) {
     ir::NodePtr node = detached_copy(*capture.graph[i]);
     for (std::uint32_t ref : capture.wiring[i])
-      node->inputs.push_back(ref & kExternalRef ? externals[ref & ~kExternalRef] : nodes[ref]);
+      node->inputs.push_back(ref & kExternalRef ? externals[ref & ~kExternalRef].get()
+                                                : nodes[ref].get());
     trace.append(node);
     nodes.push_back(std::move(node));
   }

@@ -11,7 +11,7 @@
 namespace lazy::api {
 
 // An index tensor must hold i32 or i64 positions.
-inline void require_index(const ir::NodePtr& index, std::string_view op, std::source_location loc) {
+inline void require_index(ir::Node* index, std::string_view op, std::source_location loc) {
   if (index->dtype != DType::i32 && index->dtype != DType::i64) {
     fail<DTypeError>(loc, op, "needs an i32 or i64 index, got ", dtype_name(index->dtype),
                      "; convert it with .to(lazy::DType::i64)");

@@ -21,7 +21,7 @@ using ir::GatherCaller;
 // by the callers).
 Tensor record_gather(const Tensor& x, int axis, const Tensor& index, GatherCaller caller,
                      std::source_location loc) {
-  const ir::NodePtr& source = x.node();
+  ir::Node* source = x.node();
   ir::NodePtr node = ir::make_node(ir::Op::Gather, source->dtype, index.node()->shape, loc);
   node->attrs = ir::gather_attrs(axis, caller);
   node->inputs.push_back(source);
@@ -34,8 +34,8 @@ Tensor record_gather(const Tensor& x, int axis, const Tensor& index, GatherCalle
 Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCaller caller,
                       std::string_view op, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& source = api::node_of(x, op, loc);
-  const ir::NodePtr& picks = api::node_of(index, op, loc);
+  ir::Node* source = api::node_of(x, op, loc);
+  ir::Node* picks = api::node_of(index, op, loc);
   require_index(picks, op, loc);
   const int rank = source->shape.rank();
   if (picks->shape.rank() != rank) {
@@ -83,8 +83,8 @@ Tensor gather(const Tensor& x, int axis, const Tensor& index, std::source_locati
 
 Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& source = api::node_of(x, "take_along_axis", loc);
-  const ir::NodePtr& picks = api::node_of(index, "take_along_axis", loc);
+  ir::Node* source = api::node_of(x, "take_along_axis", loc);
+  ir::Node* picks = api::node_of(index, "take_along_axis", loc);
   require_index(picks, "take_along_axis", loc);
   const int rank = source->shape.rank();
   if (picks->shape.rank() != rank || rank == 0) {
@@ -107,8 +107,8 @@ Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::sour
 
 Tensor index_select(const Tensor& x, int axis, const Tensor& index, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& source = api::node_of(x, "index_select", loc);
-  const ir::NodePtr& picks = api::node_of(index, "index_select", loc);
+  ir::Node* source = api::node_of(x, "index_select", loc);
+  ir::Node* picks = api::node_of(index, "index_select", loc);
   require_index(picks, "index_select", loc);
   if (picks->shape.rank() > 1) {
     api::fail<ShapeError>(loc, "index_select", "needs a 1-d index, got shape ",
@@ -131,8 +131,8 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index, std::source_
 
 Tensor embedding(const Tensor& weight, const Tensor& ids, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& table = api::node_of(weight, "embedding", loc);
-  const ir::NodePtr& picks = api::node_of(ids, "embedding", loc);
+  ir::Node* table = api::node_of(weight, "embedding", loc);
+  ir::Node* picks = api::node_of(ids, "embedding", loc);
   require_index(picks, "embedding", loc);
   if (table->shape.rank() != 2) {
     api::fail<ShapeError>(loc, "embedding", "needs a 2-d weight [num, dim], got shape ",
@@ -165,8 +165,8 @@ Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_locat
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value,
                    std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& filled = api::node_of(x, "masked_fill", loc);
-  const ir::NodePtr& where_true = api::node_of(mask, "masked_fill", loc);
+  ir::Node* filled = api::node_of(x, "masked_fill", loc);
+  ir::Node* where_true = api::node_of(mask, "masked_fill", loc);
   if (where_true->dtype != DType::bool_) {
     api::fail<DTypeError>(loc, "masked_fill", "needs a bool mask, got ",
                           dtype_name(where_true->dtype), "; compare it (m != 0) first");

@@ -17,7 +17,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int axis, std::source_location lo
   Shape joined = first;
   joined[axis] = 0;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
-    const ir::NodePtr& node = api::node_of(tensors[k], "cat", loc);
+    ir::Node* node = api::node_of(tensors[k], "cat", loc);
     bool agrees = node->shape.rank() == first.rank();
     for (int a = 0; agrees && a < first.rank(); ++a)
       agrees = a == axis || node->shape[a] == first[a];

@@ -88,8 +88,8 @@ ProductShapes product_shapes(const Shape& a, const Shape& b, std::string_view op
 }
 
 Tensor record_product(const Tensor& a, const Tensor& b, std::source_location loc) {
-  const ir::NodePtr& left = a.node();
-  const ir::NodePtr& right = b.node();
+  ir::Node* left = a.node();
+  ir::Node* right = b.node();
   Shape shape = left->shape;
   shape[shape.rank() - 1] = right->shape[right->shape.rank() - 1];
   ir::NodePtr node = ir::make_node(ir::Op::MatMul, left->dtype, shape, loc);
@@ -102,8 +102,8 @@ Tensor record_product(const Tensor& a, const Tensor& b, std::source_location loc
 
 Tensor matmul_as(const Tensor& a, const Tensor& b, std::string_view op, std::source_location loc) {
   sync_if_trace_full();
-  const ir::NodePtr& x = node_of(a, op, loc);
-  const ir::NodePtr& y = node_of(b, op, loc);
+  ir::Node* x = node_of(a, op, loc);
+  ir::Node* y = node_of(b, op, loc);
   require_matmul_dtypes(x->dtype, y->dtype, op, loc);
   const ProductShapes shapes = product_shapes(x->shape, y->shape, op, loc);
   const std::int64_t k = x->shape[x->shape.rank() - 1];
@@ -138,8 +138,8 @@ Tensor bmm(const Tensor& a, const Tensor& b, std::source_location loc) {
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias,
               std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(x, "linear", loc);
-  const ir::NodePtr& w = api::node_of(weight, "linear", loc);
+  ir::Node* in = api::node_of(x, "linear", loc);
+  ir::Node* w = api::node_of(weight, "linear", loc);
   api::require_matmul_dtypes(in->dtype, w->dtype, "linear", loc);
   const Shape& s = in->shape;
   if (w->shape.rank() != 2 || s.rank() == 0 || s[s.rank() - 1] != w->shape[1]) {
@@ -147,7 +147,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
                           "shapes ", api::both(s, w->shape));
   }
   if (bias) {
-    const ir::NodePtr& b = api::node_of(*bias, "linear", loc);
+    ir::Node* b = api::node_of(*bias, "linear", loc);
     if (b->dtype != in->dtype) {
       api::fail<DTypeError>(loc, "linear", "the bias is ", dtype_name(b->dtype), " and the input ",
                             dtype_name(in->dtype), "; cast the bias with .to()");
@@ -166,9 +166,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
              const Scalar& alpha, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& added = api::node_of(c, "addmm", loc);
-  const ir::NodePtr& x = api::node_of(a, "addmm", loc);
-  const ir::NodePtr& y = api::node_of(b, "addmm", loc);
+  ir::Node* added = api::node_of(c, "addmm", loc);
+  ir::Node* x = api::node_of(a, "addmm", loc);
+  ir::Node* y = api::node_of(b, "addmm", loc);
   api::require_matmul_dtypes(x->dtype, y->dtype, "addmm", loc);
   if (added->dtype != x->dtype) {
     api::fail<DTypeError>(loc, "addmm", "c is ", dtype_name(added->dtype), " and the matrices ",

@@ -17,7 +17,7 @@ namespace {
 ValuesAndIndices best_along(const Tensor& x, std::optional<std::int64_t> k, int axis, bool largest,
                             const char* op, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& input = api::node_of(x, op, loc);
+  ir::Node* input = api::node_of(x, op, loc);
   const int rank = input->shape.rank();
   if (rank == 0) {
     api::normalize_axis(axis, 1, op, loc);

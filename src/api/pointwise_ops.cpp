@@ -18,7 +18,7 @@ using ir::Op;
 ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
                                        std::source_location loc) {
   if (!x.is_tensor()) return ir::promotion_operand_of_scalar(x.scalar());
-  const ir::NodePtr& node = api::node_of(x.tensor(), name, loc);
+  ir::Node* node = api::node_of(x.tensor(), name, loc);
   auto tier = node->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
                                       : ir::PromotionOperand::Tier::dimensioned;
   return {tier, node->dtype};

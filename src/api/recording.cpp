@@ -40,8 +40,8 @@ void refuse_while_capturing(std::string_view what) {
                      "the tensor and read it after the call, or call the function uncompiled");
 }
 
-const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc) {
-  const ir::NodePtr& node = t.node();
+ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_location loc) {
+  ir::Node* node = t.node();
   if (node == nullptr) fail<ValueError>(loc, op, "the tensor is undefined (default-constructed)");
   return node;
 }
@@ -68,8 +68,9 @@ void check_shape(const Shape& shape, std::string_view op, std::source_location l
 }
 
 Tensor record(ir::NodePtr node) {
-  ir::Trace::current().append(node);
-  return Tensor(std::move(node));
+  ir::NodePtr handle = ir::share_unpublished(node.get());
+  ir::Trace::current().append(std::move(node));
+  return Tensor(std::move(handle));
 }
 
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
@@ -100,13 +101,14 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
   }
 }
 
-ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
-                        std::source_location loc) {
+ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
+                      std::source_location loc) {
   ir::NodePtr node = ir::make_node(ir::Op::Scalar, dtype, Shape{}, loc);
   node->scalar = value;
   node->attrs.push(std::int64_t(role));
-  ir::Trace::current().append(node);
-  return node;
+  ir::Node* leaf = node.get();
+  ir::Trace::current().append(std::move(node));
+  return leaf;
 }
 
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc) {

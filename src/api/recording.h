@@ -54,15 +54,15 @@ bool capturing();
 void refuse_while_capturing(std::string_view what);
 
 // The node behind a handle; throws ValueError when the handle is undefined.
-const ir::NodePtr& defined_node(const Tensor& t, std::string_view op, std::source_location loc);
+ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_location loc);
 
 // Throws for a handle node_of refuses: undefined, or pending in another thread's trace.
 [[noreturn]] void refuse_node(const Tensor& t, std::string_view op, std::source_location loc);
 
 // The node behind a handle, checked usable by this thread: defined, and not pending in another
 // thread's trace. Inline: every op checks each operand.
-inline const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::source_location loc) {
-  const ir::NodePtr& node = t.node();
+inline ir::Node* node_of(const Tensor& t, std::string_view op, std::source_location loc) {
+  ir::Node* node = t.node();
   if (node == nullptr || (node->trace != nullptr && node->trace != &ir::Trace::current()))
       [[unlikely]]
     refuse_node(t, op, loc);
@@ -74,7 +74,7 @@ inline const ir::NodePtr& node_of(const Tensor& t, std::string_view op, std::sou
 // (factories, reshape, expand, broadcasting) checks it; the others only shrink or reorder.
 void check_shape(const Shape& shape, std::string_view op, std::source_location loc);
 
-// Appends to the thread's trace and hands back a tensor holding it.
+// Appends a node just made to the thread's trace and hands back a tensor holding it.
 Tensor record(ir::NodePtr node);
 
 // Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32), or is
@@ -82,9 +82,10 @@ Tensor record(ir::NodePtr node);
 // floating dtype is accepted (comparisons round it to infinity).
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
                        std::source_location loc, bool may_round_to_infinity = false);
-// Records a Scalar leaf of `dtype`; the value must have passed check_scalar_fits.
-ir::NodePtr scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
-                        std::source_location loc);
+// Records a Scalar leaf of `dtype`, owned by the trace; the value must have passed
+// check_scalar_fits.
+ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
+                      std::source_location loc);
 
 // Normalizes a possibly negative axis of a tensor of `rank`, or throws AxisError.
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc);

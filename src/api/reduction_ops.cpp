@@ -57,7 +57,7 @@ ReducedShape reduced_shape(const Shape& in, const Axes& axes, bool keepdim, std:
 Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, bool keepdim,
               DType dtype, DType compute_dtype, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(x, name, loc);
+  ir::Node* in = api::node_of(x, name, loc);
   ReducedShape reduced = reduced_shape(in->shape, axes, keepdim, name, loc);
   bool needs_elements =
       op == Op::ReduceMax || op == Op::ReduceMin || op == Op::ArgMax || op == Op::ArgMin;

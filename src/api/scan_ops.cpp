@@ -14,7 +14,7 @@ std::vector<Tensor> record_scans(std::initializer_list<Op> ops, const Tensor& x,
                                  std::initializer_list<DType> dtypes, DType compute,
                                  std::string_view name, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& input = api::node_of(x, name, loc);
+  ir::Node* input = api::node_of(x, name, loc);
   const int rank = input->shape.rank();
   if (rank == 0) {
     api::normalize_axis(axis, 1, name, loc);

@@ -28,8 +28,7 @@ Tensor record_scatter(ir::Op op, const Tensor& x, int axis, const ValuesAndIndic
   return api::record(std::move(node));
 }
 
-void require_same_dtype(const ir::NodePtr& x, const ir::NodePtr& src, std::string_view op,
-                        std::source_location loc) {
+void require_same_dtype(ir::Node* x, ir::Node* src, std::string_view op, std::source_location loc) {
   if (src->dtype != x->dtype) {
     api::fail<DTypeError>(loc, op, "src is ", dtype_name(src->dtype), " but x is ",
                           dtype_name(x->dtype), "; convert src with .to(x.dtype())");
@@ -46,9 +45,9 @@ void require_room(const Shape& x, int axis, std::string_view op, std::source_loc
 
 // A scatter's operands, checked: x, an i32 or i64 index, and src of x's dtype.
 struct ScatterOperands {
-  const ir::NodePtr& x;
-  const ir::NodePtr& index;
-  const ir::NodePtr& src;
+  ir::Node* x;
+  ir::Node* index;
+  ir::Node* src;
 };
 ScatterOperands checked_operands(const Tensor& x, const Tensor& index, const Tensor& src,
                                  std::string_view name, std::source_location loc) {
@@ -111,7 +110,7 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src
 Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& value,
                std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::NodePtr& picks = api::node_of(index, "scatter", loc);
+  ir::Node* picks = api::node_of(index, "scatter", loc);
   api::node_of(x, "scatter", loc);
   const Tensor filled = api::scalar_of(x, value, "scatter", loc).expand(picks->shape, loc);
   return scatter(x, axis, index, filled, loc);

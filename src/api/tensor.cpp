@@ -14,7 +14,7 @@ namespace {
 // The computed values of a tensor, syncing its thread's trace first if needed.
 const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
                                     std::source_location loc) {
-  const ir::NodePtr& node = api::node_of(t, op, loc);
+  ir::Node* node = api::node_of(t, op, loc);
   if (api::capturing()) api::refuse_while_capturing("read (" + std::string(op) + ")");
   if (!node->data) sync();
   return *node->data;
@@ -43,7 +43,19 @@ void for_each_element(const ir::Layout& layout, Fn fn) {
 
 }  // namespace
 
-Tensor::Tensor(std::shared_ptr<ir::Node> node) : node_(std::move(node)) {}
+namespace ir {
+
+void add_handle(Node* node) noexcept {
+  node->owners.fetch_add(1, std::memory_order_relaxed);
+}
+
+void drop_handle(Node* node) noexcept {
+  drop_owner(node);
+}
+
+}  // namespace ir
+
+Tensor::Tensor(ir::NodePtr node) : node_(node.release()) {}
 
 DType Tensor::dtype(std::source_location loc) const {
   return api::defined_node(*this, "dtype", loc)->dtype;
@@ -54,7 +66,7 @@ const Shape& Tensor::shape(std::source_location loc) const {
 }
 
 std::int64_t Tensor::size(int axis, std::source_location loc) const {
-  const ir::NodePtr& node = api::node_of(*this, "size", loc);
+  ir::Node* node = api::node_of(*this, "size", loc);
   return node->shape[api::normalize_axis(axis, node->shape.rank(), "size", loc)];
 }
 

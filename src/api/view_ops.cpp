@@ -10,7 +10,7 @@ namespace {
 
 using ir::Op;
 
-Tensor view(Op op, const ir::NodePtr& input, const Shape& shape, const ir::Attrs& attrs,
+Tensor view(Op op, ir::Node* input, const Shape& shape, const ir::Attrs& attrs,
             std::source_location loc) {
   ir::NodePtr node = ir::make_node(op, input->dtype, shape, loc);
   node->attrs = attrs;
@@ -22,7 +22,7 @@ Tensor view(Op op, const ir::NodePtr& input, const Shape& shape, const ir::Attrs
 
 Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(*this, "reshape", loc);
+  ir::Node* in = api::node_of(*this, "reshape", loc);
   Shape target = shape;
   int inferred_axis = -1;
   for (int axis = 0; axis < target.rank(); ++axis) {
@@ -54,7 +54,7 @@ Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
 
 Tensor Tensor::permute(std::span<const int> axes, std::source_location loc) const {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(*this, "permute", loc);
+  ir::Node* in = api::node_of(*this, "permute", loc);
   int rank = in->shape.rank();
   if (int(axes.size()) != rank) {
     api::fail<AxisError>(loc, "permute", "got ", axes.size(), " axes (", absl::StrJoin(axes, ", "),
@@ -95,7 +95,7 @@ Tensor Tensor::transpose(int axis0, int axis1, std::source_location loc) const {
 
 Tensor Tensor::expand(const Shape& shape, std::source_location loc) const {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(*this, "expand", loc);
+  ir::Node* in = api::node_of(*this, "expand", loc);
   int lead = shape.rank() - in->shape.rank();
   Shape target = shape;
   bool ok = lead >= 0;
@@ -125,7 +125,7 @@ Tensor Tensor::broadcast_to(const Shape& shape, std::source_location loc) const 
 Tensor Tensor::slice(int axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
                      std::int64_t step, std::source_location loc) const {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(*this, "slice", loc);
+  ir::Node* in = api::node_of(*this, "slice", loc);
   axis = api::normalize_axis(axis, in->shape.rank(), "slice", loc);
   if (step == 0) api::fail<ValueError>(loc, "slice", "step must not be 0");
   std::int64_t n = in->shape[axis];
@@ -154,7 +154,7 @@ Tensor Tensor::slice(int axis, std::optional<std::int64_t> start, std::optional<
 }
 
 Tensor Tensor::squeeze(std::source_location loc) const {
-  const ir::NodePtr& in = api::node_of(*this, "squeeze", loc);
+  ir::Node* in = api::node_of(*this, "squeeze", loc);
   Shape shape;
   for (std::int64_t dim : in->shape)
     if (dim != 1) shape.push_back(dim);
@@ -162,7 +162,7 @@ Tensor Tensor::squeeze(std::source_location loc) const {
 }
 
 Tensor Tensor::squeeze(int axis, std::source_location loc) const {
-  const ir::NodePtr& in = api::node_of(*this, "squeeze", loc);
+  ir::Node* in = api::node_of(*this, "squeeze", loc);
   axis = api::normalize_axis(axis, in->shape.rank(), "squeeze", loc);
   if (in->shape[axis] != 1) {
     api::fail<ShapeError>(loc, "squeeze", "axis ", axis, " of ", in->shape.to_string(),
@@ -175,7 +175,7 @@ Tensor Tensor::squeeze(int axis, std::source_location loc) const {
 }
 
 Tensor Tensor::unsqueeze(int axis, std::source_location loc) const {
-  const ir::NodePtr& in = api::node_of(*this, "unsqueeze", loc);
+  ir::Node* in = api::node_of(*this, "unsqueeze", loc);
   int rank = in->shape.rank();
   if (rank == kMaxRank) {
     api::fail<ShapeError>(loc, "unsqueeze", "a tensor of rank ", rank, " cannot gain an axis");
@@ -191,7 +191,7 @@ Tensor Tensor::unsqueeze(int axis, std::source_location loc) const {
 }
 
 Tensor Tensor::flatten(int start_axis, int end_axis, std::source_location loc) const {
-  const ir::NodePtr& in = api::node_of(*this, "flatten", loc);
+  ir::Node* in = api::node_of(*this, "flatten", loc);
   int rank = in->shape.rank();
   if (rank == 0) return reshape(Shape{1}, loc);
   start_axis = api::normalize_axis(start_axis, rank, "flatten", loc);
@@ -211,7 +211,7 @@ Tensor Tensor::flatten(int start_axis, int end_axis, std::source_location loc) c
 
 Tensor Tensor::contiguous(std::source_location loc) const {
   api::sync_if_trace_full();
-  const ir::NodePtr& in = api::node_of(*this, "contiguous", loc);
+  ir::Node* in = api::node_of(*this, "contiguous", loc);
   if (in->data && in->data->layout.is_contiguous()) return *this;
   return view(Op::Contiguous, in, in->shape, {}, loc);
 }

@@ -79,7 +79,7 @@ class TermBuilder {
       } else if (region.scan || region.top_k) {
         term = visit(graph_.nodes[root.node]->inputs[0], path);  // the scanned expression
       } else {
-        term = visit(graph_.nodes[root.node], path);
+        term = visit(graph_.nodes[root.node].get(), path);
       }
       if (term == kFailed) return false;
       region.root_terms.push_back(term);
@@ -112,7 +112,7 @@ class TermBuilder {
   bool load_inputs(Region& region, const Node& reader, CutReason why,
                    std::vector<std::int32_t>& terms) {
     terms.clear();
-    for (const NodePtr& input : reader.inputs) {
+    for (Node* input : reader.inputs) {
       std::vector<const Node*> path;
       const std::int32_t term = visit(input, path);
       if (term == kFailed) return false;
@@ -123,10 +123,10 @@ class TermBuilder {
   }
 
   // Cuts `input` of `reader` to be written densely, once a pass; false (build the terms again).
-  bool write_densely(const NodePtr& input, const Node& reader, CutReason why) {
+  bool write_densely(Node* input, const Node& reader, CutReason why) {
     const std::optional<std::uint32_t> slot =
-        input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input.get()));
-    if (written_densely_.insert(input.get()).second)
+        input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input));
+    if (written_densely_.insert(input).second)
       cut_to_write_densely(p_.cuts, *input, slot, reader, why);
     cut_added_ = true;
     return false;
@@ -150,7 +150,7 @@ class TermBuilder {
       const Node& node = *graph_.nodes[root.node];
       const std::int32_t term = ir::op_kind(node.op) == OpKind::reduction
                                     ? reduced_term(root.node)
-                                    : visit(graph_.nodes[root.node], path);
+                                    : visit(graph_.nodes[root.node].get(), path);
       if (term == kFailed) return false;
       region.root_terms.push_back(term);
     }
@@ -250,12 +250,12 @@ class TermBuilder {
     if (gathered) layout = gathered->layout, pushed_ = gathered->gather;
     if (layout && per_row_ && layout->shape.rank() > 0) layout = per_row_layout(*layout);
     if (!layout) {
-      const NodePtr& input = failed->inputs[0];
+      Node* input = failed->inputs[0];
       if (input->is_pending()) {
         cut_added_ =
             p_.cuts.add_read_back(input->trace_index, CutReason::reshape_not_strided) || cut_added_;
       } else {
-        const std::uint32_t slot = slot_of_.at(input.get());
+        const std::uint32_t slot = slot_of_.at(input);
         cut_added_ = cut_added_ || !p_.cuts.external_copy[slot];
         p_.cuts.external_copy[slot] = true;
       }
@@ -263,16 +263,16 @@ class TermBuilder {
     return layout;
   }
 
-  std::int32_t visit(const NodePtr& node, std::vector<const Node*>& path) {
-    if (std::optional<std::int32_t> known = memo_.find(node.get(), path, per_row_)) return *known;
+  std::int32_t visit(Node* node, std::vector<const Node*>& path) {
+    if (std::optional<std::int32_t> known = memo_.find(node, path, per_row_)) return *known;
     const std::int32_t term = visit_uncached(node, path);
-    if (term != kFailed) memo_.remember(node.get(), path, per_row_, term);
+    if (term != kFailed) memo_.remember(node, path, per_row_, term);
     return term;
   }
 
-  std::int32_t visit_uncached(const NodePtr& node, std::vector<const Node*>& path) {
+  std::int32_t visit_uncached(Node* node, std::vector<const Node*>& path) {
     if (!node->is_pending()) {
-      const std::uint32_t slot = slot_of_.at(node.get());
+      const std::uint32_t slot = slot_of_.at(node);
       if (p_.cuts.external_copy[slot]) return load_root_copy(slot, node->shape, path);
       std::optional<ir::Layout> layout = compose_or_cut(node->data->layout, path);
       return layout ? add_load(slot, true, *layout) : kFailed;
@@ -294,7 +294,7 @@ class TermBuilder {
       case OpKind::leaf:
         return add_term(make_term(Term::Kind::scalar, index));
       case OpKind::view: {
-        path.push_back(node.get());
+        path.push_back(node);
         const std::int32_t term = visit(node->inputs[0], path);
         path.pop_back();
         return term;
@@ -324,7 +324,7 @@ class TermBuilder {
       if (!layout) return kFailed;
       term.layout = *layout;
     }
-    for (const NodePtr& input : node->inputs) {
+    for (Node* input : node->inputs) {
       // 0-d inputs (scalars) are the same for every element: no views apply to them.
       std::vector<const Node*> none;
       const bool uniform = input->shape.rank() == 0 && node->shape.rank() > 0;
@@ -403,7 +403,7 @@ class TermBuilder {
   // A concatenation: a term mapping the iteration space onto its elements, and each input's terms
   // over the iteration space, read through a slice that moves the input to its part of the joined
   // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
-  std::int32_t visit_concat(const NodePtr& node, std::vector<const Node*>& path) {
+  std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction || current().scan || current().top_k;
     if (folds || concat_visited_) {
@@ -418,7 +418,7 @@ class TermBuilder {
     const std::int64_t inner = ir::Layout::contiguous(node->shape).strides[axis];
     Term::Concat concat{{}, node->shape[axis] * inner, {}};
     std::int64_t start = 0;
-    for (const NodePtr& input : node->inputs) {
+    for (Node* input : node->inputs) {
       const NodePtr shift = ir::make_node(Op::Slice, input->dtype, node->shape, node->loc);
       shift->attrs.push(axis);
       shift->attrs.push(-start);

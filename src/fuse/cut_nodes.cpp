@@ -86,11 +86,11 @@ void cut_held_and_reductions(Partition& p, PartitionOptions options) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scan);
     if (kind == OpKind::matmul) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::matmul);
-      for (const NodePtr& input : node.inputs) cut_matmul_operand(p, *input);
+      for (Node* input : node.inputs) cut_matmul_operand(p, *input);
     }
     if (kind == OpKind::scatter) {
       p.cuts.add_read_back(i, live ? CutReason::live_output : CutReason::scatter);
-      for (const NodePtr& input : node.inputs) cut_scatter_operand(p, *input);
+      for (Node* input : node.inputs) cut_scatter_operand(p, *input);
     }
     if (kind == OpKind::gather) cut_gather_source(p, *node.inputs[0]);
     if (!live) continue;
@@ -112,7 +112,7 @@ void cut_long_chains(Partition& p) {
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (!p.cuts.needed[i] || graph.nodes[i]->inputs.empty()) continue;
     int deepest = 0;
-    for (const NodePtr& input : graph.nodes[i]->inputs)
+    for (Node* input : graph.nodes[i]->inputs)
       if (input->is_pending()) deepest = std::max(deepest, depth[input->trace_index]);
     depth[i] = deepest + 1;
     if (depth[i] > kMaxFusedDepth) p.cuts.add_read_back(i, CutReason::kernel_size_limit);

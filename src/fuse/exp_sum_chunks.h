@@ -19,26 +19,26 @@ namespace lazy::fuse {
 
 // The recorded fold, found from its sum.
 struct ExpSumMatch {
-  ir::NodePtr v;      // the folded tensor (f32)
-  ir::NodePtr shift;  // the max, or the where over it
-  ir::NodePtr total;  // the sum
+  ir::Node* v = nullptr;      // the folded tensor (f32)
+  ir::Node* shift = nullptr;  // the max, or the where over it
+  ir::Node* total = nullptr;  // the sum
   // logsumexp: the number the shift is where the max is infinite (0); null for a max shift. Its
   // value is not part of the graph's key, so the rewrite holds for any value: the chunked shift
   // takes the same number.
-  ir::NodePtr infinite_max_shift;
+  ir::Node* infinite_max_shift = nullptr;
 };
 
 // The fold whose sum is `sum`, if it is one and its rows are long enough to fold in chunks.
-std::optional<ExpSumMatch> match_exp_sum_in_chunks(const ir::NodePtr& sum);
+std::optional<ExpSumMatch> match_exp_sum_in_chunks(ir::Node* sum);
 
 struct ExpSumNodes {
-  ir::NodePtr shift;  // v's shape with the last axis 1
-  ir::NodePtr total;
+  ir::Node* shift = nullptr;  // v's shape with the last axis 1
+  ir::Node* total = nullptr;
 };
 
 // The chunked fold of v (the graph's version of match.v), built with `builder`;
 // infinite_max_shift likewise (null for a max shift).
-ExpSumNodes build_exp_sum_in_chunks(GraphBuilder& builder, const ir::NodePtr& v,
-                                    const ir::NodePtr& infinite_max_shift);
+ExpSumNodes build_exp_sum_in_chunks(GraphBuilder& builder, ir::Node* v,
+                                    ir::Node* infinite_max_shift);
 
 }  // namespace lazy::fuse

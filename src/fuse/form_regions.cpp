@@ -58,10 +58,7 @@ Region reduction_region(const Node& node, std::uint32_t index) {
   bool identity = true;
   for (int a = 0; a < in.rank(); ++a) identity = identity && order[a] == a;
   if (!identity) {
-    info.permute = std::make_shared<Node>();
-    info.permute->op = Op::Permute;
-    info.permute->dtype = node.inputs[0]->dtype;
-    info.permute->shape = permuted;
+    info.permute = ir::make_node(Op::Permute, node.inputs[0]->dtype, permuted, node.loc);
     info.permute->attrs = order;
   }
   Region region = region_over(permuted);
@@ -304,7 +301,7 @@ class RegionForming {
   // Whether inlined work from `index` reaches a reduction or per-row root of region r.
   bool reads_per_row_value(std::uint32_t index, std::int32_t r,
                            absl::flat_hash_map<std::uint32_t, bool>& seen) const {
-    for (const NodePtr& input : p_.graph.nodes[index]->inputs) {
+    for (Node* input : p_.graph.nodes[index]->inputs) {
       if (!input->is_pending()) continue;
       const std::uint32_t i = input->trace_index;
       if (!seen.try_emplace(i, true).second) continue;

@@ -46,7 +46,7 @@ bool gather_pushes_down(const ir::Node& source) {
         return false;
     }
     if (++visited > kMaxPushedNodes) return false;
-    for (const ir::NodePtr& input : node->inputs) stack.push_back(input.get());
+    for (ir::Node* input : node->inputs) stack.push_back(input);
   }
   return true;
 }

@@ -21,7 +21,7 @@ std::vector<bool> Graph::needed() const {
   std::vector<bool> needed = live;
   for (std::size_t i = nodes.size(); i-- > 0;) {
     if (!needed[i]) continue;
-    for (const ir::NodePtr& input : nodes[i]->inputs)
+    for (ir::Node* input : nodes[i]->inputs)
       if (input->is_pending()) needed[input->trace_index] = true;
   }
   return needed;

@@ -10,7 +10,7 @@ namespace lazy::fuse {
 
 namespace {
 
-using ir::NodePtr;
+using ir::Node;
 using ir::Op;
 
 ir::PromotionOperand promotion_operand(const Operand& x) {
@@ -36,11 +36,11 @@ Shape broadcast_shape(std::span<const Shape* const> shapes) {
 
 }  // namespace
 
-NodePtr GraphBuilder::keep(const NodePtr& node, std::int32_t recorded, bool live,
-                           std::span<const NodePtr> inputs) {
+Node* GraphBuilder::keep(Node* node, std::int32_t recorded, bool live,
+                         std::span<Node* const> inputs) {
   bool same = node->trace_index == size() && inputs.size() == node->inputs.size();
   for (std::size_t k = 0; same && k < inputs.size(); ++k) same = inputs[k] == node->inputs[k];
-  NodePtr kept = node;
+  ir::NodePtr kept(node);
   if (!same) {
     kept = ir::make_node(node->op, node->dtype, node->shape, node->loc);
     kept->compute_dtype = node->compute_dtype;
@@ -50,10 +50,10 @@ NodePtr GraphBuilder::keep(const NodePtr& node, std::int32_t recorded, bool live
     kept->trace = node->trace;
     kept->trace_index = size();
   }
-  graph_.nodes.push_back(kept);
+  graph_.nodes.push_back(std::move(kept));
   graph_.live.push_back(live);
   graph_.recorded.push_back(recorded);
-  return kept;
+  return graph_.nodes.back().get();
 }
 
 void GraphBuilder::stands_for(std::int32_t recorded, bool live) {
@@ -61,46 +61,46 @@ void GraphBuilder::stands_for(std::int32_t recorded, bool live) {
   graph_.live.back() = live;
 }
 
-NodePtr GraphBuilder::added(Op op, DType dtype, const Shape& shape) {
+ir::NodePtr GraphBuilder::added(Op op, DType dtype, const Shape& shape) {
   return ir::make_node(op, dtype, shape, origin_->loc);
 }
 
-NodePtr GraphBuilder::append(NodePtr node) {
+Node* GraphBuilder::append(ir::NodePtr node) {
   node->trace = origin_->trace;
   node->trace_index = size();
-  graph_.nodes.push_back(node);
+  graph_.nodes.push_back(std::move(node));
   graph_.live.push_back(false);
   graph_.recorded.push_back(Graph::kAdded);
-  return node;
+  return graph_.nodes.back().get();
 }
 
-NodePtr GraphBuilder::scalar(const Scalar& value, DType dtype) {
-  NodePtr node = added(Op::Scalar, dtype, Shape{});
+Node* GraphBuilder::scalar(const Scalar& value, DType dtype) {
+  ir::NodePtr node = added(Op::Scalar, dtype, Shape{});
   node->scalar = value;
   node->attrs.push(std::int64_t(ir::ScalarRole::number));
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::broadcast(const NodePtr& x, const Shape& shape) {
+Node* GraphBuilder::broadcast(Node* x, const Shape& shape) {
   if (x->shape.rank() == 0 || x->shape == shape) return x;
-  NodePtr node = added(Op::Expand, x->dtype, shape);
+  ir::NodePtr node = added(Op::Expand, x->dtype, shape);
   node->inputs.push_back(x);
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::reshape(const NodePtr& x, const Shape& shape) {
+Node* GraphBuilder::reshape(Node* x, const Shape& shape) {
   if (x->shape == shape) return x;
-  NodePtr node = added(Op::Reshape, x->dtype, shape);
+  ir::NodePtr node = added(Op::Reshape, x->dtype, shape);
   node->inputs.push_back(x);
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::slice(const NodePtr& x, int axis, std::int64_t start, std::int64_t stop) {
+Node* GraphBuilder::slice(Node* x, int axis, std::int64_t start, std::int64_t stop) {
   const std::int64_t length = stop - start;
   if (length == x->shape[axis]) return x;
   Shape shape = x->shape;
   shape[axis] = length;
-  NodePtr node = added(Op::Slice, x->dtype, shape);
+  ir::NodePtr node = added(Op::Slice, x->dtype, shape);
   node->attrs.push(axis);
   node->attrs.push(length == 0 ? 0 : start);
   node->attrs.push(1);
@@ -108,8 +108,8 @@ NodePtr GraphBuilder::slice(const NodePtr& x, int axis, std::int64_t start, std:
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::reduction(Op op, const NodePtr& x, std::uint64_t mask, bool keepdim,
-                                DType dtype, DType compute_dtype) {
+Node* GraphBuilder::reduction(Op op, Node* x, std::uint64_t mask, bool keepdim, DType dtype,
+                              DType compute_dtype) {
   Shape shape;
   for (int a = 0; a < x->shape.rank(); ++a) {
     if (!(mask & (std::uint64_t(1) << a))) {
@@ -118,7 +118,7 @@ NodePtr GraphBuilder::reduction(Op op, const NodePtr& x, std::uint64_t mask, boo
       shape.push_back(1);
     }
   }
-  NodePtr node = added(op, dtype, shape);
+  ir::NodePtr node = added(op, dtype, shape);
   node->compute_dtype = compute_dtype;
   node->attrs.push(std::int64_t(mask));
   node->attrs.push(keepdim ? 1 : 0);
@@ -126,13 +126,13 @@ NodePtr GraphBuilder::reduction(Op op, const NodePtr& x, std::uint64_t mask, boo
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::pointwise(Op op, std::initializer_list<const Operand*> operands, DType dtype,
-                                DType compute_dtype, DType scalar_dtype) {
+Node* GraphBuilder::pointwise(Op op, std::initializer_list<const Operand*> operands, DType dtype,
+                              DType compute_dtype, DType scalar_dtype) {
   std::vector<const Shape*> shapes;
   for (const Operand* x : operands)
     if (x->node) shapes.push_back(&x->node->shape);
   const Shape shape = broadcast_shape(shapes);
-  NodePtr node = added(op, dtype, shape);
+  ir::NodePtr node = added(op, dtype, shape);
   node->compute_dtype = compute_dtype;
   for (const Operand* x : operands)
     node->inputs.push_back(x->node ? broadcast(x->node, shape) : scalar(*x->number, scalar_dtype));
@@ -140,43 +140,43 @@ NodePtr GraphBuilder::pointwise(Op op, std::initializer_list<const Operand*> ope
 }
 
 // Dtypes by the op's row of the op table, as the API records them (api/pointwise_ops.cpp).
-NodePtr GraphBuilder::binary(Op op, const Operand& a, const Operand& b) {
+Node* GraphBuilder::binary(Op op, const Operand& a, const Operand& b) {
   const std::array operands = {promotion_operand(a), promotion_operand(b)};
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, ir::result_type(operands));
   return pointwise(op, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number);
 }
 
-NodePtr GraphBuilder::unary(Op op, const NodePtr& x) {
+Node* GraphBuilder::unary(Op op, Node* x) {
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, x->dtype);
   const Operand operand(x);
   return pointwise(op, {&operand}, dtypes.result, dtypes.compute, dtypes.number);
 }
 
-NodePtr GraphBuilder::cast(const NodePtr& x, DType dtype) {
+Node* GraphBuilder::cast(Node* x, DType dtype) {
   if (x->dtype == dtype) return x;
   const Operand operand(x);
   return pointwise(Op::Cast, {&operand}, dtype, dtype, dtype);
 }
 
-NodePtr GraphBuilder::where(const NodePtr& cond, const Operand& a, const Operand& b) {
+Node* GraphBuilder::where(Node* cond, const Operand& a, const Operand& b) {
   const std::array operands = {promotion_operand(a), promotion_operand(b)};
   const DType dtype = ir::result_type(operands);
   const Operand c(cond);
   return pointwise(Op::Where, {&c, &a, &b}, dtype, dtype, ir::compute_type_of(dtype));
 }
 
-NodePtr GraphBuilder::arange(std::int64_t stop, std::int64_t step) {
-  NodePtr node = added(Op::Arange, DType::i64, Shape{stop <= 0 ? 0 : (stop - 1) / step + 1});
+Node* GraphBuilder::arange(std::int64_t stop, std::int64_t step) {
+  ir::NodePtr node = added(Op::Arange, DType::i64, Shape{stop <= 0 ? 0 : (stop - 1) / step + 1});
   node->compute_dtype = DType::i64;
   node->inputs.push_back(scalar(std::int64_t(0), DType::i64));
   node->inputs.push_back(scalar(step, DType::i64));
   return append(std::move(node));
 }
 
-NodePtr GraphBuilder::matmul(const ir::Node& product, std::span<const NodePtr> inputs,
-                             const ir::MatmulEpilogue& epilogue) {
+Node* GraphBuilder::matmul(const ir::Node& product, std::span<Node* const> inputs,
+                           const ir::MatmulEpilogue& epilogue) {
   set_origin(product);
-  NodePtr node = added(Op::MatMul, product.dtype, product.shape);
+  ir::NodePtr node = added(Op::MatMul, product.dtype, product.shape);
   node->compute_dtype = product.compute_dtype;
   node->attrs = ir::matmul_attrs(epilogue);
   node->inputs.assign(inputs.begin(), inputs.end());

@@ -15,7 +15,6 @@ namespace {
 
 using ir::MatmulActivation;
 using ir::Node;
-using ir::NodePtr;
 using ir::Op;
 
 constexpr std::int32_t kNone = -1;
@@ -23,17 +22,17 @@ constexpr std::int32_t kNone = -1;
 // A product and the consumers folded into it.
 struct Fold {
   std::uint32_t product;
-  std::uint32_t last;  // the last node folded: the new product stands for it
-  NodePtr bias;        // the [N] vector (under its broadcast)
-  NodePtr residual;
+  std::uint32_t last;    // the last node folded: the new product stands for it
+  Node* bias = nullptr;  // the [N] vector (under its broadcast)
+  Node* residual = nullptr;
   ir::MatmulEpilogue epilogue;
   std::string what;
 };
 
 // The [N] vector `x` broadcasts over the rows of a product of shape `shape`, if it is one.
-NodePtr bias_under(const NodePtr& x, const Shape& shape, DType dtype) {
+Node* bias_under(Node* x, const Shape& shape, DType dtype) {
   if (!x->is_pending() || x->op != Op::Expand) return nullptr;
-  const NodePtr& vector = x->inputs[0];
+  Node* vector = x->inputs[0];
   const Shape& s = vector->shape;
   if (vector->dtype != dtype || s.rank() == 0 || s[s.rank() - 1] != shape[shape.rank() - 1])
     return nullptr;
@@ -53,7 +52,7 @@ class EpilogueFolder {
     consumer_.assign(in_.size(), kNone);
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       if (!needed_[i]) continue;
-      for (const NodePtr& input : in_.nodes[i]->inputs) {
+      for (Node* input : in_.nodes[i]->inputs) {
         if (!input->is_pending()) continue;
         uses_[input->trace_index]++;
         consumer_[input->trace_index] = std::int32_t(i);
@@ -90,15 +89,15 @@ class EpilogueFolder {
       if (f != kNone && folds_[f].last != i) continue;  // replaced by the folded product
       const Node& node = *in_.nodes[i];
       if (f == kNone) {
-        absl::InlinedVector<NodePtr, 3> inputs;
-        for (const NodePtr& input : node.inputs) inputs.push_back(now(input, node));
-        now_[i] = builder_.keep(in_.nodes[i], in_.recorded[i], in_.live[i], inputs);
+        absl::InlinedVector<Node*, 3> inputs;
+        for (Node* input : node.inputs) inputs.push_back(now(input, node));
+        now_[i] = builder_.keep(in_.nodes[i].get(), in_.recorded[i], in_.live[i], inputs);
         continue;
       }
       const Fold& fold = folds_[f];
       const Node& product = *in_.nodes[fold.product];
-      absl::InlinedVector<NodePtr, 4> inputs{now(product.inputs[0], product),
-                                             now(product.inputs[1], product)};
+      absl::InlinedVector<Node*, 4> inputs{now(product.inputs[0], product),
+                                           now(product.inputs[1], product)};
       if (fold.bias) inputs.push_back(now(fold.bias, product));
       if (fold.residual) inputs.push_back(now(fold.residual, product));
       const std::uint32_t first = builder_.size();
@@ -111,9 +110,9 @@ class EpilogueFolder {
   }
 
  private:
-  const NodePtr& now(const NodePtr& input, const Node& consumer) const {
+  Node* now(Node* input, const Node& consumer) const {
     if (!input->is_pending()) return input;
-    const NodePtr& version = now_[input->trace_index];
+    Node* version = now_[input->trace_index];
     if (!version) internal_error(consumer, "fold_matmul_epilogues left out an input of a node");
     return version;
   }
@@ -137,11 +136,10 @@ class EpilogueFolder {
       const Node& consumer = *in_.nodes[next];
       const bool same_kind = consumer.dtype == product.dtype && consumer.shape == product.shape;
       if (consumer.op == Op::Add && same_kind && consumer.inputs[0] != consumer.inputs[1]) {
-        const NodePtr& other =
-            consumer.inputs[0]->trace_index == at && consumer.inputs[0]->is_pending()
-                ? consumer.inputs[1]
-                : consumer.inputs[0];
-        if (NodePtr bias = bias_under(other, product.shape, product.dtype);
+        Node* other = consumer.inputs[0]->trace_index == at && consumer.inputs[0]->is_pending()
+                          ? consumer.inputs[1]
+                          : consumer.inputs[0];
+        if (Node* bias = bias_under(other, product.shape, product.dtype);
             bias && !fold.epilogue.bias) {
           fold.bias = bias;
           fold.epilogue.bias = true;
@@ -207,7 +205,7 @@ class EpilogueFolder {
   std::vector<Fold> folds_;
   std::vector<std::int32_t> fold_at_;  // for each node folded: its fold
   std::vector<std::string> notes_;
-  std::vector<NodePtr> now_;  // each node's version in the rewritten graph
+  std::vector<Node*> now_;  // each node's version in the rewritten graph
   Graph out_;
   GraphBuilder builder_;
 };
@@ -215,8 +213,9 @@ class EpilogueFolder {
 }  // namespace
 
 Graph fold_matmul_epilogues(Graph recorded) {
-  const bool any_product = std::any_of(recorded.nodes.begin(), recorded.nodes.end(),
-                                       [](const NodePtr& node) { return node->op == Op::MatMul; });
+  const bool any_product =
+      std::any_of(recorded.nodes.begin(), recorded.nodes.end(),
+                  [](const ir::NodePtr& node) { return node->op == Op::MatMul; });
   if (!any_product) return recorded;
   EpilogueFolder folder(recorded);
   if (folder.find()) return folder.rewrite();

@@ -8,7 +8,7 @@ namespace lazy::fuse {
 
 namespace {
 
-using ir::NodePtr;
+using ir::Node;
 using ir::Op;
 
 constexpr std::uint64_t axis_bit(int axis) {
@@ -25,25 +25,25 @@ DType partial_dtype(Op op, DType compute_dtype) {
 }
 
 // Two partial results of a splittable reduction, combined by the reduction's combine op.
-NodePtr combine(GraphBuilder& b, Op op, const NodePtr& x, const NodePtr& y) {
+Node* combine(GraphBuilder& b, Op op, Node* x, Node* y) {
   return b.binary(ir::reduction_info(op).combine, x, y);
 }
 
 // The full reduction over chunks first: deterministic (a fixed order), and parallel. Elements
 // past the last whole chunk fold on their own.
-NodePtr in_chunks(GraphBuilder& b, Op op, const NodePtr& x, const Shape& result_shape, DType dtype,
-                  DType compute_dtype) {
+Node* in_chunks(GraphBuilder& b, Op op, Node* x, const Shape& result_shape, DType dtype,
+                DType compute_dtype) {
   const std::int64_t n = x->shape.numel();
   const std::int64_t whole = n / kTwoStageChunk * kTwoStageChunk;
-  const NodePtr flat = b.reshape(x, Shape{n});
-  const NodePtr chunks =
+  Node* const flat = b.reshape(x, Shape{n});
+  Node* const chunks =
       b.reshape(b.slice(flat, 0, 0, whole), Shape{whole / kTwoStageChunk, kTwoStageChunk});
-  const NodePtr partial = reduce_in_stages(b, op, chunks, axis_bit(1), false,
-                                           partial_dtype(op, compute_dtype), compute_dtype);
-  NodePtr total = reduce_in_stages(b, op, partial, axis_bit(0), false, dtype, compute_dtype);
+  Node* const partial = reduce_in_stages(b, op, chunks, axis_bit(1), false,
+                                         partial_dtype(op, compute_dtype), compute_dtype);
+  Node* total = reduce_in_stages(b, op, partial, axis_bit(0), false, dtype, compute_dtype);
   if (whole < n) {
-    const NodePtr rest = reduce_in_stages(b, op, b.slice(flat, 0, whole, n), axis_bit(0), false,
-                                          dtype, compute_dtype);
+    Node* const rest = reduce_in_stages(b, op, b.slice(flat, 0, whole, n), axis_bit(0), false,
+                                        dtype, compute_dtype);
     total = combine(b, op, total, rest);
   }
   return b.reshape(total, result_shape);
@@ -51,12 +51,12 @@ NodePtr in_chunks(GraphBuilder& b, Op op, const NodePtr& x, const Shape& result_
 
 // Few long rows (a sum over the last axis of [64, 2^20], say): each row folds in chunks first,
 // then the chunks.
-NodePtr rows_in_chunks(GraphBuilder& b, Op op, const NodePtr& x, const Shape& result_shape,
-                       std::int64_t extent, DType dtype, DType compute_dtype) {
+Node* rows_in_chunks(GraphBuilder& b, Op op, Node* x, const Shape& result_shape,
+                     std::int64_t extent, DType dtype, DType compute_dtype) {
   const std::int64_t rows = result_shape.numel();
-  const NodePtr chunks = b.reshape(x, Shape{rows, extent / kTwoStageChunk, kTwoStageChunk});
-  const NodePtr partial = reduce_in_stages(b, op, chunks, axis_bit(2), false,
-                                           partial_dtype(op, compute_dtype), compute_dtype);
+  Node* const chunks = b.reshape(x, Shape{rows, extent / kTwoStageChunk, kTwoStageChunk});
+  Node* const partial = reduce_in_stages(b, op, chunks, axis_bit(2), false,
+                                         partial_dtype(op, compute_dtype), compute_dtype);
   return b.reshape(reduce_in_stages(b, op, partial, axis_bit(1), false, dtype, compute_dtype),
                    result_shape);
 }
@@ -65,9 +65,9 @@ NodePtr rows_in_chunks(GraphBuilder& b, Op op, const NodePtr& x, const Shape& re
 // `first` is cut into runs of equal length, each run folded (with the rest of the block) into a
 // partial, then the partials of each result folded in order, so the result is the same on every
 // run. The rows past the last whole run are folded on their own and combined.
-NodePtr columns_in_runs(GraphBuilder& b, Op op, const NodePtr& x, std::uint64_t mask,
-                        const Shape& result_shape, int first, std::int64_t runs, DType dtype,
-                        DType compute_dtype) {
+Node* columns_in_runs(GraphBuilder& b, Op op, Node* x, std::uint64_t mask,
+                      const Shape& result_shape, int first, std::int64_t runs, DType dtype,
+                      DType compute_dtype) {
   const Shape& in = x->shape;
   const std::int64_t rows = in[first];
   const std::int64_t length = rows / runs;
@@ -84,13 +84,13 @@ NodePtr columns_in_runs(GraphBuilder& b, Op op, const NodePtr& x, std::uint64_t 
     if (mask & axis_bit(a)) split_mask |= axis_bit(a + 1);  // past the runs axis
   }
   const DType partials = partial_dtype(op, compute_dtype);
-  const NodePtr body = whole < rows ? b.slice(x, first, 0, whole) : x;
-  const NodePtr partial =
+  Node* const body = whole < rows ? b.slice(x, first, 0, whole) : x;
+  Node* const partial =
       reduce_in_stages(b, op, b.reshape(body, split), split_mask, false, partials, compute_dtype);
-  NodePtr total = reduce_in_stages(b, op, partial, axis_bit(first), false, partials, compute_dtype);
+  Node* total = reduce_in_stages(b, op, partial, axis_bit(first), false, partials, compute_dtype);
   if (whole < rows) {
-    const NodePtr rest = reduce_in_stages(b, op, b.slice(x, first, whole, rows), mask, false,
-                                          partials, compute_dtype);
+    Node* const rest = reduce_in_stages(b, op, b.slice(x, first, whole, rows), mask, false,
+                                        partials, compute_dtype);
     total = combine(b, op, total, rest);
   }
   return b.reshape(b.cast(total, dtype), result_shape);
@@ -101,8 +101,8 @@ NodePtr columns_in_runs(GraphBuilder& b, Op op, const NodePtr& x, std::uint64_t 
 // ones, or the first NaN, wins, as over the whole axis), and the winning run's position is picked
 // out. Elements past the last whole run fold on their own and win only when strictly better.
 // (Where an op has two operands to build, the right one is built first, as the API recorded it.)
-NodePtr arg_in_runs(GraphBuilder& b, Op op, const NodePtr& x, int axis, std::int64_t length,
-                    DType compute_dtype) {
+Node* arg_in_runs(GraphBuilder& b, Op op, Node* x, int axis, std::int64_t length,
+                  DType compute_dtype) {
   const bool is_max = op == Op::ArgMax;
   const Op value_op = is_max ? Op::ReduceMax : Op::ReduceMin;
   const DType dtype = x->dtype;
@@ -116,31 +116,31 @@ NodePtr arg_in_runs(GraphBuilder& b, Op op, const NodePtr& x, int axis, std::int
     if (a == axis) split.push_back(length);
     along.push_back(a == axis ? runs : 1);
   }
-  const NodePtr body = b.reshape(whole < extent ? b.slice(x, axis, 0, whole) : x, split);
-  const NodePtr values =
+  Node* const body = b.reshape(whole < extent ? b.slice(x, axis, 0, whole) : x, split);
+  Node* const values =
       reduce_in_stages(b, value_op, body, axis_bit(axis + 1), false, dtype, compute_dtype);
-  const NodePtr run_starts = b.reshape(b.arange(whole, length), along);
-  const NodePtr positions = b.binary(
+  Node* const run_starts = b.reshape(b.arange(whole, length), along);
+  Node* const positions = b.binary(
       Op::Add, reduce_in_stages(b, op, body, axis_bit(axis + 1), false, DType::i64, compute_dtype),
       run_starts);
-  const NodePtr best_run =
+  Node* const best_run =
       reduce_in_stages(b, op, values, axis_bit(axis), true, DType::i64, compute_dtype);
-  const NodePtr picked =
+  Node* const picked =
       b.where(b.binary(Op::Eq, b.reshape(b.arange(runs, 1), along), best_run), positions, 0);
-  NodePtr position =
+  Node* position =
       reduce_in_stages(b, Op::ReduceSum, picked, axis_bit(axis), true, DType::i64, DType::i64);
   if (whole < extent) {
-    const NodePtr best =
+    Node* const best =
         reduce_in_stages(b, value_op, values, axis_bit(axis), true, dtype, compute_dtype);
-    const NodePtr rest = b.slice(x, axis, whole, extent);
-    const NodePtr rest_best =
+    Node* const rest = b.slice(x, axis, whole, extent);
+    Node* const rest_best =
         reduce_in_stages(b, value_op, rest, axis_bit(axis), true, dtype, compute_dtype);
-    const NodePtr rest_position = b.binary(
+    Node* const rest_position = b.binary(
         Op::Add, reduce_in_stages(b, op, rest, axis_bit(axis), true, DType::i64, compute_dtype),
         whole);
-    NodePtr better = b.binary(is_max ? Op::Gt : Op::Lt, rest_best, best);
+    Node* better = b.binary(is_max ? Op::Gt : Op::Lt, rest_best, best);
     if (is_floating(dtype)) {
-      const NodePtr nan_or_better = b.binary(Op::LogicalOr, b.unary(Op::IsNan, rest_best), better);
+      Node* const nan_or_better = b.binary(Op::LogicalOr, b.unary(Op::IsNan, rest_best), better);
       better = b.binary(Op::LogicalAnd, b.unary(Op::LogicalNot, b.unary(Op::IsNan, best)),
                         nan_or_better);
     }
@@ -151,8 +151,8 @@ NodePtr arg_in_runs(GraphBuilder& b, Op op, const NodePtr& x, int axis, std::int
 
 }  // namespace
 
-NodePtr reduce_split(GraphBuilder& b, const ReductionSplit& split, Op op, const NodePtr& x,
-                     std::uint64_t mask, bool keepdim, DType dtype, DType compute_dtype) {
+Node* reduce_split(GraphBuilder& b, const ReductionSplit& split, Op op, Node* x, std::uint64_t mask,
+                   bool keepdim, DType dtype, DType compute_dtype) {
   const Shape result_shape = reduced_shape(x->shape, mask, keepdim);
   switch (split.kind) {
     case SplitKind::chunks:
@@ -161,7 +161,7 @@ NodePtr reduce_split(GraphBuilder& b, const ReductionSplit& split, Op op, const 
       return rows_in_chunks(b, op, x, result_shape, x->shape.numel() / result_shape.numel(), dtype,
                             compute_dtype);
     case SplitKind::arg_runs: {
-      const NodePtr along = split.flat ? b.reshape(x, Shape{x->shape.numel()}) : x;
+      Node* const along = split.flat ? b.reshape(x, Shape{x->shape.numel()}) : x;
       return b.reshape(arg_in_runs(b, op, along, split.axis, split.length, compute_dtype),
                        result_shape);
     }
@@ -174,8 +174,8 @@ NodePtr reduce_split(GraphBuilder& b, const ReductionSplit& split, Op op, const 
   return b.reduction(op, x, mask, keepdim, dtype, compute_dtype);
 }
 
-NodePtr reduce_in_stages(GraphBuilder& b, Op op, const NodePtr& x, std::uint64_t mask, bool keepdim,
-                         DType dtype, DType compute_dtype) {
+Node* reduce_in_stages(GraphBuilder& b, Op op, Node* x, std::uint64_t mask, bool keepdim,
+                       DType dtype, DType compute_dtype) {
   return reduce_split(b, choose_split(op, x->shape, mask), op, x, mask, keepdim, dtype,
                       compute_dtype);
 }

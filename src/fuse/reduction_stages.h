@@ -11,12 +11,11 @@ namespace lazy::fuse {
 
 // Reduction `op` of x over the axes in `mask`, split where choose_split says so; the result has
 // `dtype` and the reduction's shape.
-ir::NodePtr reduce_in_stages(GraphBuilder& builder, ir::Op op, const ir::NodePtr& x,
-                             std::uint64_t mask, bool keepdim, DType dtype, DType compute_dtype);
+ir::Node* reduce_in_stages(GraphBuilder& builder, ir::Op op, ir::Node* x, std::uint64_t mask,
+                           bool keepdim, DType dtype, DType compute_dtype);
 
 // The same with the split already chosen (kind other than none).
-ir::NodePtr reduce_split(GraphBuilder& builder, const ReductionSplit& split, ir::Op op,
-                         const ir::NodePtr& x, std::uint64_t mask, bool keepdim, DType dtype,
-                         DType compute_dtype);
+ir::Node* reduce_split(GraphBuilder& builder, const ReductionSplit& split, ir::Op op, ir::Node* x,
+                       std::uint64_t mask, bool keepdim, DType dtype, DType compute_dtype);
 
 }  // namespace lazy::fuse

@@ -19,7 +19,7 @@ void RegionCones::walk(std::size_t r,
   const std::vector<ir::NodePtr>& nodes = p_.graph.nodes;
   if (region.matmul || region.scatter) {
     const std::uint32_t node = region.matmul ? region.matmul->node : region.scatter->node;
-    for (const ir::NodePtr& input : nodes[node]->inputs) walk_node(*input);
+    for (ir::Node* input : nodes[node]->inputs) walk_node(*input);
     return;
   }
   if (region.row)
@@ -50,7 +50,7 @@ void RegionCones::walk_node(const Node& node) {
   (*reached_)(index, true);
   // The region's own reduction is its folded value: its input is walked from the region's start.
   if (ir::op_kind(node.op) == OpKind::reduction) return;
-  for (const ir::NodePtr& input : node.inputs) walk_node(*input);
+  for (ir::Node* input : node.inputs) walk_node(*input);
 }
 
 }  // namespace lazy::fuse

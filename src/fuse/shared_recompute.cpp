@@ -45,14 +45,14 @@ bool cut_values_recomputed_by_several_regions(Partition& p) {
   // The node to write is where the kernels' chains part: one that several ops read.
   std::vector<int> readers(graph.size(), 0);
   for (const ir::NodePtr& node : graph.nodes)
-    for (const ir::NodePtr& input : node->inputs)
+    for (ir::Node* input : node->inputs)
       if (input->is_pending()) ++readers[input->trace_index];
   bool cut = false;
   std::vector<Ops> ops(graph.size());  // inputs come first, so one pass in order
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (!p.cuts.needed[i] || p.cuts.cut[i]) continue;  // a written value costs its readers no op
     const ir::Node& node = *graph.nodes[i];
-    for (const ir::NodePtr& input : node.inputs)
+    for (ir::Node* input : node.inputs)
       if (input->is_pending()) add_ops(ops[i], ops[input->trace_index]);
     if (!computes(node)) continue;
     add_ops(ops[i], {i});

@@ -12,7 +12,7 @@ namespace lazy::fuse {
 
 namespace {
 
-using ir::NodePtr;
+using ir::Node;
 using ir::OpKind;
 
 constexpr std::int32_t kNone = -1;
@@ -37,7 +37,7 @@ class ReductionSplitter {
     std::vector<bool> claimed(in_.size(), false);
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       if (!needed[i]) continue;
-      std::optional<ExpSumMatch> match = match_exp_sum_in_chunks(in_.nodes[i]);
+      std::optional<ExpSumMatch> match = match_exp_sum_in_chunks(in_.nodes[i].get());
       if (!match || claimed[match->shift->trace_index]) continue;
       claimed[match->shift->trace_index] = true;
       match_at_[match->shift->trace_index] = match_at_[i] = std::int32_t(matches_.size());
@@ -50,11 +50,11 @@ class ReductionSplitter {
       if (!needed_[i]) continue;
       if (match_at_[i] != kNone) {
         const ExpSumMatch& match = matches_[match_at_[i]];
-        for (const NodePtr& input : {match.v, match.infinite_max_shift})
+        for (Node* input : {match.v, match.infinite_max_shift})
           if (input && input->is_pending()) needed_[input->trace_index] = true;
         continue;
       }
-      for (const NodePtr& input : in_.nodes[i]->inputs)
+      for (Node* input : in_.nodes[i]->inputs)
         if (input->is_pending()) needed_[input->trace_index] = true;
       any = any || split_of(*in_.nodes[i]).kind != SplitKind::none;
     }
@@ -65,7 +65,7 @@ class ReductionSplitter {
     out_.externals = in_.externals;
     out_.notes = in_.notes;
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
-      const NodePtr& node = in_.nodes[i];
+      Node* node = in_.nodes[i].get();
       const std::int32_t m = match_at_[i];
       if (m != kNone && matches_[m].total == node) continue;  // built with its shift
       if (m != kNone) {
@@ -73,8 +73,8 @@ class ReductionSplitter {
         continue;
       }
       if (!needed_[i]) continue;
-      absl::InlinedVector<NodePtr, 3> inputs;
-      for (const NodePtr& input : node->inputs) inputs.push_back(now(input, *node));
+      absl::InlinedVector<Node*, 3> inputs;
+      for (Node* input : node->inputs) inputs.push_back(now(input, *node));
       const ReductionSplit split = split_of(*node);
       if (split.kind == SplitKind::none) {
         now_[i] = builder_.keep(node, in_.recorded[i], in_.live[i], inputs);
@@ -102,9 +102,9 @@ class ReductionSplitter {
 
  private:
   // The rewritten graph's version of an input of `consumer`.
-  const NodePtr& now(const NodePtr& input, const ir::Node& consumer) const {
+  Node* now(Node* input, const ir::Node& consumer) const {
     if (!input->is_pending()) return input;
-    const NodePtr& version = now_[input->trace_index];
+    Node* version = now_[input->trace_index];
     if (!version) internal_error(consumer, "split_reductions left out an input of a needed node");
     return version;
   }
@@ -113,7 +113,7 @@ class ReductionSplitter {
     const ir::Node& shift = *match.shift;
     builder_.set_origin(shift);
     const std::uint32_t first = builder_.size();
-    const NodePtr& number =
+    Node* number =
         match.infinite_max_shift ? now(match.infinite_max_shift, shift) : match.infinite_max_shift;
     const ExpSumNodes built = build_exp_sum_in_chunks(builder_, now(match.v, shift), number);
     const std::int64_t extent = match.v->shape[match.v->shape.rank() - 1];
@@ -128,8 +128,7 @@ class ReductionSplitter {
   }
 
   // Records that `replacement` now computes input node i.
-  void stands_for(std::uint32_t i, const NodePtr& replacement, std::uint32_t first,
-                  std::string what) {
+  void stands_for(std::uint32_t i, Node* replacement, std::uint32_t first, std::string what) {
     const std::uint32_t at = replacement->trace_index;
     out_.recorded[at] = in_.recorded[i];
     out_.live[at] = in_.live[i];
@@ -141,7 +140,7 @@ class ReductionSplitter {
   std::vector<ExpSumMatch> matches_;
   std::vector<std::int32_t> match_at_;  // for a matched fold's shift and total: its match
   std::vector<bool> needed_;            // needed once rewritten
-  std::vector<NodePtr> now_;            // each input node's version in the rewritten graph
+  std::vector<Node*> now_;              // each input node's version in the rewritten graph
   Graph out_;
   GraphBuilder builder_;
 };

@@ -22,7 +22,7 @@ ViewChain view_chain(const ir::Node& node, const std::vector<bool>* written) {
   while (chain.base->is_pending() && ir::op_kind(chain.base->op) == ir::OpKind::view &&
          !(written && (*written)[chain.base->trace_index])) {
     chain.views.push_back(chain.base);
-    chain.base = chain.base->inputs[0].get();
+    chain.base = chain.base->inputs[0];
   }
   return chain;
 }

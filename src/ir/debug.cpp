@@ -23,7 +23,7 @@ std::string describe_graph(std::span<const ir::NodePtr> pending, const std::vect
     const ir::Node& node = *pending[i];
     out << "  %" << i << " = " << ir::op_name(node.op) << "(";
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
-      const ir::NodePtr& input = node.inputs[k];
+      ir::Node* input = node.inputs[k];
       out << (k ? ", " : "");
       if (input->is_pending()) {
         out << "%" << input->trace_index;

@@ -3,11 +3,14 @@
 #include <new>
 #include <utility>
 
-#include "ir/node_allocator.h"
-
 namespace lazy::ir {
 
 namespace {
+
+// Recording allocates one node per op and a sync frees them all. Recycling the blocks in a
+// per-thread free list keeps malloc off the recording path (it was a sixth of an op's cost),
+// up to a step's worth of nodes; past that, blocks go back to the heap.
+constexpr std::size_t kMaxCachedNodeBlocks = 16384;
 
 // Free blocks linked through their first bytes: taking and keeping one is a few stores, where a
 // vector of pointers cost a bounds check and a capacity check each way.
@@ -19,7 +22,6 @@ struct FreeBlock {
 struct FreeNodeBlocks {
   FreeBlock* head = nullptr;
   std::size_t count = 0;
-  std::size_t bytes = 0;
   bool gone = false;  // the thread is exiting: blocks freed now go straight to the heap
 };
 constinit thread_local FreeNodeBlocks free_node_blocks;
@@ -36,55 +38,35 @@ struct FreeNodeBlocksDrain {
 };
 thread_local FreeNodeBlocksDrain free_node_blocks_drain;
 
-using Orphans = absl::InlinedVector<NodePtr, 8>;
-
-// Moves the inputs nothing else holds into `orphans`, to be freed by the caller's loop.
-void release_inputs(absl::InlinedVector<NodePtr, 3>& inputs, Orphans& orphans) {
-  for (NodePtr& input : inputs) {
-    if (input && input.use_count() == 1) orphans.push_back(std::move(input));
-  }
-  inputs.clear();
-}
-
-}  // namespace
-
-void* take_node_block(std::size_t bytes) {
+void* take_node_block() {
   FreeNodeBlocks& list = free_node_blocks;
-  if (list.head == nullptr || bytes != list.bytes) return nullptr;
+  if (list.head == nullptr) return ::operator new(sizeof(Node));
   --list.count;
   return std::exchange(list.head, list.head->next);
 }
 
-bool keep_node_block(void* block, std::size_t bytes) {
+// A block may be freed by another thread than the one that took it: it then joins that thread's
+// list, which is fine since all blocks come from the global heap.
+void keep_node_block(void* block) {
   FreeNodeBlocks& list = free_node_blocks;
   if (list.head == nullptr) {
-    if (list.gone) return false;
+    if (list.gone) return ::operator delete(block);
     [[maybe_unused]] FreeNodeBlocksDrain& registered = free_node_blocks_drain;
-    list.bytes = bytes;
   }
-  if (bytes != list.bytes || list.count >= kMaxCachedNodeBlocks) return false;
+  if (list.count >= kMaxCachedNodeBlocks) return ::operator delete(block);
   list.head = new (block) FreeBlock{list.head};
   ++list.count;
-  return true;
 }
+
+}  // namespace
 
 NodePtr make_node(Op op, DType dtype, const Shape& shape, std::source_location loc) {
-  return std::allocate_shared<Node>(NodeAllocator<Node>(), op, dtype, shape, loc);
+  return NodePtr::adopt(new (take_node_block()) Node(op, dtype, shape, loc));
 }
 
-Node::~Node() {
-  // Mostly every input has another owner (the trace, another consumer), and the members'
-  // destructors dropping the references is all there is to do.
-  bool last_owner = false;
-  for (const NodePtr& input : inputs) last_owner |= input.use_count() == 1;
-  if (!last_owner) return;
-  Orphans orphans;
-  release_inputs(inputs, orphans);
-  while (!orphans.empty()) {
-    NodePtr node = std::move(orphans.back());
-    orphans.pop_back();
-    release_inputs(node->inputs, orphans);
-  }
+void destroy_node(Node* node) noexcept {
+  node->~Node();
+  keep_node_block(node);
 }
 
 }  // namespace lazy::ir

@@ -33,13 +33,13 @@ Trace& Trace::make_current() {
   return trace;
 }
 
-void Trace::push_external_ref(const NodePtr& node) {
-  auto [it, inserted] = external_slots_.try_emplace(node.get(), std::uint32_t(externals_.size()));
+void Trace::push_external_ref(Node* node) {
+  auto [it, inserted] = external_slots_.try_emplace(node, std::uint32_t(externals_.size()));
   program_.push_back(kExternalMarker | it->second);
   if (inserted) {
     // Slots are numbered in order of first use, so a first use is known from the words before it
     // and the dtype and shape that follow it cannot be read as anything else.
-    externals_.push_back(node);
+    externals_.emplace_back(node);
     program_.push_back(std::uint64_t(node->dtype) | std::uint64_t(node->shape.rank()) << 8);
     for (std::int64_t dim : node->shape) program_.push_back(std::uint64_t(dim));
   }
@@ -49,24 +49,20 @@ void Trace::append(NodePtr node) {
   // Where each input comes from (a pending index or an external slot) tells apart graphs whose
   // nodes are alike but wired differently, or that bind scalars differently.
   push_descriptor(*node, program_);
-  for (const NodePtr& input : node->inputs) {
-    if (input->trace == this) {
+  for (Node* input : node->inputs) {
+    if (input->trace == this)
       program_.push_back(input->trace_index);
-      ++owners_inside_[input->trace_index];
-    } else {
+    else
       push_external_ref(input);
-    }
   }
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
   nodes_.push_back(std::move(node));
-  owners_inside_.push_back(1);
 }
 
 std::vector<bool> Trace::live() const {
   std::vector<bool> held(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    held[i] = std::uint32_t(nodes_[i].use_count()) > owners_inside_[i];
+  for (std::size_t i = 0; i < nodes_.size(); ++i) held[i] = nodes_[i].use_count() > 1;
   return held;
 }
 
@@ -92,11 +88,11 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
 }
 
 void Trace::clear() {
-  for (const NodePtr& node : nodes_) node->trace = nullptr;
-  // Last first: a consumer goes before its inputs, so each node is freed by its own release
-  // instead of being handed to a consumer's destructor.
-  while (!nodes_.empty()) nodes_.pop_back();
-  owners_inside_.clear();
+  for (const NodePtr& node : nodes_) {
+    node->trace = nullptr;
+    if (node.use_count() > 1) node->inputs.clear();
+  }
+  nodes_.clear();
   externals_.clear();
   external_slots_.clear();
   program_.clear();

@@ -26,8 +26,14 @@ class Trace {
     return *current_;
   }
 
-  // Appends `node`, whose op, dtype, shape, attrs and inputs are set. Inputs must be pending in
-  // this trace or computed.
+  Trace() = default;
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+  // A thread that exits with ops pending forgets them, as clear() does.
+  ~Trace() { clear(); }
+
+  // Appends `node`, whose op, dtype, shape, attrs and inputs are set, and owns it until the sync.
+  // Inputs must be pending in this trace or computed; the trace owns the computed ones too.
   void append(NodePtr node);
 
   std::span<const NodePtr> pending() const { return nodes_; }
@@ -37,8 +43,8 @@ class Trace {
   bool empty() const { return nodes_.empty(); }
 
   // Which pending nodes are held from outside the trace (by a lazy::Tensor handle): those a sync
-  // writes to memory; the others are intermediates. A node is held when it has more owners than
-  // the trace and its pending consumers, which spares every handle copy a second counter.
+  // writes to memory; the others are intermediates. Consumers do not own their inputs, so a node
+  // is held when it has an owner besides the trace.
   std::vector<bool> live() const;
 
   // The key of the pending graph: its structure (ops, dtypes, shapes, attrs, which input feeds
@@ -50,7 +56,8 @@ class Trace {
   // agree even if another thread drops a handle meanwhile).
   Hash128 sync_key(const std::vector<bool>& live) const;
 
-  // Forgets every pending node (computed ones keep their data).
+  // Forgets every pending node (computed ones keep their data). A node a handle still holds keeps
+  // no inputs: they may be freed with the trace.
   void clear();
 
  private:
@@ -61,12 +68,9 @@ class Trace {
 
   // Appends the program words naming a computed input: its slot, and at its first use its dtype
   // and shape.
-  void push_external_ref(const NodePtr& node);
+  void push_external_ref(Node* node);
 
   std::vector<NodePtr> nodes_;
-  // Per pending node, the owners live() expects inside the trace: the trace itself and each
-  // pending consumer. Counted as nodes are appended, so live() is one pass.
-  std::vector<std::uint32_t> owners_inside_;
   std::vector<NodePtr> externals_;
   absl::flat_hash_map<const Node*, std::uint32_t> external_slots_;
   // The pending graph as flat words: per node, what it is (op, dtypes, shape, attrs) and where

@@ -48,7 +48,7 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
   std::vector<int> uses_left(n, 0);
   for (std::size_t i = n; i-- > 0;) {
     if (!needed[i]) continue;
-    for (const ir::NodePtr& input : pending[i]->inputs) {
+    for (ir::Node* input : pending[i]->inputs) {
       if (input->is_pending()) {
         needed[input->trace_index] = true;
         ++uses_left[input->trace_index];
@@ -58,11 +58,10 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
 
   std::vector<std::optional<Value>> values(n);
   absl::flat_hash_map<const ir::Node*, Value> externals;
-  auto input_value = [&](const ir::NodePtr& input) -> const Value& {
+  auto input_value = [&](const ir::Node* input) -> const Value& {
     if (input->is_pending()) return *values[input->trace_index];
-    auto it = externals.find(input.get());
-    if (it == externals.end())
-      it = externals.emplace(input.get(), value_of_data(*input->data)).first;
+    auto it = externals.find(input);
+    if (it == externals.end()) it = externals.emplace(input, value_of_data(*input->data)).first;
     return it->second;
   };
 
@@ -78,7 +77,7 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
                                     node.loc);
     std::vector<Value> inputs;
     inputs.reserve(node.inputs.size());
-    for (const ir::NodePtr& input : node.inputs) inputs.push_back(input_value(input));
+    for (ir::Node* input : node.inputs) inputs.push_back(input_value(input));
 
     switch (ir::op_kind(node.op)) {
       case ir::OpKind::leaf:
@@ -118,7 +117,7 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
     }
     if (live[i]) results[i] = materialize(*values[i]);
 
-    for (const ir::NodePtr& input : node.inputs) {
+    for (ir::Node* input : node.inputs) {
       if (input->is_pending() && --uses_left[input->trace_index] == 0) {
         values[input->trace_index].reset();
       }

@@ -27,7 +27,7 @@ struct PlannedOutput {
   DType dtype;
   std::int64_t numel;
   // An added node's op, dtype, shape and source line (no inputs), for messages about its memory.
-  std::shared_ptr<const ir::Node> added;
+  ir::NodePtr added;
   // Plan index of a root this kernel reads for the last time whose memory the output takes
   // instead of new memory (runtime/buffer_reuse.h): not poisoned, since it holds the input.
   std::optional<std::uint32_t> reuses;

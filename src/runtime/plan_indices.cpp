@@ -17,7 +17,7 @@ PlanIndices::PlanIndices(const fuse::Graph& graph, std::size_t recorded_count)
     index_[i] = added(std::uint32_t(i)) ? next++ : std::uint32_t(graph.recorded[i]);
 }
 
-std::shared_ptr<const ir::Node> detached_copy(const ir::Node& node) {
+ir::NodePtr detached_copy(const ir::Node& node) {
   ir::NodePtr copy = ir::make_node(node.op, node.dtype, node.shape, node.loc);
   copy->compute_dtype = node.compute_dtype;
   return copy;

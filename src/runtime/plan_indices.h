@@ -29,7 +29,7 @@ class PlanIndices {
 
 // What a message about an added node's memory needs of it (op, dtype, shape, source line), without
 // its inputs, which the plan must not keep alive.
-std::shared_ptr<const ir::Node> detached_copy(const ir::Node& node);
+ir::NodePtr detached_copy(const ir::Node& node);
 
 // A kernel's arguments with graph indices turned into plan indices.
 std::vector<codegen::ArgSource> plan_args(const std::vector<codegen::ArgSource>& args,

@@ -1,5 +1,7 @@
 #include "ir/trace.h"
 
+#include <algorithm>
+
 #include "ir/settings.h"
 
 namespace lazy::ir {
@@ -7,16 +9,6 @@ namespace lazy::ir {
 namespace {
 
 constexpr std::uint64_t kExternalMarker = std::uint64_t(1) << 63;
-
-// What a node is, without its inputs: op, dtypes, shape and attrs as words.
-void push_descriptor(const Node& node, std::vector<std::uint64_t>& words) {
-  const int rank = node.shape.rank(), count = node.attrs.count;
-  words.push_back(std::uint64_t(node.op) | std::uint64_t(node.dtype) << 8 |
-                  std::uint64_t(node.compute_dtype) << 16 | std::uint64_t(rank) << 24 |
-                  std::uint64_t(count) << 32 | std::uint64_t(node.inputs.size()) << 40);
-  for (int d = 0; d < rank; ++d) words.push_back(std::uint64_t(node.shape[d]));
-  for (int i = 0; i < count; ++i) words.push_back(std::uint64_t(node.attrs[i]));
-}
 
 }  // namespace
 
@@ -33,28 +25,38 @@ Trace& Trace::make_current() {
   return trace;
 }
 
-void Trace::push_external_ref(Node* node) {
+void Trace::Words::grow(std::size_t needed) {
+  const std::size_t capacity = std::max(needed, 2 * capacity_ + 64);
+  auto data = std::make_unique_for_overwrite<std::uint64_t[]>(capacity);
+  std::copy_n(data_.get(), size_, data.get());
+  data_ = std::move(data);
+  capacity_ = capacity;
+}
+
+std::uint64_t Trace::external_ref(Node* node) {
   auto [it, inserted] = external_slots_.try_emplace(node, std::uint32_t(externals_.size()));
-  program_.push_back(kExternalMarker | it->second);
   if (inserted) {
-    // Slots are numbered in order of first use, so a first use is known from the words before it
-    // and the dtype and shape that follow it cannot be read as anything else.
     externals_.emplace_back(node);
-    program_.push_back(std::uint64_t(node->dtype) | std::uint64_t(node->shape.rank()) << 8);
-    for (std::int64_t dim : node->shape) program_.push_back(std::uint64_t(dim));
+    external_words_.push_back(std::uint64_t(node->dtype) | std::uint64_t(node->shape.rank()) << 8);
+    for (std::int64_t dim : node->shape) external_words_.push_back(std::uint64_t(dim));
   }
+  return kExternalMarker | it->second;
 }
 
 void Trace::append(NodePtr node) {
-  // Where each input comes from (a pending index or an external slot) tells apart graphs whose
-  // nodes are alike but wired differently, or that bind scalars differently.
-  push_descriptor(*node, program_);
-  for (Node* input : node->inputs) {
-    if (input->trace == this)
-      program_.push_back(input->trace_index);
-    else
-      push_external_ref(input);
-  }
+  // What the node is (op, dtypes, shape, attrs), then where each input comes from (a pending
+  // index or an external slot): that tells apart graphs whose nodes are alike but wired
+  // differently, or that bind scalars differently.
+  const int rank = node->shape.rank(), count = node->attrs.count;
+  const std::size_t inputs = node->inputs.size();
+  std::uint64_t* word = program_.extend(1 + std::size_t(rank) + std::size_t(count) + inputs);
+  *word++ = std::uint64_t(node->op) | std::uint64_t(node->dtype) << 8 |
+            std::uint64_t(node->compute_dtype) << 16 | std::uint64_t(rank) << 24 |
+            std::uint64_t(count) << 32 | std::uint64_t(inputs) << 40;
+  for (int d = 0; d < rank; ++d) *word++ = std::uint64_t(node->shape[d]);
+  for (int i = 0; i < count; ++i) *word++ = std::uint64_t(node->attrs[i]);
+  for (Node* input : node->inputs)
+    *word++ = input->trace == this ? input->trace_index : external_ref(input);
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
   nodes_.push_back(std::move(node));
@@ -71,10 +73,10 @@ Hash128 Trace::sync_key() const {
 }
 
 Hash128 Trace::sync_key(const std::vector<bool>& live) const {
-  std::vector<std::uint64_t> words;  // after the program, hashed with it in place
-  words.reserve(2 + nodes_.size() / 64);
-  words.push_back(nodes_.size());
-  // One bit per pending node: does a handle hold it.
+  // After the program, hashed with it in place: the externals' dtypes and shapes, which nodes a
+  // handle holds (a bit each), then the two counts that make the words read back one way only.
+  std::vector<std::uint64_t> words = external_words_;
+  words.reserve(words.size() + 3 + nodes_.size() / 64);
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     bits |= std::uint64_t(live[i]) << (i % 64);
@@ -84,7 +86,9 @@ Hash128 Trace::sync_key(const std::vector<bool>& live) const {
     }
   }
   words.push_back(bits);
-  return hash_words(program_, words);
+  words.push_back(nodes_.size());
+  words.push_back(external_words_.size());
+  return hash_words(program_.words(), words);
 }
 
 void Trace::clear() {
@@ -96,6 +100,7 @@ void Trace::clear() {
   externals_.clear();
   external_slots_.clear();
   program_.clear();
+  external_words_.clear();
 }
 
 }  // namespace lazy::ir

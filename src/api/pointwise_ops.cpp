@@ -1,6 +1,7 @@
 // Pointwise ops: dtype rules, broadcasting, and the composites built from them.
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "api/broadcast.h"
 #include "api/composites.h"
@@ -43,12 +44,12 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
     }
   }
   const Shape* shape = shapes[0];
-  Shape broadcast;
+  std::optional<Shape> broadcast;  // not made when the shapes agree, as they nearly always do
   if (!same_shapes) {
     std::array<Shape, 3> copies;
     for (int i = 0; i < n_shapes; ++i) copies[i] = *shapes[i];
     broadcast = api::broadcast_shapes({copies.data(), std::size_t(n_shapes)}, name, loc);
-    shape = &broadcast;
+    shape = &*broadcast;
   }
 
   ir::NodePtr node = ir::make_node(op, dtype, *shape, loc);

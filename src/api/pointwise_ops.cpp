@@ -56,7 +56,8 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
   node->compute_dtype = compute_dtype;
   for (const Operand* x : operands) {
     if (x->is_tensor()) {
-      node->inputs.push_back(api::broadcast_node(x->tensor().node(), *shape, loc));
+      ir::Node* input = x->tensor().node();
+      node->inputs.push_back(same_shapes ? input : api::broadcast_node(input, *shape, loc));
     } else {
       node->inputs.push_back(
           api::scalar_node(x->scalar(), scalar_dtype, ir::ScalarRole::number, loc));

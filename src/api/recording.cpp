@@ -16,8 +16,8 @@ thread_local std::optional<std::source_location> capture_call;
 
 }  // namespace
 
-void sync_if_trace_full() {
-  if (std::int64_t(ir::Trace::current().size()) >= ir::max_pending_ops() && !capture_call) sync();
+void sync_full_trace() {
+  if (!capture_call) sync();
 }
 
 CaptureScope::CaptureScope(std::source_location call) {

@@ -31,7 +31,11 @@ template <class E, class... Parts>
 // Syncs the thread's trace when it has grown past ir::max_pending_ops(). Called once at the
 // start of every public op, before it creates nodes, so no half-built op is cut in two. A
 // lazy::Function capturing its body lets the trace grow instead.
-void sync_if_trace_full();
+void sync_full_trace();  // the sync, unless capturing
+inline void sync_if_trace_full() {
+  if (ir::Trace::current().full()) [[unlikely]]
+    sync_full_trace();
+}
 
 // Computes the pending graph of `trace` and hands each held node its data. The trace is left
 // intact if evaluation throws, so nothing the user recorded is lost. A bad index found by a

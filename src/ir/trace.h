@@ -27,7 +27,7 @@ class Trace {
     return *current_;
   }
 
-  Trace() = default;
+  Trace() : limit_(std::size_t(max_pending_ops())) {}
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
   // A thread that exits with ops pending forgets them, as clear() does.
@@ -41,6 +41,8 @@ class Trace {
   // Computed tensors this trace reads, in order of first use.
   std::span<const NodePtr> externals() const { return externals_; }
   std::size_t size() const { return nodes_.size(); }
+  // Holds max_pending_ops() nodes or more; read on every op, so the limit is kept here.
+  bool full() const { return nodes_.size() >= limit_; }
   bool empty() const { return nodes_.empty(); }
 
   // Which pending nodes are held from outside the trace (by a lazy::Tensor handle): those a sync
@@ -92,6 +94,7 @@ class Trace {
   // to external_words_.
   std::uint64_t external_ref(Node* node);
 
+  std::size_t limit_;
   std::vector<NodePtr> nodes_;
   std::vector<NodePtr> externals_;
   absl::flat_hash_map<const Node*, std::uint32_t> external_slots_;

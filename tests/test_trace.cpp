@@ -1,5 +1,6 @@
 // The per-thread trace: recording computes nothing, handles decide what is written, syncs
 // release the graph, and a trace that grows past its bound syncs by itself.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -147,6 +148,21 @@ TEST(Trace, PendingTensorFromAnotherThreadIsRefused) {
   std::thread reader(
       [&] { EXPECT_EQ((pending + 1.0f).to_vector<float>(), std::vector<float>(3, 3.0f)); });
   reader.join();
+}
+
+TEST(Trace, ATensorWhoseThreadEndedBeforeComputingItIsRefused) {
+  lazy::sync();
+  lazy::Tensor orphan;
+  std::thread worker([&] { orphan = lazy::ones({3}) * 2.0f; });  // ends without a sync
+  worker.join();
+  EXPECT_FALSE(orphan.node()->is_pending());
+  try {
+    (void)(orphan + 1.0f);
+    ADD_FAILURE() << "an uncomputed tensor from an ended thread was accepted";
+  } catch (const lazy::RuntimeError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("never computed"));
+  }
+  EXPECT_THROW((void)orphan.to_vector<float>(), lazy::RuntimeError);
 }
 
 }  // namespace

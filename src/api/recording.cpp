@@ -47,7 +47,12 @@ ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_locatio
 }
 
 void refuse_node(const Tensor& t, std::string_view op, std::source_location loc) {
-  defined_node(t, op, loc);
+  if (defined_node(t, op, loc)->trace == nullptr) {
+    fail<RuntimeError>(loc, op,
+                       "the tensor was never computed: the thread that recorded it ended (or "
+                       "dropped its recorded ops) before a sync; call lazy::eval() on it in that "
+                       "thread before handing it over");
+  }
   fail<RuntimeError>(loc, op,
                      "the tensor was recorded on another thread and is not computed yet; "
                      "call lazy::sync() or lazy::eval() on that thread first");

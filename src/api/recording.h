@@ -60,15 +60,16 @@ void refuse_while_capturing(std::string_view what);
 // The node behind a handle; throws ValueError when the handle is undefined.
 ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_location loc);
 
-// Throws for a handle node_of refuses: undefined, or pending in another thread's trace.
+// Throws for a handle node_of refuses: undefined, pending in another thread's trace, or never
+// computed (its thread exited, or dropped its trace, first).
 [[noreturn]] void refuse_node(const Tensor& t, std::string_view op, std::source_location loc);
 
-// The node behind a handle, checked usable by this thread: defined, and not pending in another
-// thread's trace. Inline: every op checks each operand.
+// The node behind a handle, checked usable by this thread: defined, and pending in its trace or
+// computed. Inline: every op checks each operand.
 inline ir::Node* node_of(const Tensor& t, std::string_view op, std::source_location loc) {
   ir::Node* node = t.node();
-  if (node == nullptr || (node->trace != nullptr && node->trace != &ir::Trace::current()))
-      [[unlikely]]
+  if (node == nullptr || (node->trace != &ir::Trace::current() &&
+                          (node->trace != nullptr || node->data == nullptr))) [[unlikely]]
     refuse_node(t, op, loc);
   return node;
 }

@@ -13,7 +13,7 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
   if (trace.empty()) return;
   refuse_while_capturing("sync (lazy::sync or lazy::eval)");
   std::span<const ir::NodePtr> pending = trace.pending();
-  const std::vector<bool> live = trace.live();
+  const ir::LiveBits live = trace.live_bits();
 
   runtime::HeldResults results = runtime::execute(trace, live, plan_run);
 

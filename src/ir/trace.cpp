@@ -62,30 +62,30 @@ void Trace::append(NodePtr node) {
   nodes_.push_back(std::move(node));
 }
 
-std::vector<bool> Trace::live() const {
-  std::vector<bool> held(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) held[i] = nodes_[i].use_count() > 1;
+std::vector<bool> LiveBits::to_vector() const {
+  std::vector<bool> held(count);
+  for (std::size_t i = 0; i < count; ++i) held[i] = (*this)[i];
   return held;
 }
 
-Hash128 Trace::sync_key() const {
-  return sync_key(live());
+LiveBits Trace::live_bits() const {
+  LiveBits live{std::vector<std::uint64_t>((nodes_.size() + 63) / 64), nodes_.size()};
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    live.words[i / 64] |= std::uint64_t(nodes_[i].use_count() > 1) << (i % 64);
+  return live;
 }
 
-Hash128 Trace::sync_key(const std::vector<bool>& live) const {
+Hash128 Trace::sync_key() const {
+  return sync_key(live_bits());
+}
+
+Hash128 Trace::sync_key(const LiveBits& live) const {
   // After the program, hashed with it in place: the externals' dtypes and shapes, which nodes a
-  // handle holds (a bit each), then the two counts that make the words read back one way only.
-  std::vector<std::uint64_t> words = external_words_;
-  words.reserve(words.size() + 3 + nodes_.size() / 64);
-  std::uint64_t bits = 0;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    bits |= std::uint64_t(live[i]) << (i % 64);
-    if (i % 64 == 63) {
-      words.push_back(bits);
-      bits = 0;
-    }
-  }
-  words.push_back(bits);
+  // handle holds, then the two counts that make the words read back one way only.
+  std::vector<std::uint64_t> words;
+  words.reserve(external_words_.size() + live.words.size() + 2);
+  words.insert(words.end(), external_words_.begin(), external_words_.end());
+  words.insert(words.end(), live.words.begin(), live.words.end());
   words.push_back(nodes_.size());
   words.push_back(external_words_.size());
   return hash_words(program_.words(), words);

@@ -13,6 +13,16 @@
 
 namespace lazy::ir {
 
+// One bit per pending node, 64 to a word: does a handle hold it (Trace::live_bits). A sync's
+// key reads the words as they are.
+struct LiveBits {
+  std::vector<std::uint64_t> words;
+  std::size_t count = 0;
+
+  bool operator[](std::size_t i) const { return (words[i / 64] >> (i % 64)) & 1; }
+  std::vector<bool> to_vector() const;
+};
+
 // Past this many pending ops (LAZY_MAX_PENDING_OPS), recording an op first syncs, so a loop that
 // never reads a value does not grow memory without bound.
 std::int64_t max_pending_ops();
@@ -48,7 +58,8 @@ class Trace {
   // Which pending nodes are held from outside the trace (by a lazy::Tensor handle): those a sync
   // writes to memory; the others are intermediates. Consumers do not own their inputs, so a node
   // is held when it has an owner besides the trace.
-  std::vector<bool> live() const;
+  LiveBits live_bits() const;
+  std::vector<bool> live() const { return live_bits().to_vector(); }
 
   // The key of the pending graph: its structure (ops, dtypes, shapes, attrs, which input feeds
   // which op) and which nodes a handle still holds. Not scalar values, data or addresses, so
@@ -57,7 +68,7 @@ class Trace {
   Hash128 sync_key() const;
   // The same, for a liveness snapshot taken once (so the key and the plan built from the snapshot
   // agree even if another thread drops a handle meanwhile).
-  Hash128 sync_key(const std::vector<bool>& live) const;
+  Hash128 sync_key(const LiveBits& live) const;
 
   // Forgets every pending node (computed ones keep their data). A node a handle still holds keeps
   // no inputs: they may be freed with the trace.

@@ -67,9 +67,10 @@ void note_host_execution() {
 
 }  // namespace
 
-HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
+HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live_bits,
                     std::shared_ptr<const Plan>* plan_run) {
-  auto start = std::chrono::steady_clock::now();
+  const auto start = ir::debug_level() >= 1 ? std::chrono::steady_clock::now()
+                                            : std::chrono::steady_clock::time_point();
   Device* device = Device::get();
   if (device == nullptr) note_host_execution();
   if (std::string why; device != nullptr && !jit::nvrtc_available(&why)) {
@@ -80,12 +81,16 @@ HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
   const bool fusion = fusion_enabled();
   const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();
-  const ir::Hash128 key = plan_key(trace, trace.sync_key(live), fusion, fast, arch);
+  const ir::Hash128 key = plan_key(trace, trace.sync_key(live_bits), fusion, fast, arch);
   Counters& stats = counters();
   stats.syncs++;
 
   std::shared_ptr<const Plan> plan = find_plan(key);
   const bool hit = plan != nullptr;
+  const bool on_device = device != nullptr && !reference_execution;
+  // Unpacked only where a graph is walked: a plan hit on the GPU reads them through the key.
+  const bool walks_graph = !hit || !on_device || ir::debug_level() >= 2;
+  const std::vector<bool> live = walks_graph ? live_bits.to_vector() : std::vector<bool>();
   const std::int64_t compiles_before = stats.nvrtc_compiles.load();
   if (hit) {
     stats.plan_hits++;
@@ -102,7 +107,7 @@ HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
 
   HeldResults results;
   bool as_graph = false;
-  if (device != nullptr && !reference_execution) {
+  if (on_device) {
     // A Function capture (plan_run) keeps the plan and makes its own graph.
     GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
     as_graph = replay_plan(*plan, graph, trace.pending(), trace.externals(), *device,

@@ -17,7 +17,7 @@ using HeldResults = std::vector<std::pair<std::uint32_t, ir::TensorData>>;
 
 // The data of each live pending node; the trace is left as it was. `plan_run`, when given, gets
 // the plan the GPU ran (it stays null on the host).
-HeldResults execute(const ir::Trace& trace, const std::vector<bool>& live,
+HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live,
                     std::shared_ptr<const Plan>* plan_run = nullptr);
 
 // While set, the calling thread's syncs compute with the reference evaluator even when a GPU is

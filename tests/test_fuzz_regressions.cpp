@@ -16,6 +16,7 @@
 #include "ir/dtype_codec.h"
 #include "ir/trace.h"
 #include "ref/evaluator.h"
+#include "tools/fuzz/bounds.h"
 #include "tools/fuzz/input_values.h"
 
 namespace {
@@ -123,6 +124,19 @@ TEST_F(FuzzRegressions, RankZeroReductionsOfAScalarChainGenerateAndCompute) {
   EXPECT_NEAR(out[1].item<double>(), s, 1e-6);
   EXPECT_NEAR(out[2].to_vector<double>().at(0), s, 1e-6);
   EXPECT_NEAR(out[3].item<double>(), std::expm1(std::sin(1 / std::sqrt(s + 0.25))), 1e-5);
+}
+
+// Seed 17177, program 597: an i64 of up to 8163882 times an f16 zero. The i64 becomes infinity in
+// f16, so the product is NaN, which the fuzzer's bounds ([-0, -0]) had called out of bounds.
+TEST_F(FuzzRegressions, IntegersPastF16sLargestMayBeInfinityInTheFuzzersBounds) {
+  using lazy::fuzz::Bounds;
+  const Bounds past = lazy::fuzz::converted(Bounds{0, 8163882, 0, 0}, DType::i64, DType::f16);
+  EXPECT_TRUE(past.special);
+  EXPECT_LE(past.hi, 65504);
+  EXPECT_FALSE(lazy::fuzz::converted(Bounds{0, 2048, 0, 0}, DType::i64, DType::f16).special);
+  const Tensor big = lazy::from_data(std::vector<std::int64_t>{8163882}, {1, 1}, DType::i64);
+  const Tensor zero = lazy::from_data(std::vector<double>{0.0}, {1, 1}, DType::f16);
+  EXPECT_TRUE(std::isnan(lazy::mul(big, zero).item<double>()));
 }
 
 TEST_F(FuzzRegressions, EmptyIterationSpaceHasNoUniformAccess) {

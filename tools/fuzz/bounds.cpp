@@ -115,16 +115,26 @@ Bounds converted(const Bounds& b, DType from, DType to) {
     out = Bounds{std::trunc(b.lo), std::trunc(b.hi), 0, 0, b.special, b.err > 0};
     return out;
   }
-  if (b.err == 0 && fits(to, b.lo, b.hi, b.quantum)) return out;
+  if (is_floating(to) && std::max(std::abs(b.lo), std::abs(b.hi)) + b.err > largest(to)) {
+    // Past the dtype's largest value, conversion gives infinity (an i64 of 10^6 as f16); the
+    // finite values that remain lie within the largest.
+    out.special = true;
+    out.lo = std::clamp(b.lo, -largest(to), largest(to));
+    out.hi = std::clamp(b.hi, -largest(to), largest(to));
+  }
+  if (out.err == 0 && fits(to, out.lo, out.hi, out.quantum)) return out;
   // An exact value rounds the same way everywhere; an inexact one stays as inexact.
-  if (b.err == 0) {
+  if (out.err == 0) {
     out.quantum = kNoQuantum;
-    out.err = 0;
-    out.lo -= ulp(to, std::abs(b.lo));  // the rounded ends may lie just outside the range
-    out.hi += ulp(to, std::abs(b.hi));
+    out.lo -= ulp(to, std::abs(out.lo));  // the rounded ends may lie just outside the range
+    out.hi += ulp(to, std::abs(out.hi));
+    if (is_floating(to)) {  // but no finite value lies past the largest
+      out.lo = std::max(out.lo, -largest(to));
+      out.hi = std::min(out.hi, largest(to));
+    }
     return out;
   }
-  out.err = b.err + ulp(to, b.magnitude());
+  out.err = b.err + ulp(to, out.magnitude());
   out.quantum = kNoQuantum;
   return out;
 }

@@ -111,8 +111,6 @@ class NodePtr {
   }
   // Hands the owner this pointer counted to the caller.
   Node* release() { return std::exchange(node_, nullptr); }
-  void reset() { NodePtr().swap(*this); }
-  void swap(NodePtr& other) noexcept { std::swap(node_, other.node_); }
 
   Node* get() const { return node_; }
   Node& operator*() const { return *node_; }

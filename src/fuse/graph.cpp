@@ -27,10 +27,6 @@ std::vector<bool> Graph::needed() const {
   return needed;
 }
 
-Graph::~Graph() {
-  while (!nodes.empty()) nodes.pop_back();
-}
-
 std::string Graph::describe_rewrites() const {
   if (rewrites.empty() && notes.empty()) return "";
   std::ostringstream out;

@@ -37,15 +37,6 @@ struct Graph {
 
   static constexpr std::int32_t kAdded = -1;
 
-  Graph() = default;
-  Graph(const Graph&) = default;
-  Graph(Graph&&) = default;
-  Graph& operator=(const Graph&) = default;
-  Graph& operator=(Graph&&) = default;
-  // Releases the nodes last first: a rewrite's copies are held by nothing else, and releasing the
-  // first of a long chain first would free the whole chain in one deep recursion.
-  ~Graph();
-
   std::size_t size() const { return nodes.size(); }
   // Which nodes a held node needs (the held ones too), walking back from the held ones.
   std::vector<bool> needed() const;

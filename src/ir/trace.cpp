@@ -1,7 +1,5 @@
 #include "ir/trace.h"
 
-#include <algorithm>
-
 #include "ir/settings.h"
 
 namespace lazy::ir {
@@ -25,14 +23,6 @@ Trace& Trace::make_current() {
   return trace;
 }
 
-void Trace::Words::grow(std::size_t needed) {
-  const std::size_t capacity = std::max(needed, 2 * capacity_ + 64);
-  auto data = std::make_unique_for_overwrite<std::uint64_t[]>(capacity);
-  std::copy_n(data_.get(), size_, data.get());
-  data_ = std::move(data);
-  capacity_ = capacity;
-}
-
 std::uint64_t Trace::external_ref(Node* node) {
   auto [it, inserted] = external_slots_.try_emplace(node, std::uint32_t(externals_.size()));
   if (inserted) {
@@ -48,15 +38,13 @@ void Trace::append(NodePtr node) {
   // index or an external slot): that tells apart graphs whose nodes are alike but wired
   // differently, or that bind scalars differently.
   const int rank = node->shape.rank(), count = node->attrs.count;
-  const std::size_t inputs = node->inputs.size();
-  std::uint64_t* word = program_.extend(1 + std::size_t(rank) + std::size_t(count) + inputs);
-  *word++ = std::uint64_t(node->op) | std::uint64_t(node->dtype) << 8 |
-            std::uint64_t(node->compute_dtype) << 16 | std::uint64_t(rank) << 24 |
-            std::uint64_t(count) << 32 | std::uint64_t(inputs) << 40;
-  for (int d = 0; d < rank; ++d) *word++ = std::uint64_t(node->shape[d]);
-  for (int i = 0; i < count; ++i) *word++ = std::uint64_t(node->attrs[i]);
+  program_.push_back(std::uint64_t(node->op) | std::uint64_t(node->dtype) << 8 |
+                     std::uint64_t(node->compute_dtype) << 16 | std::uint64_t(rank) << 24 |
+                     std::uint64_t(count) << 32 | std::uint64_t(node->inputs.size()) << 40);
+  for (int d = 0; d < rank; ++d) program_.push_back(std::uint64_t(node->shape[d]));
+  for (int i = 0; i < count; ++i) program_.push_back(std::uint64_t(node->attrs[i]));
   for (Node* input : node->inputs)
-    *word++ = input->trace == this ? input->trace_index : external_ref(input);
+    program_.push_back(input->trace == this ? input->trace_index : external_ref(input));
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
   nodes_.push_back(std::move(node));
@@ -88,7 +76,7 @@ Hash128 Trace::sync_key(const LiveBits& live) const {
   words.insert(words.end(), live.words.begin(), live.words.end());
   words.push_back(nodes_.size());
   words.push_back(external_words_.size());
-  return hash_words(program_.words(), words);
+  return hash_words(program_, words);
 }
 
 void Trace::clear() {

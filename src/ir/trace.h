@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <vector>
 
@@ -80,27 +79,6 @@ class Trace {
   // current() outside it.
   [[gnu::tls_model("initial-exec")]] static constinit thread_local Trace* current_;
 
-  // Words appended a node at a time: one capacity check per node, where a vector checks one per
-  // word, and no zero-filling of the words about to be written.
-  class Words {
-   public:
-    // Room for `count` more words, to be written by the caller.
-    std::uint64_t* extend(std::size_t count) {
-      if (size_ + count > capacity_) [[unlikely]]
-        grow(size_ + count);
-      std::uint64_t* room = data_.get() + size_;
-      size_ += count;
-      return room;
-    }
-    std::span<const std::uint64_t> words() const { return {data_.get(), size_}; }
-    void clear() { size_ = 0; }
-
-   private:
-    void grow(std::size_t needed);
-    std::unique_ptr<std::uint64_t[]> data_;
-    std::size_t size_ = 0, capacity_ = 0;
-  };
-
   // The program word naming a computed input: its slot. At its first use, its dtype and shape go
   // to external_words_.
   std::uint64_t external_ref(Node* node);
@@ -112,7 +90,7 @@ class Trace {
   // The pending graph as flat words: per node, what it is (op, dtypes, shape, attrs) and where
   // each input comes from (a pending index or an external slot). Per external slot in order, its
   // dtype and shape. Hashed once at sync_key().
-  Words program_;
+  std::vector<std::uint64_t> program_;
   std::vector<std::uint64_t> external_words_;
 };
 

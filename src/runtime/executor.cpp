@@ -67,7 +67,7 @@ void note_host_execution() {
 
 }  // namespace
 
-HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live_bits,
+HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live,
                     std::shared_ptr<const Plan>* plan_run) {
   const auto start = ir::debug_level() >= 1 ? std::chrono::steady_clock::now()
                                             : std::chrono::steady_clock::time_point();
@@ -81,33 +81,29 @@ HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live_bits,
   const bool fusion = fusion_enabled();
   const bool fast = fast_math();
   const int arch = device != nullptr ? device->sm_arch() : host_arch();
-  const ir::Hash128 key = plan_key(trace, trace.sync_key(live_bits), fusion, fast, arch);
+  const ir::Hash128 key = plan_key(trace, trace.sync_key(live), fusion, fast, arch);
   Counters& stats = counters();
   stats.syncs++;
 
   std::shared_ptr<const Plan> plan = find_plan(key);
   const bool hit = plan != nullptr;
-  const bool on_device = device != nullptr && !reference_execution;
-  // Unpacked only where a graph is walked: a plan hit on the GPU reads them through the key.
-  const bool walks_graph = !hit || !on_device || ir::debug_level() >= 2;
-  const std::vector<bool> live = walks_graph ? live_bits.to_vector() : std::vector<bool>();
   const std::int64_t compiles_before = stats.nvrtc_compiles.load();
   if (hit) {
     stats.plan_hits++;
   } else {
     stats.plan_misses++;
-    plan = build_plan(trace, live, fusion, fast, device, arch);
+    plan = build_plan(trace, live.to_vector(), fusion, fast, device, arch);
     remember_plan(key, plan);
   }
   if (ir::debug_level() >= 2) {
-    ir::debug_print("lazyfuse: graph\n" + ir::describe_graph(trace.pending(), live));
+    ir::debug_print("lazyfuse: graph\n" + ir::describe_graph(trace.pending(), live.to_vector()));
     if (!plan->partition_text.empty())
       ir::debug_print("lazyfuse: partition\n" + plan->partition_text);
   }
 
   HeldResults results;
   bool as_graph = false;
-  if (on_device) {
+  if (device != nullptr && !reference_execution) {
     // A Function capture (plan_run) keeps the plan and makes its own graph.
     GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
     as_graph = replay_plan(*plan, graph, trace.pending(), trace.externals(), *device,
@@ -117,7 +113,8 @@ HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live_bits,
     if (plan_run != nullptr) *plan_run = plan;
   } else {
     for (const ir::NodePtr& external : trace.externals()) host_bytes(*external->data->storage);
-    std::vector<std::optional<ir::TensorData>> computed = ref::evaluate(trace.pending(), live);
+    std::vector<std::optional<ir::TensorData>> computed =
+        ref::evaluate(trace.pending(), live.to_vector());
     for (std::uint32_t node = 0; node < computed.size(); ++node)
       if (computed[node]) results.emplace_back(node, std::move(*computed[node]));
   }

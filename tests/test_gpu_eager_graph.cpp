@@ -1,7 +1,9 @@
 // Eager syncs that hit one plan again and again replay it as a CUDA graph from the third hit on:
 // each sync's numbers and inputs reach the graph, earlier results are left alone, and a plan
 // whose intermediates are large keeps the plain replay.
+#include <barrier>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -73,6 +75,45 @@ TEST_F(EagerGraphTest, APlanWithLargeIntermediatesKeepsThePlainReplay) {
     lazy::eval({y});
   }
   EXPECT_EQ(lazy::stats().graph_launches - before, 0);
+}
+
+// Each thread replays its own graph of the plan: CUDA orders every launch of one graph exec after
+// the previous, so with one shared graph the threads would wait for each other's kernels (or fall
+// back to the plain replay while another thread holds it).
+TEST_F(EagerGraphTest, ThreadsReplayingOnePlanAtOnceEachLaunchTheirOwnGraph) {
+  const Tensor x = random_input(lazy::DType::f32, {2048});
+  const auto step = [&](float s) { return lazy::tanh(x * s) * 0.5f + s; };
+  for (int warm = 0; warm <= lazy::runtime::kEagerHitsBeforeGraph; ++warm) lazy::eval({step(1.0f)});
+
+  constexpr int kThreads = 4;
+  constexpr int kSteps = 50;
+  std::barrier start(kThreads);
+  std::vector<std::vector<Tensor>> results(kThreads);
+  const std::int64_t before = lazy::stats().graph_launches;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int i = 0; i < kSteps; ++i) {
+        results[std::size_t(t)].push_back(step(0.25f + float(t * kSteps + i) / 64));
+        lazy::eval({results[std::size_t(t)].back()});
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(lazy::stats().graph_launches - before, kThreads * kSteps);
+
+  const std::vector<double> xs = x.to_vector<double>();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kSteps; ++i) {
+      const double s = double(0.25f + float(t * kSteps + i) / 64);
+      std::vector<double> want(xs.size());
+      for (std::size_t e = 0; e < xs.size(); ++e) want[e] = std::tanh(xs[e] * s) * 0.5 + s;
+      lazy_test::expect_close(results[std::size_t(t)][std::size_t(i)].to_vector<double>(), want,
+                              lazy_test::tolerance_for(lazy::DType::f32),
+                              "thread " + std::to_string(t) + " step " + std::to_string(i));
+    }
+  }
 }
 
 }  // namespace

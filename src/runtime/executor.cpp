@@ -105,7 +105,8 @@ HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live,
   bool as_graph = false;
   if (device != nullptr && !reference_execution) {
     // A Function capture (plan_run) keeps the plan and makes its own graph.
-    GraphReplay* graph = plan_run == nullptr && hit ? eager_graph(*plan) : nullptr;
+    GraphReplay* graph =
+        plan_run == nullptr && hit ? eager_graph(*plan, device->current_stream()) : nullptr;
     as_graph = replay_plan(*plan, graph, trace.pending(), trace.externals(), *device,
                            [&](std::uint32_t node, ir::TensorData data) {
                              results.emplace_back(node, std::move(data));

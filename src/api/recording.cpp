@@ -13,11 +13,24 @@ namespace {
 
 // The line of the lazy::Function call whose body the thread is capturing, if any.
 thread_local std::optional<std::source_location> capture_call;
+// The line of the outermost lazy::grad / vjp call the thread is differentiating, if any.
+thread_local std::optional<std::source_location> differentiate_call;
 
 }  // namespace
 
 void sync_full_trace() {
-  if (!capture_call) sync();
+  if (!capture_call && !differentiate_call) sync();
+}
+
+DifferentiationScope::DifferentiationScope(std::source_location call) {
+  if (!differentiate_call) {
+    differentiate_call = call;
+    outermost_ = true;
+  }
+}
+
+DifferentiationScope::~DifferentiationScope() {
+  if (outermost_) differentiate_call.reset();
 }
 
 CaptureScope::CaptureScope(std::source_location call) {
@@ -32,7 +45,18 @@ bool capturing() {
   return capture_call.has_value();
 }
 
+bool syncs_refused() {
+  return capture_call.has_value() || differentiate_call.has_value();
+}
+
 void refuse_while_capturing(std::string_view what) {
+  if (differentiate_call) {
+    fail<RuntimeError>(*differentiate_call, "grad",
+                       "the function being differentiated asked for a host ", what,
+                       "; a sync computes the values its gradient must be traced through. "
+                       "Return the tensor and read it after the call, or pass it through "
+                       "lazy::stop_gradient before reading it outside the function");
+  }
   if (!capture_call) return;
   const std::source_location call = *capture_call;
   fail<RuntimeError>(call, "Function", "the function being captured asked for a host ", what,

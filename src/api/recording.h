@@ -53,8 +53,25 @@ class CaptureScope {
   ~CaptureScope();
 };
 bool capturing();
-// Throws RuntimeError at the capturing call's line when the thread is capturing: `what` (a sync
-// or a read of values) would give the body a result its replays do not recompute.
+// Capturing or differentiating: a sync or host read would be refused.
+bool syncs_refused();
+
+// Marks the calling thread as differentiating a function (lazy::grad, lazy::vjp), called at
+// `call`, for its lifetime: its forward and backward ops must stay recorded until the gradients
+// are, so syncs and host reads are refused and a full trace grows instead. Nests.
+class DifferentiationScope {
+ public:
+  explicit DifferentiationScope(std::source_location call);
+  DifferentiationScope(const DifferentiationScope&) = delete;
+  DifferentiationScope& operator=(const DifferentiationScope&) = delete;
+  ~DifferentiationScope();
+
+ private:
+  bool outermost_ = false;
+};
+// Throws RuntimeError at the capturing (or differentiating) call's line when the thread is
+// capturing: `what` (a sync or a read of values) would give the body a result its replays do not
+// recompute, or cut the graph a gradient is traced through.
 void refuse_while_capturing(std::string_view what);
 
 // The node behind a handle; throws ValueError when the handle is undefined.

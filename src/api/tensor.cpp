@@ -15,7 +15,9 @@ namespace {
 const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
                                     std::source_location loc) {
   ir::Node* node = api::node_of(t, op, loc);
-  if (api::capturing()) api::refuse_while_capturing("read (" + std::string(op) + ")");
+  // A replay would not read the value again; a gradient cannot be traced through a sync.
+  if (api::capturing() || (!node->data && api::syncs_refused()))
+    api::refuse_while_capturing("read (" + std::string(op) + ")");
   if (!node->data) sync();
   return *node->data;
 }

@@ -129,6 +129,8 @@ enum class DeviceName : std::uint8_t {
   X(Permute, permute, view, 1, given, own, simple, plain) /* attrs: the permutation */             \
   X(Expand, expand, view, 1, given, own, simple, plain)   /* NumPy broadcast_to */                 \
   X(Slice, slice, view, 1, given, own, simple, plain)     /* attrs: axis, start, step */           \
+  /* the same values as a node of its own: where gradients start (grad's inputs) or stop */        \
+  X(Alias, alias, view, 1, given, own, simple, plain)                                              \
   /* copies */                                                                                     \
   X(Contiguous, contiguous, copy, 1, given, own, simple, plain)                                    \
   /* reductions (LAZY_FOR_EACH_REDUCTION): compute_dtype is the accumulator's */                   \
@@ -155,8 +157,8 @@ enum class DeviceName : std::uint8_t {
   X(CumArgMin, cumargmin, scan, 1, given, own, simple, plain) /* cummin's indices */               \
   /* top-k over the input's last axis: attrs k, largest; equal values in order of position */      \
   X(TopK, topk, top_k, 1, given, own, simple, plain)                                               \
-  X(TopKIndex, topk_index, top_k, 1, given, own, simple, plain) /* their positions, i64 */        \
-  /* scatters along attrs[1] (ir/scatter.h): x, the sorted index, its order, src */               \
+  X(TopKIndex, topk_index, top_k, 1, given, own, simple, plain) /* their positions, i64 */         \
+  /* scatters along attrs[1] (ir/scatter.h): x, the sorted index, its order, src */                \
   X(ScatterAdd, scatter_add, scatter, 4, given, own, simple, plain)                                \
   X(ScatterLast, scatter_last, scatter, 4, given, own, simple, plain) /* the last src wins */
 

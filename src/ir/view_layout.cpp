@@ -14,6 +14,8 @@ std::optional<Layout> view_layout(const Layout& in, const Node& view) {
       return permute_layout(in, {view.attrs.ints.data(), view.attrs.count});
     case Op::Expand:
       return expand_layout(in, view.shape);
+    case Op::Alias:
+      return in;
     case Op::Slice: {
       const int axis = int(view.attrs[0]);
       return slice_layout(in, axis, view.attrs[1], view.attrs[2], view.shape[axis]);

@@ -382,7 +382,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       return;
     }
     case Op::contiguous:
-      out = x.contiguous(loc);
+      out = s.name == "stop_gradient" ? lazy::stop_gradient(x, loc) : x.contiguous(loc);
       shape = in_shape;
       return;
     default:

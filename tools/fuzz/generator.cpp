@@ -157,7 +157,7 @@ class Generator : public GrowingProgram {
     int rank = int(shape.size());
     Step s;
     s.args = {tensor_arg(x)};
-    switch (random_.weighted({18, 22, 16, 10, 8, 20, 6})) {
+    switch (random_.weighted({18, 22, 16, 10, 8, 20, 6, 6})) {
       case 0:  // permute or transpose
         if (rank < 2) return;
         s.op = Op::permute;
@@ -247,6 +247,10 @@ class Generator : public GrowingProgram {
         }
         break;
       }
+      case 7:  // the same values as a node of its own (an Alias view), for kernels to see through
+        s.op = Op::contiguous;
+        s.name = "stop_gradient";
+        break;
       default:
         s.op = Op::contiguous;
         break;

@@ -182,7 +182,10 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       e << a(0) << ".unsqueeze(" << s.axis << ")";
       break;
     case Op::contiguous:
-      e << a(0) << ".contiguous()";
+      if (s.name == "stop_gradient")
+        e << "lazy::stop_gradient(" << a(0) << ")";
+      else
+        e << a(0) << ".contiguous()";
       break;
     case Op::reduce:
       e << "lazy::" << s.name << "(" << a(0) << ", lazy::Axes" << int_list(s.axes) << ", "

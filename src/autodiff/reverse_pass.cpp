@@ -1,0 +1,140 @@
+#include "autodiff/reverse_pass.h"
+
+#include <utility>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "api/recording.h"
+#include "autodiff/vjp_rules.h"
+#include "lazy/ops.h"
+#include "lazy/reductions.h"
+
+namespace lazy::autodiff {
+
+namespace {
+
+// Where a walk stands on one node: whether any input of the function reaches it.
+struct Visit {
+  bool done = false;
+  bool depends = false;
+};
+
+// Nodes the outputs read that depend on an input, inputs before their readers. Stops at the
+// inputs, at computed values and at stop_gradient; iterative, as chains may be very long.
+std::vector<ir::Node*> dependent_nodes(std::span<const Tensor> outputs,
+                                       const absl::flat_hash_map<const ir::Node*, int>& inputs,
+                                       absl::flat_hash_map<const ir::Node*, Visit>& visits) {
+  std::vector<ir::Node*> order;
+  std::vector<std::pair<ir::Node*, std::size_t>> stack;
+  const ir::Trace* trace = &ir::Trace::current();
+  for (const Tensor& output : outputs) {
+    if (visits.contains(output.node())) continue;
+    stack.emplace_back(output.node(), 0);
+    visits[output.node()];
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const bool leaf = inputs.contains(node) || node->trace != trace || stops_gradient(*node);
+      if (!leaf && next < node->inputs.size()) {
+        ir::Node* input = node->inputs[next++];
+        if (!visits.contains(input)) {
+          visits[input];
+          stack.emplace_back(input, 0);
+        }
+        continue;
+      }
+      Visit& visit = visits[node];
+      visit.done = true;
+      visit.depends = inputs.contains(node);
+      if (!leaf)
+        for (ir::Node* input : node->inputs) visit.depends = visit.depends || visits[input].depends;
+      if (visit.depends) order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+Tensor handle(ir::Node* node) {
+  return Tensor(ir::NodePtr(node));
+}
+
+// `t` summed down to `shape`, which it broadcasts from (a 0-d tensor operand of a pointwise op is
+// read without an Expand node).
+Tensor sum_to(const Tensor& t, const Shape& shape, std::source_location loc) {
+  const Shape& from = t.shape(loc);
+  if (from == shape) return t;
+  const int gained = from.rank() - shape.rank();
+  std::vector<int> axes;
+  for (int axis = 0; axis < from.rank(); ++axis)
+    if (axis < gained || (shape[axis - gained] == 1 && from[axis] != 1)) axes.push_back(axis);
+  return lazy::sum(t, Axes(axes), false, loc).reshape(shape, loc);
+}
+
+// Adds `more` into the cotangent kept for `node`, in the node's dtype and shape.
+void accumulate(absl::flat_hash_map<const ir::Node*, Tensor>& cotangents, ir::Node* node,
+                Tensor more, std::source_location loc) {
+  more = sum_to(more, node->shape, loc);
+  if (more.dtype() != node->dtype) more = more.to(node->dtype, loc);
+  Tensor& kept = cotangents[node];
+  kept = kept.node() == nullptr ? std::move(more) : lazy::add(kept, more, loc);
+}
+
+}  // namespace
+
+std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
+                                  std::span<const Tensor> cotangents,
+                                  std::span<ir::Node* const> inputs, std::source_location call) {
+  absl::flat_hash_map<const ir::Node*, int> input_index;
+  for (std::size_t i = 0; i < inputs.size(); ++i) input_index.try_emplace(inputs[i], int(i));
+  absl::flat_hash_map<const ir::Node*, Visit> visits;
+  const std::vector<ir::Node*> order = dependent_nodes(outputs, input_index, visits);
+
+  absl::flat_hash_map<const ir::Node*, Tensor> kept;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    ir::Node* node = outputs[i].node();
+    if (visits[node].depends && is_floating(node->dtype))
+      accumulate(kept, node, cotangents[i], call);
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    ir::Node* node = *it;
+    if (input_index.contains(node)) continue;
+    auto found = kept.find(node);
+    if (found == kept.end()) continue;
+    const Tensor cotangent = std::move(found->second);
+    kept.erase(found);
+    if (!is_floating(node->dtype)) continue;
+    switch (differentiability(node->op)) {
+      case Differentiability::none:
+        continue;
+      case Differentiability::missing:
+        api::fail<ValueError>(call, "grad", "the gradient of ", ir::op_name(node->op),
+                              " (recorded at ", node->loc.file_name(), ":", node->loc.line(),
+                              ") is not implemented yet; pass its input through "
+                              "lazy::stop_gradient if no gradient should flow there");
+      case Differentiability::rule:
+        break;
+    }
+    std::uint32_t wanted = 0;
+    std::vector<Tensor> input_handles;
+    for (std::size_t i = 0; i < node->inputs.size(); ++i) {
+      ir::Node* input = node->inputs[i];
+      input_handles.push_back(handle(input));
+      if (visits[input].depends && is_floating(input->dtype)) wanted |= 1u << i;
+    }
+    if (wanted == 0) continue;
+    const Tensor output = handle(node);
+    const InputCotangents flowing =
+        vjp_rule(node->op)({*node, input_handles, output, cotangent, wanted, node->loc});
+    for (std::size_t i = 0; i < flowing.size(); ++i)
+      if (((wanted >> i) & 1u) && flowing[i].node() != nullptr)
+        accumulate(kept, node->inputs[i], flowing[i], node->loc);
+  }
+  std::vector<Tensor> result(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto found = kept.find(inputs[i]);
+    if (found != kept.end()) result[i] = found->second;
+  }
+  return result;
+}
+
+}  // namespace lazy::autodiff

@@ -1,0 +1,424 @@
+#include "autodiff/vjp_rules.h"
+
+#include <array>
+#include <numbers>
+#include <vector>
+
+#include "ir/matmul.h"
+#include "lazy/factories.h"
+#include "lazy/indexing.h"
+#include "lazy/linalg.h"
+#include "lazy/ops.h"
+#include "lazy/reductions.h"
+#include "lazy/scans.h"
+
+namespace lazy::autodiff {
+
+namespace {
+
+using ir::Op;
+
+// The cotangent of a one-input op.
+InputCotangents only(Tensor x) {
+  InputCotangents out;
+  out.push_back(std::move(x));
+  return out;
+}
+
+// A cotangent for input i when it is wanted, computed only then.
+template <class Compute>
+Tensor if_wanted(const VjpArgs& a, int input, Compute compute) {
+  return a.wants(input) ? compute() : Tensor();
+}
+
+// The axes a reduction folded (attrs[0], a bit mask), and the reduced tensor's shape with those
+// axes kept as 1.
+std::vector<int> reduced_axes(const ir::Node& node) {
+  std::vector<int> axes;
+  const Shape& in = node.inputs[0]->shape;
+  for (int axis = 0; axis < in.rank(); ++axis)
+    if ((node.attrs[0] >> axis) & 1) axes.push_back(axis);
+  return axes;
+}
+Shape kept_shape(const ir::Node& node) {
+  Shape shape = node.inputs[0]->shape;
+  for (int axis : reduced_axes(node)) shape[axis] = 1;
+  return shape;
+}
+
+// A reduction's output or cotangent with its folded axes back, as 1.
+Tensor with_kept_axes(const Tensor& t, const ir::Node& node, std::source_location loc) {
+  return t.reshape(kept_shape(node), loc);
+}
+
+// ---- unary pointwise: d/dx of f(x), times the cotangent ----
+
+InputCotangents neg_vjp(const VjpArgs& a) {
+  return only(lazy::neg(a.cotangent, a.loc));
+}
+InputCotangents abs_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, lazy::sign(a.inputs[0], a.loc), a.loc));
+}
+InputCotangents square_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, lazy::mul(a.inputs[0], 2, a.loc), a.loc));
+}
+InputCotangents relu_vjp(const VjpArgs& a) {
+  return only(lazy::where(lazy::gt(a.inputs[0], 0, a.loc), a.cotangent, 0, a.loc));
+}
+InputCotangents exp_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, a.output, a.loc));
+}
+InputCotangents exp2_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, lazy::mul(a.output, std::numbers::ln2, a.loc), a.loc));
+}
+InputCotangents log_vjp(const VjpArgs& a) {
+  return only(lazy::div(a.cotangent, a.inputs[0], a.loc));
+}
+InputCotangents log2_vjp(const VjpArgs& a) {
+  return only(lazy::div(a.cotangent, lazy::mul(a.inputs[0], std::numbers::ln2, a.loc), a.loc));
+}
+InputCotangents log1p_vjp(const VjpArgs& a) {
+  return only(lazy::div(a.cotangent, lazy::add(a.inputs[0], 1, a.loc), a.loc));
+}
+InputCotangents expm1_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, lazy::add(a.output, 1, a.loc), a.loc));
+}
+InputCotangents sqrt_vjp(const VjpArgs& a) {
+  return only(lazy::div(a.cotangent, lazy::mul(a.output, 2, a.loc), a.loc));
+}
+InputCotangents rsqrt_vjp(const VjpArgs& a) {
+  // d/dx x^-1/2 = -x^-3/2 / 2 = -out^3 / 2
+  const Tensor cube = lazy::mul(lazy::square(a.output, a.loc), a.output, a.loc);
+  return only(lazy::mul(a.cotangent, lazy::mul(cube, -0.5, a.loc), a.loc));
+}
+InputCotangents sin_vjp(const VjpArgs& a) {
+  return only(lazy::mul(a.cotangent, lazy::cos(a.inputs[0], a.loc), a.loc));
+}
+InputCotangents cos_vjp(const VjpArgs& a) {
+  return only(lazy::neg(lazy::mul(a.cotangent, lazy::sin(a.inputs[0], a.loc), a.loc), a.loc));
+}
+InputCotangents tanh_vjp(const VjpArgs& a) {
+  const Tensor slope = lazy::sub(1, lazy::square(a.output, a.loc), a.loc);
+  return only(lazy::mul(a.cotangent, slope, a.loc));
+}
+InputCotangents erf_vjp(const VjpArgs& a) {
+  // 2/sqrt(pi) exp(-x^2)
+  const Tensor bell = lazy::exp(lazy::neg(lazy::square(a.inputs[0], a.loc), a.loc), a.loc);
+  return only(lazy::mul(a.cotangent, lazy::mul(bell, 2 * std::numbers::inv_sqrtpi, a.loc), a.loc));
+}
+InputCotangents sigmoid_vjp(const VjpArgs& a) {
+  const Tensor slope = lazy::mul(a.output, lazy::sub(1, a.output, a.loc), a.loc);
+  return only(lazy::mul(a.cotangent, slope, a.loc));
+}
+InputCotangents gelu_tanh_vjp(const VjpArgs& a) {
+  // gelu = x / 2 (1 + tanh u), u = c (x + k x^3): d/dx = (1 + t) / 2 + x / 2 (1 - t^2) c (1 + 3k
+  // x^2)
+  constexpr double c = 0.7978845608028654, k = 0.044715;
+  const Tensor& x = a.inputs[0];
+  const Tensor x2 = lazy::square(x, a.loc);
+  const Tensor t = lazy::tanh(
+      lazy::mul(lazy::add(x, lazy::mul(lazy::mul(x2, x, a.loc), k, a.loc), a.loc), c, a.loc),
+      a.loc);
+  const Tensor du = lazy::mul(lazy::add(lazy::mul(x2, 3 * k, a.loc), 1, a.loc), c, a.loc);
+  const Tensor tail = lazy::mul(
+      lazy::mul(lazy::mul(x, 0.5, a.loc), lazy::sub(1, lazy::square(t, a.loc), a.loc), a.loc), du,
+      a.loc);
+  const Tensor slope = lazy::add(lazy::mul(lazy::add(t, 1, a.loc), 0.5, a.loc), tail, a.loc);
+  return only(lazy::mul(a.cotangent, slope, a.loc));
+}
+InputCotangents reciprocal_vjp(const VjpArgs& a) {
+  return only(lazy::neg(lazy::mul(a.cotangent, lazy::square(a.output, a.loc), a.loc), a.loc));
+}
+InputCotangents cast_vjp(const VjpArgs& a) {
+  return only(a.cotangent);  // converted back to the input's dtype by the caller
+}
+
+// ---- binary and ternary pointwise ----
+
+InputCotangents add_vjp(const VjpArgs& a) {
+  return {if_wanted(a, 0, [&] { return a.cotangent; }),
+          if_wanted(a, 1, [&] { return a.cotangent; })};
+}
+InputCotangents sub_vjp(const VjpArgs& a) {
+  return {if_wanted(a, 0, [&] { return a.cotangent; }),
+          if_wanted(a, 1, [&] { return lazy::neg(a.cotangent, a.loc); })};
+}
+InputCotangents mul_vjp(const VjpArgs& a) {
+  return {if_wanted(a, 0, [&] { return lazy::mul(a.cotangent, a.inputs[1], a.loc); }),
+          if_wanted(a, 1, [&] { return lazy::mul(a.cotangent, a.inputs[0], a.loc); })};
+}
+InputCotangents div_vjp(const VjpArgs& a) {
+  // d/dy x / y = -out / y
+  return {if_wanted(a, 0, [&] { return lazy::div(a.cotangent, a.inputs[1], a.loc); }),
+          if_wanted(a, 1, [&] {
+            return lazy::neg(lazy::div(lazy::mul(a.cotangent, a.output, a.loc), a.inputs[1], a.loc),
+                             a.loc);
+          })};
+}
+InputCotangents pow_vjp(const VjpArgs& a) {
+  const Tensor &x = a.inputs[0], &y = a.inputs[1];
+  return {if_wanted(a, 0,
+                    [&] {
+                      // y x^(y-1), and 0 where y is 0 (PyTorch's), even at x = 0
+                      const Tensor slope =
+                          lazy::mul(y, lazy::pow(x, lazy::sub(y, 1, a.loc), a.loc), a.loc);
+                      return lazy::mul(a.cotangent,
+                                       lazy::where(lazy::eq(y, 0, a.loc), 0, slope, a.loc), a.loc);
+                    }),
+          if_wanted(a, 1, [&] {
+            // out log x, and 0 where x is 0 and y >= 0 (PyTorch's)
+            const Tensor slope = lazy::mul(a.output, lazy::log(x, a.loc), a.loc);
+            const Tensor zero_base =
+                lazy::logical_and(lazy::eq(x, 0, a.loc), lazy::ge(y, 0, a.loc), a.loc);
+            return lazy::mul(a.cotangent, lazy::where(zero_base, 0, slope, a.loc), a.loc);
+          })};
+}
+// maximum and minimum: the cotangent goes to the chosen operand, halved between equal ones.
+InputCotangents extremum_vjp(const VjpArgs& a, bool maximum) {
+  const Tensor &x = a.inputs[0], &y = a.inputs[1];
+  const Tensor tie = lazy::eq(x, y, a.loc);
+  const Tensor half = lazy::mul(a.cotangent, 0.5, a.loc);
+  const auto share = [&](const Tensor& mine, const Tensor& other) {
+    const Tensor chosen = maximum ? lazy::gt(mine, other, a.loc) : lazy::lt(mine, other, a.loc);
+    return lazy::where(tie, half, lazy::where(chosen, a.cotangent, 0, a.loc), a.loc);
+  };
+  return {if_wanted(a, 0, [&] { return share(x, y); }),
+          if_wanted(a, 1, [&] { return share(y, x); })};
+}
+InputCotangents maximum_vjp(const VjpArgs& a) {
+  return extremum_vjp(a, true);
+}
+InputCotangents minimum_vjp(const VjpArgs& a) {
+  return extremum_vjp(a, false);
+}
+InputCotangents atan2_vjp(const VjpArgs& a) {
+  // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+  const Tensor &y = a.inputs[0], &x = a.inputs[1];
+  const Tensor scaled = lazy::div(
+      a.cotangent, lazy::add(lazy::square(x, a.loc), lazy::square(y, a.loc), a.loc), a.loc);
+  return {if_wanted(a, 0, [&] { return lazy::mul(scaled, x, a.loc); }),
+          if_wanted(a, 1, [&] { return lazy::neg(lazy::mul(scaled, y, a.loc), a.loc); })};
+}
+InputCotangents hypot_vjp(const VjpArgs& a) {
+  const Tensor scaled = lazy::div(a.cotangent, a.output, a.loc);
+  return {if_wanted(a, 0, [&] { return lazy::mul(scaled, a.inputs[0], a.loc); }),
+          if_wanted(a, 1, [&] { return lazy::mul(scaled, a.inputs[1], a.loc); })};
+}
+InputCotangents logaddexp_vjp(const VjpArgs& a) {
+  // d/dx log(e^x + e^y) = e^(x - out)
+  const auto share = [&](const Tensor& x) {
+    return lazy::mul(a.cotangent, lazy::exp(lazy::sub(x, a.output, a.loc), a.loc), a.loc);
+  };
+  return {if_wanted(a, 0, [&] { return share(a.inputs[0]); }),
+          if_wanted(a, 1, [&] { return share(a.inputs[1]); })};
+}
+InputCotangents where_vjp(const VjpArgs& a) {
+  const Tensor& condition = a.inputs[0];
+  return {Tensor(), if_wanted(a, 1, [&] { return lazy::where(condition, a.cotangent, 0, a.loc); }),
+          if_wanted(a, 2, [&] { return lazy::where(condition, 0, a.cotangent, a.loc); })};
+}
+InputCotangents lerp_vjp(const VjpArgs& a) {
+  // start + w (end - start)
+  const Tensor &start = a.inputs[0], &end = a.inputs[1], &w = a.inputs[2];
+  return {if_wanted(a, 0, [&] { return lazy::mul(a.cotangent, lazy::sub(1, w, a.loc), a.loc); }),
+          if_wanted(a, 1, [&] { return lazy::mul(a.cotangent, w, a.loc); }), if_wanted(a, 2, [&] {
+            return lazy::mul(a.cotangent, lazy::sub(end, start, a.loc), a.loc);
+          })};
+}
+
+// ---- views and copies ----
+
+InputCotangents reshape_vjp(const VjpArgs& a) {
+  return only(a.cotangent.reshape(a.node.inputs[0]->shape, a.loc));
+}
+InputCotangents permute_vjp(const VjpArgs& a) {
+  std::vector<int> inverse(std::size_t(a.node.attrs.count));
+  for (int axis = 0; axis < int(a.node.attrs.count); ++axis)
+    inverse[std::size_t(a.node.attrs[axis])] = axis;
+  return only(a.cotangent.permute(inverse, a.loc));
+}
+InputCotangents expand_vjp(const VjpArgs& a) {
+  return only(a.cotangent);  // summed down to the input's shape by the caller
+}
+InputCotangents slice_vjp(const VjpArgs& a) {
+  // Added into zeros at the positions the slice read.
+  const int axis = int(a.node.attrs[0]);
+  const std::int64_t start = a.node.attrs[1], step = a.node.attrs[2];
+  const std::int64_t count = a.node.shape[axis];
+  const ir::Node& in = *a.node.inputs[0];
+  const Tensor zeros = lazy::zeros(in.shape, a.cotangent.dtype(), a.loc);
+  if (count == 0) return only(zeros);
+  const Tensor positions = lazy::arange(start, start + step * count, step, DType::i64, a.loc);
+  return only(lazy::index_add(zeros, axis, positions, a.cotangent, 1, a.loc));
+}
+InputCotangents copy_vjp(const VjpArgs& a) {
+  return only(a.cotangent);
+}
+InputCotangents alias_vjp(const VjpArgs& a) {
+  return only(stops_gradient(a.node) ? Tensor() : a.cotangent);
+}
+InputCotangents concat_vjp(const VjpArgs& a) {
+  const int axis = int(a.node.attrs[0]);
+  InputCotangents out;
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < a.node.inputs.size(); ++i) {
+    const std::int64_t size = a.node.inputs[i]->shape[axis];
+    out.push_back(if_wanted(
+        a, int(i), [&] { return a.cotangent.slice(axis, offset, offset + size, 1, a.loc); }));
+    offset += size;
+  }
+  return out;
+}
+InputCotangents gather_vjp(const VjpArgs& a) {
+  const ir::Node& source = *a.node.inputs[0];
+  const Tensor zeros = lazy::zeros(source.shape, a.cotangent.dtype(), a.loc);
+  return {lazy::scatter_add(zeros, int(a.node.attrs[0]), a.inputs[1], a.cotangent, a.loc),
+          Tensor()};
+}
+
+// ---- reductions and scans ----
+
+InputCotangents sum_vjp(const VjpArgs& a) {
+  const Shape& in = a.node.inputs[0]->shape;
+  return only(with_kept_axes(a.cotangent, a.node, a.loc).expand(in, a.loc));
+}
+// max and min: shared evenly between the elements equal to the result (PyTorch's amax).
+InputCotangents extreme_vjp(const VjpArgs& a) {
+  const Shape& in = a.node.inputs[0]->shape;
+  const Tensor chosen =
+      lazy::eq(a.inputs[0], with_kept_axes(a.output, a.node, a.loc).expand(in, a.loc), a.loc)
+          .to(a.cotangent.dtype(), a.loc);
+  const Tensor count = lazy::sum(chosen, Axes(reduced_axes(a.node)), true, a.loc);
+  const Tensor share = lazy::div(with_kept_axes(a.cotangent, a.node, a.loc), count, a.loc);
+  return only(lazy::mul(chosen, share, a.loc));
+}
+InputCotangents prod_vjp(const VjpArgs& a) {
+  // The product of the other elements: out / x without zeros; with one zero, the product of the
+  // rest at the zero and 0 elsewhere; with more, 0.
+  const Tensor& x = a.inputs[0];
+  const Shape& in = a.node.inputs[0]->shape;
+  const Axes axes(reduced_axes(a.node));
+  const Tensor is_zero = lazy::eq(x, 0, a.loc);
+  const Tensor zeros =
+      lazy::sum(is_zero.to(DType::i64, a.loc), axes, true, a.loc).expand(in, a.loc);
+  const Tensor rest = lazy::prod(lazy::where(is_zero, 1, x, a.loc), axes, true, a.loc)
+                          .to(a.cotangent.dtype(), a.loc)
+                          .expand(in, a.loc);
+  const Tensor others = lazy::where(
+      lazy::eq(zeros, 0, a.loc), lazy::div(rest, x, a.loc),
+      lazy::where(lazy::logical_and(lazy::eq(zeros, 1, a.loc), is_zero, a.loc), rest, 0, a.loc),
+      a.loc);
+  return only(
+      lazy::mul(with_kept_axes(a.cotangent, a.node, a.loc).expand(in, a.loc), others, a.loc));
+}
+InputCotangents cumsum_vjp(const VjpArgs& a) {
+  // Element i feeds every later one: total - cumsum + g, a suffix sum.
+  const Tensor& g = a.cotangent;
+  const Tensor total = lazy::sum(g, -1, true, a.loc);
+  return only(lazy::add(lazy::sub(total, lazy::cumsum(g, -1, a.loc), a.loc), g, a.loc));
+}
+
+// ---- matrix products ----
+
+InputCotangents matmul_vjp(const VjpArgs& a) {
+  // The recorded product has no epilogue (the partitioner adds them later): a [.., m, k] times
+  // b [.., k, n], batch axes already expanded to one shape.
+  const Tensor &x = a.inputs[0], &y = a.inputs[1];
+  return {
+      if_wanted(a, 0, [&] { return lazy::matmul(a.cotangent, y.transpose(-1, -2, a.loc), a.loc); }),
+      if_wanted(a, 1,
+                [&] { return lazy::matmul(x.transpose(-1, -2, a.loc), a.cotangent, a.loc); })};
+}
+
+struct TableRow {
+  Differentiability differentiability;
+  VjpRule rule;
+};
+
+constexpr TableRow kNone{Differentiability::none, nullptr};
+constexpr TableRow kMissing{Differentiability::missing, nullptr};
+constexpr TableRow with(VjpRule rule) {
+  return {Differentiability::rule, rule};
+}
+
+// Every op of the table, by its place in the enum.
+#define LAZY_COUNT_OP(...) +1
+constexpr std::size_t kOps = 0 LAZY_FOR_EACH_OP(LAZY_COUNT_OP);
+#undef LAZY_COUNT_OP
+
+std::array<TableRow, kOps> make_table() {
+  std::array<TableRow, kOps> table;
+  table.fill(kMissing);
+  const auto set = [&](Op op, TableRow row) { table[std::size_t(op)] = row; };
+  for (Op op :
+       {Op::Data,       Op::Scalar,    Op::Arange,   Op::RandUniform, Op::RandNormal, Op::Sign,
+        Op::Floor,      Op::Ceil,      Op::Round,    Op::LogicalNot,  Op::IsNan,      Op::IsInf,
+        Op::Eq,         Op::Ne,        Op::Lt,       Op::Le,          Op::Gt,         Op::Ge,
+        Op::LogicalAnd, Op::LogicalOr, Op::ArgMax,   Op::ArgMin,      Op::ReduceAny,  Op::ReduceAll,
+        Op::CumArgMax,  Op::CumArgMin, Op::TopKIndex})
+    set(op, kNone);
+  set(Op::Neg, with(neg_vjp));
+  set(Op::Abs, with(abs_vjp));
+  set(Op::Square, with(square_vjp));
+  set(Op::Relu, with(relu_vjp));
+  set(Op::Exp, with(exp_vjp));
+  set(Op::Exp2, with(exp2_vjp));
+  set(Op::Log, with(log_vjp));
+  set(Op::Log2, with(log2_vjp));
+  set(Op::Log1p, with(log1p_vjp));
+  set(Op::Expm1, with(expm1_vjp));
+  set(Op::Sqrt, with(sqrt_vjp));
+  set(Op::Rsqrt, with(rsqrt_vjp));
+  set(Op::Sin, with(sin_vjp));
+  set(Op::Cos, with(cos_vjp));
+  set(Op::Tanh, with(tanh_vjp));
+  set(Op::Erf, with(erf_vjp));
+  set(Op::Sigmoid, with(sigmoid_vjp));
+  set(Op::GeluTanh, with(gelu_tanh_vjp));
+  set(Op::Reciprocal, with(reciprocal_vjp));
+  set(Op::Cast, with(cast_vjp));
+  set(Op::Add, with(add_vjp));
+  set(Op::Sub, with(sub_vjp));
+  set(Op::Mul, with(mul_vjp));
+  set(Op::Div, with(div_vjp));
+  set(Op::Pow, with(pow_vjp));
+  set(Op::Maximum, with(maximum_vjp));
+  set(Op::Minimum, with(minimum_vjp));
+  set(Op::Atan2, with(atan2_vjp));
+  set(Op::Hypot, with(hypot_vjp));
+  set(Op::LogAddExp, with(logaddexp_vjp));
+  set(Op::Where, with(where_vjp));
+  set(Op::Lerp, with(lerp_vjp));
+  set(Op::Reshape, with(reshape_vjp));
+  set(Op::Permute, with(permute_vjp));
+  set(Op::Expand, with(expand_vjp));
+  set(Op::Slice, with(slice_vjp));
+  set(Op::Contiguous, with(copy_vjp));
+  set(Op::Alias, with(alias_vjp));
+  set(Op::ReduceSum, with(sum_vjp));
+  set(Op::ReduceProd, with(prod_vjp));
+  set(Op::ReduceMax, with(extreme_vjp));
+  set(Op::ReduceMin, with(extreme_vjp));
+  set(Op::MatMul, with(matmul_vjp));
+  set(Op::Gather, with(gather_vjp));
+  set(Op::Concat, with(concat_vjp));
+  set(Op::CumSum, with(cumsum_vjp));
+  return table;
+}
+
+const std::array<TableRow, kOps>& table() {
+  static const std::array<TableRow, kOps> rows = make_table();
+  return rows;
+}
+
+}  // namespace
+
+Differentiability differentiability(Op op) {
+  return table()[std::size_t(op)].differentiability;
+}
+
+VjpRule vjp_rule(Op op) {
+  return table()[std::size_t(op)].rule;
+}
+
+}  // namespace lazy::autodiff

@@ -1,0 +1,303 @@
+// Gradients (lazy/autodiff.h) against central differences of the same function: every rule of
+// autodiff/vjp_rules.cpp, composites through their primitives, broadcasting, the API's errors.
+// On the host the reference evaluator computes both; on a GPU, the kernels.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "error_test_support.h"
+#include "host_test_support.h"
+#include "lazy/lazy.h"
+
+namespace {
+
+using lazy::Shape;
+using lazy::Tensor;
+using Fn = std::function<Tensor(std::span<const Tensor>)>;
+
+struct Input {
+  Shape shape;
+  std::vector<float> values;
+};
+
+// Normal values, moved by `shift` and scaled by `scale`; `away_from` keeps them at least 0.2
+// from that point (kinks and poles).
+Input input(const Shape& shape, std::uint32_t seed, float scale = 1, float shift = 0) {
+  std::vector<float> values = lazy_test::random_floats(shape.numel(), seed);
+  for (float& v : values) v = v * scale + shift;
+  return {shape, values};
+}
+Input positive(const Shape& shape, std::uint32_t seed) {
+  Input in = input(shape, seed);
+  for (float& v : in.values) v = 0.5f + std::fabs(v);
+  return in;
+}
+
+std::vector<Tensor> tensors(const std::vector<Input>& inputs) {
+  std::vector<Tensor> out;
+  for (const Input& in : inputs) out.push_back(lazy::from_data(in.values, in.shape));
+  return out;
+}
+
+// grad of sum(f(x) * w), for a fixed random w of f's output shape, against central differences
+// of that loss in each element of each input.
+void expect_gradients_match(const Fn& f, const std::vector<Input>& inputs, const std::string& what,
+                            double tolerance = 2e-2, float step = 1e-2f) {
+  SCOPED_TRACE(what);
+  const Shape out_shape = f(tensors(inputs)).shape();
+  const Tensor weights = lazy::from_data(input(out_shape, 99).values, out_shape);
+  const Fn loss = [&](std::span<const Tensor> x) { return lazy::sum(f(x) * weights); };
+  const std::vector<Tensor> x = tensors(inputs);
+  const std::vector<Tensor> gradients = lazy::grad(loss)(x);
+  ASSERT_EQ(gradients.size(), inputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    ASSERT_EQ(gradients[k].shape(), inputs[k].shape) << "input " << k;
+    ASSERT_EQ(gradients[k].dtype(), lazy::f32) << "input " << k;
+    const std::vector<double> analytic = gradients[k].to_vector<double>();
+    for (std::size_t i = 0; i < inputs[k].values.size(); ++i) {
+      std::vector<Input> moved = inputs;
+      const auto at = [&](float delta) {
+        moved[k].values[i] = inputs[k].values[i] + delta;
+        return loss(tensors(moved)).item<double>();
+      };
+      const double numeric = (at(step) - at(-step)) / (2.0 * double(step));
+      EXPECT_NEAR(analytic[i], numeric, tolerance * std::max(1.0, std::fabs(numeric)))
+          << "input " << k << " element " << i;
+    }
+  }
+}
+
+TEST(Autodiff, UnaryRulesMatchDifferences) {
+  const Input any = input({2, 3}, 1);
+  const Input pos = positive({2, 3}, 2);
+  const Input kinked = input({2, 3}, 3, 1.0f, 0.0f);
+  const std::vector<std::pair<std::string, std::pair<Fn, Input>>> cases = {
+      {"neg", {[](auto x) { return -x[0]; }, any}},
+      {"abs", {[](auto x) { return lazy::abs(x[0]); }, kinked}},
+      {"square", {[](auto x) { return lazy::square(x[0]); }, any}},
+      {"relu", {[](auto x) { return lazy::relu(x[0]); }, kinked}},
+      {"exp", {[](auto x) { return lazy::exp(x[0]); }, any}},
+      {"exp2", {[](auto x) { return lazy::exp2(x[0]); }, any}},
+      {"log", {[](auto x) { return lazy::log(x[0]); }, pos}},
+      {"log2", {[](auto x) { return lazy::log2(x[0]); }, pos}},
+      {"log1p", {[](auto x) { return lazy::log1p(x[0]); }, pos}},
+      {"expm1", {[](auto x) { return lazy::expm1(x[0]); }, any}},
+      {"sqrt", {[](auto x) { return lazy::sqrt(x[0]); }, pos}},
+      {"rsqrt", {[](auto x) { return lazy::rsqrt(x[0]); }, pos}},
+      {"sin", {[](auto x) { return lazy::sin(x[0]); }, any}},
+      {"cos", {[](auto x) { return lazy::cos(x[0]); }, any}},
+      {"tanh", {[](auto x) { return lazy::tanh(x[0]); }, any}},
+      {"erf", {[](auto x) { return lazy::erf(x[0]); }, any}},
+      {"sigmoid", {[](auto x) { return lazy::sigmoid(x[0]); }, any}},
+      {"gelu_tanh", {[](auto x) { return lazy::gelu_tanh(x[0]); }, any}},
+      {"gelu", {[](auto x) { return lazy::gelu(x[0]); }, any}},
+      {"silu", {[](auto x) { return lazy::silu(x[0]); }, any}},
+      {"softplus", {[](auto x) { return lazy::softplus(x[0]); }, any}},
+      {"reciprocal", {[](auto x) { return lazy::reciprocal(x[0]); }, pos}},
+      {"a number's power", {[](auto x) { return lazy::pow(x[0], 3); }, any}},
+      {"clamp", {[](auto x) { return lazy::clamp(x[0], -0.5, 0.7); }, kinked}},
+  };
+  for (const auto& [name, c] : cases) expect_gradients_match(c.first, {c.second}, name);
+}
+
+TEST(Autodiff, BinaryAndTernaryRulesMatchDifferences) {
+  const Input a = input({3, 4}, 4), b = input({3, 4}, 5), c = input({3, 4}, 6);
+  const Input pa = positive({3, 4}, 7), pb = positive({3, 4}, 8);
+  const std::vector<std::pair<std::string, std::pair<Fn, std::vector<Input>>>> cases = {
+      {"add", {[](auto x) { return x[0] + x[1]; }, {a, b}}},
+      {"sub", {[](auto x) { return x[0] - x[1]; }, {a, b}}},
+      {"mul", {[](auto x) { return x[0] * x[1]; }, {a, b}}},
+      {"div", {[](auto x) { return x[0] / x[1]; }, {a, pb}}},
+      {"pow", {[](auto x) { return lazy::pow(x[0], x[1]); }, {pa, b}}},
+      {"maximum", {[](auto x) { return lazy::maximum(x[0], x[1]); }, {a, b}}},
+      {"minimum", {[](auto x) { return lazy::minimum(x[0], x[1]); }, {a, b}}},
+      {"atan2", {[](auto x) { return lazy::atan2(x[0], x[1]); }, {a, b}}},
+      {"hypot", {[](auto x) { return lazy::hypot(x[0], x[1]); }, {a, b}}},
+      {"logaddexp", {[](auto x) { return lazy::logaddexp(x[0], x[1]); }, {a, b}}},
+      {"where", {[](auto x) { return lazy::where(x[2] > 0, x[0], x[1]); }, {a, b, c}}},
+      {"lerp", {[](auto x) { return lazy::lerp(x[0], x[1], x[2]); }, {a, b, c}}},
+      {"a number over a tensor", {[](auto x) { return 2.5 / x[0]; }, {pa}}},
+  };
+  for (const auto& [name, c] : cases) expect_gradients_match(c.first, c.second, name);
+}
+
+TEST(Autodiff, BroadcastOperandsGetTheSumOverTheirBroadcastAxes) {
+  expect_gradients_match([](auto x) { return x[0] * x[1] + x[2]; },
+                         {input({4, 3}, 9), input({3}, 10), input({4, 1}, 11)}, "bias");
+  expect_gradients_match([](auto x) { return x[0] - x[1]; }, {input({2, 1, 3}, 12), input({}, 13)},
+                         "0-d operand");
+  expect_gradients_match(
+      [](auto x) {
+        return x[0].expand({2, 3, 4});
+      },
+      {input({3, 1}, 14)}, "expand");
+}
+
+TEST(Autodiff, ViewRulesMatchDifferences) {
+  const Input x = input({2, 3, 4}, 15);
+  expect_gradients_match([](auto t) { return t[0].reshape({6, 4}); }, {x}, "reshape");
+  expect_gradients_match([](auto t) { return t[0].permute({2, 0, 1}); }, {x}, "permute");
+  expect_gradients_match([](auto t) { return t[0].transpose(0, 2).contiguous(); }, {x},
+                         "transpose, contiguous");
+  expect_gradients_match([](auto t) { return t[0].slice(2, 1, 4, 2); }, {x}, "slice with a step");
+  expect_gradients_match([](auto t) { return t[0].slice(0, 1, 2) * t[0].slice(0, 0, 1); }, {x},
+                         "two slices of one input");
+  expect_gradients_match([](auto t) { return t[0].unsqueeze(1).squeeze(1); }, {x}, "squeeze");
+}
+
+TEST(Autodiff, ReductionRulesMatchDifferences) {
+  const Input x = input({3, 4}, 16);
+  expect_gradients_match([](auto t) { return lazy::sum(t[0]); }, {x}, "sum of all");
+  expect_gradients_match([](auto t) { return lazy::sum(t[0], 1); }, {x}, "sum of an axis");
+  expect_gradients_match([](auto t) { return lazy::mean(t[0], 0, true); }, {x}, "mean, keepdim");
+  expect_gradients_match([](auto t) { return lazy::max(t[0], 1); }, {x}, "max");
+  expect_gradients_match([](auto t) { return lazy::min(t[0], 0); }, {x}, "min");
+  expect_gradients_match([](auto t) { return lazy::prod(t[0], 1); }, {x}, "prod");
+  expect_gradients_match([](auto t) { return lazy::logsumexp(t[0], 1); }, {x}, "logsumexp");
+  expect_gradients_match([](auto t) { return lazy::var(t[0], 1); }, {x}, "var");
+  expect_gradients_match([](auto t) { return lazy::cumsum(t[0], 1); }, {x}, "cumsum, last axis");
+  expect_gradients_match([](auto t) { return lazy::cumsum(t[0], 0); }, {x}, "cumsum, first axis");
+}
+
+TEST(Autodiff, ProductOfAZeroIsTheProductOfTheOthers) {
+  const Tensor x = lazy::from_data(std::vector<float>{2, 0, 3, 0, 0, 5}, {2, 3});
+  const Tensor g = lazy::grad([](auto t) { return lazy::sum(lazy::prod(t[0], 1)); })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 6, 0, 0, 0, 0}));
+}
+
+TEST(Autodiff, MaxSharesItsGradientBetweenTies) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 4, 4, 2}, {4});
+  const Tensor g = lazy::grad([](auto t) { return lazy::max(t[0]); })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 0.5f, 0.5f, 0}));
+}
+
+TEST(Autodiff, RowCompositesMatchDifferences) {
+  const Input x = input({3, 5}, 17), w = input({5}, 18), b = input({5}, 19);
+  expect_gradients_match([](auto t) { return lazy::softmax(t[0], -1); }, {x}, "softmax");
+  expect_gradients_match([](auto t) { return lazy::log_softmax(t[0], 0); }, {x}, "log_softmax");
+  expect_gradients_match([](auto t) { return lazy::layer_norm(t[0], t[1], t[2]); }, {x, w, b},
+                         "layer_norm");
+  expect_gradients_match([](auto t) { return lazy::rms_norm(t[0], t[1]); }, {x, w}, "rms_norm");
+}
+
+TEST(Autodiff, MatrixProductsMatchDifferences) {
+  expect_gradients_match([](auto t) { return lazy::matmul(t[0], t[1]); },
+                         {input({3, 4}, 20), input({4, 2}, 21)}, "2-d");
+  expect_gradients_match([](auto t) { return lazy::matmul(t[0], t[1]); },
+                         {input({2, 3, 4}, 22), input({4, 2}, 23)}, "batched against 2-d");
+  expect_gradients_match([](auto t) { return lazy::matmul(t[0], t[1]); },
+                         {input({4}, 24), input({2, 4, 3}, 25)}, "1-d against batched");
+  expect_gradients_match([](auto t) { return lazy::linear(t[0], t[1], t[2]); },
+                         {input({3, 4}, 26), input({2, 4}, 27), input({2}, 28)}, "linear");
+}
+
+TEST(Autodiff, GathersAndJoinsMatchDifferences) {
+  const Tensor index = lazy::from_data(std::vector<std::int64_t>{2, 0, 2, 1}, {4});
+  expect_gradients_match([&](auto t) { return lazy::index_select(t[0], 0, index); },
+                         {input({3, 2}, 29)}, "index_select, a repeated index");
+  const Tensor along = lazy::from_data(std::vector<std::int32_t>{1, 0, 0, 2, 2, 2}, {2, 3});
+  expect_gradients_match([&](auto t) { return lazy::take_along_axis(t[0], along, 1); },
+                         {input({2, 3}, 30)}, "take_along_axis");
+  expect_gradients_match(
+      [](auto t) {
+        return lazy::cat({t[0], t[1], t[0]}, 1);
+      },
+      {input({2, 1}, 31), input({2, 3}, 32)}, "cat");
+}
+
+TEST(Autodiff, StopGradientAndCapturedTensorsAreConstants) {
+  const Tensor c = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const Tensor x = lazy::from_data(std::vector<float>{0.5f, -1, 2}, {3});
+  const auto f = [&](std::span<const Tensor> t) {
+    return lazy::sum(t[0] * c + lazy::square(lazy::stop_gradient(t[0])));
+  };
+  EXPECT_EQ(lazy::grad(f)({x})[0].to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  // The value is the function's, stop_gradient or not.
+  EXPECT_FLOAT_EQ(lazy::value_and_grad(f)({x}).value.item<float>(), 0.5f - 2 + 6 + 0.25f + 1 + 4);
+}
+
+TEST(Autodiff, ATensorPassedTwiceGetsAGradientPerArgument) {
+  const Tensor x = lazy::from_data(std::vector<float>{3}, {});
+  const std::vector<Tensor> g =
+      lazy::grad([](auto t) { return t[0] * lazy::square(t[1]); })({x, x});
+  EXPECT_FLOAT_EQ(g[0].item<float>(), 9);   // d/da a b^2
+  EXPECT_FLOAT_EQ(g[1].item<float>(), 18);  // d/db a b^2
+}
+
+TEST(Autodiff, AnInputTheResultDoesNotReadGetsZeros) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2}, {2});
+  const Tensor y = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const std::vector<Tensor> g = lazy::grad([](auto t) { return lazy::sum(t[0]); })({x, y});
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 0, 0}));
+}
+
+TEST(Autodiff, GradOfGradIsTheSecondDerivative) {
+  const Tensor x = lazy::from_data(std::vector<float>{1.5f, -2}, {2});
+  const lazy::Grad first([](auto t) { return lazy::sum(t[0] * t[0] * t[0]); });  // 3x^2
+  const lazy::Grad second([&](auto t) { return lazy::sum(first(t)[0]); });       // 6x
+  EXPECT_EQ(second({x})[0].to_vector<float>(), (std::vector<float>{9, -12}));
+}
+
+TEST(Autodiff, VjpTakesACotangentPerOutput) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const Tensor up = lazy::from_data(std::vector<float>{1, 0, -1}, {3});
+  const Tensor down = lazy::from_data(std::vector<float>{2}, {});
+  const lazy::VjpResult r = lazy::vjp(
+      [](std::span<const Tensor> t) {
+        return std::vector<Tensor>{t[0] * 2, lazy::sum(t[0] * t[0])};
+      },
+      std::vector<Tensor>{x}, std::vector<Tensor>{up, down});
+  EXPECT_EQ(r.outputs[0].to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  // 2 * up + 2 * down * 2x
+  EXPECT_EQ(r.gradients[0].to_vector<float>(), (std::vector<float>{6, 8, 10}));
+}
+
+TEST(Autodiff, LowPrecisionInputsGetGradientsOfTheirDType) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2}, {2}).to(lazy::bf16);
+  const Tensor w = lazy::from_data(std::vector<float>{3, 4}, {2});
+  const std::vector<Tensor> g = lazy::grad([](auto t) { return lazy::sum(t[0] * t[1]); })({x, w});
+  EXPECT_EQ(g[0].dtype(), lazy::bf16);
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(g[1].dtype(), lazy::f32);
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1, 2}));
+}
+
+TEST(Autodiff, ComparisonsAndRoundingPassNoGradient) {
+  const Tensor x = lazy::from_data(std::vector<float>{1.5f, -0.5f}, {2});
+  const Tensor g = lazy::grad([](auto t) {
+    return lazy::sum(lazy::floor(t[0]) + (t[0] > 0).to(lazy::f32) + lazy::sign(t[0]));
+  })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 0}));
+}
+
+TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
+  using lazy_test::message_of;
+  using testing::HasSubstr;
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2}, {2});
+  const Tensor ids = lazy::from_data(std::vector<std::int32_t>{1, 2}, {2});
+  const lazy::Grad not_a_loss([](auto t) { return t[0] * 2; });
+  const lazy::Grad of_integers([](auto t) { return lazy::sum(t[0]).to(lazy::f32); });
+  const lazy::Grad reads_a_value([](std::span<const Tensor> t) {
+    (void)lazy::sum(t[0]).item<float>();
+    return lazy::sum(t[0]);
+  });
+  const lazy::Grad without_a_rule([](auto t) { return lazy::sum(lazy::topk(t[0], 1).values); });
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, not_a_loss({x}));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { not_a_loss({x}); }),
+              HasSubstr("0-d floating result"));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, of_integers({ids}));
+  EXPECT_THAT(message_of<lazy::DTypeError>([&] { of_integers({ids}); }),
+              HasSubstr("floating tensors"));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, reads_a_value({x}));
+  EXPECT_THAT(message_of<lazy::RuntimeError>([&] { reads_a_value({x}); }), HasSubstr("host read"));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, without_a_rule({x}));
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { without_a_rule({x}); }), HasSubstr("TopK"));
+  // The thread goes on: nothing is left refusing syncs.
+  EXPECT_EQ((x * 2).to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// Gradients computed by kernels against the reference evaluator's, per floating dtype: a small
+// classifier's loss (matrix products, gelu, log_softmax, a gather of the labels), the row
+// composites, and a training step whose forward, backward and update run in one sync.
+#include <vector>
+
+#include "gpu_test_support.h"
+#include "host_test_support.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Tensor;
+using lazy_test::GpuTest;
+using lazy_test::random_input;
+
+class AutodiffOnGpu : public GpuTest {};
+
+// Mean cross-entropy of a two-layer classifier on labels `labels`.
+Tensor classifier_loss(std::span<const Tensor> p, const Tensor& x, const Tensor& labels) {
+  const Tensor hidden = lazy::gelu_tanh(lazy::linear(x, p[0], p[1]));
+  const Tensor logits = lazy::linear(hidden, p[2]);
+  const Tensor picked =
+      lazy::take_along_axis(lazy::log_softmax(logits, -1), labels.unsqueeze(-1), -1);
+  return -lazy::mean(picked.to(DType::f32));
+}
+
+TEST_F(AutodiffOnGpu, AClassifiersGradientsMatchTheReference) {
+  for (DType dtype : lazy_test::kFloatingDTypes) {
+    const Tensor x = random_input(dtype, {16, 12});
+    const Tensor labels = lazy::from_data(
+        std::vector<std::int64_t>{0, 3, 1, 4, 2, 2, 0, 1, 3, 4, 4, 0, 1, 2, 3, 0}, {16});
+    const std::vector<Tensor> params = {random_input(dtype, {20, 12}) * 0.3,
+                                        random_input(dtype, {20}) * 0.1,
+                                        random_input(dtype, {5, 20}) * 0.3};
+    lazy_test::expect_matches_reference(
+        [&] {
+          lazy::ValueAndGradients r = lazy::value_and_grad(
+              [&](std::span<const Tensor> p) { return classifier_loss(p, x, labels); })(params);
+          std::vector<Tensor> out = {r.value};
+          out.insert(out.end(), r.gradients.begin(), r.gradients.end());
+          return out;
+        },
+        std::string(lazy::dtype_name(dtype)),
+        // A product's sum of 12 or 20 terms, rounded in the dtype, then a backward through it.
+        dtype == DType::f32 ? 1e-4 : 10 * lazy_test::tolerance_for(dtype));
+  }
+}
+
+TEST_F(AutodiffOnGpu, RowCompositesGradientsMatchTheReference) {
+  for (DType dtype : lazy_test::kFloatingDTypes) {
+    const Tensor x = random_input(dtype, {8, 33});
+    const Tensor w = random_input(dtype, {33});
+    const Tensor b = random_input(dtype, {33});
+    const Tensor up = random_input(DType::f32, {8, 33});
+    lazy_test::expect_matches_reference(
+        [&] {
+          return lazy::grad([&](std::span<const Tensor> p) {
+            const Tensor y = lazy::softmax(lazy::layer_norm(p[0], p[1], p[2]), -1) +
+                             lazy::rms_norm(p[0], p[1]) * 0.5;
+            return lazy::sum(y.to(DType::f32) * up);
+          })({x, w, b});
+        },
+        std::string(lazy::dtype_name(dtype)),
+        dtype == DType::f32 ? 1e-4 : 10 * lazy_test::tolerance_for(dtype));
+  }
+}
+
+// The point of gradients over the trace: a whole step (forward, backward, update) is one sync.
+TEST_F(AutodiffOnGpu, ATrainingStepIsOneSyncAndItsLossFalls) {
+  const Tensor x = random_input(DType::f32, {64, 8}) * 0.5;
+  const Tensor target = lazy::sum(x * x, -1, true);
+  Tensor w1 = random_input(DType::f32, {32, 8}) * 0.3, w2 = random_input(DType::f32, {1, 32}) * 0.3;
+  const lazy::ValueAndGrad loss_and_grads([&](std::span<const Tensor> p) {
+    const Tensor y = lazy::linear(lazy::tanh(lazy::linear(x, p[0])), p[1]);
+    return lazy::mean(lazy::square(y - target));
+  });
+  std::vector<float> losses;
+  for (int step = 0; step < 30; ++step) {
+    lazy::ValueAndGradients r = loss_and_grads({w1, w2});
+    w1 = w1 - 0.05 * r.gradients[0];
+    w2 = w2 - 0.05 * r.gradients[1];
+    const std::int64_t syncs = lazy::stats().syncs;
+    lazy::eval({r.value, w1, w2});
+    EXPECT_EQ(lazy::stats().syncs - syncs, 1) << "step " << step;
+    losses.push_back(r.value.item<float>());
+  }
+  EXPECT_LT(losses.back(), 0.5f * losses.front());
+}
+
+}  // namespace

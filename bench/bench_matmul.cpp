@@ -5,7 +5,8 @@
 //
 //   bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]
 //
-// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear or transformer_block.
+// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, transformer_block or mlp_train (issue 16's
+// training step).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
 // side; bench/matmul_device.sh runs all three on the GPU machine.
@@ -127,6 +128,61 @@ Workload decode_linear() {
             });
           },
           /*per_call_loop=*/true};
+}
+
+// One training step of a 4-layer MLP (issue 16): f32 master weights used in bf16 (autocast),
+// gelu_tanh between layers, a mean-square loss, gradients by lazy::value_and_grad and an AdamW
+// update of every weight and its moments. The input is a constant, so the first layer's input
+// gradient is not computed: 4 forward products, 4 weight gradients, 3 input gradients.
+constexpr std::int64_t kTrainBatch = 8192, kTrainWidth = 4096, kTrainLayers = 4;
+
+Workload mlp_train() {
+  const double flops =
+      (3 * kTrainLayers - 1) * product_flops(kTrainBatch, kTrainWidth, kTrainWidth);
+  const std::int64_t params = kTrainLayers * (kTrainWidth * kTrainWidth + kTrainWidth);
+  // bf16 input and target read; f32 weights, moments read and written.
+  const std::int64_t bytes = bf16_bytes(2 * kTrainBatch * kTrainWidth) + 6 * 4 * params;
+  return {"mlp_train", flops, bytes, [] {
+            lazy::Tensor x = computed_randn({kTrainBatch, kTrainWidth}, 30);
+            lazy::Tensor target = computed_randn({kTrainBatch, kTrainWidth}, 31);
+            std::vector<lazy::Tensor> state;  // per layer: weight, bias, then their m and v
+            for (std::int64_t layer = 0; layer < kTrainLayers; ++layer) {
+              lazy::Tensor w = lazy::randn({kTrainWidth, kTrainWidth}, std::uint64_t(40 + layer)) *
+                               inverse_sqrt(kTrainWidth);
+              lazy::Tensor b = lazy::zeros({kTrainWidth});
+              state.insert(state.end(), {w, b});
+            }
+            for (std::size_t i = 0, n = state.size(); i < n; ++i)
+              state.push_back(lazy::zeros(state[i].shape()));
+            for (std::size_t i = 0, n = 2 * std::size_t(kTrainLayers); i < n; ++i)
+              state.push_back(lazy::zeros(state[i].shape()));
+            lazy::eval(state);
+            const lazy::ValueAndGrad loss([x, target](std::span<const lazy::Tensor> p) {
+              lazy::Tensor h = x;
+              for (std::int64_t layer = 0; layer < kTrainLayers; ++layer) {
+                h = lazy::linear(h, p[2 * layer].to(kDtype), p[2 * layer + 1].to(kDtype));
+                if (layer + 1 < kTrainLayers) h = lazy::gelu_tanh(h);
+              }
+              return lazy::mean(lazy::square((h - target).to(lazy::DType::f32)));
+            });
+            return StepFn([loss, state] {
+              constexpr double kLr = 1e-4, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8, kDecay = 0.01;
+              const std::size_t n = 2 * std::size_t(kTrainLayers);
+              const std::span<const lazy::Tensor> params(state.data(), n);
+              lazy::ValueAndGradients r = loss(params);
+              std::vector<lazy::Tensor> out = {r.value};
+              for (std::size_t i = 0; i < n; ++i) {
+                const lazy::Tensor& g = r.gradients[i];
+                lazy::Tensor m = kBeta1 * state[n + i] + (1 - kBeta1) * g;
+                lazy::Tensor v = kBeta2 * state[2 * n + i] + (1 - kBeta2) * lazy::square(g);
+                // The first step's bias corrections: the step's cost does not depend on them.
+                lazy::Tensor p = state[i] * (1 - kLr * kDecay) -
+                                 kLr * (m / (1 - kBeta1)) / (lazy::sqrt(v / (1 - kBeta2)) + kEps);
+                out.insert(out.end(), {p, m, v});
+              }
+              return out;
+            });
+          }};
 }
 
 // Flops of the block's products: the q, k, v and output projections, the feed-forward's three,
@@ -302,14 +358,14 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
 }
 
 constexpr BenchUsage kUsage{"bench_matmul", "times issue 13's matrix-product workloads on the GPU",
-                            "gemm_gelu swiglu_ffn decode_linear transformer_block"};
+                            "gemm_gelu swiglu_ffn decode_linear transformer_block mlp_train"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
   std::vector<Workload> workloads = {gemm_gelu(), swiglu_ffn(), decode_linear(),
-                                     transformer_block()};
+                                     transformer_block(), mlp_train()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_matmul");

@@ -192,7 +192,51 @@ def transformer_block_workload():
                     make_steps)
 
 
-WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "transformer_block"]
+# mlp_train (issue 16): bench_matmul.cpp's constants.
+TRAIN_BATCH, TRAIN_WIDTH, TRAIN_LAYERS = 8192, 4096, 4
+
+
+def mlp_train_workload():
+    """One training step: f32 master weights under bf16 autocast, gelu_tanh between 4 linear
+    layers, a mean-square loss, backward and a fused AdamW step, as bench_matmul's mlp_train."""
+    def make_steps():
+        x = randn((TRAIN_BATCH, TRAIN_WIDTH), 30)
+        target = randn((TRAIN_BATCH, TRAIN_WIDTH), 31)
+        steps = {}
+        for name in ("torch_eager", "torch_compile"):
+            layers = torch.nn.ModuleList(
+                torch.nn.Linear(TRAIN_WIDTH, TRAIN_WIDTH, device=DEVICE)
+                for _ in range(TRAIN_LAYERS))
+            optimizer = torch.optim.AdamW(layers.parameters(), lr=1e-4, weight_decay=0.01,
+                                          fused=True)
+
+            def loss_of(x, target, layers=layers):
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    h = x
+                    for i, layer in enumerate(layers):
+                        h = layer(h)
+                        if i + 1 < len(layers):
+                            h = F.gelu(h, approximate="tanh")
+                    return torch.mean(torch.square((h - target).float()))
+
+            loss_fn = peers.compiled(loss_of) if name == "torch_compile" else loss_of
+
+            def step(loss_fn=loss_fn, optimizer=optimizer):
+                optimizer.zero_grad(set_to_none=True)
+                loss = loss_fn(x, target)
+                loss.backward()
+                optimizer.step()
+                return loss
+            steps[name] = step
+        return steps
+    params = TRAIN_LAYERS * (TRAIN_WIDTH * TRAIN_WIDTH + TRAIN_WIDTH)
+    return Workload("mlp_train",
+                    (3 * TRAIN_LAYERS - 1) * product_flops(TRAIN_BATCH, TRAIN_WIDTH, TRAIN_WIDTH),
+                    bf16_bytes(2 * TRAIN_BATCH * TRAIN_WIDTH) + 6 * 4 * params, make_steps)
+
+
+WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "transformer_block",
+                  "mlp_train"]
 
 
 def peak_memory(step):
@@ -236,7 +280,7 @@ def main():
         return 0
 
     workloads = [gemm_gelu_workload(), swiglu_ffn_workload(), decode_linear_workload(),
-                 transformer_block_workload()]
+                 transformer_block_workload(), mlp_train_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

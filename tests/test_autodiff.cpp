@@ -242,6 +242,32 @@ TEST(Autodiff, GradOfGradIsTheSecondDerivative) {
   EXPECT_EQ(second({x})[0].to_vector<float>(), (std::vector<float>{9, -12}));
 }
 
+// A whole training step captured once by lazy::compile: later calls replay the forward, the
+// backward and the update without running the function, and give what the eager step gives.
+TEST(Autodiff, ACompiledTrainingStepReplaysWithoutRecording) {
+  const Tensor x = lazy::from_data(std::vector<float>{0.5f, -1, 2, 0.25f, 1, -0.5f}, {3, 2});
+  const Tensor target = lazy::from_data(std::vector<float>{1, 0, -1}, {3, 1});
+  const auto step = [&](std::span<const Tensor> in) {
+    const lazy::ValueAndGradients r = lazy::value_and_grad([&](std::span<const Tensor> p) {
+      return lazy::mean(lazy::square(lazy::matmul(lazy::tanh(x), p[0]) - target));
+    })(in);
+    return std::vector<Tensor>{r.value, in[0] - 0.1 * r.gradients[0]};
+  };
+  const lazy::Function compiled = lazy::compile(step);
+  Tensor w_eager = lazy::from_data(std::vector<float>{0.3f, -0.2f}, {2, 1});
+  Tensor w_compiled = w_eager;
+  const std::int64_t replays = lazy::stats().function_replays;
+  for (int i = 0; i < 4; ++i) {
+    const std::vector<Tensor> eager = step(std::vector<Tensor>{w_eager});
+    const std::vector<Tensor> replayed = compiled({w_compiled});
+    EXPECT_FLOAT_EQ(replayed[0].item<float>(), eager[0].item<float>()) << "step " << i;
+    w_eager = eager[1];
+    w_compiled = replayed[1];
+  }
+  EXPECT_EQ(lazy::stats().function_replays - replays, 3);
+  EXPECT_EQ(w_compiled.to_vector<float>(), w_eager.to_vector<float>());
+}
+
 TEST(Autodiff, VjpTakesACotangentPerOutput) {
   const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
   const Tensor up = lazy::from_data(std::vector<float>{1, 0, -1}, {3});

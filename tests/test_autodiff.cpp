@@ -209,6 +209,22 @@ TEST(Autodiff, GathersAndJoinsMatchDifferences) {
       {input({2, 1}, 31), input({2, 3}, 32)}, "cat");
 }
 
+TEST(Autodiff, SelectionsAndScattersMatchDifferences) {
+  const Input x = input({3, 5}, 33);
+  expect_gradients_match([](auto t) { return lazy::topk(t[0], 2, 1).values; }, {x}, "topk");
+  expect_gradients_match([](auto t) { return lazy::topk(t[0], 2, 0, false).values; }, {x},
+                         "smallest along axis 0");
+  expect_gradients_match([](auto t) { return lazy::sort(t[0], 1, true).values; }, {x}, "sort");
+  expect_gradients_match([](auto t) { return lazy::cummax(t[0], 1).values; }, {x}, "cummax");
+  expect_gradients_match([](auto t) { return lazy::cummin(t[0], 0).values; }, {x}, "cummin");
+  const Tensor index = lazy::from_data(std::vector<std::int64_t>{2, 0, 2, 1, 0, 0}, {2, 3});
+  expect_gradients_match([&](auto t) { return lazy::scatter_add(t[0], 1, index, t[1]); },
+                         {input({2, 4}, 34), input({2, 3}, 35)}, "scatter_add");
+  const Tensor rows = lazy::from_data(std::vector<std::int32_t>{1, 1, 0}, {3});
+  expect_gradients_match([&](auto t) { return lazy::index_add(t[0], 0, rows, t[1], 0.5); },
+                         {input({2, 3}, 36), input({3, 3}, 37)}, "index_add with alpha");
+}
+
 TEST(Autodiff, StopGradientAndCapturedTensorsAreConstants) {
   const Tensor c = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
   const Tensor x = lazy::from_data(std::vector<float>{0.5f, -1, 2}, {3});
@@ -311,7 +327,7 @@ TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
     (void)lazy::sum(t[0]).item<float>();
     return lazy::sum(t[0]);
   });
-  const lazy::Grad without_a_rule([](auto t) { return lazy::sum(lazy::topk(t[0], 1).values); });
+  const lazy::Grad without_a_rule([](auto t) { return lazy::sum(lazy::cumprod(t[0], 0)); });
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, not_a_loss({x}));
   EXPECT_THAT(message_of<lazy::ShapeError>([&] { not_a_loss({x}); }),
               HasSubstr("0-d floating result"));
@@ -321,7 +337,7 @@ TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, reads_a_value({x}));
   EXPECT_THAT(message_of<lazy::RuntimeError>([&] { reads_a_value({x}); }), HasSubstr("host read"));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, without_a_rule({x}));
-  EXPECT_THAT(message_of<lazy::ValueError>([&] { without_a_rule({x}); }), HasSubstr("TopK"));
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { without_a_rule({x}); }), HasSubstr("CumProd"));
   // The thread goes on: nothing is left refusing syncs.
   EXPECT_EQ((x * 2).to_vector<float>(), (std::vector<float>{2, 4}));
 }

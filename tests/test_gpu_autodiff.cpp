@@ -65,6 +65,23 @@ TEST_F(AutodiffOnGpu, RowCompositesGradientsMatchTheReference) {
   }
 }
 
+TEST_F(AutodiffOnGpu, SelectionsAndScattersGradientsMatchTheReference) {
+  const Tensor x = random_input(DType::f32, {6, 40});
+  const Tensor up = random_input(DType::f32, {6, 40});
+  const Tensor index = lazy::from_data(std::vector<std::int64_t>{3, 0, 3, 5, 1, 0}, {6, 1});
+  lazy_test::expect_matches_reference(
+      [&] {
+        return lazy::grad([&](std::span<const Tensor> p) {
+          const Tensor picked = lazy::topk(p[0], 7, -1).values;
+          const Tensor running = lazy::cummax(p[0], 1).values;
+          const Tensor scattered =
+              lazy::scatter_add(p[0], 1, index.expand({6, 3}), lazy::sort(p[0], 1).values);
+          return lazy::sum(picked) + lazy::sum(running * up) + lazy::sum(scattered * up);
+        })({x});
+      },
+      "f32", 1e-4);
+}
+
 // The point of gradients over the trace: a whole step (forward, backward, update) is one sync.
 TEST_F(AutodiffOnGpu, ATrainingStepIsOneSyncAndItsLossFalls) {
   const Tensor x = random_input(DType::f32, {64, 8}) * 0.5;

@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "ir/matmul.h"
+#include "ir/scatter.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
 #include "lazy/linalg.h"
 #include "lazy/ops.h"
+#include "lazy/ordering.h"
 #include "lazy/reductions.h"
 #include "lazy/scans.h"
 
@@ -318,6 +320,38 @@ InputCotangents cumsum_vjp(const VjpArgs& a) {
   return only(lazy::add(lazy::sub(total, lazy::cumsum(g, -1, a.loc), a.loc), g, a.loc));
 }
 
+// Values picked from the input's last axis (top-k, sort, cummax, cummin) send their cotangent
+// back to where each was picked, found again by the same selection.
+Tensor to_picked_positions(const VjpArgs& a, const Tensor& positions) {
+  const Tensor zeros = lazy::zeros(a.node.inputs[0]->shape, a.cotangent.dtype(), a.loc);
+  return lazy::scatter_add(zeros, -1, positions, a.cotangent, a.loc);
+}
+InputCotangents top_k_vjp(const VjpArgs& a) {
+  const Tensor positions =
+      lazy::topk(a.inputs[0], a.node.attrs[0], -1, a.node.attrs[1] != 0, a.loc).indices;
+  return only(to_picked_positions(a, positions));
+}
+InputCotangents cummax_vjp(const VjpArgs& a) {
+  return only(to_picked_positions(a, lazy::cummax(a.inputs[0], -1, a.loc).indices));
+}
+InputCotangents cummin_vjp(const VjpArgs& a) {
+  return only(to_picked_positions(a, lazy::cummin(a.inputs[0], -1, a.loc).indices));
+}
+InputCotangents scatter_add_vjp(const VjpArgs& a) {
+  // x passes it through; src element c was added at c[axis] = index[c]: it takes the cotangent
+  // there. The node holds the index sorted and where each came from, so the cotangent is read in
+  // sorted order and put back in place.
+  const int axis = ir::scatter_axis(a.node);
+  return {if_wanted(a, ir::scatter_x, [&] { return a.cotangent; }), Tensor(), Tensor(),
+          if_wanted(a, ir::scatter_src, [&] {
+            const Tensor sorted_cotangent =
+                lazy::gather(a.cotangent, axis, a.inputs[ir::scatter_sorted_index], a.loc);
+            const Tensor zeros =
+                lazy::zeros(a.node.inputs[ir::scatter_src]->shape, a.cotangent.dtype(), a.loc);
+            return lazy::scatter(zeros, axis, a.inputs[ir::scatter_order], sorted_cotangent, a.loc);
+          })};
+}
+
 // ---- matrix products ----
 
 InputCotangents matmul_vjp(const VjpArgs& a) {
@@ -403,6 +437,10 @@ std::array<TableRow, kOps> make_table() {
   set(Op::Gather, with(gather_vjp));
   set(Op::Concat, with(concat_vjp));
   set(Op::CumSum, with(cumsum_vjp));
+  set(Op::CumMax, with(cummax_vjp));
+  set(Op::CumMin, with(cummin_vjp));
+  set(Op::TopK, with(top_k_vjp));
+  set(Op::ScatterAdd, with(scatter_add_vjp));
   return table;
 }
 

@@ -204,6 +204,12 @@ TEST(Autodiff, GathersAndJoinsMatchDifferences) {
                          {input({2, 3}, 30)}, "take_along_axis");
   expect_gradients_match(
       [](auto t) {
+        return lazy::cat(std::vector<Tensor>(40, t[0]), 0) *
+               lazy::cat(std::vector<Tensor>(40, t[1]), 0);
+      },
+      {input({1, 2}, 38), input({1, 2}, 39)}, "cat of 40 inputs");
+  expect_gradients_match(
+      [](auto t) {
         return lazy::cat({t[0], t[1], t[0]}, 1);
       },
       {input({2, 1}, 31), input({2, 3}, 32)}, "cat");

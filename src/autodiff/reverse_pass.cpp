@@ -1,5 +1,6 @@
 #include "autodiff/reverse_pass.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -114,19 +115,19 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       case Differentiability::rule:
         break;
     }
-    std::uint32_t wanted = 0;
+    std::vector<bool> wanted(node->inputs.size());
     std::vector<Tensor> input_handles;
     for (std::size_t i = 0; i < node->inputs.size(); ++i) {
       ir::Node* input = node->inputs[i];
       input_handles.push_back(handle(input));
-      if (visits[input].depends && is_floating(input->dtype)) wanted |= 1u << i;
+      wanted[i] = visits[input].depends && is_floating(input->dtype);
     }
-    if (wanted == 0) continue;
+    if (std::find(wanted.begin(), wanted.end(), true) == wanted.end()) continue;
     const Tensor output = handle(node);
     const InputCotangents flowing =
         vjp_rule(node->op)({*node, input_handles, output, cotangent, wanted, node->loc});
     for (std::size_t i = 0; i < flowing.size(); ++i)
-      if (((wanted >> i) & 1u) && flowing[i].node() != nullptr)
+      if (wanted[i] && flowing[i].node() != nullptr)
         accumulate(kept, node->inputs[i], flowing[i], node->loc);
   }
   std::vector<Tensor> result(inputs.size());

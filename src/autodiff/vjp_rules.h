@@ -5,6 +5,7 @@
 
 #include <source_location>
 #include <span>
+#include <vector>
 
 #include <absl/container/inlined_vector.h>
 
@@ -22,13 +23,13 @@ inline bool stops_gradient(const ir::Node& node) {
 
 struct VjpArgs {
   const ir::Node& node;
-  std::span<const Tensor> inputs;  // handles on node.inputs
-  const Tensor& output;            // a handle on the node
-  const Tensor& cotangent;         // of the node's shape and dtype
-  std::uint32_t wanted;            // bit i: input i needs its cotangent
-  std::source_location loc;        // the node's: backward ops name the forward op's line
+  std::span<const Tensor> inputs;   // handles on node.inputs
+  const Tensor& output;             // a handle on the node
+  const Tensor& cotangent;          // of the node's shape and dtype
+  const std::vector<bool>& wanted;  // per input: it needs its cotangent (a cat has any number)
+  std::source_location loc;         // the node's: backward ops name the forward op's line
 
-  bool wants(int input) const { return (wanted >> input) & 1u; }
+  bool wants(int input) const { return wanted[std::size_t(input)]; }
 };
 
 // One per input: an undefined Tensor where none flows (not wanted, or not differentiable). Each

@@ -18,6 +18,7 @@
 #include "ref/evaluator.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/value_rules.h"
 
 namespace {
 
@@ -137,6 +138,20 @@ TEST_F(FuzzRegressions, IntegersPastF16sLargestMayBeInfinityInTheFuzzersBounds) 
   const Tensor big = lazy::from_data(std::vector<std::int64_t>{8163882}, {1, 1}, DType::i64);
   const Tensor zero = lazy::from_data(std::vector<double>{0.0}, {1, 1}, DType::f16);
   EXPECT_TRUE(std::isnan(lazy::mul(big, zero).item<double>()));
+}
+
+// Seed 17211, program 1003: a bf16 sum of 125 values in [-1, 3] is exact in its f32 accumulator
+// but rounds to bf16, where 375 is 376: outside the fuzzer's bounds [-125, 375], though the
+// reference and the GPU agreed.
+TEST_F(FuzzRegressions, ABf16SumRoundedToItsDTypeStaysInTheFuzzersBounds) {
+  const lazy::fuzz::Operand values{lazy::fuzz::Bounds{-1, 3, 0, 0}, DType::bf16};
+  const lazy::fuzz::Bounds sum = lazy::fuzz::reduce_rule("sum", values, DType::bf16, 125);
+  EXPECT_GE(sum.hi, 376);
+  EXPECT_LE(sum.lo, -125);
+  const Tensor threes = lazy::full({125}, 3.0, DType::bf16);
+  const double got = lazy::sum(threes).item<double>();
+  EXPECT_EQ(got, 376);
+  EXPECT_LE(got, sum.hi);
 }
 
 TEST_F(FuzzRegressions, EmptyIterationSpaceHasNoUniformAccess) {

@@ -5,8 +5,8 @@
 //
 //   bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]
 //
-// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, transformer_block or mlp_train (issue 16's
-// training step).
+// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, transformer_block, or issue 16's training
+// steps mlp_train and block_train (training_workloads.cpp).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
 // side; bench/matmul_device.sh runs all three on the GPU machine.
@@ -29,6 +29,7 @@
 
 #include "bench_options.h"
 #include "event_timing.h"
+#include "matmul_workloads.h"
 #include "pool_memory.h"
 #include "runtime/device.h"
 #include "transformer_block.h"
@@ -37,7 +38,14 @@ namespace {
 
 using lazy::bench::BenchOptions;
 using lazy::bench::BenchUsage;
+using lazy::bench::bf16_bytes;
+using lazy::bench::block_flops;
+using lazy::bench::computed_randn;
+using lazy::bench::inverse_sqrt;
+using lazy::bench::kDtype;
+using lazy::bench::product_flops;
 using lazy::bench::StepFn;
+using lazy::bench::Workload;
 using lazy::runtime::Device;
 
 // Shapes from issue 13 (bench/peers_matmul.py has the same constants).
@@ -52,36 +60,6 @@ constexpr std::int64_t kDecodeDim = 4096;
 // Calls in decode_linear's back-to-back loop: about as long as a timed run, enough to average
 // the host's jitter away.
 constexpr int kDecodeLoopCalls = 1000;
-
-constexpr lazy::DType kDtype = lazy::DType::bf16;
-
-struct Workload {
-  std::string name;
-  double flops;                     // 2 * M * N * K summed over the products
-  std::int64_t bytes;               // fewest bytes moved: each input read once, each output written
-  std::function<StepFn()> prepare;  // creates and computes the inputs; the step holds them
-  bool per_call_loop = false;       // also timed as back-to-back calls that wait for each result
-};
-
-std::int64_t bf16_bytes(std::int64_t elements) {
-  return elements * lazy::itemsize(kDtype);
-}
-
-// Inputs are computed before timing so that only the workload's work is measured. Normal values
-// times `scale`: weights take 1/sqrt(fan_in) so that products stay O(1).
-lazy::Tensor computed_randn(const lazy::Shape& shape, std::uint64_t seed, float scale = 1) {
-  lazy::Tensor t = lazy::randn(shape, seed, kDtype) * scale;
-  lazy::eval({t});
-  return t;
-}
-
-float inverse_sqrt(std::int64_t fan_in) {
-  return float(1 / std::sqrt(double(fan_in)));
-}
-
-double product_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
-  return 2.0 * double(m) * double(n) * double(k);
-}
 
 Workload gemm_gelu() {
   const double flops = product_flops(kGemmRows, kGemmCols, kGemmInner);
@@ -128,73 +106,6 @@ Workload decode_linear() {
             });
           },
           /*per_call_loop=*/true};
-}
-
-// One training step of a 4-layer MLP (issue 16): f32 master weights used in bf16 (autocast),
-// gelu_tanh between layers, a mean-square loss, gradients by lazy::value_and_grad and an AdamW
-// update of every weight and its moments. The input is a constant, so the first layer's input
-// gradient is not computed: 4 forward products, 4 weight gradients, 3 input gradients.
-constexpr std::int64_t kTrainBatch = 8192, kTrainWidth = 4096, kTrainLayers = 4;
-
-Workload mlp_train() {
-  const double flops =
-      (3 * kTrainLayers - 1) * product_flops(kTrainBatch, kTrainWidth, kTrainWidth);
-  const std::int64_t params = kTrainLayers * (kTrainWidth * kTrainWidth + kTrainWidth);
-  // bf16 input and target read; f32 weights, moments read and written.
-  const std::int64_t bytes = bf16_bytes(2 * kTrainBatch * kTrainWidth) + 6 * 4 * params;
-  return {"mlp_train", flops, bytes, [] {
-            lazy::Tensor x = computed_randn({kTrainBatch, kTrainWidth}, 30);
-            lazy::Tensor target = computed_randn({kTrainBatch, kTrainWidth}, 31);
-            std::vector<lazy::Tensor> state;  // per layer: weight, bias, then their m and v
-            for (std::int64_t layer = 0; layer < kTrainLayers; ++layer) {
-              lazy::Tensor w = lazy::randn({kTrainWidth, kTrainWidth}, std::uint64_t(40 + layer)) *
-                               inverse_sqrt(kTrainWidth);
-              lazy::Tensor b = lazy::zeros({kTrainWidth});
-              state.insert(state.end(), {w, b});
-            }
-            for (std::size_t i = 0, n = state.size(); i < n; ++i)
-              state.push_back(lazy::zeros(state[i].shape()));
-            for (std::size_t i = 0, n = 2 * std::size_t(kTrainLayers); i < n; ++i)
-              state.push_back(lazy::zeros(state[i].shape()));
-            lazy::eval(state);
-            const lazy::ValueAndGrad loss([x, target](std::span<const lazy::Tensor> p) {
-              lazy::Tensor h = x;
-              for (std::int64_t layer = 0; layer < kTrainLayers; ++layer) {
-                h = lazy::linear(h, p[2 * layer].to(kDtype), p[2 * layer + 1].to(kDtype));
-                if (layer + 1 < kTrainLayers) h = lazy::gelu_tanh(h);
-              }
-              return lazy::mean(lazy::square((h - target).to(lazy::DType::f32)));
-            });
-            return StepFn([loss, state] {
-              constexpr double kLr = 1e-4, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8, kDecay = 0.01;
-              const std::size_t n = 2 * std::size_t(kTrainLayers);
-              const std::span<const lazy::Tensor> params(state.data(), n);
-              lazy::ValueAndGradients r = loss(params);
-              std::vector<lazy::Tensor> out = {r.value};
-              for (std::size_t i = 0; i < n; ++i) {
-                const lazy::Tensor& g = r.gradients[i];
-                lazy::Tensor m = kBeta1 * state[n + i] + (1 - kBeta1) * g;
-                lazy::Tensor v = kBeta2 * state[2 * n + i] + (1 - kBeta2) * lazy::square(g);
-                // The first step's bias corrections: the step's cost does not depend on them.
-                lazy::Tensor p = state[i] * (1 - kLr * kDecay) -
-                                 kLr * (m / (1 - kBeta1)) / (lazy::sqrt(v / (1 - kBeta2)) + kEps);
-                out.insert(out.end(), {p, m, v});
-              }
-              return out;
-            });
-          }};
-}
-
-// Flops of the block's products: the q, k, v and output projections, the feed-forward's three,
-// and attention's two (q k^T and probs v) counted in full, as a dense product computes them,
-// not halved for the causal mask.
-double block_flops(const transformer::Config& c) {
-  const std::int64_t tokens = c.batch * c.seq;
-  const std::int64_t dim = c.dim();
-  const double projections = 4 * product_flops(tokens, dim, dim);
-  const double feed_forward = 3 * product_flops(tokens, c.ffn_hidden, dim);
-  const double attention = 2 * double(c.batch * c.heads) * product_flops(c.seq, c.seq, c.head_dim);
-  return projections + feed_forward + attention;
 }
 
 // The sample's block (samples/transformer_block.h), so the two cannot drift apart.
@@ -358,14 +269,19 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
 }
 
 constexpr BenchUsage kUsage{"bench_matmul", "times issue 13's matrix-product workloads on the GPU",
-                            "gemm_gelu swiglu_ffn decode_linear transformer_block mlp_train"};
+                            "gemm_gelu swiglu_ffn decode_linear transformer_block mlp_train "
+                            "block_train"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const BenchOptions options = lazy::bench::parse_bench_options(argc, argv, kUsage);
-  std::vector<Workload> workloads = {gemm_gelu(), swiglu_ffn(), decode_linear(),
-                                     transformer_block(), mlp_train()};
+  std::vector<Workload> workloads = {gemm_gelu(),
+                                     swiglu_ffn(),
+                                     decode_linear(),
+                                     transformer_block(),
+                                     lazy::bench::mlp_train(),
+                                     lazy::bench::block_train()};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_matmul");

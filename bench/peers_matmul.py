@@ -235,8 +235,41 @@ def mlp_train_workload():
                     bf16_bytes(2 * TRAIN_BATCH * TRAIN_WIDTH) + 6 * 4 * params, make_steps)
 
 
+def block_train_workload():
+    """One training step of the block: its seven weights in f32, cast to bf16 inside the loss
+    (as bench_matmul's block_train does), a mean-square loss against a random target, backward
+    and a fused AdamW step."""
+    def make_steps():
+        x = randn((BATCH, SEQ, DIM), 20)
+        target = randn((BATCH, SEQ, DIM), 21)
+        cos, sin, causal = positions()
+        steps = {}
+        for name in ("torch_eager", "torch_compile"):
+            params = {k: torch.nn.Parameter(v.float()) for k, v in block_weights().items()}
+            optimizer = torch.optim.AdamW(params.values(), lr=1e-4, weight_decay=0.01, fused=True)
+
+            def loss_of(x, target, params=params):
+                w = {k: v.to(DTYPE) for k, v in params.items()}
+                return torch.mean(torch.square((block(x, w, cos, sin, causal) - target).float()))
+
+            loss_fn = peers.compiled(loss_of) if name == "torch_compile" else loss_of
+
+            def step(loss_fn=loss_fn, optimizer=optimizer):
+                optimizer.zero_grad(set_to_none=True)
+                loss = loss_fn(x, target)
+                loss.backward()
+                optimizer.step()
+                return loss
+            steps[name] = step
+        return steps
+    activations = BATCH * SEQ * DIM
+    params = 4 * DIM * DIM + 3 * BLOCK_FFN_HIDDEN * DIM + 2 * DIM
+    return Workload("block_train", 3 * block_flops(), bf16_bytes(2 * activations) + 6 * 4 * params,
+                    make_steps)
+
+
 WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "transformer_block",
-                  "mlp_train"]
+                  "mlp_train", "block_train"]
 
 
 def peak_memory(step):
@@ -280,7 +313,7 @@ def main():
         return 0
 
     workloads = [gemm_gelu_workload(), swiglu_ffn_workload(), decode_linear_workload(),
-                 transformer_block_workload(), mlp_train_workload()]
+                 transformer_block_workload(), mlp_train_workload(), block_train_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
 

@@ -1,5 +1,5 @@
 // Gradients (lazy/autodiff.h) against central differences of the same function: every rule of
-// autodiff/vjp_rules.cpp, composites through their primitives, broadcasting, the API's errors.
+// autodiff/vjp_rules.cpp, composites, broadcasting, the API's errors.
 // On the host the reference evaluator computes both; on a GPU, the kernels.
 #include <cmath>
 #include <functional>
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "error_test_support.h"
+#include "gradient_test_support.h"
 #include "host_test_support.h"
 #include "lazy/lazy.h"
 
@@ -17,59 +18,11 @@ namespace {
 
 using lazy::Shape;
 using lazy::Tensor;
-using Fn = std::function<Tensor(std::span<const Tensor>)>;
-
-struct Input {
-  Shape shape;
-  std::vector<float> values;
-};
-
-// Normal values, moved by `shift` and scaled by `scale`; `away_from` keeps them at least 0.2
-// from that point (kinks and poles).
-Input input(const Shape& shape, std::uint32_t seed, float scale = 1, float shift = 0) {
-  std::vector<float> values = lazy_test::random_floats(shape.numel(), seed);
-  for (float& v : values) v = v * scale + shift;
-  return {shape, values};
-}
-Input positive(const Shape& shape, std::uint32_t seed) {
-  Input in = input(shape, seed);
-  for (float& v : in.values) v = 0.5f + std::fabs(v);
-  return in;
-}
-
-std::vector<Tensor> tensors(const std::vector<Input>& inputs) {
-  std::vector<Tensor> out;
-  for (const Input& in : inputs) out.push_back(lazy::from_data(in.values, in.shape));
-  return out;
-}
-
-// grad of sum(f(x) * w), for a fixed random w of f's output shape, against central differences
-// of that loss in each element of each input.
-void expect_gradients_match(const Fn& f, const std::vector<Input>& inputs, const std::string& what,
-                            double tolerance = 2e-2, float step = 1e-2f) {
-  SCOPED_TRACE(what);
-  const Shape out_shape = f(tensors(inputs)).shape();
-  const Tensor weights = lazy::from_data(input(out_shape, 99).values, out_shape);
-  const Fn loss = [&](std::span<const Tensor> x) { return lazy::sum(f(x) * weights); };
-  const std::vector<Tensor> x = tensors(inputs);
-  const std::vector<Tensor> gradients = lazy::grad(loss)(x);
-  ASSERT_EQ(gradients.size(), inputs.size());
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    ASSERT_EQ(gradients[k].shape(), inputs[k].shape) << "input " << k;
-    ASSERT_EQ(gradients[k].dtype(), lazy::f32) << "input " << k;
-    const std::vector<double> analytic = gradients[k].to_vector<double>();
-    for (std::size_t i = 0; i < inputs[k].values.size(); ++i) {
-      std::vector<Input> moved = inputs;
-      const auto at = [&](float delta) {
-        moved[k].values[i] = inputs[k].values[i] + delta;
-        return loss(tensors(moved)).item<double>();
-      };
-      const double numeric = (at(step) - at(-step)) / (2.0 * double(step));
-      EXPECT_NEAR(analytic[i], numeric, tolerance * std::max(1.0, std::fabs(numeric)))
-          << "input " << k << " element " << i;
-    }
-  }
-}
+using lazy_test::expect_gradients_match;
+using lazy_test::Fn;
+using lazy_test::Input;
+using lazy_test::input;
+using lazy_test::positive;
 
 TEST(Autodiff, UnaryRulesMatchDifferences) {
   const Input any = input({2, 3}, 1);

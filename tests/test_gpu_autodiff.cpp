@@ -1,6 +1,9 @@
 // Gradients computed by kernels against the reference evaluator's, per floating dtype: a small
 // classifier's loss (matrix products, gelu, log_softmax, a gather of the labels), the row
 // composites, and a training step whose forward, backward and update run in one sync.
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -62,6 +65,35 @@ TEST_F(AutodiffOnGpu, RowCompositesGradientsMatchTheReference) {
         },
         std::string(lazy::dtype_name(dtype)),
         dtype == DType::f32 ? 1e-4 : 10 * lazy_test::tolerance_for(dtype));
+  }
+}
+
+// The textbook rules (autodiff/composite_rules.h): a row composite's gradient with respect to its
+// input is one row kernel, as its forward is, recomputing the forward's folds on the way.
+TEST_F(AutodiffOnGpu, ARowCompositesGradientIsOneRowKernel) {
+  const Tensor x = random_input(DType::bf16, {64, 700});
+  const Tensor w = random_input(DType::bf16, {700});
+  const Tensor up = random_input(DType::bf16, {64, 700});
+  const Tensor up_sum = random_input(DType::bf16, {64, 1});
+  lazy::eval({x, w, up, up_sum});
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> cases = {
+      {"softmax", [](const Tensor& t) { return lazy::softmax(t, -1); }},
+      {"log_softmax", [](const Tensor& t) { return lazy::log_softmax(t, -1); }},
+      {"logsumexp", [](const Tensor& t) { return lazy::logsumexp(t, {1}, true); }},
+      {"layer_norm", [&](const Tensor& t) { return lazy::layer_norm(t, w, w); }},
+      {"rms_norm", [&](const Tensor& t) { return lazy::rms_norm(t, w); }},
+  };
+  for (const auto& [name, f] : cases) {
+    const auto dx = [&] {
+      const Tensor& cotangent = name == "logsumexp" ? up_sum : up;
+      return lazy::vjp([&](auto t) { return std::vector<Tensor>{f(t[0])}; }, std::vector<Tensor>{x},
+                       std::vector<Tensor>{cotangent})
+          .gradients;
+    };
+    const std::int64_t launches = lazy::stats().kernel_launches;
+    lazy::eval(dx());
+    EXPECT_EQ(lazy::stats().kernel_launches - launches, 1) << name;
+    lazy_test::expect_matches_reference(dx, name, 10 * lazy_test::tolerance_for(DType::bf16));
   }
 }
 

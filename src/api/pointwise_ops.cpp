@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "api/broadcast.h"
+#include "api/composite_marks.h"
 #include "api/composites.h"
 #include "api/recording.h"
 #include "ir/pointwise_dtypes.h"
@@ -280,11 +281,15 @@ Tensor silu(const Tensor& x, std::source_location loc) {
                               [&](const Tensor& v) { return mul(v, sigmoid(v, loc), loc); });
 }
 
+// Marked for its gradient, sigmoid(x): through the primitives, the branch the threshold drops
+// would give 0 * inf where exp(x) overflows.
 Tensor softplus(const Tensor& x, std::source_location loc) {
   api::require_floating(x, "softplus", loc);
   constexpr double kLinearAbove = 20.0;  // PyTorch's default threshold
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    return where(gt(v, kLinearAbove, loc), v, log1p(exp(v, loc), loc), loc);
+    Tensor result = where(gt(v, kLinearAbove, loc), v, log1p(exp(v, loc), loc), loc);
+    api::mark_composite(result, {api::CompositeKind::softplus, v, {}, {}});
+    return result;
   });
 }
 

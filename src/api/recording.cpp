@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "api/composite_marks.h"
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
 
@@ -30,7 +31,13 @@ DifferentiationScope::DifferentiationScope(std::source_location call) {
 }
 
 DifferentiationScope::~DifferentiationScope() {
-  if (outermost_) differentiate_call.reset();
+  if (!outermost_) return;
+  differentiate_call.reset();
+  clear_composite_marks();
+}
+
+bool differentiating() {
+  return differentiate_call.has_value();
 }
 
 CaptureScope::CaptureScope(std::source_location call) {

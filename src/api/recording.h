@@ -69,6 +69,7 @@ class DifferentiationScope {
  private:
   bool outermost_ = false;
 };
+bool differentiating();
 // Throws RuntimeError at the capturing (or differentiating) call's line when the thread is
 // capturing: `what` (a sync or a read of values) would give the body a result its replays do not
 // recompute, or cut the graph a gradient is traced through.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "api/composite_marks.h"
 #include "api/composites.h"
 #include "api/recording.h"
 #include "ir/type_promotion.h"
@@ -172,8 +173,12 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdim,
            std::source_location loc) {
   api::require_floating(x, "std", loc);
-  return api::in_compute_type(
-      x, loc, [&](const Tensor& v) { return sqrt(var(v, axes, correction, keepdim, loc), loc); });
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    const Tensor variance = var(v, axes, correction, keepdim, loc);
+    Tensor result = sqrt(variance, loc);
+    api::mark_composite(result, {api::CompositeKind::std_root, variance, {}, {}});
+    return result;
+  });
 }
 
 Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
@@ -187,6 +192,7 @@ Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim, std::source_lo
     // Shift by the largest element; an infinite one (all -inf, or +inf) shifts by 0 instead.
     ExpSum folded = exp_sum(f, axes, true, loc);
     Tensor result = add(log(folded.total, loc), folded.shift, loc);
+    api::mark_composite(result, {api::CompositeKind::logsumexp, f, {}, axes});
     return keepdim ? result : result.reshape(reduced.shape, loc);
   });
 }
@@ -198,7 +204,9 @@ Tensor softmax(const Tensor& x, int axis, std::source_location loc) {
   if (x.numel() == 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     ExpSum folded = exp_sum(v, axis, false, loc);
-    return div(exp(sub(v, folded.shift, loc), loc), folded.total, loc);
+    Tensor result = div(exp(sub(v, folded.shift, loc), loc), folded.total, loc);
+    api::mark_composite(result, {api::CompositeKind::softmax, v, {}, axis});
+    return result;
   });
 }
 
@@ -208,7 +216,9 @@ Tensor log_softmax(const Tensor& x, int axis, std::source_location loc) {
   if (x.numel() == 0) return x;
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     ExpSum folded = exp_sum(v, axis, false, loc);
-    return sub(sub(v, folded.shift, loc), log(folded.total, loc), loc);
+    Tensor result = sub(sub(v, folded.shift, loc), log(folded.total, loc), loc);
+    api::mark_composite(result, {api::CompositeKind::log_softmax, v, {}, axis});
+    return result;
   });
 }
 
@@ -219,7 +229,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor centered = sub(v, mean(v, -1, true, loc), loc);
     Tensor variance = mean(mul(centered, centered, loc), -1, true, loc);
-    Tensor normed = mul(centered, rsqrt(add(variance, eps, loc), loc), loc);
+    Tensor scale = rsqrt(add(variance, eps, loc), loc);
+    Tensor normed = mul(centered, scale, loc);
+    api::mark_composite(normed, {api::CompositeKind::normalize, v, scale, -1});
     return add(mul(normed, weight, loc), bias, loc);
   });
 }
@@ -229,7 +241,9 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps, std::source_l
   require_last_axis(x, "rms_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor scale = rsqrt(add(mean(mul(v, v, loc), -1, true, loc), eps, loc), loc);
-    return mul(mul(v, scale, loc), weight, loc);
+    Tensor normed = mul(v, scale, loc);
+    api::mark_composite(normed, {api::CompositeKind::rms_scale, v, scale, -1});
+    return mul(normed, weight, loc);
   });
 }
 

@@ -5,7 +5,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "api/composite_marks.h"
 #include "api/recording.h"
+#include "autodiff/composite_rules.h"
 #include "autodiff/vjp_rules.h"
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
@@ -18,6 +20,18 @@ namespace {
 struct Visit {
   bool done = false;
   bool depends = false;
+};
+
+// What the walk treats as a node's inputs: a marked composite's input in place of the
+// primitives that computed it, else the node's own.
+struct WalkedInputs {
+  const ir::Node* node;
+  const api::CompositeMark* mark = api::composite_mark(node);
+
+  std::size_t size() const { return mark != nullptr ? 1 : node->inputs.size(); }
+  ir::Node* operator[](std::size_t i) const {
+    return mark != nullptr ? mark->input.node() : node->inputs[i];
+  }
 };
 
 // Nodes the outputs read that depend on an input, inputs before their readers. Stops at the
@@ -35,8 +49,9 @@ std::vector<ir::Node*> dependent_nodes(std::span<const Tensor> outputs,
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       const bool leaf = inputs.contains(node) || node->trace != trace || stops_gradient(*node);
-      if (!leaf && next < node->inputs.size()) {
-        ir::Node* input = node->inputs[next++];
+      const WalkedInputs walked{node};
+      if (!leaf && next < walked.size()) {
+        ir::Node* input = walked[next++];
         if (!visits.contains(input)) {
           visits[input];
           stack.emplace_back(input, 0);
@@ -46,8 +61,8 @@ std::vector<ir::Node*> dependent_nodes(std::span<const Tensor> outputs,
       Visit& visit = visits[node];
       visit.done = true;
       visit.depends = inputs.contains(node);
-      if (!leaf)
-        for (ir::Node* input : node->inputs) visit.depends = visit.depends || visits[input].depends;
+      for (std::size_t i = 0; !leaf && i < walked.size(); ++i)
+        visit.depends = visit.depends || visits[walked[i]].depends;
       if (visit.depends) order.push_back(node);
       stack.pop_back();
     }
@@ -104,6 +119,11 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
     const Tensor cotangent = std::move(found->second);
     kept.erase(found);
     if (!is_floating(node->dtype)) continue;
+    if (const api::CompositeMark* mark = api::composite_mark(node)) {
+      accumulate(kept, mark->input.node(), composite_vjp(*mark, handle(node), cotangent, node->loc),
+                 node->loc);
+      continue;
+    }
     switch (differentiability(node->op)) {
       case Differentiability::none:
         continue;

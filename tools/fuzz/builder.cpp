@@ -123,6 +123,7 @@ void Builder::apply(int i) {
   if (!bounds.unchecked && is_floating(out.dtype()) &&
       bounds.magnitude() + bounds.err > largest(out.dtype()))
     throw StepRejected("values may overflow the dtype");
+  if (auto found = substitutes_.find(i); found != substitutes_.end()) out = found->second;
   tensors_.push_back(std::move(out));
   bounds_.push_back(bounds);
   shapes_.push_back(std::move(shape));

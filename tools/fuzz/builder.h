@@ -2,6 +2,7 @@
 // step's symbolic shape and value bounds on the way.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -35,6 +36,9 @@ class Builder {
   void apply(int i);
   // Records every step; held steps stay held by tensors().
   void apply_all();
+  // Step `i` is recorded as usual, then `value` (of its shape and dtype) takes its place: the
+  // gradient check moves data leaves and holds stop_gradient steps fixed this way.
+  void substitute(int i, Tensor value) { substitutes_[i] = std::move(value); }
   // Drops the handles of steps that are not held, so they are intermediates at the sync.
   void release_intermediates();
 
@@ -49,6 +53,7 @@ class Builder {
   std::vector<Tensor> tensors_;
   std::vector<Bounds> bounds_;
   std::vector<std::vector<Dim>> shapes_;
+  std::map<int, Tensor> substitutes_;
 };
 
 // Forgets what the calling thread recorded and did not sync (the generator's and printer's

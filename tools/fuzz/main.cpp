@@ -1,10 +1,12 @@
 // lazyfuse-fuzz: the project's differential fuzzer (tools/fuzz/session.h).
 //   lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B] [--steps K]
 //                 [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]
-//                 [--only-products]
+//                 [--only-products] [--gradients]
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
 // (seed, start) as a standalone C++ program and exits. --only-products (or --only-matmul) makes
-// matrix products most of every program's steps, each program holding at least one. Exit status: 0
+// matrix products most of every program's steps, each program holding at least one. --gradients
+// checks each program's gradients against central differences instead (gradient_check.h), one
+// program at a time. Exit status: 0
 // when every program agreed with the reference, 1 on any failure, 2 on bad arguments. A crash
 // prints its call stack (crash_report.h).
 #include <chrono>
@@ -26,7 +28,7 @@ int usage() {
   std::cerr
       << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
          " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]"
-         " [--only-products]\n";
+         " [--only-products] [--gradients]\n";
   return 2;
 }
 
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
         options.max_shrink_runs = std::stoi(value());
       else if (a == "--only-products" || a == "--only-matmul")
         options.products_only = true;
+      else if (a == "--gradients")
+        options.gradients = true;
       else if (a == "--print")
         print_only = true;
       else
@@ -91,6 +95,11 @@ int main(int argc, char** argv) {
             << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared ("
             << s.unchecked << " more only for NaN), " << s.failures << " failures, " << s.seconds
             << " s" << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
+  if (options.gradients) {
+    std::cout << "gradients: " << s.gradients_checked << " programs checked; skipped:";
+    for (const auto& [why, n] : s.gradient_skips) std::cout << " " << why << " " << n << ";";
+    std::cout << std::endl;
+  }
   std::cout << "steps the API refused while generating, by op:";
   for (const auto& [op, n] : s.refusals) std::cout << " " << op << " " << n;
   std::cout << std::endl;

@@ -6,6 +6,7 @@
 #include <lazy/lazy.h>
 
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/gradient_check.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
 #include "tools/fuzz/shrinker.h"
@@ -30,6 +31,18 @@ bool same_failure(const RunReport& report, const Failure& first) {
   return false;
 }
 
+void write_reproducer(std::vector<Program>& programs, const std::string& preface,
+                      const SessionOptions& options, std::ostream& log) {
+  const std::string source = preface + print_program(programs);
+  log << source << std::flush;
+  if (!options.out_dir.empty()) {
+    const Program& head = programs.front();
+    std::ofstream(options.out_dir + "/fail_" + std::to_string(head.seed) + "_" +
+                  std::to_string(head.index) + ".cpp")
+        << source;
+  }
+}
+
 void report_failures(std::vector<Program>& programs, const RunReport& report,
                      const SessionOptions& options, std::ostream& log) {
   const Program& head = programs.front();
@@ -49,13 +62,40 @@ void report_failures(std::vector<Program>& programs, const RunReport& report,
         options.max_shrink_runs);
     log << "shrunk in " << runs << " runs to:\n";
   }
-  std::string source = print_program(small);
-  log << source << std::flush;
-  if (!options.out_dir.empty()) {
-    std::ofstream(options.out_dir + "/fail_" + std::to_string(head.seed) + "_" +
-                  std::to_string(head.index) + ".cpp")
-        << source;
+  write_reproducer(small, "", options, log);
+}
+
+// Checks one program's gradients; a failure is shrunk while it still fails the check.
+void check_program_gradients(const Program& program, const SessionOptions& options,
+                             SessionSummary& summary, std::ostream& log) {
+  const GradientOutcome outcome = check_gradients(program);
+  switch (outcome.kind) {
+    case GradientOutcome::Kind::checked:
+      ++summary.gradients_checked;
+      return;
+    case GradientOutcome::Kind::skipped:
+      ++summary.gradient_skips[outcome.detail];
+      return;
+    case GradientOutcome::Kind::failed:
+      break;
   }
+  ++summary.failures;
+  log << "FAIL seed " << program.seed << " program " << program.index
+      << ": gradient: " << outcome.detail << "\n";
+  std::vector<Program> small = {program};
+  if (options.shrink) {
+    int runs = 0;
+    small = shrink(
+        small,
+        [&](std::vector<Program>& candidate) {
+          ++runs;
+          return candidate.size() == 1 &&
+                 check_gradients(candidate[0]).kind == GradientOutcome::Kind::failed;
+        },
+        options.max_shrink_runs);
+    log << "shrunk in " << runs << " runs to: " << check_gradients(small[0]).detail << "\n";
+  }
+  write_reproducer(small, "// lazyfuse-fuzz --gradients: " + outcome.detail + "\n", options, log);
 }
 
 }  // namespace
@@ -70,6 +110,12 @@ SessionSummary run_session(const SessionOptions& options, std::ostream& log) {
                                    options.products_only};
   std::int64_t index = options.start;
   const std::int64_t end = options.start + options.count;
+  while (options.gradients && index < end && elapsed() < options.seconds) {
+    log << "gradients of seed " << options.seed << " program " << index << std::endl;
+    check_program_gradients(generate(options.seed, index, generate_options), options, summary, log);
+    ++summary.programs;
+    ++index;
+  }
   while (index < end && elapsed() < options.seconds) {
     int batch = 1 + int(mix(options.seed, std::uint64_t(index)) % std::uint64_t(options.max_batch));
     batch = int(std::min<std::int64_t>(batch, end - index));

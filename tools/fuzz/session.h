@@ -19,6 +19,8 @@ struct SessionOptions {
   int max_steps = 16;
   std::int64_t max_elements = std::int64_t(1) << 20;
   bool products_only = false;  // GenerateOptions::products_only
+  // Checks each program's gradients (gradient_check.h) instead of running it fused and unfused.
+  bool gradients = false;
   bool shrink = true;
   int max_shrink_runs = 300;
   std::string out_dir;  // reproducers are written here as fail_<seed>_<index>.cpp
@@ -27,6 +29,8 @@ struct SessionOptions {
 struct SessionSummary {
   std::int64_t programs = 0, batches = 0, outputs = 0, compared = 0, unchecked = 0, failures = 0;
   double seconds = 0;
+  std::int64_t gradients_checked = 0;
+  std::map<std::string, std::int64_t> gradient_skips;  // programs not checked, by reason
   bool context_lost = false;  // the GPU became unusable; the session stopped
   // Generated steps the API refused, by op: a check that refuses valid input would show here.
   std::map<std::string, std::int64_t> refusals;

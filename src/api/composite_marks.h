@@ -1,0 +1,40 @@
+// Composites whose gradient has a better form than their primitives' mark their result while a
+// gradient is being traced, so the reverse pass (autodiff/composite_rules.h) differentiates it
+// by the textbook rule: for softmax, logsumexp and the norms, one row reduction where the
+// primitives' chain folds several and routes a zero through the max; for softplus, a finite
+// sigmoid where the branch its threshold drops gives 0 * inf; for std, no gradient at a zero
+// std (PyTorch's) where sqrt's would be inf * 0.
+#pragma once
+
+#include "ir/node.h"
+#include "lazy/reductions.h"
+#include "lazy/tensor.h"
+
+namespace lazy::api {
+
+enum class CompositeKind : std::uint8_t {
+  softmax,      // result = softmax(input, axes)
+  log_softmax,  // result = log_softmax(input, axes)
+  logsumexp,    // result = logsumexp(input, axes), axes kept
+  normalize,    // result = (input - mean) * saved, saved = rsqrt(var + eps) over the last axis
+  rms_scale,    // result = input * saved, saved = rsqrt(mean(input^2) + eps) over the last axis
+  softplus,     // result = softplus(input)
+  std_root,     // result = sqrt(input), the input a variance
+};
+
+struct CompositeMark {
+  CompositeKind kind;
+  Tensor input;  // what the rule differentiates with respect to: f32, of the result's shape
+  Tensor saved;  // a forward value the rule reads (the norms' scale), else undefined
+  Axes axes;     // the folded axes, kept as axes of 1 in the result (the row composites)
+};
+
+// Keeps `mark` for `result` while the thread is differentiating (no cost otherwise); dropped when
+// the outermost lazy::grad / vjp returns.
+void mark_composite(const Tensor& result, CompositeMark mark);
+// The mark of `node`, or null.
+const CompositeMark* composite_mark(const ir::Node* node);
+// Drops the thread's marks (the outermost differentiation's end).
+void clear_composite_marks();
+
+}  // namespace lazy::api

@@ -1,0 +1,39 @@
+#include "autodiff/composite_rules.h"
+
+#include "lazy/ops.h"
+#include "lazy/reductions.h"
+
+namespace lazy::autodiff {
+
+Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const Tensor& cotangent,
+                     std::source_location loc) {
+  const Tensor& g = cotangent;
+  const Tensor& y = result;
+  const auto row_sum = [&](const Tensor& t) { return sum(t, mark.axes, true, loc); };
+  const auto row_mean = [&](const Tensor& t) { return mean(t, mark.axes, true, loc); };
+  switch (mark.kind) {
+    case api::CompositeKind::softmax:
+      return mul(y, sub(g, row_sum(mul(g, y, loc)), loc), loc);
+    case api::CompositeKind::log_softmax:
+      return sub(g, mul(exp(y, loc), row_sum(g), loc), loc);
+    case api::CompositeKind::logsumexp:
+      // d logsumexp / dx is softmax(x), exp(x - result) with the result broadcast back.
+      return mul(g, exp(sub(mark.input, y, loc), loc), loc);
+    case api::CompositeKind::normalize: {
+      // y = (x - mean) * s: dx = s * (g - mean(g) - y * mean(g * y)).
+      const Tensor centered_g = sub(g, row_mean(g), loc);
+      return mul(mark.saved, sub(centered_g, mul(y, row_mean(mul(g, y, loc)), loc), loc), loc);
+    }
+    case api::CompositeKind::rms_scale:
+      // y = x * s with s = rsqrt(mean(x^2) + eps): dx = s * (g - y * mean(g * y)).
+      return mul(mark.saved, sub(g, mul(y, row_mean(mul(g, y, loc)), loc), loc), loc);
+    case api::CompositeKind::softplus:
+      return mul(g, sigmoid(mark.input, loc), loc);
+    case api::CompositeKind::std_root:
+      // A zero std (all elements equal) takes none, as PyTorch's std_backward masks it.
+      return where(eq(y, 0.0, loc), 0.0, div(g, mul(y, 2.0, loc), loc), loc);
+  }
+  return {};
+}
+
+}  // namespace lazy::autodiff

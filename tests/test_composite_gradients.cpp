@@ -1,0 +1,143 @@
+// The textbook gradients of the row composites (autodiff/composite_rules.h): against central
+// differences over several shapes and axes, through a second derivative, and by what their
+// backward folds: one row reduction beyond the forward's, where the primitives' chain has more.
+#include <cmath>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+#include <gtest/gtest.h>
+
+#include "gradient_test_support.h"
+#include "ir/node.h"
+#include "ir/op.h"
+#include "lazy/lazy.h"
+
+namespace {
+
+using lazy::Tensor;
+using lazy_test::expect_gradients_match;
+using lazy_test::input;
+
+TEST(CompositeGradients, MatchDifferencesOverShapesAndAxes) {
+  const lazy_test::Input x3 = input({2, 3, 4}, 40), w = input({4}, 41), b = input({4}, 42);
+  expect_gradients_match([](auto t) { return lazy::softmax(t[0], 0); }, {x3}, "softmax, axis 0");
+  expect_gradients_match([](auto t) { return lazy::softmax(t[0], 1) * t[0]; }, {x3},
+                         "softmax read twice");
+  expect_gradients_match([](auto t) { return lazy::log_softmax(t[0], -1); }, {x3},
+                         "log_softmax, last axis");
+  expect_gradients_match(
+      [](auto t) {
+        return lazy::logsumexp(t[0], {0, 2});
+      },
+      {x3}, "logsumexp of two axes");
+  expect_gradients_match([](auto t) { return lazy::logsumexp(t[0], {1}, true); }, {x3},
+                         "logsumexp, keepdim");
+  expect_gradients_match([](auto t) { return lazy::layer_norm(t[0], t[1], t[2]); }, {x3, w, b},
+                         "layer_norm of a 3-d tensor");
+  expect_gradients_match([](auto t) { return lazy::rms_norm(t[0], t[1], 1e-3); }, {x3, w},
+                         "rms_norm of a 3-d tensor");
+  // A composite of a composite: each mark differentiates its own input.
+  expect_gradients_match([](auto t) { return lazy::softmax(lazy::rms_norm(t[0], t[1]) * 2.0, -1); },
+                         {x3, w}, "softmax of rms_norm");
+}
+
+TEST(CompositeGradients, AHalfInputDifferentiatesThroughItsCast) {
+  const Tensor x = lazy::from_data(std::vector<float>{0.5f, -1, 2, 0.25f}, {2, 2});
+  const auto loss = [](std::span<const Tensor> t) {
+    return lazy::sum(lazy::softmax(t[0].to(lazy::f16), -1).to(lazy::f32) * t[0]);
+  };
+  const Tensor g = lazy::grad(loss)({x})[0];
+  const Tensor expected = lazy::grad(
+      [](std::span<const Tensor> t) { return lazy::sum(lazy::softmax(t[0], -1) * t[0]); })({x})[0];
+  const std::vector<double> got = g.to_vector<double>(), want = expected.to_vector<double>();
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 5e-3) << i;
+}
+
+// d/dx of the gradient: the backward the rules record is differentiated by its primitives.
+TEST(CompositeGradients, SecondDerivativesMatchDifferencesOfTheFirst) {
+  const lazy_test::Input x = input({2, 5}, 43), w = input({5}, 44), b = input({5}, 45);
+  const Tensor up = lazy::from_data(input({2, 5}, 46).values, {2, 5});
+  for (int which = 0; which < 3; ++which) {
+    const lazy_test::Fn f = [&, which](std::span<const Tensor> t) {
+      if (which == 0) return lazy::softmax(t[0], -1);
+      if (which == 1) return lazy::layer_norm(t[0], t[1], t[2]);
+      return lazy::logsumexp(t[0], {1}, true);
+    };
+    const lazy_test::Fn first = [&](std::span<const Tensor> t) {
+      return lazy::grad([&](std::span<const Tensor> p) { return lazy::sum(f(p) * up); })(
+          {t[0], t[1], t[2]})[0];
+    };
+    expect_gradients_match(first, {x, w, b}, "grad of grad, case " + std::to_string(which), 3e-2);
+  }
+}
+
+// Reductions a tensor's pending graph folds.
+int reductions_reached(const Tensor& t) {
+  absl::flat_hash_set<const lazy::ir::Node*> seen;
+  std::vector<const lazy::ir::Node*> stack = {t.node()};
+  int reductions = 0;
+  while (!stack.empty()) {
+    const lazy::ir::Node* node = stack.back();
+    stack.pop_back();
+    if (node == nullptr || !seen.insert(node).second) continue;
+    if (lazy::ir::op_kind(node->op) == lazy::ir::OpKind::reduction) ++reductions;
+    stack.insert(stack.end(), node->inputs.begin(), node->inputs.end());
+  }
+  return reductions;
+}
+
+TEST(CompositeGradients, EachBackwardFoldsOneRowBeyondItsForward) {
+  const Tensor x = lazy::from_data(input({4, 6}, 47).values, {4, 6});
+  const Tensor up = lazy::from_data(input({4, 6}, 48).values, {4, 6});
+  const Tensor w = lazy::ones({6});
+  struct Case {
+    const char* name;
+    lazy_test::Fn f;
+    int forward;   // reductions of the forward
+    int backward;  // reductions its gradient with respect to x adds
+  };
+  const std::vector<Case> cases = {
+      {"softmax", [](auto t) { return lazy::softmax(t[0], -1); }, 2, 1},
+      {"log_softmax", [](auto t) { return lazy::log_softmax(t[0], -1); }, 2, 1},
+      {"logsumexp", [](auto t) { return lazy::logsumexp(t[0], {1}, true); }, 2, 0},
+      {"layer_norm", [&](auto t) { return lazy::layer_norm(t[0], w, w); }, 2, 2},
+      {"rms_norm", [&](auto t) { return lazy::rms_norm(t[0], w); }, 1, 1},
+  };
+  for (const Case& c : cases) {
+    const Tensor forward = c.f(std::vector<Tensor>{x});
+    EXPECT_EQ(reductions_reached(forward), c.forward) << c.name;
+    const Tensor cotangent = c.name == std::string("logsumexp") ? lazy::sum(up, 1, true) : up;
+    const Tensor dx = lazy::vjp([&](auto t) { return std::vector<Tensor>{c.f(t)}; },
+                                std::vector<Tensor>{x}, std::vector<Tensor>{cotangent})
+                          .gradients[0];
+    // The cotangent's own sum (logsumexp's) counts too.
+    const int cotangent_reductions = reductions_reached(cotangent);
+    EXPECT_EQ(reductions_reached(dx), c.forward + c.backward + cotangent_reductions) << c.name;
+    lazy::eval({dx});
+  }
+}
+
+// Found by the fuzzer's gradient check (seed 1, programs 0 and 253): the primitives' rules give
+// 0 * inf where these give PyTorch's finite gradients.
+TEST(CompositeGradients, SoftplusOfLargeValuesHasAFiniteGradient) {
+  const Tensor x = lazy::from_data(std::vector<float>{100, -100, 0, 3}, {4});
+  const Tensor g = lazy::grad([](auto t) { return lazy::sum(lazy::softplus(t[0])); })({x})[0];
+  const std::vector<float> got = g.to_vector<float>();
+  EXPECT_FLOAT_EQ(got[0], 1);
+  EXPECT_NEAR(got[1], 0, 1e-30);
+  EXPECT_FLOAT_EQ(got[2], 0.5f);
+  EXPECT_FLOAT_EQ(got[3], 1 / (1 + std::exp(-3.0f)));
+}
+
+TEST(CompositeGradients, TheStdOfEqualElementsTakesNoGradient) {
+  const Tensor x = lazy::from_data(std::vector<float>{2, 2, 2, 1, 3, 5}, {2, 3});
+  const Tensor g = lazy::grad([](auto t) { return lazy::sum(lazy::std(t[0], 1)); })({x})[0];
+  const std::vector<float> got = g.to_vector<float>();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(got[std::size_t(i)], 0) << i;
+  // (x - mean) / ((n - 1) std) for the row 1, 3, 5: std 2.
+  EXPECT_FLOAT_EQ(got[3], -0.5f);
+  EXPECT_FLOAT_EQ(got[4], 0);
+  EXPECT_FLOAT_EQ(got[5], 0.5f);
+}
+
+}  // namespace

@@ -1,0 +1,221 @@
+#include "tools/fuzz/gradient_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "tools/fuzz/bounds.h"
+#include "tools/fuzz/builder.h"
+#include "tools/fuzz/input_values.h"
+
+namespace lazy::fuzz {
+
+namespace {
+
+// The direction moves each leaf element by at most this fraction of its range; the leaves are
+// drawn twice as far inside their range, so every point evaluated keeps to the generator's
+// bounds (a log's operand stays positive).
+constexpr double kMove = 2e-4;
+
+struct Leaf {
+  int step;
+  Shape shape;
+  std::vector<double> base, direction;
+};
+
+Program in_f32(const Program& program) {
+  Program copy = program;
+  for (Step& step : copy.steps) {
+    if (step.dtype == DType::f16 || step.dtype == DType::bf16) step.dtype = DType::f32;
+    if (step.op == Op::data) step.data.quantum = -1;
+  }
+  return copy;
+}
+
+std::vector<Leaf> choose_leaves(const Program& p) {
+  std::vector<Leaf> leaves;
+  for (int i = 0; i < int(p.steps.size()); ++i) {
+    const Step& s = p.steps[std::size_t(i)];
+    const double range = s.data.hi - s.data.lo;
+    if (s.op != Op::data || !is_floating(s.dtype) || s.data.special > 0 || !(range > 1e-6))
+      continue;
+    Leaf leaf{i, concrete_shape(p, s.shape), {}, {}};
+    const std::int64_t n = leaf.shape.numel();
+    const double margin = 2 * kMove * range;
+    leaf.base = fz_floats(s.data.key ^ 0x9d1e5u, n, s.data.lo + margin, s.data.hi - margin, -1, 0);
+    leaf.direction = fz_floats(s.data.key ^ 0xd14ecu, n, -kMove * range, kMove * range, -1, 0);
+    leaves.push_back(std::move(leaf));
+  }
+  return leaves;
+}
+
+std::vector<Tensor> leaf_tensors(const std::vector<Leaf>& leaves, double t) {
+  std::vector<Tensor> out;
+  for (const Leaf& leaf : leaves) {
+    std::vector<double> values = leaf.base;
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] += t * leaf.direction[i];
+    out.push_back(from_data(values, leaf.shape, DType::f32));
+  }
+  return out;
+}
+
+// What one recording of the program gives the check: the outputs the loss weighs, their error
+// bounds, and the stop_gradient steps (held fixed when the leaves move).
+struct Recording {
+  std::vector<int> outputs;  // held floating steps whose values the bounds predict
+  std::vector<double> errs;
+  std::vector<int> stopped;
+  std::vector<Tensor> stopped_values;
+};
+
+std::vector<Tensor> record(Program& p, const std::vector<Leaf>& leaves, std::span<const Tensor> at,
+                           Recording& rec, bool first) {
+  Builder b(p);
+  for (std::size_t k = 0; k < leaves.size(); ++k) b.substitute(leaves[k].step, at[k]);
+  for (std::size_t k = 0; !first && k < rec.stopped.size(); ++k)
+    b.substitute(rec.stopped[k], rec.stopped_values[k]);
+  b.apply_all();
+  std::vector<Tensor> out;
+  for (int i = 0; i < b.size(); ++i) {
+    const Step& s = p.steps[std::size_t(i)];
+    const Bounds& bounds = b.bounds(i);
+    if (first && s.op == Op::contiguous && s.name == "stop_gradient") {
+      rec.stopped.push_back(i);
+      rec.stopped_values.push_back(b.tensor(i));
+    }
+    if (first && s.held && is_floating(b.tensor(i).dtype()) && !bounds.unchecked &&
+        !bounds.special) {
+      rec.outputs.push_back(i);
+      rec.errs.push_back(bounds.err + ulp(DType::f32, bounds.magnitude()));
+    }
+  }
+  for (int i : rec.outputs) out.push_back(b.tensor(i));
+  return out;
+}
+
+std::vector<double> values_of(const Tensor& t) {
+  return t.to_vector<double>();
+}
+
+// sum(w * values) over the outputs, and its rounding noise from the outputs' error bounds: at
+// worst (every error one way), and as independent errors add (the square root of the sum of
+// squares). The first keeps a correct gradient from failing, the second a kinked loss from
+// passing as smooth.
+struct Loss {
+  double value = 0, noise = 0, typical_noise = 0;
+  bool finite = true;
+};
+Loss weigh(const std::vector<Tensor>& outputs, const std::vector<std::vector<double>>& weights,
+           const std::vector<double>& errs) {
+  Loss loss;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const std::vector<double> v = values_of(outputs[k]);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      loss.finite = loss.finite && std::isfinite(v[i]);
+      loss.value += weights[k][i] * v[i];
+      loss.noise += std::fabs(weights[k][i]) * errs[k];
+      loss.typical_noise += std::pow(weights[k][i] * errs[k], 2);
+    }
+  }
+  loss.typical_noise = std::sqrt(loss.typical_noise);
+  return loss;
+}
+
+GradientOutcome skipped(std::string why) {
+  return {GradientOutcome::Kind::skipped, std::move(why)};
+}
+
+}  // namespace
+
+GradientOutcome check_gradients(const Program& original) {
+  Program p = in_f32(original);
+  const std::vector<Leaf> leaves = choose_leaves(p);
+  if (leaves.empty()) return skipped("no floating data leaf");
+  Recording rec;
+  std::vector<std::vector<double>> weights;
+  std::vector<Tensor> outputs;
+  std::vector<Tensor> gradients;
+  try {
+    gradients = grad([&](std::span<const Tensor> at) {
+      outputs = record(p, leaves, at, rec, true);
+      Tensor loss = zeros({}, DType::f32);
+      for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const Step& s = p.steps[std::size_t(rec.outputs[k])];
+        weights.push_back(
+            fz_floats(s.data.key ^ 0xc07a6u ^ std::uint64_t(k), outputs[k].numel(), -1, 1, -1, 0));
+        loss = loss + sum(outputs[k] * from_data(weights.back(), outputs[k].shape(), DType::f32));
+      }
+      return loss;
+    })(leaf_tensors(leaves, 0));
+    std::vector<Tensor> wanted = gradients;
+    wanted.insert(wanted.end(), outputs.begin(), outputs.end());
+    wanted.insert(wanted.end(), rec.stopped_values.begin(), rec.stopped_values.end());
+    eval(wanted);
+  } catch (const StepRejected&) {
+    discard_recording();
+    return skipped("the f32 copy does not record");
+  } catch (const Error& e) {
+    discard_recording();
+    const std::string what = e.what();
+    if (what.find("is not implemented yet") != std::string::npos) return skipped("no rule");
+    return {GradientOutcome::Kind::failed, std::string("grad threw: ") + what};
+  }
+  if (rec.outputs.empty()) return skipped("no floating output");
+  const Loss at_base = weigh(outputs, weights, rec.errs);
+  // Central differences over the whole move and over an eighth of it: where the two disagree,
+  // the loss has kinks inside the move (a sort whose order changes), and neither is its slope.
+  constexpr double kSmall = 0.125;
+  const double moves[4] = {-1, -kSmall, kSmall, 1};
+  Loss moved[4];
+  for (int m = 0; m < 4; ++m) {
+    const std::vector<Tensor> at = leaf_tensors(leaves, moves[m]);
+    try {
+      const std::vector<Tensor> out = record(p, leaves, at, rec, false);
+      eval(out);
+      moved[m] = weigh(out, weights, rec.errs);
+    } catch (const StepRejected&) {
+      discard_recording();
+      return skipped("the f32 copy does not record");
+    }
+    if (!moved[m].finite) return skipped("values not finite");
+  }
+  if (!at_base.finite) return skipped("values not finite");
+  // The gradient along the direction, and the size of its terms (their rounding).
+  double analytic = 0, terms = 0;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const std::vector<double> g = values_of(gradients[k]);
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      analytic += g[i] * leaves[k].direction[i];
+      terms += std::fabs(g[i] * leaves[k].direction[i]);
+    }
+  }
+  double noise = at_base.noise, typical = at_base.typical_noise;
+  for (const Loss& loss : moved) {
+    noise = std::max(noise, loss.noise);
+    typical = std::max(typical, loss.typical_noise);
+  }
+  const double ahead = moved[3].value - at_base.value, behind = at_base.value - moved[0].value;
+  const double central = (moved[3].value - moved[0].value) / 2;
+  const double central_small = (moved[2].value - moved[1].value) / (2 * kSmall);
+  const auto apart = [&](double a, double b, double rel, double abs) {
+    return std::fabs(a - b) > rel * std::max(std::fabs(a), std::fabs(b)) + abs;
+  };
+  if (apart(ahead, behind, 0.05, 4 * typical) ||
+      apart(central, central_small, 0.02, 2 * typical + 2 * typical / kSmall))
+    return skipped("not smooth along the direction");
+  const double tolerance =
+      0.02 * std::max(std::fabs(analytic), std::fabs(central)) + 2 * noise + 1e-4 * terms;
+  if (std::isfinite(analytic) && std::fabs(analytic - central) <= tolerance)
+    return {GradientOutcome::Kind::checked, ""};
+  std::ostringstream detail;
+  detail.precision(9);
+  detail << "the gradient along the direction is " << analytic << ", central differences give "
+         << central << " (" << central_small << " over an eighth of the move; tolerance "
+         << tolerance << ")";
+  return {GradientOutcome::Kind::failed, detail.str()};
+}
+
+}  // namespace lazy::fuzz

@@ -1,0 +1,23 @@
+// The fuzzer's check of gradients: lazy::vjp of a random program against central differences of
+// the same program, along a random direction through its floating data leaves.
+#pragma once
+
+#include <string>
+
+#include "tools/fuzz/program.h"
+
+namespace lazy::fuzz {
+
+struct GradientOutcome {
+  enum class Kind { checked, skipped, failed };
+  Kind kind = Kind::skipped;
+  std::string detail;  // why it was skipped (a short reason, for counts), or what failed
+};
+
+// Runs on an f32 copy of the program (central differences cannot resolve a gradient through
+// bf16 roundings), with the data leaves drawn again off their quantum so no two tie. The loss
+// is the held floating outputs weighed by random cotangents; points where it is not smooth along
+// the direction (a kink, a jump, a tie of a max) are skipped.
+GradientOutcome check_gradients(const Program& program);
+
+}  // namespace lazy::fuzz

@@ -236,6 +236,22 @@ TEST_F(GpuMatmul, HeldIntermediateStaysWritten) {
       "pre-activation held", product_tolerance(DType::f32, 32));
 }
 
+// Two products added (a backward's input gradient through two layers): the second call reads
+// the first product as its C, and no kernel runs (block_train's backward, an internal error once).
+TEST_F(GpuMatmul, TheSumOfTwoProductsIsTwoCallsAndNoKernel) {
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    Tensor x1 = random_input(dtype, {40, 24}), w1 = random_input(dtype, {36, 24});
+    Tensor x2 = random_input(dtype, {40, 20}), w2 = random_input(dtype, {36, 20});
+    const auto program = [&] { return lazy::linear(x1, w1) + lazy::linear(x2, w2); };
+    const Cost cost = cost_of({program()});
+    EXPECT_EQ(cost.calls, 2) << lazy::dtype_name(dtype);
+    EXPECT_EQ(cost.kernels, 0) << lazy::dtype_name(dtype);
+    expect_matches_reference([&] { return std::vector{program()}; },
+                             std::string(lazy::dtype_name(dtype)),
+                             2 * product_tolerance(dtype, 24));
+  }
+}
+
 // A replayed step makes the same calls from the plan cache.
 TEST_F(GpuMatmul, ReplayMakesTheSameCalls) {
   Tensor x = random_input(DType::bf16, {32, 64});

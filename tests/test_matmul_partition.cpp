@@ -243,3 +243,23 @@ TEST_F(MatmulPartition, AnInputReadTwiceKeepsItsPlace) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two products added (a backward's input gradient through two layers) could both claim the add
+// as their residual epilogue, leaving neither computed: the first call now takes it, reading the
+// second product as its C (block_train's backward hit this as an internal error).
+TEST_F(MatmulPartition, TheSumOfTwoProductsIsOneCallReadingTheOther) {
+  Tensor x1 = computed({16, 8}), w1 = computed({12, 8}), x2 = computed({16, 4}),
+         w2 = computed({12, 4});
+  Tensor y = lazy::linear(x1, w1) + lazy::linear(x2, w2);
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_EQ(matmul_regions(p), 2);
+  int with_residual = 0;
+  for (const Region& r : p.regions) with_residual += epilogue_of(p, r).residual;
+  EXPECT_EQ(with_residual, 1);
+  EXPECT_THAT(p.describe(), HasSubstr("folded into another product's call"));
+}
+
+}  // namespace

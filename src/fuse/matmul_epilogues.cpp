@@ -133,6 +133,12 @@ class EpilogueFolder {
         break;
       }
       const auto next = std::uint32_t(consumer_[at]);
+      // The sum of two products (a backward's input gradient through two layers) folds into the
+      // first product's call, reading this one as its C: one fold per node.
+      if (fold_at_[next] != kNone) {
+        note(next, "it is folded into another product's call, which reads this one as its C");
+        break;
+      }
       const Node& consumer = *in_.nodes[next];
       const bool same_kind = consumer.dtype == product.dtype && consumer.shape == product.shape;
       if (consumer.op == Op::Add && same_kind && consumer.inputs[0] != consumer.inputs[1]) {

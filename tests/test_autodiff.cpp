@@ -97,6 +97,9 @@ TEST(Autodiff, ViewRulesMatchDifferences) {
   expect_gradients_match([](auto t) { return t[0].transpose(0, 2).contiguous(); }, {x},
                          "transpose, contiguous");
   expect_gradients_match([](auto t) { return t[0].slice(2, 1, 4, 2); }, {x}, "slice with a step");
+  expect_gradients_match([](auto t) { return t[0].slice(2, {}, {}, -1); }, {x}, "reversed");
+  expect_gradients_match([](auto t) { return t[0].slice(2, 3, 0, -3); }, {x}, "a step of -3");
+  expect_gradients_match([](auto t) { return t[0].slice(1, 1, 2); }, {x}, "a middle slice");
   expect_gradients_match([](auto t) { return t[0].slice(0, 1, 2) * t[0].slice(0, 0, 1); }, {x},
                          "two slices of one input");
   expect_gradients_match([](auto t) { return t[0].unsqueeze(1).squeeze(1); }, {x}, "squeeze");
@@ -146,6 +149,11 @@ TEST(Autodiff, MatrixProductsMatchDifferences) {
                          {input({4}, 24), input({2, 4, 3}, 25)}, "1-d against batched");
   expect_gradients_match([](auto t) { return lazy::linear(t[0], t[1], t[2]); },
                          {input({3, 4}, 26), input({2, 4}, 27), input({2}, 28)}, "linear");
+  // The weight's gradient is one product over the batch's rows (vjp_rules.cpp).
+  expect_gradients_match([](auto t) { return lazy::linear(t[0], t[1]); },
+                         {input({2, 3, 4}, 29), input({5, 4}, 30)}, "linear of a batch");
+  expect_gradients_match([](auto t) { return lazy::matmul(t[0], t[1]); },
+                         {input({2, 3, 4}, 31), input({1, 4, 2}, 32)}, "a batch of 1 broadcast");
 }
 
 TEST(Autodiff, GathersAndJoinsMatchDifferences) {

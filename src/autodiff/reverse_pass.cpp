@@ -146,9 +146,15 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
     const Tensor output = handle(node);
     const InputCotangents flowing =
         vjp_rule(node->op)({*node, input_handles, output, cotangent, wanted, node->loc});
-    for (std::size_t i = 0; i < flowing.size(); ++i)
-      if (wanted[i] && flowing[i].node() != nullptr)
-        accumulate(kept, node->inputs[i], flowing[i], node->loc);
+    for (std::size_t i = 0; i < flowing.size(); ++i) {
+      if (!wanted[i] || flowing[i].node() == nullptr) continue;
+      ir::Node* input = node->inputs[i];
+      // A cotangent of an Expand's source, which the rule summed down itself (vjp_rules.h).
+      if (input->op == ir::Op::Expand && flowing[i].shape() != input->shape &&
+          flowing[i].shape() == input->inputs[0]->shape)
+        input = input->inputs[0];
+      accumulate(kept, input, flowing[i], node->loc);
+    }
   }
   std::vector<Tensor> result(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {

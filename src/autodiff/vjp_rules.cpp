@@ -1,10 +1,11 @@
 #include "autodiff/vjp_rules.h"
 
+#include "autodiff/product_rules.h"
+
 #include <array>
 #include <numbers>
 #include <vector>
 
-#include "ir/matmul.h"
 #include "ir/scatter.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -25,12 +26,6 @@ InputCotangents only(Tensor x) {
   InputCotangents out;
   out.push_back(std::move(x));
   return out;
-}
-
-// A cotangent for input i when it is wanted, computed only then.
-template <class Compute>
-Tensor if_wanted(const VjpArgs& a, int input, Compute compute) {
-  return a.wants(input) ? compute() : Tensor();
 }
 
 // The axes a reduction folded (attrs[0], a bit mask), and the reduced tensor's shape with those
@@ -242,16 +237,43 @@ InputCotangents permute_vjp(const VjpArgs& a) {
 InputCotangents expand_vjp(const VjpArgs& a) {
   return only(a.cotangent);  // summed down to the input's shape by the caller
 }
+// `t` with `before` zeros ahead of it and `after` zeros behind it along `axis`.
+Tensor pad_with_zeros(const Tensor& t, int axis, std::int64_t before, std::int64_t after,
+                      std::source_location loc) {
+  std::vector<Tensor> parts;
+  const auto zeros = [&](std::int64_t count) {
+    Shape shape = t.shape(loc);
+    shape[axis] = count;
+    return lazy::zeros(shape, t.dtype(), loc);
+  };
+  if (before > 0) parts.push_back(zeros(before));
+  parts.push_back(t);
+  if (after > 0) parts.push_back(zeros(after));
+  return parts.size() == 1 ? t : lazy::cat(parts, axis, loc);
+}
+
 InputCotangents slice_vjp(const VjpArgs& a) {
-  // Added into zeros at the positions the slice read.
+  // The cotangent put back where the slice read, zeros elsewhere: joined with zeros, a
+  // concatenation fuses as a pointwise read (an index_add would sort positions and scatter).
   const int axis = int(a.node.attrs[0]);
   const std::int64_t start = a.node.attrs[1], step = a.node.attrs[2];
   const std::int64_t count = a.node.shape[axis];
-  const ir::Node& in = *a.node.inputs[0];
-  const Tensor zeros = lazy::zeros(in.shape, a.cotangent.dtype(), a.loc);
-  if (count == 0) return only(zeros);
-  const Tensor positions = lazy::arange(start, start + step * count, step, DType::i64, a.loc);
-  return only(lazy::index_add(zeros, axis, positions, a.cotangent, 1, a.loc));
+  const std::int64_t extent = a.node.inputs[0]->shape[axis];
+  if (count == 0) return only(lazy::zeros(a.node.inputs[0]->shape, a.cotangent.dtype(), a.loc));
+  // In increasing positions: a negative step read them backwards.
+  Tensor forward = step > 0 ? a.cotangent : a.cotangent.slice(axis, {}, {}, -1, a.loc);
+  const std::int64_t first = step > 0 ? start : start + step * (count - 1);
+  const std::int64_t stride = step > 0 ? step : -step;
+  if (stride > 1) {
+    // Each element followed by stride - 1 zeros, the trailing ones dropped.
+    const Tensor spaced =
+        pad_with_zeros(forward.unsqueeze(axis + 1, a.loc), axis + 1, 0, stride - 1, a.loc);
+    Shape merged = forward.shape(a.loc);
+    merged[axis] = count * stride;
+    forward = spaced.reshape(merged, a.loc).slice(axis, 0, (count - 1) * stride + 1, 1, a.loc);
+  }
+  const std::int64_t covered = (count - 1) * stride + 1;
+  return only(pad_with_zeros(forward, axis, first, extent - first - covered, a.loc));
 }
 InputCotangents copy_vjp(const VjpArgs& a) {
   return only(a.cotangent);
@@ -350,18 +372,6 @@ InputCotangents scatter_add_vjp(const VjpArgs& a) {
                 lazy::zeros(a.node.inputs[ir::scatter_src]->shape, a.cotangent.dtype(), a.loc);
             return lazy::scatter(zeros, axis, a.inputs[ir::scatter_order], sorted_cotangent, a.loc);
           })};
-}
-
-// ---- matrix products ----
-
-InputCotangents matmul_vjp(const VjpArgs& a) {
-  // The recorded product has no epilogue (the partitioner adds them later): a [.., m, k] times
-  // b [.., k, n], batch axes already expanded to one shape.
-  const Tensor &x = a.inputs[0], &y = a.inputs[1];
-  return {
-      if_wanted(a, 0, [&] { return lazy::matmul(a.cotangent, y.transpose(-1, -2, a.loc), a.loc); }),
-      if_wanted(a, 1,
-                [&] { return lazy::matmul(x.transpose(-1, -2, a.loc), a.cotangent, a.loc); })};
 }
 
 struct TableRow {

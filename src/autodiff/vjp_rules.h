@@ -34,9 +34,16 @@ struct VjpArgs {
 
 // One per input: an undefined Tensor where none flows (not wanted, or not differentiable). Each
 // of its input's shape or one that broadcasts from it, and of any floating dtype: the caller sums
-// and converts.
+// and converts. For an input that is an Expand, a rule may give the cotangent of the Expand's
+// source instead, of that source's shape, having summed the broadcast itself.
 using InputCotangents = absl::InlinedVector<Tensor, 4>;
 using VjpRule = InputCotangents (*)(const VjpArgs&);
+
+// A cotangent for input i when it is wanted, computed only then.
+template <class Compute>
+Tensor if_wanted(const VjpArgs& a, int input, Compute compute) {
+  return a.wants(input) ? compute() : Tensor();
+}
 
 enum class Differentiability : std::uint8_t {
   rule,     // vjp_rule gives the cotangents

@@ -1,0 +1,53 @@
+#include "autodiff/product_rules.h"
+
+#include "lazy/linalg.h"
+
+namespace lazy::autodiff {
+
+namespace {
+
+using ir::Op;
+
+// Whether `operand` is a matrix broadcast over the batch axes (a weight under `linear`): an
+// Expand of a tensor whose elements are those of its last two axes.
+bool broadcast_matrix(const ir::Node& operand) {
+  if (operand.op != Op::Expand) return false;
+  const Shape& source = operand.inputs[0]->shape;
+  const int rank = source.rank();
+  return rank >= 2 && source.numel() == source[rank - 2] * source[rank - 1] &&
+         source[rank - 2] == operand.shape[operand.shape.rank() - 2] &&
+         source[rank - 1] == operand.shape[operand.shape.rank() - 1];
+}
+
+}  // namespace
+
+InputCotangents matmul_vjp(const VjpArgs& a) {
+  // The recorded product has no epilogue (the partitioner adds them later): a [.., m, k] times
+  // b [.., k, n], batch axes already expanded to one shape.
+  const Tensor &x = a.inputs[0], &y = a.inputs[1];
+  const ir::Node& right = *a.node.inputs[1];
+  return {
+      if_wanted(a, 0, [&] { return lazy::matmul(a.cotangent, y.transpose(-1, -2, a.loc), a.loc); }),
+      if_wanted(a, 1, [&] {
+        if (a.node.shape.rank() > 2 && broadcast_matrix(right)) {
+          // One product over every row of the batch (k = batch * m) in the matrix's own shape,
+          // rather than a product per batch element summed afterwards.
+          const ir::Node& matrix = *right.inputs[0];
+          const Shape& source = matrix.shape;
+          const std::int64_t k = source[source.rank() - 2], n = source[source.rank() - 1];
+          const Tensor rows = x.reshape({-1, k}, a.loc);
+          const Tensor g = a.cotangent.reshape({-1, n}, a.loc);
+          // A transposed weight (linear's) takes its gradient in the weight's own layout, so
+          // what reads it (the optimizer) reads rows, not columns.
+          const bool transposed = matrix.op == Op::Permute && source.rank() == 2;
+          const Tensor product =
+              transposed
+                  ? lazy::matmul(g.transpose(0, 1, a.loc), rows, a.loc).transpose(0, 1, a.loc)
+                  : lazy::matmul(rows.transpose(0, 1, a.loc), g, a.loc);
+          return product.reshape(source, a.loc);
+        }
+        return lazy::matmul(x.transpose(-1, -2, a.loc), a.cotangent, a.loc);
+      })};
+}
+
+}  // namespace lazy::autodiff

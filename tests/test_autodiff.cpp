@@ -156,6 +156,20 @@ TEST(Autodiff, MatrixProductsMatchDifferences) {
                          {input({2, 3, 4}, 31), input({1, 4, 2}, 32)}, "a batch of 1 broadcast");
 }
 
+// lazyfuse-fuzz --gradients seed 31 program 273: the batch's rows were reshaped with -1, which a
+// size of 0 leaves undetermined.
+TEST(Autodiff, ProductsWithEmptyAxesHaveGradients) {
+  for (const auto& [x_shape, w_shape] : std::vector<std::pair<Shape, Shape>>{
+           {{0, 2, 3}, {4, 3}}, {{2, 3, 0}, {4, 0}}, {{0, 0, 0}, {0, 0}}}) {
+    const Tensor x = lazy::ones(x_shape), w = lazy::ones(w_shape);
+    const std::vector<Tensor> g =
+        lazy::grad([](auto t) { return lazy::sum(lazy::linear(t[0], t[1])); })({x, w});
+    EXPECT_EQ(g[0].shape(), x_shape);
+    EXPECT_EQ(g[1].shape(), w_shape);
+    for (float v : g[1].to_vector<float>()) EXPECT_EQ(v, 0);
+  }
+}
+
 TEST(Autodiff, GathersAndJoinsMatchDifferences) {
   const Tensor index = lazy::from_data(std::vector<std::int64_t>{2, 0, 2, 1}, {4});
   expect_gradients_match([&](auto t) { return lazy::index_select(t[0], 0, index); },
@@ -190,6 +204,23 @@ TEST(Autodiff, SelectionsAndScattersMatchDifferences) {
   const Tensor rows = lazy::from_data(std::vector<std::int32_t>{1, 1, 0}, {3});
   expect_gradients_match([&](auto t) { return lazy::index_add(t[0], 0, rows, t[1], 0.5); },
                          {input({2, 3}, 36), input({3, 3}, 37)}, "index_add with alpha");
+  // Index 0 is sent twice in row 1: only the last of the two reaches the result.
+  expect_gradients_match([&](auto t) { return lazy::scatter(t[0], 1, index, t[1]); },
+                         {input({2, 4}, 38), input({2, 3}, 39)}, "scatter");
+  const Tensor narrow = lazy::from_data(std::vector<std::int32_t>{3, 1}, {2, 1});
+  expect_gradients_match([&](auto t) { return lazy::scatter(t[0], 1, narrow, t[1]); },
+                         {input({2, 4}, 40), input({2, 3}, 41)}, "scatter of a narrower index");
+}
+
+TEST(Autodiff, ScatterGivesTheLastOfRepeatedPositionsTheGradient) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const Tensor src = lazy::from_data(std::vector<float>{10, 20, 30, 40}, {4});
+  const Tensor index = lazy::from_data(std::vector<std::int64_t>{2, 0, 2, 2}, {4});
+  const Tensor weights = lazy::from_data(std::vector<float>{5, 6, 7}, {3});
+  const std::vector<Tensor> g = lazy::grad(
+      [&](auto t) { return lazy::sum(lazy::scatter(t[0], 0, index, t[1]) * weights); })({x, src});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 6, 0}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 5, 0, 7}));
 }
 
 TEST(Autodiff, StopGradientAndCapturedTensorsAreConstants) {

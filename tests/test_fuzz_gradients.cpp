@@ -52,4 +52,10 @@ TEST(FuzzGradients, ASortWhoseOrderChangesInsideTheMoveIsNotFailed) {
   EXPECT_NE(outcome.kind, GradientOutcome::Kind::failed) << outcome.detail;
 }
 
+// Seed 31 program 273: a product of a batch with a size of 0 threw in its weight's gradient.
+TEST(FuzzGradients, AProductWithAnEmptyAxisIsChecked) {
+  const GradientOutcome outcome = check(31, 273);
+  EXPECT_NE(outcome.kind, GradientOutcome::Kind::failed) << outcome.detail;
+}
+
 }  // namespace

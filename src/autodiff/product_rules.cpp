@@ -35,8 +35,12 @@ InputCotangents matmul_vjp(const VjpArgs& a) {
           const ir::Node& matrix = *right.inputs[0];
           const Shape& source = matrix.shape;
           const std::int64_t k = source[source.rank() - 2], n = source[source.rank() - 1];
-          const Tensor rows = x.reshape({-1, k}, a.loc);
-          const Tensor g = a.cotangent.reshape({-1, n}, a.loc);
+          // Counted, not -1: a size of 0 leaves -1 undetermined.
+          const Shape& shape = x.shape(a.loc);
+          std::int64_t count = 1;
+          for (int axis = 0; axis + 1 < shape.rank(); ++axis) count *= shape[axis];
+          const Tensor rows = x.reshape({count, k}, a.loc);
+          const Tensor g = a.cotangent.reshape({count, n}, a.loc);
           // A transposed weight (linear's) takes its gradient in the weight's own layout, so
           // what reads it (the optimizer) reads rows, not columns.
           const bool transposed = matrix.op == Op::Permute && source.rank() == 2;

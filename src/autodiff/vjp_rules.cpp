@@ -1,6 +1,7 @@
 #include "autodiff/vjp_rules.h"
 
 #include "autodiff/product_rules.h"
+#include "autodiff/scatter_rules.h"
 
 #include <array>
 #include <numbers>
@@ -359,21 +360,6 @@ InputCotangents cummax_vjp(const VjpArgs& a) {
 InputCotangents cummin_vjp(const VjpArgs& a) {
   return only(to_picked_positions(a, lazy::cummin(a.inputs[0], -1, a.loc).indices));
 }
-InputCotangents scatter_add_vjp(const VjpArgs& a) {
-  // x passes it through; src element c was added at c[axis] = index[c]: it takes the cotangent
-  // there. The node holds the index sorted and where each came from, so the cotangent is read in
-  // sorted order and put back in place.
-  const int axis = ir::scatter_axis(a.node);
-  return {if_wanted(a, ir::scatter_x, [&] { return a.cotangent; }), Tensor(), Tensor(),
-          if_wanted(a, ir::scatter_src, [&] {
-            const Tensor sorted_cotangent =
-                lazy::gather(a.cotangent, axis, a.inputs[ir::scatter_sorted_index], a.loc);
-            const Tensor zeros =
-                lazy::zeros(a.node.inputs[ir::scatter_src]->shape, a.cotangent.dtype(), a.loc);
-            return lazy::scatter(zeros, axis, a.inputs[ir::scatter_order], sorted_cotangent, a.loc);
-          })};
-}
-
 struct TableRow {
   Differentiability differentiability;
   VjpRule rule;
@@ -451,6 +437,7 @@ std::array<TableRow, kOps> make_table() {
   set(Op::CumMin, with(cummin_vjp));
   set(Op::TopK, with(top_k_vjp));
   set(Op::ScatterAdd, with(scatter_add_vjp));
+  set(Op::ScatterLast, with(scatter_last_vjp));
   return table;
 }
 

@@ -1,0 +1,61 @@
+#include "autodiff/scatter_rules.h"
+
+#include "ir/scatter.h"
+#include "lazy/factories.h"
+#include "lazy/indexing.h"
+#include "lazy/ops.h"
+
+namespace lazy::autodiff {
+
+namespace {
+
+// The node holds the index sorted along the axis and where each came from, so a cotangent read
+// in sorted order (`sorted`, of the index's shape) is put back in src's layout.
+Tensor in_src_layout(const VjpArgs& a, const Tensor& sorted) {
+  const Tensor zeros =
+      lazy::zeros(a.node.inputs[ir::scatter_src]->shape, a.cotangent.dtype(), a.loc);
+  return lazy::scatter(zeros, ir::scatter_axis(a.node), a.inputs[ir::scatter_order], sorted, a.loc);
+}
+
+}  // namespace
+
+InputCotangents scatter_add_vjp(const VjpArgs& a) {
+  // x passes it through; src element c was added at c[axis] = index[c]: it takes the cotangent
+  // there.
+  const int axis = ir::scatter_axis(a.node);
+  return {if_wanted(a, ir::scatter_x, [&] { return a.cotangent; }), Tensor(), Tensor(),
+          if_wanted(a, ir::scatter_src, [&] {
+            return in_src_layout(
+                a, lazy::gather(a.cotangent, axis, a.inputs[ir::scatter_sorted_index], a.loc));
+          })};
+}
+
+InputCotangents scatter_last_vjp(const VjpArgs& a) {
+  // x's elements that a src element replaced take none; of the src elements sent to one place,
+  // only the one that won (the last: in the stably sorted index, the last of its run) takes the
+  // cotangent there, the others none, as their values never reach the result.
+  const int axis = ir::scatter_axis(a.node);
+  const Tensor& sorted_index = a.inputs[ir::scatter_sorted_index];
+  const bool empty = sorted_index.numel() == 0;
+  return {if_wanted(a, ir::scatter_x,
+                    [&] {
+                      return empty ? a.cotangent
+                                   : lazy::scatter(a.cotangent, axis, sorted_index, 0.0, a.loc);
+                    }),
+          Tensor(), Tensor(), if_wanted(a, ir::scatter_src, [&] {
+            if (empty)
+              return lazy::zeros(a.node.inputs[ir::scatter_src]->shape, a.cotangent.dtype(), a.loc);
+            const std::int64_t length = sorted_index.shape(a.loc)[axis];
+            Shape one = sorted_index.shape(a.loc);
+            one[axis] = 1;
+            // Each sorted position next to the one after it (-1 past the end: no index is).
+            const Tensor next = lazy::cat({sorted_index.slice(axis, 1, length, 1, a.loc),
+                                           lazy::full(one, -1, sorted_index.dtype(), a.loc)},
+                                          axis, a.loc);
+            const Tensor won = lazy::ne(sorted_index, next, a.loc);
+            const Tensor picked = lazy::gather(a.cotangent, axis, sorted_index, a.loc);
+            return in_src_layout(a, lazy::where(won, picked, 0.0, a.loc));
+          })};
+}
+
+}  // namespace lazy::autodiff

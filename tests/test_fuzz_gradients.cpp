@@ -58,4 +58,12 @@ TEST(FuzzGradients, AProductWithAnEmptyAxisIsChecked) {
   EXPECT_NE(outcome.kind, GradientOutcome::Kind::failed) << outcome.detail;
 }
 
+// Seed 17226 program 2269 (on the GPU): a ceil of 1683 values, some of which jumped within the
+// move, yet the two move sizes' differences agreed within the noise; rounding steps are now held
+// at their values while the leaves move, so the check judges the gradient.
+TEST(FuzzGradients, RoundingStepsAreHeldWhileTheLeavesMove) {
+  const GradientOutcome outcome = check(17226, 2269);
+  EXPECT_EQ(outcome.kind, GradientOutcome::Kind::checked) << outcome.detail;
+}
+
 }  // namespace

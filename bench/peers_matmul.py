@@ -192,6 +192,17 @@ def transformer_block_workload():
                     make_steps)
 
 
+def training_step(loss_fn, optimizer, x, target):
+    """One step: gradients set to None, the loss, backward, the optimizer's update."""
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(x, target)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step
+
+
 # mlp_train (issue 16): bench_matmul.cpp's constants.
 TRAIN_BATCH, TRAIN_WIDTH, TRAIN_LAYERS = 8192, 4096, 4
 
@@ -221,13 +232,7 @@ def mlp_train_workload():
 
             loss_fn = peers.compiled(loss_of) if name == "torch_compile" else loss_of
 
-            def step(loss_fn=loss_fn, optimizer=optimizer):
-                optimizer.zero_grad(set_to_none=True)
-                loss = loss_fn(x, target)
-                loss.backward()
-                optimizer.step()
-                return loss
-            steps[name] = step
+            steps[name] = training_step(loss_fn, optimizer, x, target)
         return steps
     params = TRAIN_LAYERS * (TRAIN_WIDTH * TRAIN_WIDTH + TRAIN_WIDTH)
     return Workload("mlp_train",
@@ -254,13 +259,7 @@ def block_train_workload():
 
             loss_fn = peers.compiled(loss_of) if name == "torch_compile" else loss_of
 
-            def step(loss_fn=loss_fn, optimizer=optimizer):
-                optimizer.zero_grad(set_to_none=True)
-                loss = loss_fn(x, target)
-                loss.backward()
-                optimizer.step()
-                return loss
-            steps[name] = step
+            steps[name] = training_step(loss_fn, optimizer, x, target)
         return steps
     activations = BATCH * SEQ * DIM
     params = 4 * DIM * DIM + 3 * BLOCK_FFN_HIDDEN * DIM + 2 * DIM

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <lazy/lazy.h>
@@ -35,17 +37,29 @@ Program in_f32(const Program& program) {
   return copy;
 }
 
+// The range a leaf's values are drawn from: its data spec's, or a generator's bounds (rand's
+// [0, 1), randn's [-7, 7]); none for other steps and for data with NaN or infinities.
+std::optional<std::pair<double, double>> leaf_range(const Step& s) {
+  if (!is_floating(s.dtype)) return std::nullopt;
+  if (s.op == Op::rand) return std::pair(0.0, 1.0);
+  if (s.op == Op::randn) return std::pair(-7.0, 7.0);
+  if (s.op != Op::data || s.data.special > 0 || !(s.data.hi - s.data.lo > 1e-6))
+    return std::nullopt;
+  return std::pair(s.data.lo, s.data.hi);
+}
+
 std::vector<Leaf> choose_leaves(const Program& p) {
   std::vector<Leaf> leaves;
   for (int i = 0; i < int(p.steps.size()); ++i) {
     const Step& s = p.steps[std::size_t(i)];
-    const double range = s.data.hi - s.data.lo;
-    if (s.op != Op::data || !is_floating(s.dtype) || s.data.special > 0 || !(range > 1e-6))
-      continue;
+    const auto bounds = leaf_range(s);
+    if (!bounds) continue;
+    const auto [lo, hi] = *bounds;
+    const double range = hi - lo;
     Leaf leaf{i, concrete_shape(p, s.shape), {}, {}};
     const std::int64_t n = leaf.shape.numel();
     const double margin = 2 * kMove * range;
-    leaf.base = fz_floats(s.data.key ^ 0x9d1e5u, n, s.data.lo + margin, s.data.hi - margin, -1, 0);
+    leaf.base = fz_floats(s.data.key ^ 0x9d1e5u, n, lo + margin, hi - margin, -1, 0);
     leaf.direction = fz_floats(s.data.key ^ 0xd14ecu, n, -kMove * range, kMove * range, -1, 0);
     leaves.push_back(std::move(leaf));
   }
@@ -145,7 +159,7 @@ GradientOutcome skipped(std::string why) {
 GradientOutcome check_gradients(const Program& original) {
   Program p = in_f32(original);
   const std::vector<Leaf> leaves = choose_leaves(p);
-  if (leaves.empty()) return skipped("no floating data leaf");
+  if (leaves.empty()) return skipped("no floating leaf");
   Recording rec;
   std::vector<std::vector<double>> weights;
   std::vector<Tensor> outputs;

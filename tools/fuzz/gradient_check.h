@@ -15,7 +15,8 @@ struct GradientOutcome {
 };
 
 // Runs on an f32 copy of the program (central differences cannot resolve a gradient through
-// bf16 roundings), with the data leaves drawn again off their quantum so no two tie. The loss
+// bf16 roundings), with the data leaves (and rand and randn ones) drawn again off their quantum
+// so no two tie. The loss
 // is the held floating outputs weighed by random cotangents. Steps whose values jump with zero
 // gradient (rounding, integer and bool results) and stop_gradient are held at their values while
 // the leaves move; points where the loss is still not smooth along the direction (a kink, a

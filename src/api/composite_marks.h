@@ -24,7 +24,7 @@ enum class CompositeKind : std::uint8_t {
 
 struct CompositeMark {
   CompositeKind kind;
-  Tensor input;  // what the rule differentiates with respect to: f32, of the result's shape
+  Tensor input;  // what the rule differentiates with respect to (f32; logsumexp's folds to y)
   Tensor saved;  // a forward value the rule reads (the norms' scale), else undefined
   Axes axes;     // the folded axes, kept as axes of 1 in the result (the row composites)
 };

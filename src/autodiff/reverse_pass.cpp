@@ -18,7 +18,6 @@ namespace {
 
 // Where a walk stands on one node: whether any input of the function reaches it.
 struct Visit {
-  bool done = false;
   bool depends = false;
 };
 
@@ -40,30 +39,35 @@ std::vector<ir::Node*> dependent_nodes(std::span<const Tensor> outputs,
                                        const absl::flat_hash_map<const ir::Node*, int>& inputs,
                                        absl::flat_hash_map<const ir::Node*, Visit>& visits) {
   std::vector<ir::Node*> order;
-  std::vector<std::pair<ir::Node*, std::size_t>> stack;
+  // A node on the walk's stack: what it reads, whether the walk stops there, the next input.
+  struct Frame {
+    ir::Node* node;
+    WalkedInputs walked;
+    bool leaf;
+    std::size_t next = 0;
+  };
+  std::vector<Frame> stack;
   const ir::Trace* trace = &ir::Trace::current();
+  const auto push = [&](ir::Node* node) {
+    visits[node];
+    const bool leaf = inputs.contains(node) || node->trace != trace || stops_gradient(*node);
+    stack.push_back({node, WalkedInputs{node}, leaf});
+  };
   for (const Tensor& output : outputs) {
     if (visits.contains(output.node())) continue;
-    stack.emplace_back(output.node(), 0);
-    visits[output.node()];
+    push(output.node());
     while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      const bool leaf = inputs.contains(node) || node->trace != trace || stops_gradient(*node);
-      const WalkedInputs walked{node};
-      if (!leaf && next < walked.size()) {
-        ir::Node* input = walked[next++];
-        if (!visits.contains(input)) {
-          visits[input];
-          stack.emplace_back(input, 0);
-        }
+      Frame& frame = stack.back();
+      if (!frame.leaf && frame.next < frame.walked.size()) {
+        ir::Node* input = frame.walked[frame.next++];
+        if (!visits.contains(input)) push(input);
         continue;
       }
-      Visit& visit = visits[node];
-      visit.done = true;
-      visit.depends = inputs.contains(node);
-      for (std::size_t i = 0; !leaf && i < walked.size(); ++i)
-        visit.depends = visit.depends || visits[walked[i]].depends;
-      if (visit.depends) order.push_back(node);
+      Visit& visit = visits[frame.node];
+      visit.depends = inputs.contains(frame.node);
+      for (std::size_t i = 0; !frame.leaf && i < frame.walked.size(); ++i)
+        visit.depends = visit.depends || visits[frame.walked[i]].depends;
+      if (visit.depends) order.push_back(frame.node);
       stack.pop_back();
     }
   }

@@ -1,16 +1,13 @@
 #include "autodiff/vjp_rules.h"
 
-#include "autodiff/product_rules.h"
-#include "autodiff/scatter_rules.h"
-
 #include <array>
 #include <numbers>
 #include <vector>
 
-#include "ir/scatter.h"
+#include "autodiff/product_rules.h"
+#include "autodiff/scatter_rules.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
-#include "lazy/linalg.h"
 #include "lazy/ops.h"
 #include "lazy/ordering.h"
 #include "lazy/reductions.h"

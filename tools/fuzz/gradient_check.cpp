@@ -122,10 +122,6 @@ std::vector<Tensor> record(Program& p, const std::vector<Leaf>& leaves, std::spa
   return out;
 }
 
-std::vector<double> values_of(const Tensor& t) {
-  return t.to_vector<double>();
-}
-
 // sum(w * values) over the outputs, and its rounding noise from the outputs' error bounds: at
 // worst (every error one way), and as independent errors add (the square root of the sum of
 // squares). The first keeps a correct gradient from failing, the second a kinked loss from
@@ -138,7 +134,7 @@ Loss weigh(const std::vector<Tensor>& outputs, const std::vector<std::vector<dou
            const std::vector<double>& errs) {
   Loss loss;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
-    const std::vector<double> v = values_of(outputs[k]);
+    const std::vector<double> v = outputs[k].to_vector<double>();
     for (std::size_t i = 0; i < v.size(); ++i) {
       loss.finite = loss.finite && std::isfinite(v[i]);
       loss.value += weights[k][i] * v[i];
@@ -212,7 +208,7 @@ GradientOutcome check_gradients(const Program& original) {
   // The gradient along the direction, and the size of its terms (their rounding).
   double analytic = 0, terms = 0;
   for (std::size_t k = 0; k < leaves.size(); ++k) {
-    const std::vector<double> g = values_of(gradients[k]);
+    const std::vector<double> g = gradients[k].to_vector<double>();
     for (std::size_t i = 0; i < g.size(); ++i) {
       analytic += g[i] * leaves[k].direction[i];
       terms += std::fabs(g[i] * leaves[k].direction[i]);

@@ -108,7 +108,10 @@ TEST_F(AutodiffOnGpu, SelectionsAndScattersGradientsMatchTheReference) {
           const Tensor running = lazy::cummax(p[0], 1).values;
           const Tensor scattered =
               lazy::scatter_add(p[0], 1, index.expand({6, 3}), lazy::sort(p[0], 1).values);
-          return lazy::sum(picked) + lazy::sum(running * up) + lazy::sum(scattered * up);
+          const Tensor replaced = lazy::scatter(p[0], 1, index.expand({6, 3}), p[0].slice(1, 0, 3));
+          const Tensor products = lazy::cumprod(p[0], 0);
+          return lazy::sum(picked) + lazy::sum(running * up) + lazy::sum(scattered * up) +
+                 lazy::sum(replaced * up) + lazy::sum(products * up);
         })({x});
       },
       "f32", 1e-4);

@@ -1,13 +1,14 @@
 // The op table (src/ir/op.h) against what reads it: every pointwise row has the host functions
 // its dtype rule needs and a device function in nvrtc_templates/lz_pointwise.cuh, every reduction
 // folds through a pointwise row, and a kernel holding every public pointwise op compiles with
-// NVRTC for each dtype (when NVRTC is installed).
+// NVRTC for each dtype (when NVRTC is installed), and every op has a gradient rule or passes none.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "autodiff/vjp_rules.h"
 #include "codegen/templates.h"
 #include "codegen_test_support.h"
 #include "ir/op.h"
@@ -35,6 +36,13 @@ std::vector<Op> all_ops() {
 std::string device_source() {
   return std::string(lazy::codegen::template_text("lz_pointwise.cuh")) +
          std::string(lazy::codegen::template_text("lz_device.cuh"));
+}
+
+// An op added without a gradient rule fails here, not at a user's grad call.
+TEST(OpTable, EveryOpHasAGradientRuleOrPassesNone) {
+  for (Op op : all_ops())
+    EXPECT_NE(lazy::autodiff::differentiability(op), lazy::autodiff::Differentiability::missing)
+        << lazy::ir::op_name(op);
 }
 
 TEST(OpTable, LastOpIsTheLastRow) {

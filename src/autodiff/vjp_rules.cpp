@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "autodiff/product_rules.h"
+#include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -18,13 +19,6 @@ namespace lazy::autodiff {
 namespace {
 
 using ir::Op;
-
-// The cotangent of a one-input op.
-InputCotangents only(Tensor x) {
-  InputCotangents out;
-  out.push_back(std::move(x));
-  return out;
-}
 
 // The axes a reduction folded (attrs[0], a bit mask), and the reduced tensor's shape with those
 // axes kept as 1.
@@ -333,12 +327,6 @@ InputCotangents prod_vjp(const VjpArgs& a) {
   return only(
       lazy::mul(with_kept_axes(a.cotangent, a.node, a.loc).expand(in, a.loc), others, a.loc));
 }
-InputCotangents cumsum_vjp(const VjpArgs& a) {
-  // Element i feeds every later one: total - cumsum + g, a suffix sum.
-  const Tensor& g = a.cotangent;
-  const Tensor total = lazy::sum(g, -1, true, a.loc);
-  return only(lazy::add(lazy::sub(total, lazy::cumsum(g, -1, a.loc), a.loc), g, a.loc));
-}
 
 // Values picked from the input's last axis (top-k, sort, cummax, cummin) send their cotangent
 // back to where each was picked, found again by the same selection.
@@ -430,6 +418,7 @@ std::array<TableRow, kOps> make_table() {
   set(Op::Gather, with(gather_vjp));
   set(Op::Concat, with(concat_vjp));
   set(Op::CumSum, with(cumsum_vjp));
+  set(Op::CumProd, with(cumprod_vjp));
   set(Op::CumMax, with(cummax_vjp));
   set(Op::CumMin, with(cummin_vjp));
   set(Op::TopK, with(top_k_vjp));

@@ -39,6 +39,13 @@ struct VjpArgs {
 using InputCotangents = absl::InlinedVector<Tensor, 4>;
 using VjpRule = InputCotangents (*)(const VjpArgs&);
 
+// The cotangent of a one-input op.
+inline InputCotangents only(Tensor x) {
+  InputCotangents out;
+  out.push_back(std::move(x));
+  return out;
+}
+
 // A cotangent for input i when it is wanted, computed only then.
 template <class Compute>
 Tensor if_wanted(const VjpArgs& a, int input, Compute compute) {

@@ -1,5 +1,6 @@
 // Issue 16's training steps: forward, backward (lazy::value_and_grad) and an AdamW update, with
 // f32 master weights used in bf16. bench/peers_matmul.py has the same steps in PyTorch.
+#include <memory>
 #include <vector>
 
 #include "matmul_workloads.h"
@@ -19,9 +20,10 @@ std::vector<lazy::Tensor> adam_state(std::vector<lazy::Tensor> params) {
   return params;
 }
 
-// The loss, then per parameter its new value, first and second moment.
+// The loss, then per parameter its new value, first and second moment. Takes the state by value:
+// once the caller's handles are gone, the new values are written over the old ones.
 std::vector<lazy::Tensor> adamw_step(const lazy::ValueAndGrad& loss,
-                                     const std::vector<lazy::Tensor>& state) {
+                                     std::vector<lazy::Tensor> state) {
   const std::size_t n = state.size() / 3;
   lazy::ValueAndGradients r = loss(std::span<const lazy::Tensor>(state.data(), n));
   std::vector<lazy::Tensor> out = {r.value};
@@ -35,6 +37,16 @@ std::vector<lazy::Tensor> adamw_step(const lazy::ValueAndGrad& loss,
     out.insert(out.end(), {p, m, v});
   }
   return out;
+}
+
+// A step that trains: each call updates the state the next one reads, as an optimizer does.
+StepFn training_step(lazy::ValueAndGrad loss, std::vector<lazy::Tensor> params) {
+  auto state = std::make_shared<std::vector<lazy::Tensor>>(adam_state(std::move(params)));
+  return StepFn([loss = std::move(loss), state] {
+    std::vector<lazy::Tensor> out = adamw_step(loss, std::move(*state));
+    state->assign(out.begin() + 1, out.end());
+    return out;
+  });
 }
 
 }  // namespace
@@ -67,7 +79,7 @@ Workload mlp_train() {
               }
               return lazy::mean(lazy::square((h - target).to(lazy::DType::f32)));
             });
-            return StepFn([loss, state = adam_state(params)] { return adamw_step(loss, state); });
+            return training_step(loss, std::move(params));
           }};
 }
 
@@ -98,7 +110,7 @@ Workload block_train() {
               const lazy::Tensor y = transformer::block(x, in_bf16, positions, config);
               return lazy::mean(lazy::square((y - target).to(lazy::DType::f32)));
             });
-        return StepFn([loss, state = adam_state(params)] { return adamw_step(loss, state); });
+        return training_step(loss, std::move(params));
       }};
 }
 

@@ -258,7 +258,7 @@ TEST_F(BufferReuse, DebugTextNamesTheOutputAndTheMemoryItTakes) {
   const lazy::fuse::Partition partition = partition_pending();
   const lazy::runtime::PlanIndices index(partition.graph, Trace::current().size());
   const auto reuses = lazy::runtime::plan_buffer_reuse(
-      partition, index, lazy::runtime::last_uses(partition, index, {}));
+      partition, index, lazy::runtime::last_uses(partition, index, {}), {});
   const std::string text = lazy::runtime::describe_buffer_reuse(reuses, partition);
   // No rewrite here: graph indices are trace indices.
   EXPECT_THAT(text, testing::HasSubstr("writes %" + std::to_string(index_of(h)) + " Mul from "));

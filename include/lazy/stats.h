@@ -15,6 +15,7 @@ struct Stats {
   std::int64_t nvrtc_compiles = 0;     // NVRTC compilations
   std::int64_t kernel_launches = 0;    // kernels launched on the GPU
   std::int64_t matmul_calls = 0;       // matrix products queued through cuBLASLt
+  std::int64_t in_place_updates = 0;   // results written over an input no one else held
   std::int64_t function_replays = 0;   // lazy::Function calls that did not run the function
   std::int64_t graph_launches = 0;     // of those, the ones queued as one CUDA graph
   double compile_seconds = 0;          // wall time spent in NVRTC, summed over kernels

@@ -139,6 +139,9 @@ class Device {
   // stream is its home, this stream waits for the work queued there so far and holds the memory
   // until it synchronizes.
   void read_on_this_stream(const std::shared_ptr<void>& owner);
+  // Whether work queued on the calling thread's stream may write over the memory `owner` (a
+  // DeviceBuffer) holds: it is homed on this stream, and no other stream holds it for a read.
+  bool writable_here(const std::shared_ptr<void>& owner);
 
   // Throws lazy::RuntimeError with the driver's error when the image is not a loadable CUBIN.
   CUmodule load_module(std::span<const char> cubin);

@@ -74,6 +74,11 @@ void Device::caught_up(DeviceStream& stream) {
   // Freed here, outside the lock: each goes back to its own home stream.
 }
 
+bool Device::writable_here(const std::shared_ptr<void>& owner) {
+  const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
+  return buffer != nullptr && buffer->home_ == &current_stream() && owner.use_count() == 1;
+}
+
 void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
   const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
   DeviceStream& here = current_stream();

@@ -4,6 +4,7 @@
 
 #include "codegen/kernel_builder.h"
 #include "ir/debug.h"
+#include "runtime/in_place_update.h"
 #include "runtime/kernel_arguments.h"
 #include "runtime/output_memory.h"
 #include "runtime/replay.h"
@@ -212,7 +213,13 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
 bool replay_plan(const Plan& plan, GraphReplay* graph, std::span<const ir::NodePtr> pending,
                  std::span<const ir::NodePtr> externals, Device& device,
                  absl::FunctionRef<void(std::uint32_t, ir::TensorData)> held) {
-  if (graph != nullptr && graph->run(pending, externals, device, held)) return true;
+  const auto writable = [&](const ir::Storage& storage) {
+    return device.writable_here(storage.device_owner);
+  };
+  if (graph != nullptr && !updates_in_place(plan, externals, writable) &&
+      graph->run(pending, externals, device, held)) {
+    return true;
+  }
   replay(plan, pending, externals, device, held);
   return false;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "codegen/kernel_emitter.h"
 #include "ir/layout.h"
 #include "ir/matmul.h"
@@ -31,6 +33,10 @@ struct PlannedOutput {
   // Plan index of a root this kernel reads for the last time whose memory the output takes
   // instead of new memory (runtime/buffer_reuse.h): not poisoned, since it holds the input.
   std::optional<std::uint32_t> reuses;
+  // External slots of inputs this kernel reads for the last time, only at the element being
+  // written: the output is written over the first that, at replay, nothing else holds and no
+  // earlier output of the kernel took (runtime/in_place_update.h).
+  absl::InlinedVector<std::uint32_t, 2> over_externals;
 };
 
 class MatmulCall;  // runtime/matmul_call.h
@@ -75,7 +81,8 @@ struct Plan {
   std::vector<std::uint32_t> live_scalars;
   std::string partition_text;  // LAZY_DEBUG=2
   std::string kernel_origins;  // how many kernels came from memory, disk and NVRTC (LAZY_DEBUG)
-  mutable EagerGraph eager;    // the graph its eager syncs replay it with, once they repeat
+  bool has_in_place_candidates = false;  // some output has `over_externals`
+  mutable EagerGraph eager;  // the graph its eager syncs replay it with, once they repeat
 };
 
 }  // namespace lazy::runtime

@@ -100,13 +100,17 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       if (root.external_copy) {
         const ir::Node& input = *externals[root.node];
         planned.outputs.push_back(
-            {root.node, true, input.dtype, input.shape.numel(), nullptr, std::nullopt});
+            {root.node, true, input.dtype, input.shape.numel(), nullptr, std::nullopt, {}});
         continue;
       }
       const ir::Node& node = *nodes[root.node];
-      planned.outputs.push_back({index(root.node), false, node.dtype, node.shape.numel(),
+      planned.outputs.push_back({index(root.node),
+                                 false,
+                                 node.dtype,
+                                 node.shape.numel(),
                                  index.added(root.node) ? detached_copy(node) : nullptr,
-                                 std::nullopt});
+                                 std::nullopt,
+                                 {}});
     }
     if (k < lookups.size()) {
       jit::KernelCache::Lookup& lookup = lookups[k];
@@ -148,9 +152,17 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (std::uint32_t s : partition.live_scalars) plan->live_scalars.push_back(index(s));
   const LastUses last_use = last_uses(partition, index, plan->live_views);
   for (const auto& [node, k] : last_use) plan->kernels[k].release_after.push_back(node);
-  const std::vector<BufferReuse> reuses = plan_buffer_reuse(partition, index, last_use);
-  for (const BufferReuse& reuse : reuses)
-    plan->kernels[reuse.region].outputs[reuse.root].reuses = index(reuse.source);
+  const std::vector<BufferReuse> reuses =
+      plan_buffer_reuse(partition, index, last_use, plan->live_views);
+  for (const BufferReuse& reuse : reuses) {
+    PlannedOutput& out = plan->kernels[reuse.region].outputs[reuse.root];
+    if (reuse.external) {
+      out.over_externals.push_back(reuse.source);
+      plan->has_in_place_candidates = true;
+    } else {
+      out.reuses = index(reuse.source);
+    }
+  }
   if (ir::debug_level() >= 2 && !reuses.empty())
     plan->partition_text += "memory reused:\n" + describe_buffer_reuse(reuses, partition);
   return plan;

@@ -15,8 +15,13 @@ PlannedKernel plan_matmul(const fuse::Region& region, const fuse::Graph& graph,
   planned.grid = planned.block = 0;
   planned.bytes_moved = 0;
   planned.numel = node.shape.numel();
-  planned.outputs.push_back({index(at), false, node.dtype, planned.numel,
-                             index.added(at) ? detached_copy(node) : nullptr, std::nullopt});
+  planned.outputs.push_back({index(at),
+                             false,
+                             node.dtype,
+                             planned.numel,
+                             index.added(at) ? detached_copy(node) : nullptr,
+                             std::nullopt,
+                             {}});
   std::vector<codegen::ArgSource> args;
   for (const std::int32_t input : region.matmul->input_terms) {
     const fuse::Term& load = region.terms[input];

@@ -11,6 +11,7 @@
 #include "ir/matmul.h"
 #include "ir/settings.h"
 #include "lazy/error.h"
+#include "runtime/in_place_update.h"
 #include "runtime/kernel_arguments.h"
 #include "runtime/matmul_call.h"
 #include "runtime/output_memory.h"
@@ -84,13 +85,22 @@ void replay(const Plan& plan, std::span<const ir::NodePtr> pending,
   // A kernel's scratch, freed (stream-ordered) once its launches are queued.
   std::vector<std::shared_ptr<DeviceBuffer>> scratch;
   std::vector<std::size_t> launch_index_at;  // where the launch's number goes in `packed`
+  const auto writable = [&](const ir::Storage& storage) {
+    return device.writable_here(storage.device_owner);
+  };
   for (const PlannedKernel& kernel : plan.kernels) {
+    absl::InlinedVector<std::uint32_t, 4> inputs_taken;  // external slots written over
     for (const PlannedOutput& out : kernel.outputs) {
       if (out.reuses) {
         // The dying input's memory, not poisoned: the kernel reads the input from it. Copied
         // first: inserting into `roots` may move the entry `at` refers to.
         std::shared_ptr<ir::Storage> taken = roots.at(*out.reuses);
         roots[out.node] = std::move(taken);
+        continue;
+      }
+      if (auto memory = take_input_memory(externals, out, writable, inputs_taken)) {
+        roots[out.node] = std::move(memory);  // not poisoned either: the kernel reads it
+        counters().in_place_updates++;
         continue;
       }
       auto storage = allocate_output(device, out, pending, externals);

@@ -20,23 +20,23 @@ std::vector<lazy::Tensor> adam_state(std::vector<lazy::Tensor> params) {
   return params;
 }
 
-// The loss, then per parameter its new value, first and second moment. Takes the state by value:
-// once the caller's handles are gone, the new values are written over the old ones.
+// The loss, then the new state in the order of `state`: the parameters, their first moments,
+// their second moments. Takes the state by value: once the caller's handles are gone, the new
+// values are written over the old ones.
 std::vector<lazy::Tensor> adamw_step(const lazy::ValueAndGrad& loss,
                                      std::vector<lazy::Tensor> state) {
   const std::size_t n = state.size() / 3;
   lazy::ValueAndGradients r = loss(std::span<const lazy::Tensor>(state.data(), n));
-  std::vector<lazy::Tensor> out = {r.value};
   for (std::size_t i = 0; i < n; ++i) {
     const lazy::Tensor& g = r.gradients[i];
-    lazy::Tensor m = kBeta1 * state[n + i] + (1 - kBeta1) * g;
-    lazy::Tensor v = kBeta2 * state[2 * n + i] + (1 - kBeta2) * lazy::square(g);
+    lazy::Tensor &p = state[i], &m = state[n + i], &v = state[2 * n + i];
+    m = kBeta1 * m + (1 - kBeta1) * g;
+    v = kBeta2 * v + (1 - kBeta2) * lazy::square(g);
     // The first step's bias corrections: the step's cost does not depend on them.
-    lazy::Tensor p = state[i] * (1 - kLr * kDecay) -
-                     kLr * (m / (1 - kBeta1)) / (lazy::sqrt(v / (1 - kBeta2)) + kEps);
-    out.insert(out.end(), {p, m, v});
+    p = p * (1 - kLr * kDecay) - kLr * (m / (1 - kBeta1)) / (lazy::sqrt(v / (1 - kBeta2)) + kEps);
   }
-  return out;
+  state.insert(state.begin(), r.value);
+  return state;
 }
 
 // A step that trains: each call updates the state the next one reads, as an optimizer does.

@@ -320,6 +320,17 @@ TEST(Autodiff, LowPrecisionInputsGetGradientsOfTheirDType) {
   EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1, 2}));
 }
 
+TEST(Autodiff, HypotAndAtan2AtTheOriginGiveZero) {
+  const Tensor zeros = lazy::zeros({2});
+  for (const auto& f : {+[](const Tensor&x, const Tensor&y) { return lazy::hypot(x, y); },
+                        +[](const Tensor&x, const Tensor&y) { return lazy::atan2(x, y); }}) {
+    const std::vector<Tensor> g =
+        lazy::grad([f](auto t) { return lazy::sum(f(t[0], t[1])); })({zeros, zeros});
+    EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0}));
+    EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 0}));
+  }
+}
+
 TEST(Autodiff, ComparisonsAndRoundingPassNoGradient) {
   const Tensor x = lazy::from_data(std::vector<float>{1.5f, -0.5f}, {2});
   const Tensor g = lazy::grad([](auto t) {

@@ -54,6 +54,9 @@ TEST(FuzzGradients, ProgramsThatOnceFailedPass) {
       {17226, 2269, true,
        "on the GPU, a ceil of 1683 values, some of which jumped within the move, passed as "
        "smooth; rounding steps are now held at their values while the leaves move"},
+      {17236, 261, true,
+       "hypot(false, log_softmax of a scalar), a constant 0: hypot's rule divided by its zero "
+       "result, NaN; it now gives 0 at the origin"},
   };
   for (const Found& f : found) {
     const GradientOutcome outcome = check(f.seed, f.index);

@@ -180,16 +180,24 @@ InputCotangents maximum_vjp(const VjpArgs& a) {
 InputCotangents minimum_vjp(const VjpArgs& a) {
   return extremum_vjp(a, false);
 }
+// The cotangent over `denominator`, and 0 where that is 0: hypot and atan2 take 0 as their
+// gradient at the origin (as a norm does) rather than PyTorch's NaN, so a constant 0 fed to them
+// passes 0, not NaN, on down the chain.
+Tensor over_nonzero(const VjpArgs& a, const Tensor& denominator) {
+  const Tensor zero = lazy::eq(denominator, 0, a.loc);
+  return lazy::where(
+      zero, 0, lazy::div(a.cotangent, lazy::where(zero, 1, denominator, a.loc), a.loc), a.loc);
+}
 InputCotangents atan2_vjp(const VjpArgs& a) {
   // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
   const Tensor &y = a.inputs[0], &x = a.inputs[1];
-  const Tensor scaled = lazy::div(
-      a.cotangent, lazy::add(lazy::square(x, a.loc), lazy::square(y, a.loc), a.loc), a.loc);
+  const Tensor scaled =
+      over_nonzero(a, lazy::add(lazy::square(x, a.loc), lazy::square(y, a.loc), a.loc));
   return {if_wanted(a, 0, [&] { return lazy::mul(scaled, x, a.loc); }),
           if_wanted(a, 1, [&] { return lazy::neg(lazy::mul(scaled, y, a.loc), a.loc); })};
 }
 InputCotangents hypot_vjp(const VjpArgs& a) {
-  const Tensor scaled = lazy::div(a.cotangent, a.output, a.loc);
+  const Tensor scaled = over_nonzero(a, a.output);
   return {if_wanted(a, 0, [&] { return lazy::mul(scaled, a.inputs[0], a.loc); }),
           if_wanted(a, 1, [&] { return lazy::mul(scaled, a.inputs[1], a.loc); })};
 }

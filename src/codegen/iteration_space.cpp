@@ -110,6 +110,13 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   constexpr int kMaxGroup = 16;
   int width = std::min(bytes_per_thread / min_itemsize, kMaxGroup);
   while (width > std::max(max_width, 1)) width /= 2;
+  // A group's loads and stores live in registers together: past kMostGroupBytes (a fused
+  // optimizer step over four bf16-gradient tensors, 104 bytes an element) a thread spills.
+  int bytes_per_element = 0;
+  for (std::size_t a = 0; a < accesses.size(); ++a)
+    if (space.accesses[a].mode != AccessMode::uniform)
+      bytes_per_element += std::max(accesses[a].itemsize, 0);
+  while (width > 1 && width * bytes_per_element > kMostGroupBytes) width /= 2;
   // Spread small: down to no groups, since such a kernel is bound by the latency of its math,
   // which more SMs hide and vectors do not. 4096 f32 through 64 ops: 8.9 us at 8 a thread.
   while (spread_small && width > 1 && space.numel < std::int64_t(width) * kThreadsToFillTheGpu)

@@ -60,6 +60,8 @@ int bytes_per_thread(int transcendentals_per_element);
 // which the GPU's other threads hide as well as a group would.
 inline constexpr int kUnrolledTranscendentals = 64;
 int most_elements_per_thread(int transcendentals_per_element);
+// The most bytes of loaded and stored values a thread's group of elements may hold.
+inline constexpr int kMostGroupBytes = 512;
 // Threads that give each SM of an H100 (132) a block of 256: below it a kernel groups fewer
 // elements per thread.
 inline constexpr std::int64_t kThreadsToFillTheGpu = 132 * 256;

@@ -153,15 +153,20 @@ std::string describe_buffer_reuse(std::span<const BufferReuse> reuses,
                                   const fuse::Partition& partition) {
   const std::vector<ir::NodePtr>& nodes = partition.graph.nodes;
   std::ostringstream out;
-  for (const BufferReuse& reuse : reuses) {
+  for (std::size_t i = 0; i < reuses.size(); ++i) {
+    const BufferReuse& reuse = reuses[i];
     const std::uint32_t written = partition.regions[reuse.region].roots[reuse.root].node;
     const ir::Node& node = *nodes[written];
     out << "region " << reuse.region << " writes %" << written << " " << ir::op_name(node.op)
         << " from " << node.loc.file_name() << ":" << node.loc.line();
     if (reuse.external) {
-      const ir::Node& input = *partition.graph.externals[reuse.source];
-      out << " over the memory of input " << reuse.source << " from " << input.loc.file_name()
-          << ":" << input.loc.line() << " if nothing else holds it then (read last there)\n";
+      // One line for the inputs the output lists, in the order the replay tries them.
+      out << " over the memory of the first of inputs " << reuse.source;
+      while (i + 1 < reuses.size() && reuses[i + 1].external &&
+             reuses[i + 1].region == reuse.region && reuses[i + 1].root == reuse.root) {
+        out << ", " << reuses[++i].source;
+      }
+      out << " that nothing else holds then (read last there)\n";
       continue;
     }
     const ir::Node& source = *nodes[reuse.source];

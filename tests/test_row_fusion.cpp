@@ -10,8 +10,8 @@
 #include <lazy/lazy.h>
 
 #include "codegen/kernel_emitter.h"
-#include "codegen/row_kernel_emitter.h"
 #include "codegen/kernel_sources.h"
+#include "codegen/row_kernel_emitter.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
 
@@ -314,6 +314,11 @@ TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   EXPECT_EQ(choose_row_launch(1 << 20, 4, 4, false).items, 0);  // too long to hold: loops
   // More registers per group: more threads share the row.
   EXPECT_GT(choose_row_launch(2048, 4, 32, true).row_threads, 512);
+  // Attention's rows of 1024 in groups of 16 (a bool mask beside bf16): the forward softmax
+  // (12 words a group) on a warp, the backward (28, its probabilities kept) on two.
+  EXPECT_EQ(choose_row_launch(64, 16, 12, false).row_threads, 32);
+  EXPECT_EQ(choose_row_launch(64, 16, 28, false).row_threads, 64);
+  EXPECT_EQ(choose_row_launch(64, 16, 28, false).items, 1);
 }
 
 // Llama's softmax (f32 over bf16 scores, cast back): each element divides through the row sum's

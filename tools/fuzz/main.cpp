@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
   std::cout << "lazyfuse-fuzz: seed " << options.seed << ": " << s.programs << " programs ("
             << options.start << ".." << options.start + s.programs - 1 << ") in " << s.batches
             << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared ("
-            << s.unchecked << " more only for NaN), " << s.failures << " failures, " << s.seconds
+            << s.unchecked << " more only for NaN), " << lazy::stats().in_place_updates
+            << " outputs written over their inputs, " << s.failures << " failures, " << s.seconds
             << " s" << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
   if (options.gradients) {
     std::cout << "gradients: " << s.gradients_checked << " programs checked; skipped:";

@@ -6,11 +6,13 @@
 #include <sstream>
 
 #include "codegen/kernel_sources.h"
+#include "ir/trace.h"
 #include "runtime/eager_graphs.h"
 #include "runtime/executor.h"
 #include "runtime/plan_cache.h"
 #include "runtime/replay.h"
 #include "runtime/row_length_variants.h"
+#include "runtime/storage_mirror.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
 
@@ -104,6 +106,16 @@ class ModeScope {
   bool replayed_;
 };
 
+// The fused mode puts the batch's inputs on the device before its sync, with no handle left on
+// them (release_intermediates): an output may then be written over an input its kernel reads
+// last (runtime/in_place_update.h). The other modes upload them when a kernel first reads them.
+void upload_inputs() {
+  runtime::Device* device = runtime::Device::get();
+  if (device == nullptr) return;
+  for (const ir::NodePtr& input : ir::Trace::current().externals())
+    runtime::device_address(*input->data->storage, *device);
+}
+
 ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
   ModeScope scope(mode);
   ModeResult result;
@@ -129,6 +141,7 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
     return result;
   }
   try {
+    if (mode == Mode::fused) upload_inputs();
     lazy::eval(outputs);
     for (const Tensor& t : outputs) result.values.push_back(read_values(t));
   } catch (const std::exception& e) {

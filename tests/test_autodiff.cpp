@@ -12,6 +12,7 @@
 #include "error_test_support.h"
 #include "gradient_test_support.h"
 #include "host_test_support.h"
+#include "ir/node.h"
 #include "lazy/lazy.h"
 
 namespace {
@@ -103,6 +104,43 @@ TEST(Autodiff, ViewRulesMatchDifferences) {
   expect_gradients_match([](auto t) { return t[0].slice(0, 1, 2) * t[0].slice(0, 0, 1); }, {x},
                          "two slices of one input");
   expect_gradients_match([](auto t) { return t[0].unsqueeze(1).squeeze(1); }, {x}, "squeeze");
+}
+
+// Slices of one tensor send their cotangents back together (autodiff/slice_pieces.h): side by
+// side, overlapping, reversed, along two axes, beside a strided one and a use of the whole.
+TEST(Autodiff, SeveralSlicesOfOneTensorMatchDifferences) {
+  const Input x = input({3, 8}, 16);
+  expect_gradients_match(
+      [](auto t) {
+        const Tensor q = t[0].slice(1, 0, 2), k = t[0].slice(1, 2, 5), v = t[0].slice(1, 6, 8);
+        return lazy::sin(q) * v + lazy::sum(k * k, lazy::Axes{1}, true);
+      },
+      {x}, "disjoint slices with a gap");
+  expect_gradients_match(
+      [](auto t) { return lazy::exp(t[0].slice(1, 1, 6)) + t[0].slice(1, 3, 8); }, {x},
+      "overlapping slices");
+  expect_gradients_match(
+      [](auto t) {
+        return lazy::tanh(t[0].slice(1, 3, {}, -1)) * t[0].slice(1, 4, 8) +
+               t[0].slice(0, 1, 2).slice(1, 0, 4);
+      },
+      {x}, "a reversed slice, another after it and one along the other axis");
+  expect_gradients_match(
+      [](auto t) {
+        return t[0].slice(1, 0, 8, 2) * t[0].slice(1, 0, 4) + lazy::square(t[0]).slice(1, 4, 8);
+      },
+      {x}, "a strided slice, a unit one and a slice of the whole's square");
+}
+
+// q, k and v sliced from one tensor: their cotangents are one concatenation, not three padded
+// ones summed.
+TEST(Autodiff, SideBySideSlicesGiveOneConcatenation) {
+  const Tensor x = lazy::from_data(std::vector<float>(12, 1.0f), {2, 6});
+  const Tensor g = lazy::grad([](auto t) {
+    return lazy::sum(t[0].slice(1, 0, 2) + 2.0f * t[0].slice(1, 2, 4) + 3.0f * t[0].slice(1, 4, 6));
+  })({x})[0];
+  EXPECT_EQ(g.node()->op, lazy::ir::Op::Concat);
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
 }
 
 TEST(Autodiff, ReductionRulesMatchDifferences) {

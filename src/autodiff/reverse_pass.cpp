@@ -1,6 +1,7 @@
 #include "autodiff/reverse_pass.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -8,6 +9,7 @@
 #include "api/composite_marks.h"
 #include "api/recording.h"
 #include "autodiff/composite_rules.h"
+#include "autodiff/slice_pieces.h"
 #include "autodiff/vjp_rules.h"
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
@@ -90,14 +92,43 @@ Tensor sum_to(const Tensor& t, const Shape& shape, std::source_location loc) {
   return lazy::sum(t, Axes(axes), false, loc).reshape(shape, loc);
 }
 
-// Adds `more` into the cotangent kept for `node`, in the node's dtype and shape.
-void accumulate(absl::flat_hash_map<const ir::Node*, Tensor>& cotangents, ir::Node* node,
-                Tensor more, std::source_location loc) {
-  more = sum_to(more, node->shape, loc);
-  if (more.dtype() != node->dtype) more = more.to(node->dtype, loc);
-  Tensor& kept = cotangents[node];
-  kept = kept.node() == nullptr ? std::move(more) : lazy::add(kept, more, loc);
-}
+// The cotangents gathered for each node until the walk reaches it: a sum, and the pieces its
+// slices sent back, joined once (autodiff/slice_pieces.h).
+class Cotangents {
+ public:
+  // Adds `more` into the cotangent kept for `node`, in the node's dtype and shape.
+  void add(ir::Node* node, Tensor more, std::source_location loc) {
+    more = sum_to(more, node->shape, loc);
+    if (more.dtype() != node->dtype) more = more.to(node->dtype, loc);
+    Tensor& kept = sums_[node];
+    kept = kept.node() == nullptr ? std::move(more) : lazy::add(kept, more, loc);
+  }
+
+  void add_piece(ir::Node* node, SlicePiece piece, std::source_location loc) {
+    if (piece.cotangent.dtype() != node->dtype)
+      piece.cotangent = piece.cotangent.to(node->dtype, loc);
+    pieces_[node].push_back(std::move(piece));
+  }
+
+  // The whole cotangent of `node`, undefined when none reached it; forgotten here.
+  Tensor take(const ir::Node* node, std::source_location loc) {
+    Tensor sum;
+    if (auto found = sums_.find(node); found != sums_.end()) {
+      sum = std::move(found->second);
+      sums_.erase(found);
+    }
+    if (auto found = pieces_.find(node); found != pieces_.end()) {
+      Tensor joined = join_pieces(std::move(found->second), *node, loc);
+      pieces_.erase(found);
+      sum = sum.node() == nullptr ? joined : lazy::add(sum, joined, loc);
+    }
+    return sum;
+  }
+
+ private:
+  absl::flat_hash_map<const ir::Node*, Tensor> sums_;
+  absl::flat_hash_map<const ir::Node*, std::vector<SlicePiece>> pieces_;
+};
 
 }  // namespace
 
@@ -109,24 +140,28 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
   absl::flat_hash_map<const ir::Node*, Visit> visits;
   const std::vector<ir::Node*> order = dependent_nodes(outputs, input_index, visits);
 
-  absl::flat_hash_map<const ir::Node*, Tensor> kept;
+  Cotangents kept;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     ir::Node* node = outputs[i].node();
-    if (visits[node].depends && is_floating(node->dtype))
-      accumulate(kept, node, cotangents[i], call);
+    if (visits[node].depends && is_floating(node->dtype)) kept.add(node, cotangents[i], call);
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     ir::Node* node = *it;
     if (input_index.contains(node)) continue;
-    auto found = kept.find(node);
-    if (found == kept.end()) continue;
-    const Tensor cotangent = std::move(found->second);
-    kept.erase(found);
-    if (!is_floating(node->dtype)) continue;
+    const Tensor cotangent = kept.take(node, node->loc);
+    if (cotangent.node() == nullptr || !is_floating(node->dtype)) continue;
     if (const api::CompositeMark* mark = api::composite_mark(node)) {
-      accumulate(kept, mark->input.node(), composite_vjp(*mark, handle(node), cotangent, node->loc),
-                 node->loc);
+      kept.add(mark->input.node(), composite_vjp(*mark, handle(node), cotangent, node->loc),
+               node->loc);
       continue;
+    }
+    // A slice's cotangent waits for those of the tensor's other slices, to be joined with them.
+    if (node->op == ir::Op::Slice && visits[node->inputs[0]].depends &&
+        is_floating(node->inputs[0]->dtype)) {
+      if (std::optional<SlicePiece> piece = slice_piece(*node, cotangent, node->loc)) {
+        kept.add_piece(node->inputs[0], std::move(*piece), node->loc);
+        continue;
+      }
     }
     switch (differentiability(node->op)) {
       case Differentiability::none:
@@ -157,13 +192,16 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       if (input->op == ir::Op::Expand && flowing[i].shape() != input->shape &&
           flowing[i].shape() == input->inputs[0]->shape)
         input = input->inputs[0];
-      accumulate(kept, input, flowing[i], node->loc);
+      kept.add(input, flowing[i], node->loc);
     }
   }
+  // An input passed twice gets its cotangent for each argument.
+  absl::flat_hash_map<const ir::Node*, Tensor> of_input;
   std::vector<Tensor> result(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto found = kept.find(inputs[i]);
-    if (found != kept.end()) result[i] = found->second;
+    auto [found, first] = of_input.try_emplace(inputs[i]);
+    if (first) found->second = kept.take(inputs[i], call);
+    result[i] = found->second;
   }
   return result;
 }

@@ -7,6 +7,7 @@
 #include "autodiff/product_rules.h"
 #include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
+#include "autodiff/slice_pieces.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
 #include "lazy/ops.h"
@@ -237,21 +238,6 @@ InputCotangents permute_vjp(const VjpArgs& a) {
 InputCotangents expand_vjp(const VjpArgs& a) {
   return only(a.cotangent);  // summed down to the input's shape by the caller
 }
-// `t` with `before` zeros ahead of it and `after` zeros behind it along `axis`.
-Tensor pad_with_zeros(const Tensor& t, int axis, std::int64_t before, std::int64_t after,
-                      std::source_location loc) {
-  std::vector<Tensor> parts;
-  const auto zeros = [&](std::int64_t count) {
-    Shape shape = t.shape(loc);
-    shape[axis] = count;
-    return lazy::zeros(shape, t.dtype(), loc);
-  };
-  if (before > 0) parts.push_back(zeros(before));
-  parts.push_back(t);
-  if (after > 0) parts.push_back(zeros(after));
-  return parts.size() == 1 ? t : lazy::cat(parts, axis, loc);
-}
-
 InputCotangents slice_vjp(const VjpArgs& a) {
   // The cotangent put back where the slice read, zeros elsewhere: joined with zeros, a
   // concatenation fuses as a pointwise read (an index_add would sort positions and scatter).

@@ -155,7 +155,8 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
                node->loc);
       continue;
     }
-    // A slice's cotangent waits for those of the tensor's other slices, to be joined with them.
+    // A slice's cotangent waits for those of the tensor's other slices, to be joined with them
+    // (alone, the join is its gradient rule).
     if (node->op == ir::Op::Slice && visits[node->inputs[0]].depends &&
         is_floating(node->inputs[0]->dtype)) {
       if (std::optional<SlicePiece> piece = slice_piece(*node, cotangent, node->loc)) {

@@ -8,6 +8,9 @@
 
 namespace lazy::autodiff {
 
+namespace {
+
+// `t` with `before` zeros ahead of it and `after` zeros behind it along `axis`.
 Tensor pad_with_zeros(const Tensor& t, int axis, std::int64_t before, std::int64_t after,
                       std::source_location loc) {
   std::vector<Tensor> parts;
@@ -22,15 +25,34 @@ Tensor pad_with_zeros(const Tensor& t, int axis, std::int64_t before, std::int64
   return parts.size() == 1 ? t : lazy::cat(parts, axis, loc);
 }
 
+// The piece alone in a tensor of `extent` positions along its axis: joined with zeros, a
+// concatenation fuses as a pointwise read (an index_add would sort positions and scatter).
+Tensor put_in_place(const SlicePiece& p, std::int64_t extent, std::source_location loc) {
+  Tensor spread = p.cotangent;
+  if (p.stride > 1) {
+    // Each element followed by stride - 1 zeros, the trailing ones dropped.
+    const Tensor spaced =
+        pad_with_zeros(spread.unsqueeze(p.axis + 1, loc), p.axis + 1, 0, p.stride - 1, loc);
+    Shape merged = spread.shape(loc);
+    merged[p.axis] = p.count * p.stride;
+    spread = spaced.reshape(merged, loc).slice(p.axis, 0, (p.count - 1) * p.stride + 1, 1, loc);
+  }
+  const std::int64_t covered = (p.count - 1) * p.stride + 1;
+  return pad_with_zeros(spread, p.axis, p.first, extent - p.first - covered, loc);
+}
+
+}  // namespace
+
 std::optional<SlicePiece> slice_piece(const ir::Node& slice, const Tensor& cotangent,
                                       std::source_location loc) {
   const int axis = int(slice.attrs[0]);
   const std::int64_t start = slice.attrs[1], step = slice.attrs[2];
   const std::int64_t count = slice.shape[axis];
-  if (count == 0 || (step != 1 && step != -1)) return std::nullopt;
-  // In increasing positions: a step of -1 read them backwards.
-  if (step == 1) return SlicePiece{axis, start, count, cotangent};
-  return SlicePiece{axis, start - (count - 1), count, cotangent.slice(axis, {}, {}, -1, loc)};
+  if (count == 0) return std::nullopt;
+  // In increasing positions: a negative step read them backwards.
+  if (step > 0) return SlicePiece{axis, start, count, step, cotangent};
+  return SlicePiece{axis, start + step * (count - 1), count, -step,
+                    cotangent.slice(axis, {}, {}, -1, loc)};
 }
 
 Tensor join_pieces(std::vector<SlicePiece> pieces, const ir::Node& sliced,
@@ -41,15 +63,14 @@ Tensor join_pieces(std::vector<SlicePiece> pieces, const ir::Node& sliced,
             [](const SlicePiece& a, const SlicePiece& b) { return a.first < b.first; });
   bool side_by_side = true;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    side_by_side = side_by_side && pieces[i].axis == axis &&
+    side_by_side = side_by_side && pieces[i].axis == axis && pieces[i].stride == 1 &&
                    (i == 0 || pieces[i - 1].first + pieces[i - 1].count <= pieces[i].first);
   }
   if (!side_by_side) {
     Tensor sum;
     for (const SlicePiece& p : pieces) {
-      Tensor padded = pad_with_zeros(p.cotangent, p.axis, p.first,
-                                     sliced.shape[p.axis] - p.first - p.count, loc);
-      sum = sum.node() == nullptr ? padded : lazy::add(sum, padded, loc);
+      Tensor placed = put_in_place(p, sliced.shape[p.axis], loc);
+      sum = sum.node() == nullptr ? placed : lazy::add(sum, placed, loc);
     }
     return sum;
   }

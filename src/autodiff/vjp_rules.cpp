@@ -2,6 +2,7 @@
 
 #include <array>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 #include "autodiff/product_rules.h"
@@ -239,27 +240,11 @@ InputCotangents expand_vjp(const VjpArgs& a) {
   return only(a.cotangent);  // summed down to the input's shape by the caller
 }
 InputCotangents slice_vjp(const VjpArgs& a) {
-  // The cotangent put back where the slice read, zeros elsewhere: joined with zeros, a
-  // concatenation fuses as a pointwise read (an index_add would sort positions and scatter).
-  const int axis = int(a.node.attrs[0]);
-  const std::int64_t start = a.node.attrs[1], step = a.node.attrs[2];
-  const std::int64_t count = a.node.shape[axis];
-  const std::int64_t extent = a.node.inputs[0]->shape[axis];
-  if (count == 0) return only(lazy::zeros(a.node.inputs[0]->shape, a.cotangent.dtype(), a.loc));
-  // In increasing positions: a negative step read them backwards.
-  Tensor forward = step > 0 ? a.cotangent : a.cotangent.slice(axis, {}, {}, -1, a.loc);
-  const std::int64_t first = step > 0 ? start : start + step * (count - 1);
-  const std::int64_t stride = step > 0 ? step : -step;
-  if (stride > 1) {
-    // Each element followed by stride - 1 zeros, the trailing ones dropped.
-    const Tensor spaced =
-        pad_with_zeros(forward.unsqueeze(axis + 1, a.loc), axis + 1, 0, stride - 1, a.loc);
-    Shape merged = forward.shape(a.loc);
-    merged[axis] = count * stride;
-    forward = spaced.reshape(merged, a.loc).slice(axis, 0, (count - 1) * stride + 1, 1, a.loc);
-  }
-  const std::int64_t covered = (count - 1) * stride + 1;
-  return only(pad_with_zeros(forward, axis, first, extent - first - covered, a.loc));
+  // The cotangent put back where the slice read, zeros elsewhere (autodiff/slice_pieces.h).
+  const ir::Node& sliced = *a.node.inputs[0];
+  if (std::optional<SlicePiece> piece = slice_piece(a.node, a.cotangent, a.loc))
+    return only(join_pieces({std::move(*piece)}, sliced, a.loc));
+  return only(lazy::zeros(sliced.shape, a.cotangent.dtype(), a.loc));
 }
 InputCotangents copy_vjp(const VjpArgs& a) {
   return only(a.cotangent);

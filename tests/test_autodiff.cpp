@@ -308,6 +308,16 @@ TEST(Autodiff, GradOfGradIsTheSecondDerivative) {
   EXPECT_EQ(second({x})[0].to_vector<float>(), (std::vector<float>{9, -12}));
 }
 
+// gelu_tanh's gradient is one node (Op::GeluTanhGrad) with rules of its own for both inputs.
+TEST(Autodiff, GeluTanhsGradientHasDerivativesMatchingDifferences) {
+  expect_gradients_match(
+      [](auto t) {
+        const lazy::Grad first([](auto u) { return lazy::sum(lazy::gelu_tanh(u[0]) * u[1]); });
+        return first({t[0], t[1]})[0];  // y * gelu'(x)
+      },
+      {input({2, 5}, 40), input({2, 5}, 41)}, "y * gelu_tanh'(x)", 2e-3);
+}
+
 // A whole training step captured once by lazy::compile: later calls replay the forward, the
 // backward and the update without running the function, and give what the eager step gives.
 TEST(Autodiff, ACompiledTrainingStepReplaysWithoutRecording) {

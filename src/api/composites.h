@@ -18,6 +18,9 @@ inline void require_floating(const Tensor& x, std::string_view name, std::source
   }
 }
 
+// g * gelu_tanh'(x), one node (Op::GeluTanhGrad): gelu_tanh's gradient rule records it.
+Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x, std::source_location loc);
+
 // Composites compute f16 and bf16 in f32 and round once at the end, as PyTorch's kernels do.
 template <class Body>
 Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {

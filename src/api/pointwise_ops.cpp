@@ -270,6 +270,12 @@ Tensor gelu(const Tensor& x, std::source_location loc) {
 }
 
 // A primitive rather than a composite: a matrix product's epilogue takes it as one node.
+namespace api {
+Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x, std::source_location loc) {
+  return binary(Op::GeluTanhGrad, "gelu_tanh's gradient", g, x, loc);
+}
+}  // namespace api
+
 Tensor gelu_tanh(const Tensor& x, std::source_location loc) {
   api::require_floating(x, "gelu_tanh", loc);
   return unary(Op::GeluTanh, "gelu_tanh", x, loc);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "api/composites.h"
 #include "autodiff/product_rules.h"
 #include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
@@ -102,20 +103,30 @@ InputCotangents sigmoid_vjp(const VjpArgs& a) {
   return only(lazy::mul(a.cotangent, slope, a.loc));
 }
 InputCotangents gelu_tanh_vjp(const VjpArgs& a) {
-  // gelu = x / 2 (1 + tanh u), u = c (x + k x^3): d/dx = (1 + t) / 2 + x / 2 (1 - t^2) c (1 + 3k
-  // x^2)
+  // One node, so that a product it multiplies takes it as cuBLASLt's DGELU epilogue.
+  return only(api::gelu_tanh_grad(a.cotangent, a.inputs[0], a.loc));
+}
+InputCotangents gelu_tanh_grad_vjp(const VjpArgs& a) {
+  // g * gelu'(x): d/dg = gelu'(x); d/dx = g gelu''(x), with t = tanh(u), u = c (x + k x^3):
+  // gelu'' = (1 - t^2) (u' + x / 2 (u'' - 2 t u'^2)), u' = c (1 + 3 k x^2), u'' = 6 c k x.
   constexpr double c = 0.7978845608028654, k = 0.044715;
-  const Tensor& x = a.inputs[0];
-  const Tensor x2 = lazy::square(x, a.loc);
-  const Tensor t = lazy::tanh(
-      lazy::mul(lazy::add(x, lazy::mul(lazy::mul(x2, x, a.loc), k, a.loc), a.loc), c, a.loc),
-      a.loc);
-  const Tensor du = lazy::mul(lazy::add(lazy::mul(x2, 3 * k, a.loc), 1, a.loc), c, a.loc);
-  const Tensor tail = lazy::mul(
-      lazy::mul(lazy::mul(x, 0.5, a.loc), lazy::sub(1, lazy::square(t, a.loc), a.loc), a.loc), du,
-      a.loc);
-  const Tensor slope = lazy::add(lazy::mul(lazy::add(t, 1, a.loc), 0.5, a.loc), tail, a.loc);
-  return only(lazy::mul(a.cotangent, slope, a.loc));
+  const Tensor &g = a.inputs[0], &x = a.inputs[1];
+  return {
+      if_wanted(a, 0, [&] { return api::gelu_tanh_grad(a.cotangent, x, a.loc); }),
+      if_wanted(a, 1, [&] {
+        const Tensor x2 = lazy::square(x, a.loc);
+        const Tensor t = lazy::tanh(
+            lazy::mul(lazy::add(x, lazy::mul(lazy::mul(x2, x, a.loc), k, a.loc), a.loc), c, a.loc),
+            a.loc);
+        const Tensor du = lazy::mul(lazy::add(lazy::mul(x2, 3 * k, a.loc), 1, a.loc), c, a.loc);
+        const Tensor ddu = lazy::mul(x, 6 * c * k, a.loc);
+        const Tensor bend = lazy::sub(
+            ddu, lazy::mul(lazy::mul(t, 2, a.loc), lazy::square(du, a.loc), a.loc), a.loc);
+        const Tensor second = lazy::mul(
+            lazy::sub(1, lazy::square(t, a.loc), a.loc),
+            lazy::add(du, lazy::mul(lazy::mul(x, 0.5, a.loc), bend, a.loc), a.loc), a.loc);
+        return lazy::mul(lazy::mul(a.cotangent, g, a.loc), second, a.loc);
+      })};
 }
 InputCotangents reciprocal_vjp(const VjpArgs& a) {
   return only(lazy::neg(lazy::mul(a.cotangent, lazy::square(a.output, a.loc), a.loc), a.loc));
@@ -369,6 +380,7 @@ std::array<TableRow, kOps> make_table() {
   set(Op::Erf, with(erf_vjp));
   set(Op::Sigmoid, with(sigmoid_vjp));
   set(Op::GeluTanh, with(gelu_tanh_vjp));
+  set(Op::GeluTanhGrad, with(gelu_tanh_grad_vjp));
   set(Op::Reciprocal, with(reciprocal_vjp));
   set(Op::Cast, with(cast_vjp));
   set(Op::Add, with(add_vjp));

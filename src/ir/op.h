@@ -113,6 +113,8 @@ enum class DeviceName : std::uint8_t {
   X(Atan2, atan2, pointwise, 2, promoted_floating, compute, transcendental, plain)                 \
   X(Hypot, hypot, pointwise, 2, promoted_floating, compute, long_latency, plain)                   \
   X(LogAddExp, logaddexp, pointwise, 2, promoted_floating, compute, transcendental, plain)         \
+  /* gelu_tanh's backward g * gelu_tanh'(x), one node so a product's DGELU epilogue can take it */ \
+  X(GeluTanhGrad, gelu_tanh_grad, pointwise, 2, promoted_floating, compute, transcendental, plain) \
   X(Eq, eq, pointwise, 2, to_bool, compute, simple, plain)                                         \
   X(Ne, ne, pointwise, 2, to_bool, compute, simple, plain)                                         \
   X(Lt, lt, pointwise, 2, to_bool, compute, simple, plain)                                         \

@@ -193,6 +193,12 @@ double atan2(double y, double x) {
 double hypot(double a, double b) {
   return std::hypot(a, b);
 }
+double gelu_tanh_grad(double g, double x) {
+  constexpr double c = 0.7978845608028654, k = 0.044715;
+  const double t = std::tanh(c * (x + k * x * x * x));
+  const double slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * k * x * x);
+  return g * slope;
+}
 
 // log(e^a + e^b) without overflow: the larger plus log1p of the smaller's ratio. Equal infinities
 // give themselves (their difference would be NaN), as in PyTorch.

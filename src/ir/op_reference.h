@@ -62,6 +62,8 @@ double minimum(double a, double b);
 int64_t minimum(int64_t a, int64_t b);
 double atan2(double y, double x);
 double hypot(double a, double b);
+// g * gelu_tanh'(x): (1 + t) / 2 + x / 2 (1 - t^2) u'(x), t = tanh(u), u = c (x + k x^3).
+double gelu_tanh_grad(double g, double x);
 double logaddexp(double a, double b);
 bool eq(double a, double b);
 bool eq(int64_t a, int64_t b);

@@ -2,6 +2,7 @@
 // API takes, each epilogue, and what each costs (cuBLASLt calls, generated kernels).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <lazy/lazy.h>
 
+#include "api/composites.h"
 #include "gpu_test_support.h"
 
 namespace {
@@ -249,6 +251,31 @@ TEST_F(GpuMatmul, TheSumOfTwoProductsIsTwoCallsAndNoKernel) {
     expect_matches_reference([&] { return std::vector{program()}; },
                              std::string(lazy::dtype_name(dtype)),
                              2 * product_tolerance(dtype, 24));
+  }
+}
+
+// gelu_tanh's gradient of a product (a backward's input gradient) runs as cuBLASLt's DGELU
+// epilogue, reading x beside the product: plain, with the batch folded into rows, and batched.
+TEST_F(GpuMatmul, GeluTanhsGradientOfAProductIsOneCallAndNoKernel) {
+  const std::vector<std::array<Shape, 3>> forms = {
+      {Shape{40, 24}, Shape{24, 48}, Shape{40, 48}},
+      {Shape{3, 20, 24}, Shape{24, 32}, Shape{3, 20, 32}},
+      {Shape{3, 20, 24}, Shape{3, 24, 32}, Shape{3, 20, 32}}};
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    for (const auto& [g_shape, w_shape, x_shape] : forms) {
+      Tensor g = random_input(dtype, g_shape), w = random_input(dtype, w_shape);
+      Tensor x = random_input(dtype, x_shape);
+      const auto program = [&] {
+        return lazy::api::gelu_tanh_grad(lazy::matmul(g, w), x, std::source_location::current());
+      };
+      const std::string what = std::string(lazy::dtype_name(dtype)) + " " + g_shape.to_string();
+      const Cost cost = cost_of({program()});
+      EXPECT_EQ(cost.calls, 1) << what;
+      EXPECT_EQ(cost.kernels, 0) << what;
+      // The call rounds once where the reference rounds the product and then its gradient.
+      expect_matches_reference([&] { return std::vector{program()}; }, what,
+                               3 * product_tolerance(dtype, 24));
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <lazy/lazy.h>
 
+#include "api/composites.h"
 #include "fuse/matmul_epilogues.h"
 #include "fuse/partition.h"
 #include "ir/matmul.h"
@@ -260,6 +261,66 @@ TEST_F(MatmulPartition, TheSumOfTwoProductsIsOneCallReadingTheOther) {
   for (const Region& r : p.regions) with_residual += epilogue_of(p, r).residual;
   EXPECT_EQ(with_residual, 1);
   EXPECT_THAT(p.describe(), HasSubstr("folded into another product's call"));
+}
+
+// gelu_tanh's gradient straight from a product (a backward's input gradient): cuBLASLt's DGELU
+// epilogue, reading x as its aux operand in the result's layout.
+TEST_F(MatmulPartition, GeluTanhsGradientOfAProductRunsInTheCallReadingX) {
+  Tensor g = computed({64, 40}), w = computed({40, 48}), x = computed({64, 48});
+  Tensor y = lazy::api::gelu_tanh_grad(lazy::matmul(g, w), x, std::source_location::current());
+  const Partition p = partitioned();
+  ASSERT_EQ(p.regions.size(), 1u) << p.describe();
+  const Region& r = p.regions[0];
+  ASSERT_TRUE(r.matmul);
+  EXPECT_EQ(epilogue_of(p, r).activation, MatmulActivation::gelu_tanh_grad);
+  const lazy::ir::Node& call = *p.graph.nodes[r.matmul->node];
+  ASSERT_EQ(call.inputs.size(), 3u);
+  EXPECT_EQ(call.inputs[2], x.node());
+  EXPECT_THAT(p.describe(), HasSubstr("DGELU"));
+}
+
+TEST_F(MatmulPartition, GeluTanhsGradientStaysInAKernelWhereDgeluDoesNotApply) {
+  const auto folded = [&](Tensor product, const Tensor& x) {
+    Tensor y = lazy::api::gelu_tanh_grad(product, x, std::source_location::current());
+    const Partition p = partitioned();
+    bool any = false;
+    for (const Region& r : p.regions)
+      any = any || (r.matmul && epilogue_of(p, r).activation == MatmulActivation::gelu_tanh_grad);
+    Trace::current().clear();
+    return any;
+  };
+  // f32; rows of 12 bf16 (not whole 16-byte groups); after a bias.
+  EXPECT_FALSE(folded(lazy::matmul(computed({8, 16}, DType::f32), computed({16, 24}, DType::f32)),
+                      computed({8, 24}, DType::f32)));
+  EXPECT_FALSE(folded(lazy::matmul(computed({8, 16}), computed({16, 12})), computed({8, 12})));
+  EXPECT_FALSE(folded(lazy::linear(computed({8, 16}), computed({24, 16}), computed({24})),
+                      computed({8, 24})));
+}
+
+// The backward of linear -> gelu_tanh -> linear: the input gradient of the second product runs
+// gelu_tanh's gradient in its call.
+TEST_F(MatmulPartition, AnMlpsBackwardRunsDgeluInTheSecondLayersInputGradient) {
+  const Tensor x = computed({64, 32});
+  std::vector<Tensor> gradients = lazy::grad([x](std::span<const Tensor> w) {
+    const Tensor h = lazy::gelu_tanh(lazy::linear(x, w[0]));
+    return lazy::sum(lazy::linear(h, w[1]).to(DType::f32));
+  })({computed({48, 32}), computed({40, 48})});
+  const Partition p = partitioned();
+  int dgelu = 0;
+  for (const Region& r : p.regions)
+    dgelu += r.matmul && epilogue_of(p, r).activation == MatmulActivation::gelu_tanh_grad;
+  EXPECT_EQ(dgelu, 1) << p.describe();
+}
+
+// x read transposed is written densely first: cuBLASLt reads aux in the result's layout.
+TEST_F(MatmulPartition, AStridedXIsWrittenDenselyForDgelu) {
+  Tensor g = computed({64, 40}), w = computed({40, 48}), xt = computed({48, 64});
+  Tensor y = lazy::api::gelu_tanh_grad(lazy::matmul(g, w), xt.transpose(0, 1),
+                                       std::source_location::current());
+  const Partition p = partitioned();
+  EXPECT_EQ(matmul_regions(p), 1);
+  ASSERT_EQ(p.regions.size(), 2u) << p.describe();
+  EXPECT_EQ(epilogue_of(p, p.regions[1]).activation, MatmulActivation::gelu_tanh_grad);
 }
 
 }  // namespace

@@ -30,7 +30,9 @@ bool skinny_product(const fuse::Region& region, std::span<const ir::NodePtr> pen
   if (!region.matmul || arch < 80) return false;
   const ir::Node& node = *pending[region.matmul->node];
   if (node.dtype != DType::bf16 && node.dtype != DType::f16) return false;
-  if (ir::matmul_epilogue(node).activation == ir::MatmulActivation::relu) return false;
+  const ir::MatmulActivation activation = ir::matmul_epilogue(node).activation;
+  if (activation == ir::MatmulActivation::relu) return false;
+  if (activation == ir::MatmulActivation::gelu_tanh_grad) return false;  // cuBLASLt's DGELU
   // In the call's column-major terms (ir/matmul_problem.h): problem.a is the weight, K x N with K
   // contiguous and transposed by op(); problem.b is x, K x M; problem.n is M.
   const ir::MatmulProblem& p = region.matmul->problem;

@@ -14,6 +14,10 @@ std::optional<int> matmul_input_to_write(const ir::Node& product,
         ir::reshape_layout(layouts[bias], Shape{layouts[bias].shape.numel()});
     if (!vector || !ir::bias_maps(*vector)) return bias;
   }
+  // cuBLASLt reads the aux operand in the result's layout: dense [..., M, N].
+  if (const int aux = ir::matmul_aux_input(epilogue); aux >= 0) {
+    if (layouts[aux].offset != 0 || !layouts[aux].is_contiguous()) return aux;
+  }
   const int residual = ir::matmul_residual_input(epilogue);
   const ir::MatmulMapping mapping =
       ir::map_matmul(layouts[0], layouts[1], residual >= 0 ? &layouts[residual] : nullptr);

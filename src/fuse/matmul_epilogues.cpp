@@ -25,6 +25,7 @@ struct Fold {
   std::uint32_t last;    // the last node folded: the new product stands for it
   Node* bias = nullptr;  // the [N] vector (under its broadcast)
   Node* residual = nullptr;
+  Node* aux = nullptr;  // gelu_tanh_grad's x, read in the result's layout
   ir::MatmulEpilogue epilogue;
   std::string what;
 };
@@ -100,6 +101,7 @@ class EpilogueFolder {
                                            now(product.inputs[1], product)};
       if (fold.bias) inputs.push_back(now(fold.bias, product));
       if (fold.residual) inputs.push_back(now(fold.residual, product));
+      if (fold.aux) inputs.push_back(now(fold.aux, product));
       const std::uint32_t first = builder_.size();
       now_[i] = builder_.matmul(product, inputs, fold.epilogue);
       builder_.stands_for(in_.recorded[i], in_.live[i]);
@@ -121,7 +123,7 @@ class EpilogueFolder {
   // order, then an activation.
   Fold grow(std::uint32_t p) {
     const Node& product = *in_.nodes[p];
-    Fold fold{p, p, nullptr, nullptr, ir::matmul_epilogue(product), ""};
+    Fold fold{p, p, nullptr, nullptr, nullptr, ir::matmul_epilogue(product), ""};
     std::vector<std::string> parts;
     std::uint32_t at = p;
     while (true) {
@@ -161,6 +163,26 @@ class EpilogueFolder {
         }
         at = next;
         continue;
+      }
+      // The cotangent through gelu_tanh straight from a product (a backward's input gradient):
+      // cuBLASLt's DGELU reads x beside it. Not after a bias or residual, which DGELU does not
+      // add; not f32, whose gelu' cuBLASLt computes less exactly (as its gelu); rows of whole
+      // 16-byte groups, which the aux operand's leading dimension needs.
+      if (consumer.op == Op::GeluTanhGrad && same_kind && consumer.inputs[0]->is_pending() &&
+          consumer.inputs[0]->trace_index == at && consumer.inputs[1] != consumer.inputs[0]) {
+        const bool plain = !fold.epilogue.bias && !fold.epilogue.residual;
+        const std::int64_t row = product.shape[product.shape.rank() - 1];
+        if (plain && product.dtype != DType::f32 && row % 8 == 0 &&
+            consumer.inputs[1]->shape == product.shape &&
+            consumer.inputs[1]->dtype == product.dtype) {
+          fold.aux = consumer.inputs[1];
+          fold.epilogue.activation = MatmulActivation::gelu_tanh_grad;
+          parts.push_back("gelu_tanh's gradient (DGELU, reading x)");
+          at = next;
+        } else {
+          note(next, "cuBLASLt's DGELU takes a plain bf16 or f16 product with rows of 8");
+        }
+        break;
       }
       // relu stays out: cuBLASLt's RELU epilogue makes NaN 0, where torch.relu keeps NaN (found
       // by lazyfuse-fuzz --only-products seeds 7101-7106: relu of a product with a NaN bias).

@@ -10,6 +10,8 @@ std::string_view matmul_activation_name(MatmulActivation activation) {
       return "relu";
     case MatmulActivation::gelu_tanh:
       return "gelu_tanh";
+    case MatmulActivation::gelu_tanh_grad:
+      return "gelu_tanh_grad";
   }
   return "?";
 }

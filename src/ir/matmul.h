@@ -16,7 +16,9 @@
 
 namespace lazy::ir {
 
-enum class MatmulActivation : std::uint8_t { none, relu, gelu_tanh };
+// gelu_tanh_grad: the product is a cotangent g, the result g * gelu_tanh'(aux), with aux (the
+// forward's pre-activation, of the result's shape) one more input (cuBLASLt's DGELU).
+enum class MatmulActivation : std::uint8_t { none, relu, gelu_tanh, gelu_tanh_grad };
 std::string_view matmul_activation_name(MatmulActivation activation);
 
 struct MatmulEpilogue {
@@ -40,6 +42,9 @@ inline int matmul_bias_input(const MatmulEpilogue& e) {
 }
 inline int matmul_residual_input(const MatmulEpilogue& e) {
   return e.residual ? (e.bias ? 3 : 2) : -1;
+}
+inline int matmul_aux_input(const MatmulEpilogue& e) {
+  return e.activation == MatmulActivation::gelu_tanh_grad ? 2 + int(e.bias) + int(e.residual) : -1;
 }
 
 // M, N and K of a MatMul node.

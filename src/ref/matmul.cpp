@@ -33,8 +33,8 @@ Matrix matrix_of(const Value& value, std::int64_t batch) {
   return {&value.buffer->floats, offset, layout.strides[rank - 2], layout.strides[rank - 1]};
 }
 
-// The same host functions as the Relu and GeluTanh ops.
-double activate(ir::MatmulActivation activation, double v) {
+// The same host functions as the Relu, GeluTanh and GeluTanhGrad ops.
+double activate(ir::MatmulActivation activation, double v, double aux) {
   switch (activation) {
     case ir::MatmulActivation::none:
       return v;
@@ -42,6 +42,8 @@ double activate(ir::MatmulActivation activation, double v) {
       return ir::reference::relu(v);
     case ir::MatmulActivation::gelu_tanh:
       return ir::reference::gelu_tanh(v);
+    case ir::MatmulActivation::gelu_tanh_grad:
+      return ir::reference::gelu_tanh_grad(v, aux);
   }
   return v;
 }
@@ -56,6 +58,9 @@ Value evaluate_matmul(const ir::Node& node, std::span<const Value> inputs) {
     bias = gather_floats(inputs[i], Shape{n}, node.inputs[i]->dtype);
   if (const int i = ir::matmul_residual_input(epilogue); i >= 0)
     residual = gather_floats(inputs[i], node.shape, node.inputs[i]->dtype);
+  std::vector<double> aux;
+  if (const int i = ir::matmul_aux_input(epilogue); i >= 0)
+    aux = gather_floats(inputs[i], node.shape, node.inputs[i]->dtype);
 
   auto out = std::make_shared<Buffer>(node.dtype, node.shape.numel());
   const std::int64_t batches = m * n == 0 ? 0 : node.shape.numel() / (m * n);
@@ -75,8 +80,9 @@ Value evaluate_matmul(const ir::Node& node, std::span<const Value> inputs) {
         double v = row[std::size_t(j)];
         if (epilogue.bias) v += bias[std::size_t(j)];
         if (epilogue.residual) v += residual[std::size_t(first + j)];
+        const double at_aux = aux.empty() ? 0 : aux[std::size_t(first + j)];
         out->floats[std::size_t(first + j)] =
-            ir::round_to_dtype(activate(epilogue.activation, v), node.dtype);
+            ir::round_to_dtype(activate(epilogue.activation, v, at_aux), node.dtype);
       }
     }
   }

@@ -127,6 +127,8 @@ cublasLtEpilogue_t epilogue_of(ir::MatmulActivation activation, bool bias) {
       return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
     case ir::MatmulActivation::gelu_tanh:  // cuBLASLt's GELU is the tanh approximation
       return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    case ir::MatmulActivation::gelu_tanh_grad:  // no bias: the partitioner folds none with it
+      return CUBLASLT_EPILOGUE_DGELU;
     case ir::MatmulActivation::none:
       break;
   }
@@ -145,6 +147,8 @@ std::string_view epilogue_name(cublasLtEpilogue_t epilogue) {
       return "GELU";
     case CUBLASLT_EPILOGUE_GELU_BIAS:
       return "GELU_BIAS";
+    case CUBLASLT_EPILOGUE_DGELU:
+      return "DGELU";
     default:
       return "DEFAULT";
   }

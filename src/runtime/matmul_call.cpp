@@ -103,7 +103,7 @@ ir::MatmulProblem over_zeros(ir::MatmulProblem problem) {
 
 // Device addresses of the call's operands for one run, in cuBLASLt's names.
 struct OperandPointers {
-  CUdeviceptr a, b, c, d, bias;
+  CUdeviceptr a, b, c, d, bias, aux;
 };
 
 struct MatmulCall::State {
@@ -115,7 +115,7 @@ struct MatmulCall::State {
   CublasLtContext* context = nullptr;
   std::size_t element_bytes = 0;
   // Base alignments the preference promised cuBLASLt, in cuBLASLt's names.
-  std::uint32_t align_a = 0, align_b = 0, align_c = 0, align_d = 0, align_bias = 0;
+  std::uint32_t align_a = 0, align_b = 0, align_c = 0, align_d = 0, align_bias = 0, align_aux = 0;
   Descriptor<cublasLtMatmulDesc_t> matmul;
   Descriptor<cublasLtMatrixLayout_t> layout_a, layout_b, layout_c, layout_d;
   cublasLtMatmulAlgo_t algo{};
@@ -127,6 +127,7 @@ struct MatmulCall::State {
   AlgorithmScope scope{};
   std::shared_ptr<DeviceBuffer> zeros;  // k == 0: the operands read instead of a and b
   CUdeviceptr bias_pointer = 0;         // the one the descriptor holds
+  CUdeviceptr aux_pointer = 0;          // likewise
   // Plans are shared by threads: two replays of one plan must not set the descriptor's bias
   // pointer (or tune) at once.
   std::mutex running;
@@ -183,6 +184,17 @@ void MatmulCall::State::make_descriptors() {
   set(CUBLASLT_MATMUL_DESC_TRANSB, transb, "TRANSB");
   const std::uint32_t epilogue = epilogue_of(spec.activation, spec.bias);
   set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue, "EPILOGUE");
+  if (spec.activation == ir::MatmulActivation::gelu_tanh_grad) {
+    // The aux operand is laid out as D; the first run sets its pointer (as the bias's).
+    const std::int64_t aux_ld = call.d.ld;
+    set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, aux_ld, "EPILOGUE_AUX_LD");
+    if (call.batch > 1) {
+      const std::int64_t aux_stride = call.d.batch_stride;
+      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, aux_stride, "EPILOGUE_AUX_BATCH_STRIDE");
+    }
+    const void* placeholder = reinterpret_cast<const void*>(std::uintptr_t(align_aux));
+    set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, placeholder, "EPILOGUE_AUX_POINTER");
+  }
   if (spec.bias) {
     const std::int32_t bias_type = data_type(spec.dtype);
     set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, bias_type, "BIAS_DATA_TYPE");
@@ -333,6 +345,8 @@ OperandPointers MatmulCall::State::operand_pointers(const MatmulPointers& pointe
   operands.d = at(pointers.result, call.d.offset);
   operands.c = call.c ? at(pointers.residual, call.c->offset) : operands.d;
   operands.bias = spec.bias ? at(pointers.bias, spec.bias_offset) : 0;
+  const bool aux = spec.activation == ir::MatmulActivation::gelu_tanh_grad;
+  operands.aux = aux ? at(pointers.aux, call.d.offset) : 0;
   // A wrong pointer here would be a fault inside cuBLASLt, far from its cause.
   const auto require = [&](const char* name, CUdeviceptr base, CUdeviceptr address,
                            std::uint32_t alignment) {
@@ -349,6 +363,7 @@ OperandPointers MatmulCall::State::operand_pointers(const MatmulPointers& pointe
   require("result", pointers.result, operands.d, align_d);
   if (call.c) require("residual", pointers.residual, operands.c, align_c);
   if (spec.bias) require("bias", pointers.bias, operands.bias, align_bias);
+  if (aux) require("aux", pointers.aux, operands.aux, align_aux);
   return operands;
 }
 
@@ -436,6 +451,7 @@ MatmulCall::MatmulCall(Device& device, const MatmulSpec& spec) : state_(std::mak
   s.align_d = operand_alignment(aligned.result, bytes(s.call.d.offset));
   s.align_c = s.call.c ? operand_alignment(aligned.residual, bytes(s.call.c->offset)) : s.align_d;
   s.align_bias = operand_alignment(aligned.bias, bytes(spec.bias_offset));
+  s.align_aux = operand_alignment(aligned.aux, bytes(s.call.d.offset));
   s.make_descriptors();
   s.choose_algorithm();
 }
@@ -455,6 +471,11 @@ void MatmulCall::run(Device& device, const MatmulPointers& pointers) {
     const void* bias = reinterpret_cast<const void*>(at.bias);
     s.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias, "BIAS_POINTER");
     s.bias_pointer = at.bias;
+  }
+  if (at.aux != 0 && at.aux != s.aux_pointer) {
+    const void* aux = reinterpret_cast<const void*>(at.aux);
+    s.set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux, "EPILOGUE_AUX_POINTER");
+    s.aux_pointer = at.aux;
   }
   if (!s.candidates.empty()) s.autotune(at);
   check_cublaslt(s.queue(s.algo, at), "cublasLtMatmul", s.description);

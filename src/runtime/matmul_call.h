@@ -30,10 +30,12 @@ struct MatmulAlignments {
   std::uint32_t b = kPoolAlignment;
   std::uint32_t bias = kPoolAlignment;
   std::uint32_t residual = kPoolAlignment;
+  std::uint32_t aux = kPoolAlignment;
   std::uint32_t result = kPoolAlignment;
 };
 
-// What one call computes: activation(a @ b + bias + residual) in `dtype` (f32, f16 or bf16),
+// What one call computes: activation(a @ b + bias + residual) in `dtype` (f32, f16 or bf16), or
+// for gelu_tanh_grad (a @ b) * gelu_tanh'(aux), aux laid out as the result (cuBLASLt's DGELU),
 // accumulated in f32 (TF32 tensor cores for f32 when tf32), over the layouts of `problem`
 // (ir::map_matmul). A residual is there when problem.c is.
 struct MatmulSpec {
@@ -47,13 +49,14 @@ struct MatmulSpec {
 };
 
 // The storages' base pointers for one run, named after the node's operands: a [..., M, K],
-// b [..., K, N], bias [N], residual and result [..., M, N]. Unused ones may be 0. The result
+// b [..., K, N], bias [N], residual, aux and result [..., M, N]. Unused ones may be 0. The result
 // must not overlap an input: autotuning runs the call several times.
 struct MatmulPointers {
   CUdeviceptr a = 0;
   CUdeviceptr b = 0;
   CUdeviceptr bias = 0;
   CUdeviceptr residual = 0;
+  CUdeviceptr aux = 0;
   CUdeviceptr result = 0;
 };
 

@@ -65,13 +65,17 @@ void run_step(Device& device, const PlannedKernel& step, Queue queue) {
   ir::debug_print(line.str());
 }
 
-// The pointers of a plan's cuBLASLt call from its arguments (a, b, then bias and residual).
+// The pointers of a plan's cuBLASLt call from its arguments (a, b, then bias, residual, aux).
 MatmulPointers matmul_pointers(const PlannedKernel& step, std::span<const std::uint64_t> inputs,
                                CUdeviceptr result) {
   const auto input = [&](int i) -> CUdeviceptr { return i < 0 ? 0 : CUdeviceptr(inputs[i]); };
   const ir::MatmulEpilogue& epilogue = step.matmul->epilogue;
-  return {input(0), input(1), input(ir::matmul_bias_input(epilogue)),
-          input(ir::matmul_residual_input(epilogue)), result};
+  return {input(0),
+          input(1),
+          input(ir::matmul_bias_input(epilogue)),
+          input(ir::matmul_residual_input(epilogue)),
+          input(ir::matmul_aux_input(epilogue)),
+          result};
 }
 
 }  // namespace

@@ -49,6 +49,30 @@ TEST_F(AutodiffOnGpu, AClassifiersGradientsMatchTheReference) {
   }
 }
 
+// Four layers: the backward computes the first two gelus and the middle weights' casts again from
+// values in memory (fuse/recomputed_operands.h) rather than reading the forward's.
+TEST_F(AutodiffOnGpu, ADeepMlpsGradientsMatchTheReferenceWithItsOperandsComputedAgain) {
+  for (DType dtype : lazy_test::kFloatingDTypes) {
+    const Tensor x = random_input(dtype, {32, 24});
+    const Tensor up = random_input(DType::f32, {32, 24});
+    std::vector<Tensor> weights;
+    for (int l = 0; l < 4; ++l) weights.push_back(random_input(DType::f32, {24, 24}) * 0.4);
+    lazy_test::expect_matches_reference(
+        [&] {
+          return lazy::grad([&](std::span<const Tensor> w) {
+            Tensor h = x;
+            for (std::size_t l = 0; l < w.size(); ++l) {
+              h = lazy::linear(h, w[l].to(dtype));
+              if (l + 1 < w.size()) h = lazy::gelu_tanh(h);
+            }
+            return lazy::sum(lazy::square(h.to(DType::f32)) * up);
+          })(weights);
+        },
+        std::string(lazy::dtype_name(dtype)),
+        dtype == DType::f32 ? 1e-4 : 20 * lazy_test::tolerance_for(dtype));
+  }
+}
+
 TEST_F(AutodiffOnGpu, RowCompositesGradientsMatchTheReference) {
   for (DType dtype : lazy_test::kFloatingDTypes) {
     const Tensor x = random_input(dtype, {8, 33});

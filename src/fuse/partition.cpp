@@ -6,6 +6,7 @@
 #include "fuse/cut_nodes.h"
 #include "fuse/form_regions.h"
 #include "fuse/matmul_epilogues.h"
+#include "fuse/recomputed_operands.h"
 #include "fuse/shared_recompute.h"
 #include "fuse/split_reductions.h"
 #include "fuse/stored_reductions.h"
@@ -126,7 +127,9 @@ std::string_view refusal_name(Refusal refusal) {
 Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,
                     std::span<const ir::NodePtr> externals, PartitionOptions options) {
   Graph graph = recorded_graph(pending, live, externals);
-  if (options.fusion) graph = fold_matmul_epilogues(std::move(graph));
+  if (options.fusion) {
+    graph = recompute_operands_read_late(fold_matmul_epilogues(std::move(graph)));
+  }
   Partition p = cut_nodes(split_reductions(std::move(graph)), options);
   do {
     p = form_regions(std::move(p), options);

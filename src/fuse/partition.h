@@ -7,6 +7,8 @@
 // partition() runs passes, each a function a test can call alone:
 //   fold_matmul_epilogues (fuse/matmul_epilogues.h) graph -> graph: bias, residual, activation
 //                                                into the product's cuBLASLt call
+//   recompute_operands_read_late (fuse/recomputed_operands.h) graph -> graph: an operand read
+//                                                again after other products is computed again
 //   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
 //   cut_nodes        (fuse/cut_nodes.h)         graph -> partition: which nodes are written, why
 //   form_regions     (fuse/form_regions.h)      partition -> partition: roots grouped in regions

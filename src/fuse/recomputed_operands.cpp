@@ -161,33 +161,56 @@ class OperandRecomputer {
       }
     }
     if (recompute.first_late == 0) return std::nullopt;
+    const Node& value = *in_.nodes[operand];
     std::vector<std::uint32_t> stack{operand};
     std::vector<bool> seen(operand + 1, false);
     seen[operand] = true;
-    int ops = 0;
+    std::vector<const Node*> full_reads;  // values in memory read at one element per element
+    int ops = 0, costly_ops = 0;
+    const auto reads = [&](const Node* leaf) {
+      if (leaf->shape.numel() == value.shape.numel() &&
+          std::find(full_reads.begin(), full_reads.end(), leaf) == full_reads.end()) {
+        full_reads.push_back(leaf);
+      }
+    };
     while (!stack.empty()) {
       const std::uint32_t n = stack.back();
       stack.pop_back();
       recompute.chain.push_back(n);
-      if (ir::op_kind(in_.nodes[n]->op) == OpKind::pointwise) ++ops;
+      const Op op = in_.nodes[n]->op;
+      if (ir::op_kind(op) == OpKind::pointwise) {
+        ++ops;
+        costly_ops += ir::op_info(op).cost != ir::Cost::simple;
+      }
       for (Node* input : in_.nodes[n]->inputs) {
-        if (!input->is_pending() || seen[input->trace_index]) continue;
+        if (!input->is_pending()) {
+          reads(input);
+          continue;
+        }
+        if (seen[input->trace_index]) continue;
         const std::uint32_t i = input->trace_index;
         seen[i] = true;
         const OpKind kind = ir::op_kind(input->op);
         if (kind == OpKind::leaf || kind == OpKind::generator) continue;  // computed anywhere
         if (!written(i)) {
           stack.push_back(i);
-        } else if (last_read_[i] < recompute.first_late) {
+          continue;
+        }
+        if (last_read_[i] < recompute.first_late) {
           note(operand, absl::StrCat("%", i, " it is computed from is read last by %",
                                      last_read_[i], ", so it would be held longer instead"));
           return std::nullopt;
         }
+        reads(input);
       }
     }
-    if (ops > kMaxOpsRecomputedPerOperand) {
-      note(operand,
-           absl::StrCat("its chain holds ", ops, " ops, more than ", kMaxOpsRecomputedPerOperand));
+    std::int64_t bytes_read = 0;
+    for (const Node* leaf : full_reads) bytes_read += itemsize(leaf->dtype);
+    if (ops > kMaxOpsRecomputedPerOperand || costly_ops > kMaxCostlyOpsRecomputedPerOperand ||
+        bytes_read > itemsize(value.dtype)) {
+      note(operand, absl::StrCat("its copy would read ", bytes_read, " bytes per ",
+                                 itemsize(value.dtype), " written, and compute ", ops, " ops (",
+                                 costly_ops, " costly): more than one pass over it"));
       return std::nullopt;
     }
     std::sort(recompute.chain.begin(), recompute.chain.end());

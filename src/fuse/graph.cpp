@@ -1,5 +1,6 @@
 #include "fuse/graph.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/debug.h"
@@ -25,6 +26,11 @@ std::vector<bool> Graph::needed() const {
       if (input->is_pending()) needed[input->trace_index] = true;
   }
   return needed;
+}
+
+bool Graph::has(ir::Op op) const {
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [op](const ir::NodePtr& node) { return node->op == op; });
 }
 
 std::string Graph::describe_rewrites() const {

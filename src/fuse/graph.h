@@ -38,6 +38,8 @@ struct Graph {
   static constexpr std::int32_t kAdded = -1;
 
   std::size_t size() const { return nodes.size(); }
+  // Whether a node of the graph is an `op`.
+  bool has(ir::Op op) const;
   // Which nodes a held node needs (the held ones too), walking back from the held ones.
   std::vector<bool> needed() const;
   // One line per rewrite and note, then the rewritten graph (LAZY_DEBUG=2); empty without

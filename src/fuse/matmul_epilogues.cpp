@@ -241,10 +241,7 @@ class EpilogueFolder {
 }  // namespace
 
 Graph fold_matmul_epilogues(Graph recorded) {
-  const bool any_product =
-      std::any_of(recorded.nodes.begin(), recorded.nodes.end(),
-                  [](const ir::NodePtr& node) { return node->op == Op::MatMul; });
-  if (!any_product) return recorded;
+  if (!recorded.has(Op::MatMul)) return recorded;
   EpilogueFolder folder(recorded);
   if (folder.find()) return folder.rewrite();
   return recorded;

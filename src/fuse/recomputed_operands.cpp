@@ -289,10 +289,7 @@ class OperandRecomputer {
 }  // namespace
 
 Graph recompute_operands_read_late(Graph recorded) {
-  const bool any_product =
-      std::any_of(recorded.nodes.begin(), recorded.nodes.end(),
-                  [](const ir::NodePtr& node) { return node->op == Op::MatMul; });
-  if (!any_product) return recorded;
+  if (!recorded.has(Op::MatMul)) return recorded;
   OperandRecomputer recomputer(recorded);
   if (recomputer.find()) return recomputer.rewrite();
   return recorded;

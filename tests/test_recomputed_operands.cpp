@@ -100,6 +100,14 @@ TEST_F(RecomputedOperands, AnMlpsEarlyActivationsAreComputedAgainInTheBackward) 
   EXPECT_THAT(p.graph.describe_rewrites(), HasSubstr("its copy would read 4 bytes per 2 written"));
 }
 
+// LAZY_DEBUG=2 keeps what each rewrite said: the epilogue fold's notes, then this pass's.
+TEST_F(RecomputedOperands, TheNotesOfBothProductRewritesAreKept) {
+  const std::vector<Tensor> gradients = mlp_gradients(4);
+  const std::string said = partitioned().graph.describe_rewrites();
+  EXPECT_THAT(said, HasSubstr("epilogue: %"));
+  EXPECT_THAT(said, HasSubstr("recompute: %"));
+}
+
 // In a two-layer MLP each operand's second read is after one other product: nothing is copied.
 TEST_F(RecomputedOperands, AShortGapKeepsTheValue) {
   const std::vector<Tensor> gradients = mlp_gradients(2);

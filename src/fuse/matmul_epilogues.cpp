@@ -70,19 +70,20 @@ class EpilogueFolder {
       fold_at_[fold.last] = std::int32_t(folds_.size());
       folds_.push_back(std::move(fold));
     }
-    return !folds_.empty() || !notes_.empty();
+    return !folds_.empty();
+  }
+
+  // What LAZY_DEBUG=2 says about the graph, this pass's notes after the earlier passes'.
+  std::vector<std::string> notes() {
+    std::vector<std::string> all = in_.notes;
+    all.insert(all.end(), notes_.begin(), notes_.end());
+    return all;
   }
 
   Graph rewrite() {
     out_.externals = in_.externals;
     out_.rewrites = in_.rewrites;
-    out_.notes = std::move(notes_);
-    if (folds_.empty()) {
-      out_.nodes = in_.nodes;
-      out_.live = in_.live;
-      out_.recorded = in_.recorded;
-      return std::move(out_);
-    }
+    out_.notes = notes();
     now_.assign(in_.size(), nullptr);
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       if (!needed_[i]) continue;
@@ -244,6 +245,7 @@ Graph fold_matmul_epilogues(Graph recorded) {
   if (!recorded.has(Op::MatMul)) return recorded;
   EpilogueFolder folder(recorded);
   if (folder.find()) return folder.rewrite();
+  recorded.notes = folder.notes();
   return recorded;
 }
 

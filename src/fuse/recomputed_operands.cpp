@@ -60,19 +60,20 @@ class OperandRecomputer {
         recomputes_.push_back(std::move(*recompute));
       }
     }
-    return !recomputes_.empty() || !notes_.empty();
+    return !recomputes_.empty();
+  }
+
+  // What LAZY_DEBUG=2 says about the graph, this pass's notes after the earlier passes'.
+  std::vector<std::string> notes() {
+    std::vector<std::string> all = in_.notes;
+    all.insert(all.end(), notes_.begin(), notes_.end());
+    return all;
   }
 
   Graph rewrite() {
     out_.externals = in_.externals;
     out_.rewrites = in_.rewrites;
-    out_.notes = std::move(notes_);
-    if (recomputes_.empty()) {
-      out_.nodes = in_.nodes;
-      out_.live = in_.live;
-      out_.recorded = in_.recorded;
-      return std::move(out_);
-    }
+    out_.notes = notes();
     now_.assign(in_.size(), nullptr);
     late_.assign(in_.size(), nullptr);
     std::vector<std::vector<std::uint32_t>> due(in_.size());
@@ -292,6 +293,7 @@ Graph recompute_operands_read_late(Graph recorded) {
   if (!recorded.has(Op::MatMul)) return recorded;
   OperandRecomputer recomputer(recorded);
   if (recomputer.find()) return recomputer.rewrite();
+  recorded.notes = recomputer.notes();
   return recorded;
 }
 

@@ -30,7 +30,6 @@
 #include "bench_options.h"
 #include "event_timing.h"
 #include "matmul_workloads.h"
-#include "pool_memory.h"
 #include "runtime/device.h"
 #include "transformer_block.h"
 
@@ -128,21 +127,19 @@ Workload transformer_block() {
 }
 
 struct PeakMemory {
-  std::uint64_t peak_bytes;   // the pool's high watermark over the call: inputs included
+  std::uint64_t peak_bytes;   // lazyfuse's peak in use over the call: inputs included
   std::uint64_t extra_bytes;  // that less what was in use before it: outputs and temporaries
 };
 
 // One call after warm-up, as peers_matmul.py measures PyTorch's max_memory_allocated.
-std::optional<PeakMemory> peak_memory(const StepFn& step, Device& device,
-                                      std::optional<lazy::bench::PoolMemory>& pool) {
-  if (!pool) return std::nullopt;
+std::optional<PeakMemory> peak_memory(const StepFn& step, Device& device) {
   device.synchronize();
-  const std::uint64_t before = pool->used_now();
-  pool->reset_peak();
+  const auto before = std::uint64_t(lazy::memory_stats().in_use_bytes);
+  lazy::reset_peak_memory();
   std::vector<lazy::Tensor> outputs = step();
   lazy::eval(outputs);
   device.synchronize();
-  const std::uint64_t peak = pool->peak();
+  const auto peak = std::uint64_t(lazy::memory_stats().peak_bytes);
   return PeakMemory{peak, peak > before ? peak - before : 0};
 }
 
@@ -286,8 +283,6 @@ int main(int argc, char** argv) {
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_matmul");
   if (device == nullptr) return 0;
-  std::optional<lazy::bench::PoolMemory> pool = lazy::bench::PoolMemory::open(device->ordinal());
-  if (!pool) std::printf("no memory pool counters in this driver: peak memory not reported\n");
 
   std::vector<Row> rows;
   for (const Workload& workload : workloads) {
@@ -298,7 +293,7 @@ int main(int argc, char** argv) {
         const std::string label = workload.name + (fusion ? " fused" : " unfused");
         Result& result = fusion ? row.fused : row.unfused;
         result.timed = lazy::bench::measure(step, fusion, options.iters, *device, label);
-        result.memory = peak_memory(step, *device, pool);
+        result.memory = peak_memory(step, *device);
         if (workload.per_call_loop) result.loop_us = loop_us_per_call(step, *device);
         print_result(label, row, result);
       }

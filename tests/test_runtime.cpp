@@ -95,7 +95,7 @@ TEST(CudaDriverLoader, LooksUpTheHeadersVersionedSymbols) {
   EXPECT_TRUE(has("cuDeviceTotalMem_v2"));
   EXPECT_TRUE(has("cuDevicePrimaryCtxRelease_v2"));
   EXPECT_TRUE(has("cuEventDestroy_v2"));
-  EXPECT_TRUE(has("cuMemAllocAsync"));
+  EXPECT_TRUE(has("cuMemAllocFromPoolAsync"));
   EXPECT_TRUE(has("cuLaunchKernel"));
   EXPECT_FALSE(has("cuMemcpyHtoDAsync"));
 }
@@ -395,7 +395,7 @@ TEST(DeviceOnGpu, AllocationBeyondTheGpusMemoryThrowsRuntimeError) {
     device->allocate(std::size_t(1) << 50);
     FAIL() << "expected lazy::RuntimeError";
   } catch (const RuntimeError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("cuMemAllocAsync"));
+    EXPECT_THAT(error.what(), HasSubstr("cuMemAllocFromPoolAsync"));
     EXPECT_THAT(error.what(), HasSubstr("CUDA_ERROR_OUT_OF_MEMORY"));
   }
   auto after = device->allocate(1024);  // the device is still usable

@@ -10,6 +10,7 @@
 #include "lazy/function.h"
 #include "lazy/indexing.h"
 #include "lazy/linalg.h"
+#include "lazy/memory.h"
 #include "lazy/ops.h"
 #include "lazy/ordering.h"
 #include "lazy/reductions.h"

@@ -87,6 +87,16 @@ constexpr SettingSpec kSettings[] = {
      .max = kNoUpperBound,
      .effect = "ops a thread may record before recording syncs by itself, so a loop that never "
                "reads a value cannot grow memory without bound"},
+    {.setting = Setting::memory_limit,
+     .name = "LAZY_MEMORY_LIMIT",
+     .kind = SettingKind::integer,
+     .default_value = 0,
+     .default_text = "0 (none)",
+     .min = 0,
+     .max = kNoUpperBound,
+     .effect =
+         "bytes of GPU memory lazyfuse's tensors and buffers may hold (lazy::set_memory_limit): "
+         "an allocation past it fails with lazy::RuntimeError once the pool's cache is freed"},
     // One plan per distinct (graph, shapes, input layouts) a program syncs.
     {.setting = Setting::plan_cache_entries,
      .name = "LAZY_PLAN_CACHE_ENTRIES",

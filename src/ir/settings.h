@@ -22,6 +22,7 @@ enum class Setting {
   matmul_tf32,
   autotune,
   max_pending_ops,
+  memory_limit,
   plan_cache_entries,
   kernel_cache_entries,
   sync_launches,

@@ -33,9 +33,11 @@ namespace lazy::runtime {
   X(cuStreamCreate)                   \
   X(cuStreamSynchronize)              \
   X(cuStreamWaitEvent)                \
-  X(cuDeviceGetDefaultMemPool)        \
+  X(cuMemPoolCreate)                  \
   X(cuMemPoolSetAttribute)            \
-  X(cuMemAllocAsync)                  \
+  X(cuMemAllocFromPoolAsync)          \
+  X(cuMemPoolGetAttribute)            \
+  X(cuMemPoolTrimTo)                  \
   X(cuMemFreeAsync)                   \
   X(cuMemcpyHtoDAsync)                \
   X(cuMemcpyDtoHAsync)                \

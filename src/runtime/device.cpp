@@ -52,12 +52,6 @@ int attribute(const CudaDriver& driver, CUdevice_attribute which, CUdevice devic
   return value;
 }
 
-// Failed calls of a working device go through its DeviceFailures, which knows sticky errors.
-void check(DeviceFailures& failures, CUresult result, std::string_view what) {
-  if (result != CUDA_SUCCESS) [[unlikely]]
-    failures.fail(result, what);
-}
-
 // LAZY_SYNC_LAUNCHES, or CUDA_LAUNCH_BLOCKING=1 (the driver's own switch, which a user may
 // already know): wait for every launch, so a fault is reported by the kernel that made it.
 bool sync_launches_from_env() {
@@ -169,10 +163,16 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
 
   check_cuda(driver_.cuDevicePrimaryCtxRetain(&context_, device), "cuDevicePrimaryCtxRetain");
   check_cuda(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-  check_cuda(driver_.cuDeviceGetDefaultMemPool(&pool_, device), "cuDeviceGetDefaultMemPool");
+  CUmemPoolProps pool_props{};
+  pool_props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  pool_props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  pool_props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  pool_props.location.id = device;
+  check_cuda(driver_.cuMemPoolCreate(&pool_, &pool_props), "cuMemPoolCreate");
   cuuint64_t threshold = kPoolReleaseThreshold;
   check_cuda(driver_.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
              "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
+  limit_ = ir::integer_setting(ir::Setting::memory_limit);
   // The pool's first allocation sets the driver's allocator up (about 7 ms on an H100): part of
   // initialising the device, not of the program's first sync.
   allocate(1).reset();  // also gives this thread its stream
@@ -185,57 +185,8 @@ Device::~Device() = default;
 void Device::make_current() {
   failures_->check_usable();
   CUcontext current = nullptr;
-  check(*failures_, driver_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current != context_) check(*failures_, driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
-}
-
-std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
-  DeviceStream& home = current_stream();
-  auto buffer = std::unique_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes, home));
-  if (bytes > 0) {
-    make_current();
-    buffer->ptr_ = home.free_blocks.take(bytes);
-    if (buffer->ptr_ == 0) buffer->ptr_ = allocate_from_pool(bytes, home);
-  }
-  return buffer;
-}
-
-CUdeviceptr Device::allocate_from_pool(std::size_t bytes, DeviceStream& home) {
-  const std::size_t size = FreeBlocks::allocation_size(bytes);
-  CUdeviceptr ptr = 0;
-  CUresult result = driver_.cuMemAllocAsync(&ptr, size, home.stream);
-  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
-    {
-      std::lock_guard lock(streams_mutex_);
-      for (const std::unique_ptr<DeviceStream>& stream : streams_) {
-        for (CUdeviceptr block : stream->free_blocks.drain())
-          check(*failures_, driver_.cuMemFreeAsync(block, stream->stream), "cuMemFreeAsync");
-      }
-    }
-    result = driver_.cuMemAllocAsync(&ptr, size, home.stream);
-  }
-  if (result != CUDA_SUCCESS) {
-    const std::string what = "cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_;
-    if (result == CUDA_ERROR_OUT_OF_MEMORY) {
-      throw OutOfDeviceMemory("lazyfuse: " + describe_cuda_error(result, what),
-                              std::source_location::current());
-    }
-    failures_->fail(result, what);
-  }
-  return ptr;
-}
-
-void Device::release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept {
-  // A lost context took its memory with it, and has been reported once already.
-  if (ptr == 0 || g_process_exiting.load(std::memory_order_relaxed) || failures_->lost()) return;
-  try {
-    if (home.free_blocks.keep(ptr, bytes)) return;
-    make_current();
-    check(*failures_, driver_.cuMemFreeAsync(ptr, home.stream), "cuMemFreeAsync");
-  } catch (const std::exception& error) {
-    // A destructor cannot throw; a failed free means the context is already broken.
-    std::fprintf(stderr, "%s\n", error.what());
-  }
+  failures_->check(driver_.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current != context_) failures_->check(driver_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
 DeviceBuffer::~DeviceBuffer() {
@@ -248,7 +199,7 @@ void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes)
   make_current();
   const std::uint64_t mark = failures_->launches().mark();
   DeviceStream& here = current_stream();
-  check(*failures_, driver_.cuMemcpyHtoDAsync(dst, src, bytes, here.stream), "cuMemcpyHtoDAsync");
+  failures_->check(driver_.cuMemcpyHtoDAsync(dst, src, bytes, here.stream), "cuMemcpyHtoDAsync");
   wait_for(here, mark, "cuStreamSynchronize after cuMemcpyHtoDAsync");
 }
 
@@ -259,12 +210,12 @@ void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
   DeviceStream& here = current_stream();
   const bool staged = bytes <= kPinnedStagingBytes;
   if (staged && here.pinned_staging == nullptr) {
-    check(*failures_, driver_.cuMemHostAlloc(&here.pinned_staging, kPinnedStagingBytes, 0),
-          "cuMemHostAlloc of a staging buffer");
+    failures_->check(driver_.cuMemHostAlloc(&here.pinned_staging, kPinnedStagingBytes, 0),
+                     "cuMemHostAlloc of a staging buffer");
   }
-  check(*failures_,
-        driver_.cuMemcpyDtoHAsync(staged ? here.pinned_staging : dst, src, bytes, here.stream),
-        "cuMemcpyDtoHAsync");
+  failures_->check(
+      driver_.cuMemcpyDtoHAsync(staged ? here.pinned_staging : dst, src, bytes, here.stream),
+      "cuMemcpyDtoHAsync");
   wait_for(here, mark, "cuStreamSynchronize after cuMemcpyDtoHAsync");
   if (staged) std::memcpy(dst, here.pinned_staging, bytes);
 }
@@ -272,13 +223,13 @@ void Device::copy_to_host(void* dst, CUdeviceptr src, std::size_t bytes) {
 void Device::copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check(*failures_, driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream()), "cuMemcpyDtoDAsync");
+  failures_->check(driver_.cuMemcpyDtoDAsync(dst, src, bytes, stream()), "cuMemcpyDtoDAsync");
 }
 
 void Device::fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes) {
   if (bytes == 0) return;
   make_current();
-  check(*failures_, driver_.cuMemsetD8Async(dst, value, bytes, stream()), "cuMemsetD8Async");
+  failures_->check(driver_.cuMemsetD8Async(dst, value, bytes, stream()), "cuMemsetD8Async");
 }
 
 void Device::synchronize() {
@@ -287,7 +238,7 @@ void Device::synchronize() {
 }
 
 void Device::wait_for(DeviceStream& here, std::uint64_t mark, std::string_view what) {
-  check(*failures_, driver_.cuStreamSynchronize(here.stream), what);
+  failures_->check(driver_.cuStreamSynchronize(here.stream), what);
   failures_->launches().synchronized(mark);
   caught_up(here);
 }
@@ -314,7 +265,7 @@ CUmodule Device::load_module(std::span<const char> cubin) {
 void Device::unload_module(CUmodule module) {
   if (module == nullptr || g_process_exiting.load(std::memory_order_relaxed)) return;
   make_current();
-  check(*failures_, driver_.cuModuleUnload(module), "cuModuleUnload");
+  failures_->check(driver_.cuModuleUnload(module), "cuModuleUnload");
 }
 
 CUfunction Device::get_function(CUmodule module, const char* name) {
@@ -331,7 +282,7 @@ FunctionInfo Device::function_info(CUfunction function) {
   make_current();
   auto get = [&](CUfunction_attribute which, const char* what) {
     int value = 0;
-    check(*failures_, driver_.cuFuncGetAttribute(&value, which, function), what);
+    failures_->check(driver_.cuFuncGetAttribute(&value, which, function), what);
     return value;
   };
   return FunctionInfo{
@@ -383,11 +334,11 @@ void Device::launch(CUfunction function, unsigned grid_x, unsigned block_x,
 
 DeviceTimer::DeviceTimer(Device& device) : device_(device) {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT),
-        "cuEventCreate");
+  device_.failures_->check(device_.driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT),
+                           "cuEventCreate");
   const CUresult stop_result = device_.driver_.cuEventCreate(&stop_, CU_EVENT_DEFAULT);
   if (stop_result != CUDA_SUCCESS) device_.driver_.cuEventDestroy(start_);
-  check(*device_.failures_, stop_result, "cuEventCreate");
+  device_.failures_->check(stop_result, "cuEventCreate");
 }
 
 DeviceTimer::~DeviceTimer() {
@@ -398,22 +349,22 @@ DeviceTimer::~DeviceTimer() {
 
 void DeviceTimer::start() {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventRecord(start_, device_.stream()),
-        "cuEventRecord(start)");
+  device_.failures_->check(device_.driver_.cuEventRecord(start_, device_.stream()),
+                           "cuEventRecord(start)");
 }
 
 void DeviceTimer::stop() {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventRecord(stop_, device_.stream()),
-        "cuEventRecord(stop)");
+  device_.failures_->check(device_.driver_.cuEventRecord(stop_, device_.stream()),
+                           "cuEventRecord(stop)");
 }
 
 float DeviceTimer::elapsed_ms() {
   device_.make_current();
-  check(*device_.failures_, device_.driver_.cuEventSynchronize(stop_), "cuEventSynchronize");
+  device_.failures_->check(device_.driver_.cuEventSynchronize(stop_), "cuEventSynchronize");
   float milliseconds = 0.0f;
-  check(*device_.failures_, device_.driver_.cuEventElapsedTime(&milliseconds, start_, stop_),
-        "cuEventElapsedTime");
+  device_.failures_->check(device_.driver_.cuEventElapsedTime(&milliseconds, start_, stop_),
+                           "cuEventElapsedTime");
   return milliseconds;
 }
 

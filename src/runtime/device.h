@@ -4,11 +4,13 @@
 // CUDA headers.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +45,24 @@ struct StreamLease;
 // it to name the op that needed the memory.
 class OutOfDeviceMemory : public RuntimeError {
   using RuntimeError::RuntimeError;
+};
+
+// The allocation would take the bytes in use past the memory limit (lazy::set_memory_limit),
+// even once the pool's cache was freed.
+class MemoryLimitExceeded : public OutOfDeviceMemory {
+ public:
+  MemoryLimitExceeded(const std::string& what, std::int64_t limit, std::int64_t in_use)
+      : OutOfDeviceMemory(what, std::source_location::current()), limit(limit), in_use(in_use) {}
+  std::int64_t limit;
+  std::int64_t in_use;
+};
+
+// What lazy::memory_stats() reports for one device, in bytes.
+struct DeviceMemoryStats {
+  std::int64_t in_use = 0;    // held by live buffers (tensors, workspaces)
+  std::int64_t peak = 0;      // the most in use at once since the start or reset_peak_memory()
+  std::int64_t reserved = 0;  // lazyfuse's pool holds from the GPU: in use plus cached
+  std::int64_t limit = 0;     // 0: none
 };
 
 // Where LAZY_DEVICE asks lazyfuse to compute.
@@ -130,6 +150,15 @@ class Device {
   // Queued on the stream; does not wait.
   void copy_device_to_device(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes);
   void fill_bytes(CUdeviceptr dst, std::uint8_t value, std::size_t bytes);
+  // Memory accounting (lazy/memory.h). Bytes are counted as the pool hands them out: a buffer
+  // is in use from its allocation to its release, which stream-orders its free.
+  DeviceMemoryStats memory_stats();
+  void reset_peak_memory();
+  // Waits for every stream, then gives the GPU back what the pool and the kept blocks cache.
+  void empty_cache();
+  // 0 removes the limit.
+  void set_memory_limit(std::int64_t bytes);
+
   // Waits for everything queued on the thread's stream; reports errors of earlier launches.
   void synchronize();
   // Waits for every stream: before memory that graphs launched on several streams is freed.
@@ -179,6 +208,11 @@ class Device {
 
   Device(const CudaDriver& driver, int ordinal);
   CUdeviceptr allocate_from_pool(std::size_t bytes, DeviceStream& home);
+  // Frees the kept blocks of every stream (queued on their streams).
+  void free_kept_blocks();
+  // Throws MemoryLimitExceeded when `size` more bytes would pass the limit, after freeing the
+  // cache when that is what passes it.
+  void check_limit(std::size_t size);
   // Keeps a freed block for reuse on its home stream, or frees it there.
   void release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept;
   void destroy_event(CUevent event) noexcept;
@@ -200,7 +234,10 @@ class Device {
   std::mutex streams_mutex_;
   std::vector<std::unique_ptr<DeviceStream>> streams_;
   std::vector<DeviceStream*> idle_streams_;
-  CUmemoryPool pool_ = nullptr;
+  CUmemoryPool pool_ = nullptr;  // lazyfuse's own: its counters and trims are lazyfuse's alone
+  std::atomic<std::int64_t> in_use_{0};
+  std::atomic<std::int64_t> peak_{0};
+  std::atomic<std::int64_t> limit_{0};
   std::string name_;
   std::string description_;
   int sm_arch_ = 0;

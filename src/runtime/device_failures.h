@@ -27,6 +27,11 @@ class DeviceFailures {
   // Throws lazy::RuntimeError for the failed driver call `what`. A sticky error marks the context
   // lost; its error names the suspect kernels, says the context is unusable, and what to do.
   [[noreturn]] void fail(CUresult result, std::string_view what);
+  // fail() unless the call succeeded.
+  void check(CUresult result, std::string_view what) {
+    if (result != CUDA_SUCCESS) [[unlikely]]
+      fail(result, what);
+  }
 
   bool lost() const noexcept { return lost_.load(std::memory_order_acquire); }
   // Throws the short error once the context is lost; every device operation calls it first.

@@ -21,11 +21,6 @@ namespace {
 
 thread_local StreamLease lease;
 
-void check(DeviceFailures& failures, CUresult result, std::string_view what) {
-  if (result != CUDA_SUCCESS) [[unlikely]]
-    failures.fail(result, what);
-}
-
 }  // namespace
 
 DeviceStream& Device::current_stream() {
@@ -46,8 +41,8 @@ DeviceStream& Device::take_stream() {
   }
   make_current();
   auto stream = std::make_unique<DeviceStream>();
-  check(*failures_, driver_.cuStreamCreate(&stream->stream, CU_STREAM_NON_BLOCKING),
-        "cuStreamCreate");
+  failures_->check(driver_.cuStreamCreate(&stream->stream, CU_STREAM_NON_BLOCKING),
+                   "cuStreamCreate");
   streams_.push_back(std::move(stream));
   return *streams_.back();
 }
@@ -86,7 +81,7 @@ void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
   std::call_once(buffer->written_once_, [&] {
     make_current();
     CUevent event = nullptr;
-    check(*failures_, driver_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    failures_->check(driver_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
     if (const CUresult result = driver_.cuEventRecord(event, buffer->home_->stream);
         result != CUDA_SUCCESS) {
       driver_.cuEventDestroy(event);
@@ -95,8 +90,8 @@ void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
     buffer->written_ = event;
   });
   make_current();
-  check(*failures_, driver_.cuStreamWaitEvent(here.stream, buffer->written_, 0),
-        "cuStreamWaitEvent");
+  failures_->check(driver_.cuStreamWaitEvent(here.stream, buffer->written_, 0),
+                   "cuStreamWaitEvent");
   bool full = false;
   {
     std::lock_guard lock(here.foreign_mutex);
@@ -109,7 +104,7 @@ void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
 void Device::synchronize_all() {
   make_current();
   // Each stream's foreign memory stays held: only its own thread knows what it queued since.
-  check(*failures_, driver_.cuCtxSynchronize(), "cuCtxSynchronize");
+  failures_->check(driver_.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 void Device::destroy_event(CUevent event) noexcept {

@@ -63,7 +63,19 @@ void check_fits(const ir::Node& node, std::size_t bytes, bool input, std::size_t
 }
 
 [[noreturn]] void throw_no_room(const ir::Node& node, std::size_t bytes, bool input,
-                                const Device& device) {
+                                const Device& device, const MemoryLimitExceeded* limit) {
+  if (limit != nullptr) {
+    throw RuntimeError("lazyfuse: " + request(node, input) + " needs " + bytes_text(bytes) +
+                           " of GPU memory, which would take lazyfuse past its memory limit of " +
+                           bytes_text(std::size_t(limit->limit)) +
+                           " (lazy::set_memory_limit or "
+                           "LAZY_MEMORY_LIMIT) with " +
+                           bytes_text(std::size_t(limit->in_use)) +
+                           " in use, even with the pool's cache freed. Drop the handles of "
+                           "tensors you no longer need, raise the limit, or compute in smaller "
+                           "pieces; the recorded work is kept, so the program can go on",
+                       node.loc);
+  }
   throw RuntimeError("lazyfuse: " + request(node, input) + " needs " + bytes_text(bytes) +
                          " of GPU memory, and " + device.description() +
                          " has no room left for it (CUDA_ERROR_OUT_OF_MEMORY; " +
@@ -96,17 +108,18 @@ std::shared_ptr<ir::Storage> allocate_output(Device& device, const PlannedOutput
                                              std::span<const ir::NodePtr> externals) {
   try {
     return allocate_device_storage(device, out.dtype, out.numel);
-  } catch (const OutOfDeviceMemory&) {
+  } catch (const OutOfDeviceMemory& error) {
     throw_no_room(output_node(out, pending, externals), bytes_of(out.numel, out.dtype),
-                  out.external_copy, device);
+                  out.external_copy, device, dynamic_cast<const MemoryLimitExceeded*>(&error));
   }
 }
 
 CUdeviceptr input_address(Device& device, const ir::Node& input) {
   try {
     return device_address(*input.data->storage, device);
-  } catch (const OutOfDeviceMemory&) {
-    throw_no_room(input, input.data->storage->bytes(), true, device);
+  } catch (const OutOfDeviceMemory& error) {
+    throw_no_room(input, input.data->storage->bytes(), true, device,
+                  dynamic_cast<const MemoryLimitExceeded*>(&error));
   }
 }
 

@@ -103,14 +103,21 @@ CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) {
   return CUDA_SUCCESS;
 }
 static int pool_dummy;
-CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* p, CUdevice) {
+CUresult cuMemPoolCreate(CUmemoryPool* p, const CUmemPoolProps*) {
   *p = (CUmemoryPool)&pool_dummy;
   return CUDA_SUCCESS;
 }
 CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void*) {
   return CUDA_SUCCESS;
 }
-CUresult cuMemAllocAsync(CUdeviceptr* p, size_t b, CUstream) {
+CUresult cuMemPoolGetAttribute(CUmemoryPool, CUmemPool_attribute, void* value) {
+  *static_cast<cuuint64_t*>(value) = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemPoolTrimTo(CUmemoryPool, size_t) {
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t b, CUmemoryPool, CUstream) {
   *p = (CUdeviceptr)std::malloc(b ? b : 1);
   return CUDA_SUCCESS;
 }

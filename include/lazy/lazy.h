@@ -9,6 +9,7 @@
 #include "lazy/factories.h"
 #include "lazy/function.h"
 #include "lazy/indexing.h"
+#include "lazy/interop.h"
 #include "lazy/linalg.h"
 #include "lazy/memory.h"
 #include "lazy/ops.h"

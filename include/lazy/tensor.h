@@ -95,6 +95,14 @@ class Tensor {
     }
   }
 
+  // Where the values are, for code outside lazyfuse (lazy/interop.h says how long it stays
+  // valid): the address of element 0, computed and finished first, in device memory when lazyfuse
+  // computes on a GPU, host memory otherwise; and the steps between neighbours along each axis,
+  // in elements, as the computed tensor is laid out.
+  void* data_ptr(std::source_location loc = std::source_location::current()) const;
+  std::vector<std::int64_t> strides(
+      std::source_location loc = std::source_location::current()) const;
+
   // Views: they change how elements are indexed and never copy.
   // reshape accepts one -1, inferred from the element count.
   Tensor reshape(const Shape& shape,

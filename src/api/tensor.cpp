@@ -4,6 +4,7 @@
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
 #include "lazy/sync.h"
+#include "runtime/device.h"
 #include "runtime/index_faults.h"
 #include "runtime/storage_mirror.h"
 
@@ -104,6 +105,23 @@ std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_locatio
   const std::int64_t n = api::node_of(*this, "to_vector", loc)->shape.numel();
   ir::check_fits_in_host_memory(n, std::int64_t(element_bytes), "to_vector", loc);
   return std::size_t(n);
+}
+
+void* Tensor::data_ptr(std::source_location loc) const {
+  const ir::TensorData& data = computed_data(*this, "data_ptr", loc);
+  const ir::Storage& storage = *data.storage;
+  const auto offset = std::size_t(data.layout.offset * itemsize(storage.dtype));
+  runtime::Device* device = runtime::Device::get();
+  if (device == nullptr) return const_cast<std::byte*>(runtime::host_bytes(storage)) + offset;
+  const CUdeviceptr address = runtime::device_address(storage, *device);
+  // On the caller's stream the sync ordered itself already; any other stream must find it done.
+  if (!device->make_caller_wait()) device->synchronize();
+  return reinterpret_cast<void*>(address + offset);
+}
+
+std::vector<std::int64_t> Tensor::strides(std::source_location loc) const {
+  const ir::Layout& layout = computed_data(*this, "strides", loc).layout;
+  return {layout.strides.begin(), layout.strides.begin() + layout.shape.rank()};
 }
 
 void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) const {

@@ -33,10 +33,34 @@ struct Storage {
         device_address(address),
         on_device(true) {}
 
+  // A host storage over memory someone else owns (lazy::from_blob, lazy::from_dlpack), kept
+  // alive by `owner`.
+  struct Borrowed {
+    std::shared_ptr<void> owner;
+    std::byte* data;
+  };
+  Storage(DType dtype, std::int64_t numel, Borrowed borrowed)
+      : dtype(dtype),
+        numel(numel),
+        host_owner(std::move(borrowed.owner)),
+        host_borrowed(borrowed.data),
+        on_host(true) {}
+
   std::size_t bytes() const { return std::size_t(numel) * std::size_t(itemsize(dtype)); }
+  // The host copy's bytes: the borrowed ones, or those it owns.
+  std::byte* host_data() const { return host_borrowed != nullptr ? host_borrowed : host.data(); }
+  // Forgets the host copy (a kernel wrote the device copy over).
+  void drop_host() const {
+    host = {};
+    host_owner.reset();
+    host_borrowed = nullptr;
+    on_host = false;
+  }
 
   mutable std::mutex mirror_mutex;  // guards making a copy on the other side
   mutable std::vector<std::byte> host;
+  mutable std::shared_ptr<void> host_owner;
+  mutable std::byte* host_borrowed = nullptr;
   mutable std::shared_ptr<void> device_owner;
   mutable std::uint64_t device_address = 0;
   mutable bool on_host = false;

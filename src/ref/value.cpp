@@ -50,9 +50,9 @@ Value value_of_data(const ir::TensorData& data) {
   auto buffer = std::make_shared<Buffer>(storage.dtype, storage.numel);
   for (std::int64_t i = 0; i < storage.numel; ++i) {
     if (is_floating(storage.dtype)) {
-      buffer->floats[i] = ir::load_as_double(storage.host.data(), storage.dtype, i);
+      buffer->floats[i] = ir::load_as_double(storage.host_data(), storage.dtype, i);
     } else {
-      buffer->ints[i] = ir::load_as_int(storage.host.data(), storage.dtype, i);
+      buffer->ints[i] = ir::load_as_int(storage.host_data(), storage.dtype, i);
     }
   }
   buffer->storage = data.storage;

@@ -191,7 +191,22 @@ void Device::make_current() {
 
 DeviceBuffer::~DeviceBuffer() {
   if (written_ != nullptr) device_->destroy_event(written_);
-  device_->release(ptr_, bytes_, *home_);
+  if (!give_back_) {
+    device_->release(ptr_, bytes_, *home_);
+    return;
+  }
+  // The producer may reuse its memory at once: lazyfuse's queued reads of it must be done, or
+  // come before what the caller's stream does next.
+  try {
+    if (device_->current_for_teardown() &&
+        !(home_ == &device_->current_stream() && device_->make_caller_wait())) {
+      device_->failures_->check(device_->driver_.cuStreamSynchronize(home_->stream),
+                                "cuStreamSynchronize before giving adopted memory back");
+    }
+    give_back_();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+  }
 }
 
 void Device::copy_to_device(CUdeviceptr dst, const void* src, std::size_t bytes) {

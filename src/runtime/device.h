@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -99,7 +100,9 @@ class DeviceBuffer {
   Device* device_;
   CUdeviceptr ptr_ = 0;
   std::size_t bytes_;
-  DeviceStream* home_;  // the stream it was allocated on
+  DeviceStream* home_;  // the stream it was allocated (or adopted) on
+  // Memory someone else owns (Device::adopt): run instead of a free.
+  std::function<void()> give_back_;
   // Recorded on the home stream when another stream first reads the buffer.
   mutable std::once_flag written_once_;
   mutable CUevent written_ = nullptr;
@@ -138,6 +141,13 @@ class Device {
   DeviceStream& current_stream();
   CUstream stream() { return current_stream().stream; }
 
+  // Device memory someone else owns (lazy::from_dlpack, lazy::from_blob) as a buffer homed on the
+  // calling thread's stream: not counted, never written over (writable_here is false) nor freed.
+  // When its last owner lets go, the home stream is synchronized, so lazyfuse's reads of it are
+  // done, and `give_back` runs (the producer's deleter).
+  std::shared_ptr<DeviceBuffer> adopt(CUdeviceptr ptr, std::size_t bytes,
+                                      std::function<void()> give_back);
+
   // Stream-ordered allocation: a small block the program freed (runtime/free_blocks.h), else
   // memory from the device's pool; 0 bytes gives a buffer with ptr() 0. Throws
   // OutOfDeviceMemory when the GPU has no room, even once the kept blocks are freed.
@@ -163,6 +173,20 @@ class Device {
   void synchronize();
   // Waits for every stream: before memory that graphs launched on several streams is freed.
   void synchronize_all();
+
+  // The stream the calling thread's own GPU work is on (lazy::set_stream), or null. lazyfuse's
+  // work stays on its own stream; these order the two on the GPU, never waiting on the host.
+  void set_caller_stream(CUstream stream);
+  CUstream caller_stream();
+  // This thread's stream waits for the work queued on the caller's stream so far; false (and
+  // nothing done) without a caller stream.
+  bool wait_for_caller();
+  // The caller's stream waits for the work queued on this thread's stream so far; false without.
+  bool make_caller_wait();
+  // Before the last reference to `owner`'s memory, given out to code that reads it on its own
+  // streams, goes: orders its free after the caller's stream when it is homed here and the thread
+  // has one, else waits for the whole device.
+  void order_free_after_caller(const std::shared_ptr<void>& owner);
 
   // Called before the thread's stream reads `owner`'s memory (a DeviceBuffer): when another
   // stream is its home, this stream waits for the work queued there so far and holds the memory

@@ -36,6 +36,15 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
   return buffer;
 }
 
+std::shared_ptr<DeviceBuffer> Device::adopt(CUdeviceptr ptr, std::size_t bytes,
+                                            std::function<void()> give_back) {
+  auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes, current_stream()));
+  buffer->ptr_ = ptr;
+  buffer->give_back_ = std::move(give_back);
+  if (!buffer->give_back_) buffer->give_back_ = [] {};
+  return buffer;
+}
+
 CUdeviceptr Device::allocate_from_pool(std::size_t bytes, DeviceStream& home) {
   const std::size_t size = FreeBlocks::allocation_size(bytes);
   CUdeviceptr ptr = 0;

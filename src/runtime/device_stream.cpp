@@ -14,6 +14,7 @@ namespace lazy::runtime {
 struct StreamLease {
   Device* device = nullptr;
   DeviceStream* stream = nullptr;
+  CUstream caller = nullptr;  // lazy::set_stream
   ~StreamLease();
 };
 
@@ -69,9 +70,57 @@ void Device::caught_up(DeviceStream& stream) {
   // Freed here, outside the lock: each goes back to its own home stream.
 }
 
+void Device::set_caller_stream(CUstream stream) {
+  lease.caller = stream;
+}
+
+CUstream Device::caller_stream() {
+  return lease.caller;
+}
+
+namespace {
+
+// Queues on `waiting` a wait for the work queued so far on `done`.
+void order(const CudaDriver& driver, DeviceFailures& failures, CUevent& event, CUstream done,
+           CUstream waiting) {
+  if (event == nullptr) {
+    failures.check(driver.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  }
+  failures.check(driver.cuEventRecord(event, done), "cuEventRecord");
+  failures.check(driver.cuStreamWaitEvent(waiting, event, 0), "cuStreamWaitEvent");
+}
+
+}  // namespace
+
+bool Device::wait_for_caller() {
+  if (lease.caller == nullptr) return false;
+  DeviceStream& here = current_stream();
+  make_current();
+  order(driver_, *failures_, here.caller_event, lease.caller, here.stream);
+  return true;
+}
+
+bool Device::make_caller_wait() {
+  if (lease.caller == nullptr) return false;
+  DeviceStream& here = current_stream();
+  make_current();
+  order(driver_, *failures_, here.caller_event, here.stream, lease.caller);
+  return true;
+}
+
+void Device::order_free_after_caller(const std::shared_ptr<void>& owner) {
+  const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
+  if (buffer != nullptr && !buffer->give_back_ && buffer->home_ == &current_stream() &&
+      wait_for_caller()) {
+    return;
+  }
+  synchronize_all();
+}
+
 bool Device::writable_here(const std::shared_ptr<void>& owner) {
   const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
-  return buffer != nullptr && buffer->home_ == &current_stream() && owner.use_count() == 1;
+  return buffer != nullptr && !buffer->give_back_ && buffer->home_ == &current_stream() &&
+         owner.use_count() == 1;
 }
 
 void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {

@@ -18,7 +18,9 @@
 #include "runtime/free_blocks.h"
 
 struct CUstream_st;
+struct CUevent_st;
 using CUstream = CUstream_st*;
+using CUevent = CUevent_st*;
 
 namespace lazy::runtime {
 
@@ -36,6 +38,8 @@ struct DeviceStream {
   void* pinned_staging = nullptr;
   // cuBLASLt's workspace for calls queued here (runtime/cublaslt_context.h), made on first use.
   std::shared_ptr<DeviceBuffer> matmul_workspace;
+  // Orders this stream and its thread's caller stream (lazy::set_stream), made on first use.
+  CUevent caller_event = nullptr;
 };
 
 // Reads back of at most this many bytes go through the stream's pinned staging memory.

@@ -216,12 +216,12 @@ bool replay_plan(const Plan& plan, GraphReplay* graph, std::span<const ir::NodeP
   const auto writable = [&](const ir::Storage& storage) {
     return device.writable_here(storage.device_owner);
   };
-  if (graph != nullptr && !updates_in_place(plan, externals, writable) &&
-      graph->run(pending, externals, device, held)) {
-    return true;
-  }
-  replay(plan, pending, externals, device, held);
-  return false;
+  device.wait_for_caller();
+  const bool as_graph = graph != nullptr && !updates_in_place(plan, externals, writable) &&
+                        graph->run(pending, externals, device, held);
+  if (!as_graph) replay(plan, pending, externals, device, held);
+  device.make_caller_wait();
+  return as_graph;
 }
 
 }  // namespace lazy::runtime

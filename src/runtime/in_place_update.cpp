@@ -28,8 +28,7 @@ std::shared_ptr<ir::Storage> take_input_memory(std::span<const ir::NodePtr> exte
     }
     taken.push_back(slot);
     auto memory = std::const_pointer_cast<ir::Storage>(externals[slot]->data->storage);
-    memory->on_host = false;  // no one else can read the host copy the kernel makes stale
-    memory->host = {};
+    memory->drop_host();  // no one else can read the host copy the kernel makes stale
     return memory;
   }
   return nullptr;

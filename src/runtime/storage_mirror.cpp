@@ -19,7 +19,7 @@ const std::byte* host_bytes(const ir::Storage& storage) {
     device->copy_to_host(storage.host.data(), storage.device_address, storage.bytes());
     storage.on_host = true;
   }
-  return storage.host.data();
+  return storage.host_data();
 }
 
 void copy_storage_to_host(const ir::Storage& storage, std::size_t offset, std::size_t bytes,
@@ -41,7 +41,7 @@ CUdeviceptr device_address(const ir::Storage& storage, Device& device) {
   std::lock_guard lock(storage.mirror_mutex);
   if (!storage.on_device) {
     std::shared_ptr<DeviceBuffer> buffer = device.allocate(storage.bytes());
-    device.copy_to_device(buffer->ptr(), storage.host.data(), storage.bytes());
+    device.copy_to_device(buffer->ptr(), storage.host_data(), storage.bytes());
     storage.device_address = buffer->ptr();
     storage.device_owner = std::move(buffer);
     storage.on_device = true;

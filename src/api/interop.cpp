@@ -1,0 +1,254 @@
+// DLPack and raw pointers in and out (lazy/interop.h): memory taken in becomes a computed leaf
+// over a borrowed storage; a tensor given out hands its storage's memory with a reference to it.
+#include "lazy/interop.h"
+
+#include <dlpack/dlpack.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/recording.h"
+#include "ir/storage.h"
+#include "lazy/sync.h"
+#include "runtime/device.h"
+#include "runtime/storage_mirror.h"
+
+namespace lazy {
+
+namespace {
+
+using ir::Op;
+
+// DLPack 0.8's kDLBool, which Debian's 0.6 header lacks; PyTorch exports bool tensors with it.
+constexpr std::uint8_t kDLBoolCode = 6;
+// DLPack's code for managed (unified) memory, readable by the GPU as device memory.
+constexpr int kDLCUDAManagedCode = 13;
+
+std::string dlpack_dtype_text(const DLDataType& type) {
+  return "code " + std::to_string(type.code) + " bits " + std::to_string(type.bits) + " lanes " +
+         std::to_string(type.lanes);
+}
+
+DType dtype_of(const DLDataType& type, std::source_location loc) {
+  if (type.lanes == 1) {
+    if (type.code == kDLFloat && type.bits == 32) return DType::f32;
+    if (type.code == kDLFloat && type.bits == 16) return DType::f16;
+    if (type.code == kDLBfloat && type.bits == 16) return DType::bf16;
+    if (type.code == kDLInt && type.bits == 32) return DType::i32;
+    if (type.code == kDLInt && type.bits == 64) return DType::i64;
+    if (type.code == kDLBoolCode && type.bits == 8) return DType::bool_;
+  }
+  api::fail<ValueError>(loc, "from_dlpack", "a DLPack dtype lazyfuse has no dtype for (",
+                        dlpack_dtype_text(type),
+                        "); it takes f32, f16, bf16, i32, i64 and bool (8-bit)");
+}
+
+DLDataType dlpack_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return {kDLFloat, 32, 1};
+    case DType::f16:
+      return {kDLFloat, 16, 1};
+    case DType::bf16:
+      return {kDLBfloat, 16, 1};
+    case DType::i32:
+      return {kDLInt, 32, 1};
+    case DType::i64:
+      return {kDLInt, 64, 1};
+    case DType::bool_:
+      return {kDLBoolCode, 8, 1};
+  }
+  return {kDLFloat, 32, 1};
+}
+
+// The storage a wrapped tensor reads: the element span its strides reach, from the lowest
+// offset, with the layout's offset pointing at element 0 inside it.
+struct Span {
+  std::int64_t lowest = 0;  // the lowest element offset reached (<= 0)
+  std::int64_t count = 0;   // elements from the lowest to the highest reached
+};
+
+Span span_of(const Shape& shape, std::span<const std::int64_t> strides) {
+  if (shape.numel() == 0) return {};
+  std::int64_t lowest = 0, highest = 0;
+  for (int a = 0; a < shape.rank(); ++a) {
+    const std::int64_t reach = (shape[a] - 1) * strides[std::size_t(a)];
+    (reach < 0 ? lowest : highest) += reach;
+  }
+  return {lowest, highest - lowest + 1};
+}
+
+// A computed leaf over memory someone else owns; `give_back` runs once lazyfuse is done with it.
+Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> strides, DType dtype,
+            bool on_device, std::function<void()> give_back, const char* op,
+            std::source_location loc) {
+  api::check_shape(shape, op, loc);
+  const Span span = span_of(shape, strides);
+  std::byte* first = data + span.lowest * itemsize(dtype);
+  std::shared_ptr<ir::Storage> storage;
+  if (on_device) {
+    runtime::Device* device = runtime::Device::get();
+    if (device == nullptr) {
+      api::fail<ValueError>(loc, op, "device memory, but lazyfuse computes on the host (",
+                            runtime::Device::why_host(), ")");
+    }
+    const auto address = reinterpret_cast<std::uintptr_t>(first);
+    std::shared_ptr<runtime::DeviceBuffer> buffer = device->adopt(
+        address, std::size_t(span.count) * std::size_t(itemsize(dtype)), std::move(give_back));
+    storage = std::make_shared<ir::Storage>(dtype, span.count, std::move(buffer), address);
+  } else {
+    auto owner = std::shared_ptr<void>(nullptr, [give_back = std::move(give_back)](void*) {
+      if (give_back) give_back();
+    });
+    storage = std::make_shared<ir::Storage>(dtype, span.count,
+                                            ir::Storage::Borrowed{std::move(owner), first});
+  }
+  ir::Layout layout;
+  layout.shape = shape;
+  std::copy(strides.begin(), strides.end(), layout.strides.begin());
+  layout.offset = -span.lowest;
+  ir::NodePtr node = ir::make_node(Op::Data, dtype, shape, loc);
+  node->data = std::make_unique<ir::TensorData>(std::move(storage), layout);
+  return Tensor(node);
+}
+
+// What a DLPack tensor given out holds: lazyfuse's storage, and the arrays its DLTensor points
+// into.
+struct Export {
+  DLManagedTensor managed{};
+  std::shared_ptr<const ir::Storage> storage;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+};
+
+void delete_export(DLManagedTensor* managed) {
+  std::unique_ptr<Export> held(static_cast<Export*>(managed->manager_ctx));
+  // The last reference frees the memory into lazyfuse's pool: the consumer's streams must be
+  // done with it first.
+  if (held->storage.use_count() == 1 && held->storage->on_device) {
+    if (runtime::Device* device = runtime::Device::get()) {
+      device->order_free_after_caller(held->storage->device_owner);
+    }
+  }
+}
+
+}  // namespace
+
+void set_stream(CUstream stream) {
+  if (runtime::Device* device = runtime::Device::get()) device->set_caller_stream(stream);
+}
+
+CUstream get_stream() {
+  runtime::Device* device = runtime::Device::get();
+  return device != nullptr ? device->caller_stream() : nullptr;
+}
+
+Tensor from_dlpack(DLManagedTensor* tensor, std::source_location loc) {
+  if (tensor == nullptr) api::fail<ValueError>(loc, "from_dlpack", "got a null DLManagedTensor");
+  // Owned from here on: the deleter runs however this ends.
+  auto give_back = [tensor] {
+    if (tensor->deleter != nullptr) tensor->deleter(tensor);
+  };
+  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> guard(tensor,
+                                                                     [](DLManagedTensor* t) {
+                                                                       if (t->deleter != nullptr)
+                                                                         t->deleter(t);
+                                                                     });
+  const DLTensor& dl = tensor->dl_tensor;
+  const DType dtype = dtype_of(dl.dtype, loc);
+  if (dl.ndim < 0 || dl.ndim > kMaxRank) {
+    api::fail<ValueError>(loc, "from_dlpack", "a tensor of rank ", dl.ndim,
+                          "; lazyfuse takes 0 to ", kMaxRank);
+  }
+  Shape shape;
+  for (int a = 0; a < dl.ndim; ++a) shape.push_back(dl.shape[a]);
+  std::vector<std::int64_t> strides(std::size_t(dl.ndim));
+  std::int64_t dense = 1;
+  for (int a = dl.ndim - 1; a >= 0; --a) {
+    strides[std::size_t(a)] = dl.strides != nullptr ? dl.strides[a] : dense;
+    dense *= dl.shape[a];
+  }
+  bool on_device = false;
+  switch (int(dl.device.device_type)) {
+    case kDLCPU:
+    case kDLCUDAHost:
+      break;
+    case kDLCUDA:
+    case kDLCUDAManagedCode: {
+      on_device = true;
+      const runtime::Device* device = runtime::Device::get();
+      if (device != nullptr && dl.device.device_id != device->ordinal()) {
+        api::fail<ValueError>(loc, "from_dlpack", "memory of GPU ", dl.device.device_id,
+                              ", but lazyfuse computes on GPU ", device->ordinal(),
+                              " (LAZY_DEVICE); copy it there first");
+      }
+      break;
+    }
+    default:
+      api::fail<ValueError>(loc, "from_dlpack", "memory of DLPack device type ",
+                            int(dl.device.device_type),
+                            "; lazyfuse takes kDLCUDA (its GPU), kDLCPU and kDLCUDAHost");
+  }
+  auto* data = static_cast<std::byte*>(dl.data) + dl.byte_offset;
+  Tensor wrapped = wrap(data, shape, strides, dtype, on_device, give_back, "from_dlpack", loc);
+  guard.release();  // the storage calls the deleter now
+  return wrapped;
+}
+
+DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
+  ir::Node* node = api::node_of(tensor, "to_dlpack", loc);
+  if (!node->data) eval({tensor}, loc);
+  const ir::TensorData& data = *node->data;
+  runtime::Device* device = runtime::Device::get();
+  auto held = std::make_unique<Export>();
+  held->storage = data.storage;
+  const ir::Storage& storage = *data.storage;
+  DLTensor& dl = held->managed.dl_tensor;
+  if (device != nullptr) {
+    dl.data = reinterpret_cast<void*>(runtime::device_address(storage, *device));
+    dl.device = {kDLCUDA, device->ordinal()};
+    // A consumer on the caller's stream is ordered after the sync already; on any other, it
+    // must find the values there.
+    if (!device->make_caller_wait()) device->synchronize();
+  } else {
+    dl.data = const_cast<std::byte*>(runtime::host_bytes(storage));
+    dl.device = {kDLCPU, 0};
+  }
+  const ir::Layout& layout = data.layout;
+  held->shape.assign(layout.shape.begin(), layout.shape.end());
+  held->strides.assign(layout.strides.begin(), layout.strides.begin() + layout.shape.rank());
+  dl.ndim = layout.shape.rank();
+  dl.dtype = dlpack_dtype(storage.dtype);
+  dl.shape = held->shape.data();
+  dl.strides = held->strides.data();
+  dl.byte_offset = std::uint64_t(layout.offset * itemsize(storage.dtype));
+  held->managed.manager_ctx = held.get();
+  held->managed.deleter = delete_export;
+  return &held.release()->managed;
+}
+
+Tensor from_blob(void* data, const Shape& shape, std::span<const std::int64_t> strides, DType dtype,
+                 MemoryKind memory, std::function<void(void*)> deleter, std::source_location loc) {
+  if (!strides.empty() && std::int64_t(strides.size()) != shape.rank()) {
+    api::fail<ValueError>(loc, "from_blob", strides.size(), " strides for the ", shape.rank(),
+                          " axes of ", shape.to_string());
+  }
+  if (data == nullptr && shape.numel() > 0) {
+    api::fail<ValueError>(loc, "from_blob", "a null pointer for ", shape.numel(), " elements");
+  }
+  std::vector<std::int64_t> dense(std::size_t(shape.rank()));
+  std::int64_t step = 1;
+  for (int a = shape.rank() - 1; a >= 0; --a) {
+    dense[std::size_t(a)] = step;
+    step *= shape[a];
+  }
+  auto give_back = [data, deleter = std::move(deleter)] {
+    if (deleter) deleter(data);
+  };
+  return wrap(static_cast<std::byte*>(data), shape, strides.empty() ? dense : strides, dtype,
+              memory == MemoryKind::cuda, std::move(give_back), "from_blob", loc);
+}
+
+}  // namespace lazy

@@ -1,0 +1,158 @@
+// Device memory in and out of lazyfuse (lazy/interop.h) on a GPU: memory of the caller's is read
+// where it is and never written, comes back through DLPack as the same pointer, is given back
+// once; and with lazy::set_stream, a producer kernel on the caller's stream, lazyfuse's sync and a
+// consumer copy on that stream run in order with no host wait (each test would fail unordered).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "gpu_test_support.h"
+#include "jit/kernel_cache.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device.h"
+
+namespace {
+
+using lazy::DType;
+using lazy::Tensor;
+using lazy::runtime::Device;
+
+// ~1.5e8 cycles: tens of milliseconds, far longer than lazyfuse's work here.
+constexpr unsigned long long kSpinCycles = 150'000'000ull;
+
+class GpuInterop : public lazy_test::GpuTest {
+ protected:
+  void SetUp() override {
+    lazy_test::GpuTest::SetUp();
+    if (IsSkipped()) return;
+    device_ = Device::get();
+    driver_ = lazy::runtime::cuda_driver();
+    device_->make_current();
+    // One for the process: lazyfuse's driver table has no cuStreamDestroy, nor needs one.
+    static CUstream stream = [&] {
+      CUstream made = nullptr;
+      EXPECT_EQ(driver_->cuStreamCreate(&made, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+      return made;
+    }();
+    caller_ = stream;
+    ASSERT_NE(caller_, nullptr);
+  }
+  void TearDown() override {
+    lazy::set_stream(nullptr);
+    if (caller_ != nullptr) driver_->cuStreamSynchronize(caller_);
+    lazy_test::GpuTest::TearDown();
+  }
+
+  // Keeps the caller's stream busy for a while, so that work not ordered after it runs first.
+  void spin_on_caller() {
+    const std::string source =
+        "extern \"C\" __global__ void lz_test_spin(unsigned long long cycles) {\n"
+        "  long long start = clock64();\n"
+        "  while ((unsigned long long)(clock64() - start) < cycles) {}\n"
+        "}\n";
+    auto lookup = lazy::jit::KernelCache::instance().get_or_compile("lz_test_spin", source,
+                                                                    device_->sm_arch());
+    CUfunction spin =
+        device_->get_function(device_->load_module(lookup.kernel->cubin), "lz_test_spin");
+    unsigned long long cycles = kSpinCycles;
+    void* args[] = {&cycles};
+    ASSERT_EQ(driver_->cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, caller_, args, nullptr),
+              CUDA_SUCCESS);
+  }
+
+  std::vector<float> read(CUdeviceptr address, std::size_t count) {
+    std::vector<float> values(count);
+    device_->synchronize();
+    EXPECT_EQ(driver_->cuStreamSynchronize(caller_), CUDA_SUCCESS);
+    EXPECT_EQ(driver_->cuMemcpyDtoHAsync(values.data(), address, count * 4, caller_), CUDA_SUCCESS);
+    EXPECT_EQ(driver_->cuStreamSynchronize(caller_), CUDA_SUCCESS);
+    return values;
+  }
+
+  Device* device_ = nullptr;
+  const lazy::runtime::CudaDriver* driver_ = nullptr;
+  CUstream caller_ = nullptr;
+};
+
+TEST_F(GpuInterop, DeviceMemoryIsReadWhereItIsNeverWrittenAndGivenBackOnce) {
+  constexpr std::size_t kCount = 1 << 20;
+  auto memory = device_->allocate(kCount * 4);
+  const std::vector<float> values =
+      lazy_test::random_input(DType::f32, {kCount}).to_vector<float>();
+  device_->copy_to_device(memory->ptr(), values.data(), kCount * 4);
+  int given_back = 0;
+  {
+    Tensor x = lazy::from_blob(reinterpret_cast<void*>(memory->ptr()), {kCount}, {}, DType::f32,
+                               lazy::MemoryKind::cuda, [&](void*) { ++given_back; });
+    EXPECT_EQ(x.data_ptr(), reinterpret_cast<void*>(memory->ptr())) << "copied on the way in";
+    // Its only handle goes with the update: an input nobody holds, but the caller's memory.
+    x = x + 1.0f;
+    const std::vector<float> plus_one = x.to_vector<float>();
+    for (std::size_t i = 0; i < kCount; i += 4099) ASSERT_EQ(plus_one[i], values[i] + 1.0f) << i;
+    EXPECT_NE(x.data_ptr(), reinterpret_cast<void*>(memory->ptr())) << "written over its input";
+    EXPECT_EQ(given_back, 0);
+  }
+  lazy::sync();
+  EXPECT_EQ(given_back, 1);
+  EXPECT_EQ(read(memory->ptr(), kCount), values) << "lazyfuse wrote the caller's memory";
+}
+
+TEST_F(GpuInterop, AResultGoesOutAndComesBackThroughDlpackAsTheSamePointer) {
+  Tensor t = lazy_test::random_input(DType::bf16, {64, 48}).transpose(0, 1) * 3.0f;
+  DLManagedTensor* out = lazy::to_dlpack(t);
+  EXPECT_EQ(out->dl_tensor.device.device_type, kDLCUDA);
+  EXPECT_EQ(out->dl_tensor.device.device_id, device_->ordinal());
+  EXPECT_EQ(out->dl_tensor.dtype.code, kDLBfloat);
+  void* pointer = static_cast<char*>(out->dl_tensor.data) + out->dl_tensor.byte_offset;
+  EXPECT_EQ(pointer, t.data_ptr());
+  Tensor back = lazy::from_dlpack(out);
+  EXPECT_EQ(back.data_ptr(), t.data_ptr());
+  EXPECT_EQ(back.strides(), t.strides());
+  EXPECT_EQ((back * 2.0f).to(DType::f32).to_vector<float>(),
+            (t * 2.0f).to(DType::f32).to_vector<float>());
+}
+
+TEST_F(GpuInterop, ASyncOnABoundStreamStartsAfterTheCallersProducer) {
+  constexpr std::size_t kCount = 1 << 16;
+  auto memory = device_->allocate(kCount * 4);
+  device_->fill_bytes(memory->ptr(), 0, kCount * 4);
+  device_->synchronize();
+  spin_on_caller();
+  // Every byte 0x40: the float 0x40404040, about 3.01.
+  ASSERT_EQ(driver_->cuMemsetD8Async(memory->ptr(), 0x40, kCount * 4, caller_), CUDA_SUCCESS);
+  const std::uint32_t bits = 0x40404040u;
+  float written;
+  std::memcpy(&written, &bits, 4);
+  lazy::StreamGuard bound(caller_);
+  EXPECT_EQ(lazy::get_stream(), caller_);
+  Tensor x = lazy::from_blob(reinterpret_cast<void*>(memory->ptr()), {kCount}, {}, DType::f32,
+                             lazy::MemoryKind::cuda);
+  const std::vector<float> doubled = (x * 2.0f).to_vector<float>();
+  EXPECT_EQ(doubled, std::vector<float>(kCount, 2.0f * written))
+      << "the sync read the memory before the producer on the caller's stream wrote it";
+}
+
+TEST_F(GpuInterop, WorkOnABoundStreamAfterASyncSeesItsResults) {
+  constexpr std::int64_t kCount = std::int64_t(1) << 24;
+  auto copy = device_->allocate(std::size_t(kCount) * 4);
+  lazy::set_stream(caller_);
+  // Long enough (a chain of transcendental ops over 64 MiB) that an unordered copy starts early.
+  Tensor y = lazy::arange(0, kCount, 1, DType::f32) * 1e-6f;
+  for (int k = 0; k < 24; ++k) y = lazy::sin(y) + 0.5f;
+  void* result = y.data_ptr();  // no host wait with a bound stream
+  ASSERT_EQ(driver_->cuMemcpyDtoDAsync(copy->ptr(), reinterpret_cast<CUdeviceptr>(result),
+                                       std::size_t(kCount) * 4, caller_),
+            CUDA_SUCCESS);
+  lazy::set_stream(nullptr);
+  EXPECT_EQ(read(copy->ptr(), std::size_t(kCount)), y.to_vector<float>())
+      << "the caller's copy ran before the sync's kernel finished";
+}
+
+}  // namespace

@@ -119,6 +119,21 @@ TEST_F(GpuInterop, AResultGoesOutAndComesBackThroughDlpackAsTheSamePointer) {
             (t * 2.0f).to(DType::f32).to_vector<float>());
 }
 
+TEST_F(GpuInterop, MemoryGivenOutStaysWhileTheConsumerHoldsIt) {
+  constexpr std::int64_t kCount = 1 << 20;
+  Tensor t = lazy_test::random_input(DType::f32, {kCount}) * 3.0f;
+  const std::vector<float> expected = t.to_vector<float>();
+  DLManagedTensor* out = lazy::to_dlpack(t);
+  t = Tensor();
+  lazy::wait();
+  // Allocations of the same size would take its memory, were it freed.
+  for (int k = 0; k < 4; ++k) lazy::eval({lazy::ones({kCount}) + float(k)});
+  const auto address =
+      reinterpret_cast<CUdeviceptr>(out->dl_tensor.data) + out->dl_tensor.byte_offset;
+  EXPECT_EQ(read(address, std::size_t(kCount)), expected) << "freed while the consumer held it";
+  out->deleter(out);
+}
+
 TEST_F(GpuInterop, ASyncOnABoundStreamStartsAfterTheCallersProducer) {
   constexpr std::size_t kCount = 1 << 16;
   auto memory = device_->allocate(kCount * 4);

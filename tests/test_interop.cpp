@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include <lazy/lazy.h>
@@ -69,11 +70,49 @@ TEST(Interop, AHostBlobOfAnyStridesComputesLikeItsValuesAndIsGivenBackOnce) {
       << "lazyfuse wrote the producer's memory";
 }
 
-TEST(Interop, ANegativeStrideReadsBackwards) {
+TEST(Interop, ANegativeStrideIsAValueErrorAndTheTensorIsGivenBack) {
   std::vector<std::int32_t> values = {1, 2, 3, 4};
   const std::int64_t backwards[] = {-1};
-  Tensor t = lazy::from_blob(values.data() + 3, {4}, backwards, DType::i32, lazy::MemoryKind::host);
-  EXPECT_EQ((t + 0).to_vector<std::int32_t>(), (std::vector<std::int32_t>{4, 3, 2, 1}));
+  int deleted = 0;
+  EXPECT_THROW(lazy::from_blob(values.data() + 3, {4}, backwards, DType::i32,
+                               lazy::MemoryKind::host, [&](void*) { ++deleted; }),
+               lazy::ValueError);
+  EXPECT_EQ(deleted, 0) << "from_blob's deleter is for memory it took";
+  std::vector<std::int64_t> strides = {-1};
+  EXPECT_THROW(
+      lazy::from_dlpack(host_dlpack(values.data() + 3, {kDLInt, 32, 1}, {4}, strides, &deleted)),
+      lazy::ValueError);
+  EXPECT_EQ(deleted, 1);
+}
+
+// Random ranks, sizes and strides (zero and overlapping ones too) over one buffer:
+// each element must be the one its strides point at.
+TEST(Interop, RandomStridesReadTheElementsTheyPointAt) {
+  std::mt19937 random(20261125);
+  std::vector<float> buffer(4096);
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = float(i);
+  float* middle = buffer.data() + 7;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int rank = std::uniform_int_distribution<int>(0, 4)(random);
+    lazy::Shape shape;
+    std::vector<std::int64_t> strides;
+    for (int a = 0; a < rank; ++a) {
+      shape.push_back(std::uniform_int_distribution<int>(0, 5)(random));
+      strides.push_back(std::uniform_int_distribution<int>(0, 40)(random));
+    }
+    Tensor t = lazy::from_blob(middle, shape, strides, DType::f32, lazy::MemoryKind::host);
+    std::vector<float> want;
+    std::vector<std::int64_t> index(std::size_t(rank), 0);
+    for (std::int64_t n = 0; n < shape.numel(); ++n) {
+      std::int64_t offset = 0;
+      for (int a = 0; a < rank; ++a) offset += index[std::size_t(a)] * strides[std::size_t(a)];
+      want.push_back(middle[offset]);
+      for (int a = rank - 1; a >= 0 && ++index[std::size_t(a)] == shape[a]; --a)
+        index[std::size_t(a)] = 0;
+    }
+    EXPECT_EQ((t * 1.0f).to_vector<float>(), want)
+        << "trial " << trial << ", shape " << shape.to_string();
+  }
 }
 
 TEST(Interop, BadBlobsAreValueErrorsAtTheCallersLine) {

@@ -63,21 +63,12 @@ DLDataType dlpack_dtype(DType dtype) {
   return {kDLFloat, 32, 1};
 }
 
-// The storage a wrapped tensor reads: the element span its strides reach, from the lowest
-// offset, with the layout's offset pointing at element 0 inside it.
-struct Span {
-  std::int64_t lowest = 0;  // the lowest element offset reached (<= 0)
-  std::int64_t count = 0;   // elements from the lowest to the highest reached
-};
-
-Span span_of(const Shape& shape, std::span<const std::int64_t> strides) {
-  if (shape.numel() == 0) return {};
-  std::int64_t lowest = 0, highest = 0;
-  for (int a = 0; a < shape.rank(); ++a) {
-    const std::int64_t reach = (shape[a] - 1) * strides[std::size_t(a)];
-    (reach < 0 ? lowest : highest) += reach;
-  }
-  return {lowest, highest - lowest + 1};
+// Elements from the first to the last one the strides (0 or more) reach: the wrapped storage.
+std::int64_t span_of(const Shape& shape, std::span<const std::int64_t> strides) {
+  if (shape.numel() == 0) return 0;
+  std::int64_t last = 0;
+  for (int a = 0; a < shape.rank(); ++a) last += (shape[a] - 1) * strides[std::size_t(a)];
+  return last + 1;
 }
 
 // A computed leaf over memory someone else owns; `give_back` runs once lazyfuse is done with it.
@@ -85,8 +76,15 @@ Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> s
             bool on_device, std::function<void()> give_back, const char* op,
             std::source_location loc) {
   api::check_shape(shape, op, loc);
-  const Span span = span_of(shape, strides);
-  std::byte* first = data + span.lowest * itemsize(dtype);
+  for (std::size_t a = 0; a < strides.size(); ++a) {
+    if (strides[a] < 0) {
+      api::fail<ValueError>(loc, op, "stride ", strides[a], " along axis ", a, " of ",
+                            shape.to_string(),
+                            ": negative strides are not supported (nor in PyTorch); pass a copy "
+                            "laid out with strides of 0 or more");
+    }
+  }
+  const std::int64_t span = span_of(shape, strides);
   std::shared_ptr<ir::Storage> storage;
   if (on_device) {
     runtime::Device* device = runtime::Device::get();
@@ -94,21 +92,20 @@ Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> s
       api::fail<ValueError>(loc, op, "device memory, but lazyfuse computes on the host (",
                             runtime::Device::why_host(), ")");
     }
-    const auto address = reinterpret_cast<std::uintptr_t>(first);
+    const auto address = reinterpret_cast<std::uintptr_t>(data);
     std::shared_ptr<runtime::DeviceBuffer> buffer = device->adopt(
-        address, std::size_t(span.count) * std::size_t(itemsize(dtype)), std::move(give_back));
-    storage = std::make_shared<ir::Storage>(dtype, span.count, std::move(buffer), address);
+        address, std::size_t(span) * std::size_t(itemsize(dtype)), std::move(give_back));
+    storage = std::make_shared<ir::Storage>(dtype, span, std::move(buffer), address);
   } else {
     auto owner = std::shared_ptr<void>(nullptr, [give_back = std::move(give_back)](void*) {
       if (give_back) give_back();
     });
-    storage = std::make_shared<ir::Storage>(dtype, span.count,
-                                            ir::Storage::Borrowed{std::move(owner), first});
+    storage =
+        std::make_shared<ir::Storage>(dtype, span, ir::Storage::Borrowed{std::move(owner), data});
   }
   ir::Layout layout;
   layout.shape = shape;
   std::copy(strides.begin(), strides.end(), layout.strides.begin());
-  layout.offset = -span.lowest;
   ir::NodePtr node = ir::make_node(Op::Data, dtype, shape, loc);
   node->data = std::make_unique<ir::TensorData>(std::move(storage), layout);
   return Tensor(node);

@@ -7,6 +7,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -102,6 +103,24 @@ TEST_F(GpuInterop, DeviceMemoryIsReadWhereItIsNeverWrittenAndGivenBackOnce) {
   }
   EXPECT_EQ(given_back, 1);
   EXPECT_EQ(read(memory->ptr(), kCount), values) << "lazyfuse wrote the caller's memory";
+}
+
+// From the fourth repeat a step replays as a CUDA graph (docs/architecture.md): new memory taken in
+// every step must reach it as a new address.
+TEST_F(GpuInterop, ARepeatedStepReadsEachStepsMemoryTakenIn) {
+  constexpr std::size_t kCount = 1 << 16;
+  for (int step = 0; step < 8; ++step) {
+    auto memory = device_->allocate(kCount * 4);
+    const std::vector<float> values =
+        lazy_test::random_input(DType::f32, {std::int64_t(kCount)}).to_vector<float>();
+    device_->copy_to_device(memory->ptr(), values.data(), kCount * 4);
+    Tensor x = lazy::from_blob(reinterpret_cast<void*>(memory->ptr()), {std::int64_t(kCount)}, {},
+                               DType::f32, lazy::MemoryKind::cuda);
+    const std::vector<float> got = (lazy::exp(x) * 0.5f).to_vector<float>();
+    for (std::size_t i = 0; i < kCount; i += 97) {
+      ASSERT_NEAR(got[i], std::exp(values[i]) * 0.5f, 1e-5f * std::exp(values[i])) << step;
+    }
+  }
 }
 
 TEST_F(GpuInterop, AResultGoesOutAndComesBackThroughDlpackAsTheSamePointer) {

@@ -44,9 +44,18 @@ TEST_F(LibTorchInterop, ACudaTensorCrossesBothWaysWithoutACopy) {
   EXPECT_TRUE(torch::allclose(b, torch::tanh(a) * 2 + 1, 1e-5, 1e-6));
 }
 
+// Repeats replay as a CUDA graph from the fourth on: each must read its own new tensor.
+TEST_F(LibTorchInterop, ARepeatedCallReadsEachCallsTensor) {
+  for (int call = 0; call < 8; ++call) {
+    at::Tensor a = torch::randn({1024, 256}, kCuda);
+    at::Tensor b = to_torch(lazy::sigmoid(to_lazy(a)) * 3.0f);
+    EXPECT_TRUE(torch::allclose(b, torch::sigmoid(a) * 3, 1e-5, 1e-6)) << "call " << call;
+  }
+}
+
 TEST_F(LibTorchInterop, StridedTensorsAndEveryDtypeRoundTrip) {
   const std::vector<torch::Dtype> dtypes = {torch::kFloat32, torch::kFloat16, torch::kBFloat16,
-                                            torch::kInt32, torch::kInt64, torch::kBool};
+                                            torch::kInt32,   torch::kInt64,   torch::kBool};
   for (const torch::Dtype dtype : dtypes) {
     at::Tensor a = (torch::randn({48, 40}, kCuda) * 10).to(dtype).t();  // strides {1, 40}
     lazy::Tensor x = to_lazy(a);
@@ -61,7 +70,7 @@ TEST_F(LibTorchInterop, TheProducersMemoryOutlivesItsTensorWhileLazyfuseReadsIt)
   at::Tensor a = torch::arange(1 << 20, kCuda).to(torch::kFloat32);
   const at::Tensor expected = a * 3;
   lazy::Tensor x = to_lazy(a);
-  a.reset();  // the DLPack tensor lazyfuse holds keeps the storage
+  a.reset();                                 // the DLPack tensor lazyfuse holds keeps the storage
   torch::empty({1 << 22}, kCuda).fill_(-1);  // would reuse freed memory
   EXPECT_TRUE(torch::equal(to_torch(x * 3.0f), expected));
 }

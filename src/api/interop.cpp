@@ -131,6 +131,10 @@ void delete_export(DLManagedTensor* managed) {
   }
 }
 
+void call_deleter(DLManagedTensor* tensor) {
+  if (tensor->deleter != nullptr) tensor->deleter(tensor);
+}
+
 }  // namespace
 
 void set_stream(CUstream stream) {
@@ -145,14 +149,8 @@ CUstream get_stream() {
 Tensor from_dlpack(DLManagedTensor* tensor, std::source_location loc) {
   if (tensor == nullptr) api::fail<ValueError>(loc, "from_dlpack", "got a null DLManagedTensor");
   // Owned from here on: the deleter runs however this ends.
-  auto give_back = [tensor] {
-    if (tensor->deleter != nullptr) tensor->deleter(tensor);
-  };
-  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> guard(tensor,
-                                                                     [](DLManagedTensor* t) {
-                                                                       if (t->deleter != nullptr)
-                                                                         t->deleter(t);
-                                                                     });
+  std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> guard(tensor, call_deleter);
+  auto give_back = [tensor] { call_deleter(tensor); };
   const DLTensor& dl = tensor->dl_tensor;
   const DType dtype = dtype_of(dl.dtype, loc);
   if (dl.ndim < 0 || dl.ndim > kMaxRank) {

@@ -108,6 +108,24 @@ TEST_F(RecomputedOperands, TheNotesOfBothProductRewritesAreKept) {
   EXPECT_THAT(said, HasSubstr("recompute: %"));
 }
 
+// The copies shift the nodes after them: each epilogue fold still names the product that computes
+// its node now, and each copy the node that computes the value again.
+TEST_F(RecomputedOperands, EveryRewriteNamesTheNodesThatComputeItNow) {
+  const std::vector<Tensor> gradients = mlp_gradients(4);
+  const Partition p = partitioned();
+  int folds = 0;
+  for (const lazy::fuse::Rewrite& r : p.graph.rewrites) {
+    const Op now = p.graph.nodes[r.last]->op;
+    if (r.what.find("cuBLASLt epilogue") != std::string::npos) {
+      ++folds;
+      EXPECT_EQ(now, Op::MatMul) << r.what << "\n" << p.describe();
+    } else if (r.what.find("computed again") != std::string::npos) {
+      EXPECT_EQ(now, Op::GeluTanh) << r.what;
+    }
+  }
+  EXPECT_GT(folds, 0);
+}
+
 // In a two-layer MLP each operand's second read is after one other product: nothing is copied.
 TEST_F(RecomputedOperands, AShortGapKeepsTheValue) {
   const std::vector<Tensor> gradients = mlp_gradients(2);

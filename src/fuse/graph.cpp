@@ -33,6 +33,19 @@ bool Graph::has(ir::Op op) const {
                      [op](const ir::NodePtr& node) { return node->op == op; });
 }
 
+void carry_earlier_passes(const Graph& in, std::span<ir::Node* const> now, Graph& out) {
+  out.externals = in.externals;
+  out.notes.insert(out.notes.begin(), in.notes.begin(), in.notes.end());
+  std::vector<Rewrite> earlier;
+  for (Rewrite rewrite : in.rewrites) {
+    if (!now[rewrite.last]) continue;
+    rewrite.last = now[rewrite.last]->trace_index;
+    rewrite.first = now[rewrite.first] ? now[rewrite.first]->trace_index : rewrite.last;
+    earlier.push_back(std::move(rewrite));
+  }
+  out.rewrites.insert(out.rewrites.begin(), earlier.begin(), earlier.end());
+}
+
 std::string Graph::describe_rewrites() const {
   if (rewrites.empty() && notes.empty()) return "";
   std::ostringstream out;

@@ -47,6 +47,11 @@ struct Graph {
   std::string describe_rewrites() const;
 };
 
+// Carries what earlier passes did into `out`, the graph a pass rewrote `in` into, ahead of what
+// the pass did itself: `in`'s externals and notes, and its rewrites renumbered to the nodes that
+// compute them now (`now[i]`: in's node i in `out`, null where the pass dropped it).
+void carry_earlier_passes(const Graph& in, std::span<ir::Node* const> now, Graph& out);
+
 // The recorded graph as it is: `pending` in trace order, `live[i]` whether a handle holds it,
 // `externals` the computed tensors it reads.
 Graph recorded_graph(std::span<const ir::NodePtr> pending, const std::vector<bool>& live,

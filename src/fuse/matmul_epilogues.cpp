@@ -73,17 +73,11 @@ class EpilogueFolder {
     return !folds_.empty();
   }
 
-  // What LAZY_DEBUG=2 says about the graph, this pass's notes after the earlier passes'.
-  std::vector<std::string> notes() {
-    std::vector<std::string> all = in_.notes;
-    all.insert(all.end(), notes_.begin(), notes_.end());
-    return all;
-  }
+  // What LAZY_DEBUG=2 says about this pass's choices.
+  const std::vector<std::string>& notes() const { return notes_; }
 
   Graph rewrite() {
-    out_.externals = in_.externals;
-    out_.rewrites = in_.rewrites;
-    out_.notes = notes();
+    out_.notes = notes_;
     now_.assign(in_.size(), nullptr);
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       if (!needed_[i]) continue;
@@ -109,6 +103,7 @@ class EpilogueFolder {
       out_.rewrites.push_back(
           {std::uint32_t(in_.recorded[i]), node.op, fold.what, first, now_[i]->trace_index});
     }
+    carry_earlier_passes(in_, now_, out_);
     return std::move(out_);
   }
 
@@ -245,7 +240,7 @@ Graph fold_matmul_epilogues(Graph recorded) {
   if (!recorded.has(Op::MatMul)) return recorded;
   EpilogueFolder folder(recorded);
   if (folder.find()) return folder.rewrite();
-  recorded.notes = folder.notes();
+  recorded.notes.insert(recorded.notes.end(), folder.notes().begin(), folder.notes().end());
   return recorded;
 }
 

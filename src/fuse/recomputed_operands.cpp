@@ -63,17 +63,11 @@ class OperandRecomputer {
     return !recomputes_.empty();
   }
 
-  // What LAZY_DEBUG=2 says about the graph, this pass's notes after the earlier passes'.
-  std::vector<std::string> notes() {
-    std::vector<std::string> all = in_.notes;
-    all.insert(all.end(), notes_.begin(), notes_.end());
-    return all;
-  }
+  // What LAZY_DEBUG=2 says about this pass's choices.
+  const std::vector<std::string>& notes() const { return notes_; }
 
   Graph rewrite() {
-    out_.externals = in_.externals;
-    out_.rewrites = in_.rewrites;
-    out_.notes = notes();
+    out_.notes = notes_;
     now_.assign(in_.size(), nullptr);
     late_.assign(in_.size(), nullptr);
     std::vector<std::vector<std::uint32_t>> due(in_.size());
@@ -88,6 +82,7 @@ class OperandRecomputer {
       for (Node* input : node.inputs) inputs.push_back(now(input, i));
       now_[i] = builder_.keep(in_.nodes[i].get(), in_.recorded[i], in_.live[i], inputs);
     }
+    carry_earlier_passes(in_, now_, out_);
     return std::move(out_);
   }
 
@@ -293,7 +288,7 @@ Graph recompute_operands_read_late(Graph recorded) {
   if (!recorded.has(Op::MatMul)) return recorded;
   OperandRecomputer recomputer(recorded);
   if (recomputer.find()) return recomputer.rewrite();
-  recorded.notes = recomputer.notes();
+  recorded.notes.insert(recorded.notes.end(), recomputer.notes().begin(), recomputer.notes().end());
   return recorded;
 }
 

@@ -62,8 +62,6 @@ class ReductionSplitter {
   }
 
   Graph rewrite() {
-    out_.externals = in_.externals;
-    out_.notes = in_.notes;
     for (std::uint32_t i = 0; i < in_.size(); ++i) {
       Node* node = in_.nodes[i].get();
       const std::int32_t m = match_at_[i];
@@ -88,15 +86,7 @@ class ReductionSplitter {
                  absl::StrCat("split in stages (", std::string(split_kind_name(split.kind)),
                               "): ", split.why));
     }
-    // An earlier pass's rewrites, renumbered: the nodes they name moved.
-    std::vector<Rewrite> earlier;
-    for (Rewrite rewrite : in_.rewrites) {
-      if (!now_[rewrite.last]) continue;
-      rewrite.last = now_[rewrite.last]->trace_index;
-      rewrite.first = now_[rewrite.first] ? now_[rewrite.first]->trace_index : rewrite.last;
-      earlier.push_back(std::move(rewrite));
-    }
-    out_.rewrites.insert(out_.rewrites.begin(), earlier.begin(), earlier.end());
+    carry_earlier_passes(in_, now_, out_);
     return std::move(out_);
   }
 

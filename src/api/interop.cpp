@@ -11,9 +11,7 @@
 
 #include "api/recording.h"
 #include "ir/storage.h"
-#include "lazy/sync.h"
 #include "runtime/device.h"
-#include "runtime/storage_mirror.h"
 
 namespace lazy {
 
@@ -193,24 +191,17 @@ Tensor from_dlpack(DLManagedTensor* tensor, std::source_location loc) {
 }
 
 DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
-  ir::Node* node = api::node_of(tensor, "to_dlpack", loc);
-  if (!node->data) eval({tensor}, loc);
-  const ir::TensorData& data = *node->data;
-  runtime::Device* device = runtime::Device::get();
+  // Computed, and finished or ordered before the caller's stream, as data_ptr says.
+  auto* first = static_cast<std::byte*>(tensor.data_ptr(loc));
+  const ir::TensorData& data = *tensor.node()->data;
+  const runtime::Device* device = runtime::Device::get();
   auto held = std::make_unique<Export>();
   held->storage = data.storage;
   const ir::Storage& storage = *data.storage;
   DLTensor& dl = held->managed.dl_tensor;
-  if (device != nullptr) {
-    dl.data = reinterpret_cast<void*>(runtime::device_address(storage, *device));
-    dl.device = {kDLCUDA, device->ordinal()};
-    // A consumer on the caller's stream is ordered after the sync already; on any other, it
-    // must find the values there.
-    if (!device->make_caller_wait()) device->synchronize();
-  } else {
-    dl.data = const_cast<std::byte*>(runtime::host_bytes(storage));
-    dl.device = {kDLCPU, 0};
-  }
+  dl.byte_offset = std::uint64_t(data.layout.offset * itemsize(storage.dtype));
+  dl.data = first - dl.byte_offset;  // the storage's base, as allocated
+  dl.device = device != nullptr ? DLDevice{kDLCUDA, device->ordinal()} : DLDevice{kDLCPU, 0};
   const ir::Layout& layout = data.layout;
   held->shape.assign(layout.shape.begin(), layout.shape.end());
   held->strides.assign(layout.strides.begin(), layout.strides.begin() + layout.shape.rank());
@@ -218,7 +209,6 @@ DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
   dl.dtype = dlpack_dtype(storage.dtype);
   dl.shape = held->shape.data();
   dl.strides = held->strides.data();
-  dl.byte_offset = std::uint64_t(layout.offset * itemsize(storage.dtype));
   held->managed.manager_ctx = held.get();
   held->managed.deleter = delete_export;
   return &held.release()->managed;

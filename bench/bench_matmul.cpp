@@ -1,12 +1,14 @@
 // GPU time of issue 13's workloads built on matrix products, with fusion (epilogues inside the
 // cuBLASLt call, other work after a product in one generated kernel) and without, timed as
 // bench_fusion times its workloads (bench/event_timing.h). Reports TFLOP/s, the memory pool's
-// peak over one call, and for decode_linear the cost per call of a loop that waits for each result.
+// peak over one call, and for decode_linear the cost per call of a loop that waits for each result
+// (recorded each call, and through lazy::compile).
 //
 //   bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]
 //
-// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, transformer_block, or issue 16's training
-// steps mlp_train and block_train (training_workloads.cpp).
+// WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, decode_weight_read (its floor: one read of the
+// weight), transformer_block, or issue 16's training steps mlp_train and block_train
+// (training_workloads.cpp).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
 // side; bench/matmul_device.sh runs all three on the GPU machine.
@@ -20,6 +22,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -107,6 +110,17 @@ Workload decode_linear() {
           /*per_call_loop=*/true};
 }
 
+// What any kernel of decode_linear pays at least, timed the same way: one read of its weight
+// (a row sum, one kernel near copy bandwidth). After the flush memset, reading the weight also
+// writes back the memset's dirty lines that it evicts.
+Workload decode_weight_read() {
+  const std::int64_t bytes = bf16_bytes(kDecodeDim * kDecodeDim + kDecodeDim);
+  return {"decode_weight_read", 0.0, bytes, [] {
+            lazy::Tensor w = computed_randn({kDecodeDim, kDecodeDim}, 9, inverse_sqrt(kDecodeDim));
+            return StepFn([w] { return std::vector<lazy::Tensor>{lazy::sum(w, {1})}; });
+          }};
+}
+
 // The sample's block (samples/transformer_block.h), so the two cannot drift apart.
 Workload transformer_block() {
   const transformer::Config config;
@@ -160,10 +174,19 @@ double loop_us_per_call(const StepFn& step, Device& device) {
   return elapsed.count() / kDecodeLoopCalls;
 }
 
+// The same loop through lazy::compile, as a serving loop would run a step: after the first
+// call, each call replays the captured plan without recording it.
+double compiled_loop_us_per_call(const StepFn& step, Device& device) {
+  const lazy::Function compiled =
+      lazy::compile([step](std::span<const lazy::Tensor>) { return step(); });
+  return loop_us_per_call([&compiled] { return compiled({}); }, device);
+}
+
 struct Result {
   lazy::bench::Measurement timed;
   std::optional<PeakMemory> memory;
   std::optional<double> loop_us;
+  std::optional<double> compiled_loop_us;  // the loop through lazy::compile
 };
 
 struct Row {
@@ -217,6 +240,7 @@ void write_json(const std::string& path, const std::string& device_name, double 
            << ", \"bytes\": " << row.bytes << ", \"peak_bytes\": " << json_optional(peak)
            << ", \"peak_extra_bytes\": " << json_optional(extra)
            << ", \"loop_us\": " << json_optional(r.loop_us)
+           << ", \"compiled_loop_us\": " << json_optional(r.compiled_loop_us)
            << ", \"kernels_per_iter\": " << r.timed.launches_per_iter
            << ", \"matmuls_per_iter\": " << r.timed.matmul_calls_per_iter << "}";
       first = false;
@@ -263,11 +287,17 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
     std::printf("%-32s %9.1f us per call waiting for each result (GPU time %.1f us)\n",
                 (label + " loop").c_str(), *r.loop_us, 1e3 * ms);
   }
+  if (r.compiled_loop_us) {
+    std::printf("%-32s %9.1f us per call through lazy::compile\n",
+                (label + " compiled loop").c_str(), *r.compiled_loop_us);
+  }
 }
 
-constexpr BenchUsage kUsage{"bench_matmul", "times issue 13's matrix-product workloads on the GPU",
-                            "gemm_gelu swiglu_ffn decode_linear transformer_block mlp_train "
-                            "block_train"};
+constexpr BenchUsage kUsage{
+    "bench_matmul", "times issue 13's matrix-product workloads on the GPU",
+    "gemm_gelu swiglu_ffn decode_linear decode_weight_read transformer_block "
+    "mlp_train "
+    "block_train"};
 
 }  // namespace
 
@@ -276,6 +306,7 @@ int main(int argc, char** argv) {
   std::vector<Workload> workloads = {gemm_gelu(),
                                      swiglu_ffn(),
                                      decode_linear(),
+                                     decode_weight_read(),
                                      transformer_block(),
                                      lazy::bench::mlp_train(),
                                      lazy::bench::block_train()};
@@ -294,7 +325,10 @@ int main(int argc, char** argv) {
         Result& result = fusion ? row.fused : row.unfused;
         result.timed = lazy::bench::measure(step, fusion, options.iters, *device, label);
         result.memory = peak_memory(step, *device);
-        if (workload.per_call_loop) result.loop_us = loop_us_per_call(step, *device);
+        if (workload.per_call_loop) {
+          result.loop_us = loop_us_per_call(step, *device);
+          result.compiled_loop_us = compiled_loop_us_per_call(step, *device);
+        }
         print_result(label, row, result);
       }
     }

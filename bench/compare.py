@@ -48,13 +48,14 @@ def print_bandwidth_rows(by_impl):
 
 def print_product_rows(by_impl):
     looped = any(row.get("loop_us") is not None for row in by_impl.values())
-    loop_header = f" {'loop us':>8}" if looped else ""
+    loop_header = f" {'loop us':>8} {'compiled':>8}" if looped else ""
     print(f"  {'impl':<17} {'ms':>9} {'TFLOP/s':>8} {'% copy':>8} {'peak MB':>8} {'+MB':>7}"
           f"{loop_header}")
     for impl, label in IMPLS:
         row = by_impl.get(impl, {})
         ms = row.get("median_ms")
-        loop = f" {cell(row.get('loop_us'), 8, 1)}" if looped else ""
+        loop = (f" {cell(row.get('loop_us'), 8, 1)} {cell(row.get('compiled_loop_us'), 8, 1)}"
+                if looped else "")
         print(f"  {label:<17} {cell(ms, 9, 3)} {cell(row.get('tflops'), 8, 1)} "
               f"{cell(row.get('pct_copy'), 7, 1)}{'%' if ms is not None else ' '} "
               f"{cell(megabytes(row.get('peak_bytes')), 8)} "

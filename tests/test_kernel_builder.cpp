@@ -1,6 +1,11 @@
 // What both kernel emitters share (codegen/kernel_builder.h): arguments declared in order with
 // where each comes from, statements naming each value by what it is (codegen/generated_names.h),
 // and launch shapes within the grid's limit. Runs without a GPU.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +14,7 @@
 #include "codegen/kernel_builder.h"
 #include "codegen/text.h"
 #include "codegen_test_support.h"
+#include "ir/dtype_codec.h"
 #include "ir/integer_math.h"
 
 namespace {
@@ -162,6 +168,48 @@ TEST_F(GeneratedNames, ARowKernelNamesValuesKeptForALaterPhase) {
   EXPECT_THAT(source, ContainsRegex("kept[0-9]+\\[k \\* 4 \\+ e\\] = v[0-9]+;"));
   EXPECT_THAT(source, ContainsRegex("const float v[0-9]+ = kept[0-9]+\\[k \\* 4 \\+ e\\];"));
   EXPECT_THAT(source, Not(ContainsRegex("held[0-9]")));  // x is read by one phase only
+}
+
+// A replay encodes each number into its kernel word; f32's shortcut must agree with the rounding
+// every other dtype takes, at the edges of f32's range too.
+TEST(ScalarArgument, AnF32NumbersWordIsItsRoundedFloatsBits) {
+  const double max = std::numeric_limits<float>::max();
+  const double values[] = {0.0,
+                           -0.0,
+                           0.1,
+                           -1.5e-45,
+                           1e-40,
+                           3.4e38,
+                           max,
+                           -max,
+                           max + 0x1p103 - 1e20,
+                           max + 0x1p103,
+                           1e39,
+                           -1e300,
+                           std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN()};
+  for (const double v : values) {
+    lazy::ir::Node node;
+    node.op = lazy::ir::Op::Scalar;
+    node.dtype = lazy::DType::f32;
+    node.scalar = lazy::Scalar(v);
+    const float want = static_cast<float>(lazy::ir::round_to_dtype(v, lazy::DType::f32));
+    const std::uint64_t word = lazy::codegen::scalar_argument(node);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(std::bit_cast<float>(std::uint32_t(word)))) << v;
+    } else {
+      EXPECT_EQ(word, std::bit_cast<std::uint32_t>(want)) << v;
+    }
+  }
+  for (const lazy::DType dtype : {lazy::DType::f16, lazy::DType::bf16}) {
+    lazy::ir::Node node;
+    node.op = lazy::ir::Op::Scalar;
+    node.dtype = dtype;
+    node.scalar = lazy::Scalar(0.1);
+    EXPECT_EQ(
+        lazy::codegen::scalar_argument(node),
+        std::bit_cast<std::uint32_t>(static_cast<float>(lazy::ir::round_to_dtype(0.1, dtype))));
+  }
 }
 
 }  // namespace

@@ -182,7 +182,8 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
   }
   api::sync_trace(trace, &capture->plan);
   if (capture->plan != nullptr)
-    capture->graph_replay = runtime::GraphReplay::for_plan(*capture->plan);
+    capture->graph_replay =
+        runtime::GraphReplay::for_plan(*capture->plan, runtime::GraphReplay::Numbers::captured);
 
   std::lock_guard lock(mutex);
   captures.push_back(std::move(capture));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <absl/strings/str_replace.h>
 
@@ -58,11 +60,18 @@ std::string op_and_place(const ir::Node& node) {
 }
 
 std::uint64_t scalar_argument(const ir::Node& scalar) {
+  // Every replay encodes each number again: an f32 one in f32's range converts as
+  // round_to_dtype would, without its calls.
+  const Scalar& value = *scalar.scalar;
+  if (scalar.dtype == DType::f32 && value.kind() == Scalar::Kind::floating &&
+      std::fabs(value.to_double()) <= double(std::numeric_limits<float>::max())) {
+    return std::bit_cast<std::uint32_t>(static_cast<float>(value.to_double()));
+  }
   // Rounded to the dtype already, so exact in f32: no second rounding is needed.
   if (is_floating(scalar.dtype))
     return std::bit_cast<std::uint32_t>(
-        static_cast<float>(ir::scalar_as_float(*scalar.scalar, scalar.dtype)));
-  return std::uint64_t(ir::scalar_as_int(*scalar.scalar, scalar.dtype));
+        static_cast<float>(ir::scalar_as_float(value, scalar.dtype)));
+  return std::uint64_t(ir::scalar_as_int(value, scalar.dtype));
 }
 
 KernelBuilder::KernelBuilder(const fuse::Region& region, std::span<const ir::NodePtr> pending,

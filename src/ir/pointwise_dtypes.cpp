@@ -1,5 +1,8 @@
 #include "ir/pointwise_dtypes.h"
 
+#include <array>
+#include <cstddef>
+
 #include "ir/type_promotion.h"
 
 namespace lazy::ir {
@@ -20,7 +23,14 @@ DType operand_dtype(const Node& node, int i) {
   return input.is_number() ? input.dtype : node.compute_dtype;
 }
 
-PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
+namespace {
+
+#define LAZY_OP_ONE(...) +1
+constexpr std::size_t kOps = 0 LAZY_FOR_EACH_OP(LAZY_OP_ONE);
+#undef LAZY_OP_ONE
+constexpr std::size_t kDTypes = std::size_t(DType::bool_) + 1;
+
+PointwiseDTypes derive_pointwise_dtypes(Op op, DType promoted) {
   const OpInfo& info = op_info(op);
   DType result = promoted, compute = promoted;
   if (info.dtype_rule == DTypeRule::promoted_floating && !is_floating(promoted)) {
@@ -31,6 +41,21 @@ PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
   const bool comparison =
       info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute;
   return {result, compute, comparison ? compute : compute_type_of(compute), comparison};
+}
+
+}  // namespace
+
+PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
+  // Every recorded op asks: a table, made once, spares it the rules' branches.
+  using Table = std::array<std::array<PointwiseDTypes, kDTypes>, kOps>;
+  static const Table table = [] {
+    Table rows{};
+    for (std::size_t op = 0; op < kOps; ++op)
+      for (std::size_t dtype = 0; dtype < kDTypes; ++dtype)
+        rows[op][dtype] = derive_pointwise_dtypes(Op(op), DType(dtype));
+    return rows;
+  }();
+  return table[std::size_t(op)][std::size_t(promoted)];
 }
 
 }  // namespace lazy::ir

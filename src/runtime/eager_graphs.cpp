@@ -18,7 +18,8 @@ GraphReplay* eager_graph(const Plan& plan, const DeviceStream& stream) {
     const DeviceStream* owner = slot.stream.load(std::memory_order_acquire);
     if (owner == &stream) return slot.replay.get();
     if (owner == nullptr && slot.stream.compare_exchange_strong(owner, &stream)) {
-      slot.replay = GraphReplay::for_plan(plan, kEagerGraphOwnedBytes);
+      slot.replay =
+          GraphReplay::for_plan(plan, GraphReplay::Numbers::per_call, kEagerGraphOwnedBytes);
       return slot.replay.get();
     }
   }

@@ -22,7 +22,8 @@ std::int64_t bytes_of(const PlannedOutput& out) {
 
 }  // namespace
 
-std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan, std::int64_t max_owned_bytes) {
+std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan, Numbers numbers,
+                                                   std::int64_t max_owned_bytes) {
   int launches = 0;
   for (const PlannedKernel& kernel : plan.kernels) {
     if (kernel.matmul) return nullptr;
@@ -30,7 +31,7 @@ std::unique_ptr<GraphReplay> GraphReplay::for_plan(const Plan& plan, std::int64_
   }
   if (launches == 0) return nullptr;
 
-  auto replay = std::unique_ptr<GraphReplay>(new GraphReplay(plan));
+  auto replay = std::unique_ptr<GraphReplay>(new GraphReplay(plan, numbers));
   std::int64_t owned_bytes = 0;
   for (const PlannedKernel& kernel : plan.kernels) {
     for (const PlannedOutput& out : kernel.outputs) {
@@ -129,7 +130,8 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
       }
     };
     pack_arguments(kernel, pending, device, memory, packed, launch_index_at);
-    for (std::size_t word = 0; word < kernel.args.size(); ++word) {  // one word per argument
+    for (std::size_t word = 0; word < kernel.args.size() && numbers_ == Numbers::per_call;
+         ++word) {  // one word per argument
       const ArgSource& arg = kernel.args[word];
       if (arg.kind == ArgSource::Kind::scalar_float || arg.kind == ArgSource::Kind::scalar_int) {
         moving_here.push_back(

@@ -38,7 +38,11 @@ class GraphReplay {
   GraphReplay(const GraphReplay&) = delete;
   GraphReplay& operator=(const GraphReplay&) = delete;
 
-  static std::unique_ptr<GraphReplay> for_plan(const Plan& plan,
+  // Whether a call's pending nodes may hold other numbers: an eager sync records new Scalar nodes
+  // each time, a lazy::Function replays the nodes it captured, whose numbers never change.
+  enum class Numbers : std::uint8_t { per_call, captured };
+
+  static std::unique_ptr<GraphReplay> for_plan(const Plan& plan, Numbers numbers,
                                                std::int64_t max_owned_bytes = kMaxOwnedBytes);
 
   // Queues the plan for this call and hands `held` the data of each held pending node, as
@@ -59,11 +63,12 @@ class GraphReplay {
     std::uint32_t from;  // external slot, per-call buffer or pending Scalar node
   };
 
-  explicit GraphReplay(const Plan& plan) : plan_(plan) {}
+  GraphReplay(const Plan& plan, Numbers numbers) : plan_(plan), numbers_(numbers) {}
   void build(std::span<const ir::NodePtr> pending, std::span<const ir::NodePtr> externals,
              std::span<const std::shared_ptr<ir::Storage>> call_buffers, Device& device);
 
   const Plan& plan_;
+  const Numbers numbers_;
   // Outputs that share one memory (an output may take the memory of an input it reads last),
   // numbered; each root's group, and the output that allocates each group.
   absl::flat_hash_map<std::uint32_t, std::uint32_t> group_of_root_;

@@ -3,7 +3,10 @@
 //   block       a multi-kernel step on [16, 64] f32: rounds of softmax and a column mean
 //   record      recording one op of the 64-op chain, dropped unsynced (ns per op)
 //   threads     T threads (1, 2, 4, 8) each running its own loop on [2048] f32 that reads a value
-//               every step, against one thread running the T loops one after another
+//               every step, against one thread running the T loops one after another. Each
+//               thread needs a CPU of its own: under `taskset` with fewer CPUs than threads the
+//               row measures the pin (4 CPUs held 8 threads to 2.4-2.7x on the H100 machine,
+//               where 8 CPUs give 4.1-4.2x), so the row says how many CPUs it had.
 //   lengths     softmax then layer_norm on [64, L] f32, L random from 1 to 4096 each step
 //               (varying) or 2048 (fixed): median step, its work waited for, and the compiles
 //   miss        the block step, 8 rounds (16 kernels), with the plan cache emptied first: a plan
@@ -14,6 +17,8 @@
 //   host_us      median wall time of one step's call alone, the GPU drained every few steps so
 //                launches never wait for room in its queue: the host's cost.
 //   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
+#include <sched.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -169,7 +174,21 @@ void read_loop(std::uint64_t seed) {
   if (total == 12345.0f) std::puts("");  // keeps the loop's result used
 }
 
+// The CPUs this process may run on (taskset narrows them).
+int usable_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return int(std::thread::hardware_concurrency());
+  return CPU_COUNT(&set);
+}
+
 void thread_rows(std::vector<Row>& rows) {
+  const int cpus = usable_cpus();
+  if (cpus < 8) {
+    std::fprintf(stderr,
+                 "bench_host: %d CPUs for up to 8 threads: the threads rows measure the pin, not "
+                 "lazyfuse\n",
+                 cpus);
+  }
   read_loop(99);  // compiles the loop's kernels
   for (int threads : {1, 2, 4, 8}) {
     // Medians of several rounds: one round of threads varies by 2x from run to run.
@@ -187,7 +206,8 @@ void thread_rows(std::vector<Row>& rows) {
     const double serial_s = median(serial), parallel_s = median(parallel);
     rows.push_back({"threads" + std::to_string(threads), "eager", "x_one_thread",
                     serial_s / parallel_s,
-                    std::to_string(int(threads * kThreadSteps / parallel_s)) + " steps/s"});
+                    std::to_string(int(threads * kThreadSteps / parallel_s)) + " steps/s, " +
+                        std::to_string(cpus) + " CPUs"});
   }
 }
 

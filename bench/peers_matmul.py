@@ -181,6 +181,16 @@ def decode_linear_workload():
                     make_steps, per_call_loop=True)
 
 
+def decode_weight_read_workload():
+    """decode_linear's floor, timed the same way: one read of its weight (a row sum)."""
+    def make_steps():
+        w = randn((DECODE_DIM, DECODE_DIM), 9, 1 / math.sqrt(DECODE_DIM))
+        return steps_of(lambda w: w.sum(1), w)
+
+    return Workload("decode_weight_read", 0, bf16_bytes(DECODE_DIM * DECODE_DIM + DECODE_DIM),
+                    make_steps)
+
+
 def transformer_block_workload():
     def make_steps():
         x = randn((BATCH, SEQ, DIM), 20)
@@ -267,8 +277,8 @@ def block_train_workload():
                     make_steps)
 
 
-WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "transformer_block",
-                  "mlp_train", "block_train"]
+WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "decode_weight_read",
+                  "transformer_block", "mlp_train", "block_train"]
 
 
 def peak_memory(step):
@@ -312,6 +322,7 @@ def main():
         return 0
 
     workloads = [gemm_gelu_workload(), swiglu_ffn_workload(), decode_linear_workload(),
+                 decode_weight_read_workload(),
                  transformer_block_workload(), mlp_train_workload(), block_train_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]

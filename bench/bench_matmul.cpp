@@ -110,9 +110,9 @@ Workload decode_linear() {
           /*per_call_loop=*/true};
 }
 
-// What any kernel of decode_linear pays at least, timed the same way: one read of its weight
-// (a row sum, one kernel near copy bandwidth). After the flush memset, reading the weight also
-// writes back the memset's dirty lines that it evicts.
+// decode_linear's floor, timed the same way: one read of its weight (a row sum, one kernel that
+// reads little else). After the flush memset, reading the weight also writes back the memset's
+// dirty lines that it evicts.
 Workload decode_weight_read() {
   const std::int64_t bytes = bf16_bytes(kDecodeDim * kDecodeDim + kDecodeDim);
   return {"decode_weight_read", 0.0, bytes, [] {

@@ -1,6 +1,7 @@
 #include "fuse/shared_recompute.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <vector>
@@ -21,11 +22,20 @@ bool computes(const ir::Node& node) {
 // kMaxOpsRecomputed, which is all the test needs (and bounds the work per node).
 using Ops = std::vector<std::uint32_t>;
 
-void add_ops(Ops& into, const Ops& from) {
-  Ops joined;
-  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(joined));
-  if (joined.size() > std::size_t(kMaxOpsRecomputed) + 1) joined.resize(kMaxOpsRecomputed + 1);
-  into = std::move(joined);
+constexpr std::size_t kOpsKept = std::size_t(kMaxOpsRecomputed) + 1;
+
+// Joins `from` into `into` through `scratch`, whose buffer the two trade: a plan miss walks every
+// node, and a new vector per join was a tenth of its instructions.
+void add_ops(Ops& into, const Ops& from, Ops& scratch) {
+  if (from.empty()) return;
+  if (into.empty()) {
+    into.assign(from.begin(), from.begin() + std::ptrdiff_t(std::min(from.size(), kOpsKept)));
+    return;
+  }
+  scratch.clear();
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(scratch));
+  if (scratch.size() > kOpsKept) scratch.resize(kOpsKept);
+  into.swap(scratch);
 }
 
 }  // namespace
@@ -49,13 +59,14 @@ bool cut_values_recomputed_by_several_regions(Partition& p) {
       if (input->is_pending()) ++readers[input->trace_index];
   bool cut = false;
   std::vector<Ops> ops(graph.size());  // inputs come first, so one pass in order
+  Ops scratch;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (!p.cuts.needed[i] || p.cuts.cut[i]) continue;  // a written value costs its readers no op
     const ir::Node& node = *graph.nodes[i];
     for (ir::Node* input : node.inputs)
-      if (input->is_pending()) add_ops(ops[i], ops[input->trace_index]);
+      if (input->is_pending()) add_ops(ops[i], ops[input->trace_index], scratch);
     if (!computes(node)) continue;
-    add_ops(ops[i], {i});
+    if (ops[i].size() < kOpsKept) ops[i].push_back(i);  // past every input's index
     if (computed_by[i] >= 2 && readers[i] >= 2 && ops[i].size() > std::size_t(kMaxOpsRecomputed)) {
       p.cuts.add(i, CutReason::recomputed);
       ops[i].clear();

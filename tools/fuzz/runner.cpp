@@ -3,7 +3,10 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "codegen/kernel_sources.h"
 #include "ir/trace.h"
@@ -30,6 +33,8 @@ const char* mode_name(Mode mode) {
       return "replayed";
     case Mode::run_time_rows:
       return "rows at run time";
+    case Mode::compiled:
+      return "compiled";
   }
   return "?";
 }
@@ -150,7 +155,75 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
   return result;
 }
 
+// A tensor with `t`'s values in memory of its own (host data, uploaded when a kernel reads it).
+Tensor copy_of(const Tensor& t) {
+  if (t.dtype() == DType::i64) return from_data(t.to_vector<std::int64_t>(), t.shape(), t.dtype());
+  return from_data(t.to_vector<double>(), t.shape(), t.dtype());
+}
+
+// The compiled mode. A replay does not run the body: it launches the captured plan (as one CUDA
+// graph where it can) on the new inputs' memory, with new outputs and the captured numbers, so
+// it checks what the eager modes never reach: lazy::Function's graph and the arguments it moves.
+ModeResult compiled_run(std::vector<Program>& programs) {
+  ModeScope scope(Mode::compiled);
+  ModeResult result;
+  std::vector<std::pair<int, int>> leaf_steps;  // (program, step) of each data leaf, in order
+  std::vector<Tensor> leaves;
+  try {
+    for (int p = 0; p < int(programs.size()); ++p) {
+      Builder b(programs[p]);
+      b.apply_all();
+      for (int i = 0; i < b.size(); ++i) {
+        if (programs[p].steps[i].op != Op::data) continue;
+        leaf_steps.emplace_back(p, i);
+        leaves.push_back(b.tensor(i));
+      }
+    }
+  } catch (const std::exception& e) {
+    result.error = std::string("recording failed: ") + e.what();
+    result.invalid = true;
+    return result;
+  }
+  discard_recording();  // the leaves are host data; the rest is recorded again in the body
+  const Function function([&](std::span<const Tensor> in) {
+    std::vector<Tensor> outputs;
+    std::size_t next = 0;
+    for (int p = 0; p < int(programs.size()); ++p) {
+      Builder b(programs[p]);
+      for (; next < leaf_steps.size() && leaf_steps[next].first == p; ++next)
+        b.substitute(leaf_steps[next].second, in[next]);
+      b.apply_all();
+      b.release_intermediates();
+      for (int i = 0; i < b.size(); ++i) {
+        if (!programs[p].steps[i].held) continue;
+        result.held.push_back(Held{p, i, b.bounds(i), b.tensor(i).dtype(), b.tensor(i).shape()});
+        outputs.push_back(b.tensor(i));
+      }
+    }
+    return outputs;
+  });
+  try {
+    (void)function(std::span<const Tensor>(leaves));
+    std::vector<Tensor> copies;
+    for (const Tensor& leaf : leaves) copies.push_back(copy_of(leaf));
+    const std::vector<Tensor> outputs = function(std::span<const Tensor>(copies));
+    if (function.captures() != 1) {
+      result.error = "the second call captured again: its inputs' signature should have matched";
+      return result;
+    }
+    for (const Tensor& t : outputs) result.values.push_back(read_values(t));
+  } catch (const std::exception& e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
 ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
+  if (mode == Mode::compiled) {
+    ModeResult result = compiled_run(programs);
+    if (result.error) discard_recording();
+    return result;
+  }
   // Replayed: the same batch synced until its plan replays as a CUDA graph (new inputs, the
   // graph's own intermediates); the last sync's values are compared.
   // Rows at run time: synced twice, each a plan miss, so the second finds every row kernel's
@@ -247,7 +320,8 @@ RunReport run_programs(std::vector<Program>& programs) {
       report.failures.push_back(
           {Failure::Kind::out_of_bounds, Mode::reference, h.program, h.step, *bad});
   }
-  for (Mode mode : {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows}) {
+  for (Mode mode :
+       {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows, Mode::compiled}) {
     ModeResult run = run_mode(programs, mode);
     if (run.error) {
       report.failures.push_back({Failure::Kind::error, mode, 0, -1, *run.error});

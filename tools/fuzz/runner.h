@@ -13,7 +13,9 @@ namespace lazy::fuzz {
 // replayed: fused, synced again until the plan replays as a CUDA graph (runtime/eager_graphs.h).
 // run_time_rows: fused, every row kernel taking its row length at run time
 // (runtime/row_length_variants.h), planned twice: the second finds the kernel texts cached.
-enum class Mode { reference, fused, unfused, replayed, run_time_rows };
+// compiled: the batch as the body of a lazy::Function of its data leaves, called on them (the
+// capture) and then on copies in new memory: the replay's values are compared.
+enum class Mode { reference, fused, unfused, replayed, run_time_rows, compiled };
 const char* mode_name(Mode mode);
 
 struct Failure {

@@ -40,6 +40,18 @@ Texts& texts() {
   return *instance;
 }
 
+// The hash of a source_location's file name. Nearly every node of a graph comes from the same
+// few files, whose names sit at fixed addresses, so the last one is kept (per thread).
+std::uint64_t file_name_hash(const char* file_name) {
+  thread_local const char* last_name = nullptr;
+  thread_local std::uint64_t last_hash = 0;
+  if (file_name != last_name) {
+    last_hash = ir::hash_bytes(file_name, std::strlen(file_name)).lo;
+    last_name = file_name;
+  }
+  return last_hash;
+}
+
 void add_node(std::vector<std::uint64_t>& words, const ir::Node& node) {
   words.push_back(std::uint64_t(node.op) | std::uint64_t(node.dtype) << 16 |
                   std::uint64_t(node.compute_dtype) << 24 | std::uint64_t(node.shape.rank()) << 32 |
@@ -47,8 +59,7 @@ void add_node(std::vector<std::uint64_t>& words, const ir::Node& node) {
   for (int i = 0; i < node.attrs.count; ++i) words.push_back(std::uint64_t(node.attrs[i]));
   // The op's comment names the user's file and line.
   words.push_back(std::uint64_t(node.loc.line()));
-  const ir::Hash128 file = ir::hash_bytes(node.loc.file_name(), std::strlen(node.loc.file_name()));
-  words.push_back(file.lo);
+  words.push_back(file_name_hash(node.loc.file_name()));
 }
 
 // A key's first word: which emitter's text it names.

@@ -6,6 +6,8 @@
 #include <iterator>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "fuse/region_cones.h"
 #include "ir/op.h"
 
@@ -19,8 +21,9 @@ bool computes(const ir::Node& node) {
 }
 
 // The ops inlined to compute a node, as graph indices: sorted, and cut short past
-// kMaxOpsRecomputed, which is all the test needs (and bounds the work per node).
-using Ops = std::vector<std::uint32_t>;
+// kMaxOpsRecomputed, which is all the test needs (and bounds the work per node). Most nodes have
+// few, held without an allocation.
+using Ops = absl::InlinedVector<std::uint32_t, 8>;
 
 constexpr std::size_t kOpsKept = std::size_t(kMaxOpsRecomputed) + 1;
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,8 @@ const char* mode_name(Mode mode) {
       return "rows at run time";
     case Mode::compiled:
       return "compiled";
+    case Mode::threaded:
+      return "threaded";
   }
   return "?";
 }
@@ -218,6 +221,41 @@ ModeResult compiled_run(std::vector<Program>& programs) {
   return result;
 }
 
+// The threaded mode: each thread records its own copy of the batch (recording an indexing step
+// writes its bound into the program) into its own trace and syncs it twice, so plans, kernels
+// and eager graphs are shared or looked up concurrently and launched on each thread's stream.
+std::vector<ModeResult> threaded_run(const std::vector<Program>& programs) {
+  ModeScope scope(Mode::fused);
+  std::vector<ModeResult> results(kFuzzThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kFuzzThreads; ++t) {
+    threads.emplace_back([&programs, &result = results[std::size_t(t)]] {
+      std::vector<Program> own = programs;
+      for (int sync = 0; sync < 2 && !result.error; ++sync) {
+        result = ModeResult{};
+        std::vector<std::unique_ptr<Builder>> builders;
+        std::vector<Tensor> outputs;
+        try {
+          for (Program& program : own) {
+            Builder& b = *builders.emplace_back(std::make_unique<Builder>(program));
+            b.apply_all();
+            b.release_intermediates();
+            for (int i = 0; i < b.size(); ++i)
+              if (program.steps[std::size_t(i)].held) outputs.push_back(b.tensor(i));
+          }
+          lazy::eval(outputs);
+          for (const Tensor& t : outputs) result.values.push_back(read_values(t));
+        } catch (const std::exception& e) {
+          result.error = e.what();
+          discard_recording();
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return results;
+}
+
 ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   if (mode == Mode::compiled) {
     ModeResult result = compiled_run(programs);
@@ -320,12 +358,10 @@ RunReport run_programs(std::vector<Program>& programs) {
       report.failures.push_back(
           {Failure::Kind::out_of_bounds, Mode::reference, h.program, h.step, *bad});
   }
-  for (Mode mode :
-       {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows, Mode::compiled}) {
-    ModeResult run = run_mode(programs, mode);
+  const auto compare_run = [&](const ModeResult& run, Mode mode) {
     if (run.error) {
       report.failures.push_back({Failure::Kind::error, mode, 0, -1, *run.error});
-      continue;
+      return;
     }
     for (std::size_t i = 0; i < reference.held.size(); ++i) {
       const Held& h = reference.held[i];
@@ -334,7 +370,11 @@ RunReport run_programs(std::vector<Program>& programs) {
       if (auto bad = compare(h, reference.values[i], run.values[i]))
         report.failures.push_back({Failure::Kind::mismatch, mode, h.program, h.step, *bad});
     }
-  }
+  };
+  for (Mode mode :
+       {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows, Mode::compiled})
+    compare_run(run_mode(programs, mode), mode);
+  for (const ModeResult& run : threaded_run(programs)) compare_run(run, Mode::threaded);
   return report;
 }
 

@@ -15,7 +15,10 @@ namespace lazy::fuzz {
 // (runtime/row_length_variants.h), planned twice: the second finds the kernel texts cached.
 // compiled: the batch as the body of a lazy::Function of its data leaves, called on them (the
 // capture) and then on copies in new memory: the replay's values are compared.
-enum class Mode { reference, fused, unfused, replayed, run_time_rows, compiled };
+// threaded: fused, the batch recorded and synced on kFuzzThreads threads at once, each on its own
+// copy of the programs and twice (the second sync a plan hit); every thread's values compared.
+enum class Mode { reference, fused, unfused, replayed, run_time_rows, compiled, threaded };
+inline constexpr int kFuzzThreads = 4;
 const char* mode_name(Mode mode);
 
 struct Failure {

@@ -130,12 +130,13 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
       }
     };
     pack_arguments(kernel, pending, device, memory, packed, launch_index_at);
-    for (std::size_t word = 0; word < kernel.args.size() && numbers_ == Numbers::per_call;
-         ++word) {  // one word per argument
-      const ArgSource& arg = kernel.args[word];
-      if (arg.kind == ArgSource::Kind::scalar_float || arg.kind == ArgSource::Kind::scalar_int) {
-        moving_here.push_back(
-            {0, std::uint32_t(word), MovingArgument::Source::scalar, std::uint32_t(arg.value)});
+    if (numbers_ == Numbers::per_call) {
+      for (std::size_t word = 0; word < kernel.args.size(); ++word) {  // one word per argument
+        const ArgSource& arg = kernel.args[word];
+        if (arg.kind == ArgSource::Kind::scalar_float || arg.kind == ArgSource::Kind::scalar_int) {
+          moving_here.push_back(
+              {0, std::uint32_t(word), MovingArgument::Source::scalar, std::uint32_t(arg.value)});
+        }
       }
     }
     for (int launch = 0; launch < kernel.launches; ++launch) {

@@ -140,6 +140,22 @@ TEST_F(FuzzRegressions, IntegersPastF16sLargestMayBeInfinityInTheFuzzersBounds) 
   EXPECT_TRUE(std::isnan(lazy::mul(big, zero).item<double>()));
 }
 
+// Seed 17296, program 843: f32 data holding infinities cast to i32 (saturating to +-2^31), back
+// to f32 and summed with small values in a product. The fuzzer's bounds kept the data's range
+// [-4, 4] as exact, where the f32 sum of +-2^28 and small terms legitimately loses them.
+TEST_F(FuzzRegressions, InfinitiesCastToIntegersSpanTheDTypeInTheFuzzersBounds) {
+  using lazy::fuzz::Bounds;
+  Bounds data{-4, 4, 0, 4};
+  data.special = true;
+  const Bounds cast = lazy::fuzz::converted(data, DType::f32, DType::i32);
+  EXPECT_FALSE(cast.special);
+  EXPECT_LE(cast.lo, -2147483648.0);
+  EXPECT_GE(cast.hi, 2147483647.0);
+  data.special = false;
+  EXPECT_EQ(lazy::fuzz::converted(data, DType::f32, DType::i32).hi, 4);
+  // What the cast gives: GpuFuzzRegressions.NanCastToIntegersIsZeroAndInfinitiesSaturate.
+}
+
 // Seed 17211, program 1003: a bf16 sum of 125 values in [-1, 3] is exact in its f32 accumulator
 // but rounds to bf16, where 375 is 376: outside the fuzzer's bounds [-125, 375], though the
 // reference and the GPU agreed.

@@ -112,7 +112,13 @@ Bounds converted(const Bounds& b, DType from, DType to) {
   }
   if (is_floating(from) && !is_floating(to)) {
     // Truncation toward zero: exact for exact inputs; an inexact one may cross an integer.
-    out = Bounds{std::trunc(b.lo), std::trunc(b.hi), 0, 0, b.special, b.err > 0};
+    out = Bounds{std::trunc(b.lo), std::trunc(b.hi), 0, 0, false, b.err > 0};
+    // NaN gives 0 and infinities saturate (docs/semantics.md): finite integers, as far out as
+    // the dtype reaches. Seed 17296 program 843 summed such values back in f32, inexactly.
+    if (b.special) {
+      out.lo = std::min(out.lo, -largest(to) - 1);
+      out.hi = std::max(out.hi, largest(to));
+    }
     return out;
   }
   if (is_floating(to) && std::max(std::abs(b.lo), std::abs(b.hi)) + b.err > largest(to)) {

@@ -1,7 +1,6 @@
 #include "tools/fuzz/runner.h"
 
 #include <cmath>
-#include <memory>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -124,23 +123,38 @@ void upload_inputs() {
     runtime::device_address(*input->data->storage, *device);
 }
 
+// (program, step) of each data leaf a compiled call takes as an input, in order.
+using LeafSteps = std::vector<std::pair<int, int>>;
+
+// Records the batch, each leaf of `leaf_steps` replaced by the tensor at its place in `leaves`,
+// and returns the held tensors in program and step order; `held` gets what each is. Nothing but
+// the held tensors keeps a handle.
+std::vector<Tensor> record_batch(std::vector<Program>& programs, std::vector<Held>& held,
+                                 const LeafSteps& leaf_steps = {},
+                                 std::span<const Tensor> leaves = {}) {
+  std::vector<Tensor> outputs;
+  std::size_t next = 0;
+  for (int p = 0; p < int(programs.size()); ++p) {
+    Builder b(programs[p]);
+    for (; next < leaf_steps.size() && leaf_steps[next].first == p; ++next)
+      b.substitute(leaf_steps[next].second, leaves[next]);
+    b.apply_all();
+    b.release_intermediates();
+    for (int i = 0; i < b.size(); ++i) {
+      if (!programs[p].steps[i].held) continue;
+      held.push_back(Held{p, i, b.bounds(i), b.tensor(i).dtype(), b.tensor(i).shape()});
+      outputs.push_back(b.tensor(i));
+    }
+  }
+  return outputs;
+}
+
 ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
   ModeScope scope(mode);
   ModeResult result;
-  std::vector<std::unique_ptr<Builder>> builders;
   std::vector<Tensor> outputs;
   try {
-    for (int p = 0; p < int(programs.size()); ++p) {
-      builders.push_back(std::make_unique<Builder>(programs[p]));
-      Builder& b = *builders.back();
-      b.apply_all();
-      b.release_intermediates();
-      for (int i = 0; i < b.size(); ++i) {
-        if (!programs[p].steps[i].held) continue;
-        result.held.push_back(Held{p, i, b.bounds(i), b.tensor(i).dtype(), b.tensor(i).shape()});
-        outputs.push_back(b.tensor(i));
-      }
-    }
+    outputs = record_batch(programs, result.held);
   } catch (const std::exception& e) {
     // Programs are valid by construction; one that no longer records is a shrinker candidate
     // gone wrong, reported as an error of the reference mode.
@@ -170,7 +184,7 @@ Tensor copy_of(const Tensor& t) {
 ModeResult compiled_run(std::vector<Program>& programs) {
   ModeScope scope(Mode::compiled);
   ModeResult result;
-  std::vector<std::pair<int, int>> leaf_steps;  // (program, step) of each data leaf, in order
+  LeafSteps leaf_steps;
   std::vector<Tensor> leaves;
   try {
     for (int p = 0; p < int(programs.size()); ++p) {
@@ -189,21 +203,7 @@ ModeResult compiled_run(std::vector<Program>& programs) {
   }
   discard_recording();  // the leaves are host data; the rest is recorded again in the body
   const Function function([&](std::span<const Tensor> in) {
-    std::vector<Tensor> outputs;
-    std::size_t next = 0;
-    for (int p = 0; p < int(programs.size()); ++p) {
-      Builder b(programs[p]);
-      for (; next < leaf_steps.size() && leaf_steps[next].first == p; ++next)
-        b.substitute(leaf_steps[next].second, in[next]);
-      b.apply_all();
-      b.release_intermediates();
-      for (int i = 0; i < b.size(); ++i) {
-        if (!programs[p].steps[i].held) continue;
-        result.held.push_back(Held{p, i, b.bounds(i), b.tensor(i).dtype(), b.tensor(i).shape()});
-        outputs.push_back(b.tensor(i));
-      }
-    }
-    return outputs;
+    return record_batch(programs, result.held, leaf_steps, in);
   });
   try {
     (void)function(std::span<const Tensor>(leaves));
@@ -233,16 +233,8 @@ std::vector<ModeResult> threaded_run(const std::vector<Program>& programs) {
       std::vector<Program> own = programs;
       for (int sync = 0; sync < 2 && !result.error; ++sync) {
         result = ModeResult{};
-        std::vector<std::unique_ptr<Builder>> builders;
-        std::vector<Tensor> outputs;
         try {
-          for (Program& program : own) {
-            Builder& b = *builders.emplace_back(std::make_unique<Builder>(program));
-            b.apply_all();
-            b.release_intermediates();
-            for (int i = 0; i < b.size(); ++i)
-              if (program.steps[std::size_t(i)].held) outputs.push_back(b.tensor(i));
-          }
+          const std::vector<Tensor> outputs = record_batch(own, result.held);
           lazy::eval(outputs);
           for (const Tensor& t : outputs) result.values.push_back(read_values(t));
         } catch (const std::exception& e) {

@@ -1,7 +1,5 @@
 #include "jit/nvrtc_warm_up.h"
 
-#include <thread>
-
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
 
@@ -17,24 +15,15 @@ constexpr const char* kWarmUpSource =
 // Any architecture NVRTC knows: the warm-up's code is thrown away.
 constexpr int kWarmUpArch = 90;
 
-struct WarmUp {
-  std::thread thread;
-  ~WarmUp() {
-    if (thread.joinable()) thread.join();
-  }
-};
-
 }  // namespace
 
-void start_nvrtc_warm_up() {
-  static WarmUp warm_up{std::thread([] {
-    if (!nvrtc_available()) return;  // the first real compile says why
-    try {
-      compile_kernel_source(kWarmUpSource, "lz_warm_up", kWarmUpArch, {});
-    } catch (...) {
-      // Only a warm-up: a compile that fails here fails again, with its message, when needed.
-    }
-  })};
+void warm_up_nvrtc() noexcept {
+  if (!nvrtc_available()) return;  // the first real compile says why
+  try {
+    compile_kernel_source(kWarmUpSource, "lz_warm_up", kWarmUpArch, {});
+  } catch (...) {
+    // Only a warm-up.
+  }
 }
 
 }  // namespace lazy::jit

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "ir/settings.h"
 #include "jit/nvrtc_warm_up.h"
@@ -122,8 +123,10 @@ Device* Device::get() {
   static Device* const device = []() -> Device* {
     const DeviceSelection& selection = device_selection();
     if (selection.driver == nullptr) return nullptr;
-    jit::start_nvrtc_warm_up();  // alongside the context's creation, the longest part of init
     std::atexit(mark_process_exiting);
+    // NVRTC warms up alongside the context's creation, the longest part of init, and is done
+    // before init returns: no compile may still run when the program ends.
+    std::jthread warm_up(jit::warm_up_nvrtc);
     // Never destroyed: buffers held by static objects may be freed until the process exits.
     return new Device(*selection.driver, selection.ordinal);
   }();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/recording.h"
+#include "ir/layout.h"
 #include "ir/storage.h"
 #include "runtime/device.h"
 
@@ -157,12 +158,10 @@ Tensor from_dlpack(DLManagedTensor* tensor, std::source_location loc) {
   }
   Shape shape;
   for (int a = 0; a < dl.ndim; ++a) shape.push_back(dl.shape[a]);
-  std::vector<std::int64_t> strides(std::size_t(dl.ndim));
-  std::int64_t dense = 1;
-  for (int a = dl.ndim - 1; a >= 0; --a) {
-    strides[std::size_t(a)] = dl.strides != nullptr ? dl.strides[a] : dense;
-    dense *= dl.shape[a];
-  }
+  // No strides in a DLTensor means a dense row-major one.
+  const ir::Layout dense = ir::Layout::contiguous(shape);
+  const std::span<const std::int64_t> strides(
+      dl.strides != nullptr ? dl.strides : dense.strides.data(), std::size_t(dl.ndim));
   bool on_device = false;
   switch (int(dl.device.device_type)) {
     case kDLCPU:
@@ -223,17 +222,14 @@ Tensor from_blob(void* data, const Shape& shape, std::span<const std::int64_t> s
   if (data == nullptr && shape.numel() > 0) {
     api::fail<ValueError>(loc, "from_blob", "a null pointer for ", shape.numel(), " elements");
   }
-  std::vector<std::int64_t> dense(std::size_t(shape.rank()));
-  std::int64_t step = 1;
-  for (int a = shape.rank() - 1; a >= 0; --a) {
-    dense[std::size_t(a)] = step;
-    step *= shape[a];
-  }
+  const ir::Layout dense = ir::Layout::contiguous(shape);
   auto give_back = [data, deleter = std::move(deleter)] {
     if (deleter) deleter(data);
   };
-  return wrap(static_cast<std::byte*>(data), shape, strides.empty() ? dense : strides, dtype,
-              memory == MemoryKind::cuda, std::move(give_back), "from_blob", loc);
+  return wrap(
+      static_cast<std::byte*>(data), shape,
+      strides.empty() ? std::span(dense.strides.data(), std::size_t(shape.rank())) : strides, dtype,
+      memory == MemoryKind::cuda, std::move(give_back), "from_blob", loc);
 }
 
 }  // namespace lazy

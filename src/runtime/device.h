@@ -234,9 +234,12 @@ class Device {
   CUdeviceptr allocate_from_pool(std::size_t bytes, DeviceStream& home);
   // Frees the kept blocks of every stream (queued on their streams).
   void free_kept_blocks();
-  // Throws MemoryLimitExceeded when `size` more bytes would pass the limit, after freeing the
-  // cache when that is what passes it.
+  // Throws MemoryLimitExceeded when `size` more bytes in use would pass the limit (freeing the
+  // cache first, so the memory is there for what the program does next).
   void check_limit(std::size_t size);
+  // Frees the cache when the pool growing by `size` would hold more than the limit. Asks the
+  // driver what the pool holds: called only when no kept block serves the allocation.
+  void keep_reserved_under_limit(std::size_t size);
   // Keeps a freed block for reuse on its home stream, or frees it there.
   void release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept;
   void destroy_event(CUevent event) noexcept;

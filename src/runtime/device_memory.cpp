@@ -24,9 +24,13 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
   if (bytes > 0) {
     make_current();
     const std::size_t size = FreeBlocks::allocation_size(bytes);
-    if (limit_.load(std::memory_order_relaxed) != 0) check_limit(size);
+    const bool limited = limit_.load(std::memory_order_relaxed) != 0;
+    if (limited) check_limit(size);
     buffer->ptr_ = home.free_blocks.take(bytes);
-    if (buffer->ptr_ == 0) buffer->ptr_ = allocate_from_pool(bytes, home);
+    if (buffer->ptr_ == 0) {
+      if (limited) keep_reserved_under_limit(size);
+      buffer->ptr_ = allocate_from_pool(bytes, home);
+    }
     const std::int64_t now =
         in_use_.fetch_add(std::int64_t(size), std::memory_order_relaxed) + std::int64_t(size);
     std::int64_t peak = peak_.load(std::memory_order_relaxed);
@@ -97,15 +101,19 @@ void Device::check_limit(std::size_t size) {
   const std::int64_t limit = limit_.load(std::memory_order_relaxed);
   const auto wanted = std::int64_t(size);
   const std::int64_t in_use = in_use_.load(std::memory_order_relaxed);
-  // The cache goes first, so what the pool holds stays near the limit too (give or take the
-  // pool's granules).
-  if (in_use + wanted <= limit && memory_stats().reserved + wanted <= limit) return;
-  empty_cache();
   if (in_use + wanted <= limit) return;
+  empty_cache();
   throw MemoryLimitExceeded("lazyfuse: an allocation of " + mib_text(wanted) + " on " +
                                 description_ + " would pass the memory limit of " +
                                 mib_text(limit) + " with " + mib_text(in_use) + " in use",
                             limit, in_use);
+}
+
+void Device::keep_reserved_under_limit(std::size_t size) {
+  // The cache goes first, so what the pool holds stays near the limit too (give or take the
+  // pool's granules).
+  if (memory_stats().reserved + std::int64_t(size) > limit_.load(std::memory_order_relaxed))
+    empty_cache();
 }
 
 DeviceMemoryStats Device::memory_stats() {

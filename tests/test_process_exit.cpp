@@ -3,6 +3,7 @@
 // driver (tools/stub_driver) makes initialisation take microseconds, so without a GPU the
 // program ends during the warm-up of every run; on a GPU the real driver is tried as well.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +32,9 @@ struct ProgramEnd {
 
 // Runs init_and_exit with `library_path` first on the loader's path (empty: the system's).
 ProgramEnd run_init_and_exit(const std::string& library_path, int lifetime_us) {
-  const std::string out = testing::TempDir() + "/init_and_exit.out";
+  // One file per test process: CTest may run this file's tests at once.
+  const std::string out =
+      testing::TempDir() + "/init_and_exit." + std::to_string(::getpid()) + ".out";
   std::string command;
   if (!library_path.empty()) command = "LD_LIBRARY_PATH='" + library_path + "' ";
   command += lazy_test::helper_program(LAZY_INIT_AND_EXIT) + " " + std::to_string(lifetime_us) +

@@ -2,9 +2,9 @@
 # Cold and warm first iterations in fresh processes (issue 4): each program runs once on an empty
 # cache directory (cold), then again on the directory it filled (warm). The kernels50 program
 # also runs cold with one compile thread, which gives the slowest single kernel's compile time.
-# NVRTC hands its code to the CUDA driver, whose own compute cache (CUDA_CACHE_PATH, by default
-# ~/.nv/ComputeCache) would make a "cold" compile of a kernel seen before about 13x faster: every
-# cold run gets an empty one.
+# lazyfuse compiles with NVRTC's own cache off (--no-cache), but every cold run still gets an
+# empty CUDA driver compute cache (CUDA_CACHE_PATH), so that nothing an earlier run left there
+# can answer a compile.
 #   bench/startup.sh [path/to/bench_startup]
 set -euo pipefail
 bench=${1:-build/bench/bench_startup}

@@ -207,9 +207,9 @@ TEST(Nvrtc, SkipsUnsetEnvironmentRoots) {
 
 TEST(Nvrtc, CompileOptionsAskForARealCubinInCxx17WithoutFastMath) {
   const std::vector<std::string> extra = {"-DTILE=4"};
-  EXPECT_THAT(
-      jit::nvrtc_compile_options(90, extra),
-      ::testing::ElementsAre("--gpu-architecture=sm_90", "-std=c++17", "--minimal", "-DTILE=4"));
+  EXPECT_THAT(jit::nvrtc_compile_options(90, extra),
+              ::testing::ElementsAre("--gpu-architecture=sm_90", "-std=c++17", "--minimal",
+                                     "--no-cache", "-DTILE=4"));
 }
 
 TEST(Nvrtc, CompilesInlinePtxBf16ConversionToAnSm90Cubin) {

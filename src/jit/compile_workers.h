@@ -1,6 +1,6 @@
-// NVRTC compiles in worker processes. Within one process, NVRTC's compiles that the CUDA driver's
-// compute cache answers are serialized (16 threads compiled 50 such kernels no faster than one on
-// the H100 machine), so a cold start that needs many kernels spreads them over processes.
+// NVRTC compiles in worker processes. Within one process, NVRTC runs compiles partly serialized
+// (two at once took 1.5 to 2 times one on the H100 machine), so a cold start that needs many
+// kernels spreads them over processes.
 #pragma once
 
 #include <atomic>
@@ -41,7 +41,8 @@ struct Worker {
 
 // Worker processes kept for the life of the program, started on first need (several kernels to
 // compile at once), each warming NVRTC up as it starts. Starting them ahead of need, while CUDA
-// initialises, was measured on H100: it only moved their start-up cost into initialisation.
+// initialises, was measured on H100 (while NVRTC's cache made each initialise the driver): it only
+// moved their start-up cost into initialisation.
 class WorkerPool {
  public:
   // The process's pool, running find_worker_program().

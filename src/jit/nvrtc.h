@@ -2,6 +2,7 @@
 // the toolkit. Compiles generated kernels to CUBIN for one GPU architecture.
 #pragma once
 
+#include <compare>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +13,8 @@ namespace lazy::jit {
 struct NvrtcVersion {
   int major;
   int minor;
+
+  friend auto operator<=>(const NvrtcVersion&, const NvrtcVersion&) = default;
 };
 
 // True when libnvrtc could be loaded; otherwise *why (when given) says which library, every

@@ -114,7 +114,7 @@ void Builder::apply(int i) {
     throw std::logic_error("lazyfuse-fuzz: symbolic shape " +
                            concrete_shape(program_, shape).to_string() +
                            " differs from the recorded " + out.shape().to_string());
-  if (out.numel() > kMaxElements) throw StepRejected("too many elements");
+  if (element_count(out.shape()) > double(kMaxElements)) throw StepRejected("too many elements");
   if (!bounds.unchecked && is_floating(out.dtype()) &&
       !(bounds.err <= kMaxRelativeError * std::max(bounds.magnitude(), 1.0)))
     throw StepRejected("values too inexact to compare");

@@ -1,5 +1,6 @@
 #include "tools/fuzz/program.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace lazy::fuzz {
@@ -32,8 +33,14 @@ double element_count(const Program& program, const std::vector<Dim>& dims) {
   for (const Dim& d : dims) {
     double size = double(d.literal);
     for (int id : d.sizes) size *= double(program.sizes[id].value);
-    n *= size;
+    n *= std::max(size, 1.0);
   }
+  return n;
+}
+
+double element_count(const Shape& shape) {
+  double n = 1;
+  for (std::int64_t size : shape) n *= std::max(double(size), 1.0);
   return n;
 }
 

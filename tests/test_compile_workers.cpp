@@ -8,6 +8,8 @@
 #include "jit/compile_workers.h"
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
+#include "runtime/compile_scheduler.h"
+#include "runtime/device.h"
 
 namespace {
 
@@ -58,6 +60,8 @@ TEST_F(CompileWorkers, ACompileErrorComesBackWithTheLog) {
 // no more, so every request comes back not ok (the caller then compiles it itself).
 TEST_F(CompileWorkers, WorkersThatStopAnsweringLeaveRequestsNotOk) {
   lazy::jit::WorkerPool pool("/bin/true");
+  pool.start(2);
+  EXPECT_EQ(pool.running(), 2u);
   std::vector<CompileRequest> requests;
   for (int k = 0; k < 5; ++k)
     requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
@@ -70,6 +74,25 @@ TEST_F(CompileWorkers, WorkersThatStopAnsweringLeaveRequestsNotOk) {
     if (result.log.find("stopped answering") != std::string::npos) ++stopped;
   }
   EXPECT_EQ(stopped, 2);  // one per worker; the other requests were never sent
+  EXPECT_EQ(pool.running(), 0u);
+}
+
+// The device starts two workers while CUDA initialises, so a cold start's first sync (typically
+// two or three new kernels) compiles them in parallel processes, not in one NVRTC.
+TEST(CompileScheduling, ASyncOfAFewKernelsUsesWorkersOnlyWhenEnoughAreWarm) {
+  using lazy::runtime::compiles_in_workers;
+  EXPECT_FALSE(compiles_in_workers(1, 8, 16));  // one kernel: no process hop
+  EXPECT_FALSE(compiles_in_workers(2, 0, 16));  // starting workers would cost more than it saves
+  EXPECT_TRUE(compiles_in_workers(2, lazy::runtime::kWorkersStartedAhead, 16));
+  EXPECT_FALSE(compiles_in_workers(3, 2, 16));
+  EXPECT_TRUE(compiles_in_workers(lazy::jit::kMinKernelsForWorkers, 0, 16));
+  EXPECT_FALSE(compiles_in_workers(8, 2, 1));  // LAZY_COMPILE_THREADS=1: all in-process
+}
+
+TEST(CompileScheduling, TheDeviceStartsWorkersWhileCudaInitialises) {
+  if (lazy::runtime::Device::get() == nullptr) GTEST_SKIP() << "no GPU: the device starts none";
+  if (lazy::jit::find_worker_program().empty()) GTEST_SKIP() << "lazyfuse-nvrtc-worker not built";
+  EXPECT_GE(lazy::jit::WorkerPool::instance().running(), lazy::runtime::kWorkersStartedAhead);
 }
 
 TEST_F(CompileWorkers, AMissingWorkerProgramIsNotFound) {

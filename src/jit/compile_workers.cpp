@@ -17,6 +17,7 @@
 #include "ir/settings.h"
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
+#include "jit/nvrtc_warm_up.h"
 #include "lazy/error.h"
 
 extern char** environ;
@@ -142,6 +143,7 @@ void WorkerPool::start(std::size_t count) {
     std::optional<Worker> worker = start_worker(program_);
     if (!worker) return;
     workers_.push_back(*worker);
+    ++running_;
   }
 }
 
@@ -189,6 +191,7 @@ void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
       int ignored;
       ::waitpid(worker.pid, &ignored, 0);
       worker.socket = -1;
+      --running_;
       return;
     }
     result.ok = status == std::uint64_t(Status::ok);
@@ -207,14 +210,9 @@ std::optional<std::vector<CompileResult>> compile_in_workers(
 }
 
 int serve_compile_requests(int in_fd, int out_fd) {
-  // NVRTC's first compile costs most (it loads and initialises the CUDA driver, about 150 ms on
-  // an H100 machine); a warm-up paid before the first request keeps it out of that request's
-  // measured compile time.
-  try {
-    compile_kernel_source("extern \"C\" __global__ void lz_warm_up() {}", "lz_warm_up", 90, {});
-  } catch (const std::exception&) {
-    // A real request will report the problem.
-  }
+  // NVRTC's first compile in a process costs most; paid before the first request, it stays out
+  // of that request's time (and, for workers started while CUDA initialises, off the cold path).
+  warm_up_nvrtc();
   while (true) {
     CompileRequest request;
     std::uint64_t arch = 0, options = 0;

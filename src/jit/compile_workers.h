@@ -39,10 +39,9 @@ struct Worker {
   int socket = -1;  // -1 once it has stopped answering
 };
 
-// Worker processes kept for the life of the program, started on first need (several kernels to
-// compile at once), each warming NVRTC up as it starts. Starting them ahead of need, while CUDA
-// initialises, was measured on H100 (while NVRTC's cache made each initialise the driver): it only
-// moved their start-up cost into initialisation.
+// Worker processes kept for the life of the program, each warming NVRTC up as it starts. The
+// device starts a few while CUDA initialises (runtime::start_compile_workers), so that a cold
+// start's first syncs find them warm; more start when a sync has many kernels to compile.
 class WorkerPool {
  public:
   // The process's pool, running find_worker_program().
@@ -55,6 +54,8 @@ class WorkerPool {
 
   // Starts workers until `count` run (no more if the worker program is missing).
   void start(std::size_t count);
+  // Workers started and still answering; takes no lock, so a sync asks while another compiles.
+  std::size_t running() const { return running_.load(); }
   // Compiles every request on up to `max_workers` workers; nothing when none could start.
   std::optional<std::vector<CompileResult>> compile(std::span<const CompileRequest> requests,
                                                     std::size_t max_workers);
@@ -68,6 +69,7 @@ class WorkerPool {
   std::mutex mutex_;
   std::string program_;
   std::vector<Worker> workers_;
+  std::atomic<std::size_t> running_{0};
 };
 
 // Compiles every request in up to `max_workers` worker processes; nothing when no worker could

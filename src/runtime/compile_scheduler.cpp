@@ -28,6 +28,15 @@ std::size_t compile_threads() {
 
 }  // namespace
 
+bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads) {
+  if (threads == 1 || misses < 2) return false;
+  return misses >= jit::kMinKernelsForWorkers || misses <= running_workers;
+}
+
+void start_compile_workers() {
+  if (compile_threads() > 1) jit::WorkerPool::instance().start(kWorkersStartedAhead);
+}
+
 std::vector<jit::KernelCache::Lookup> compile_all(
     const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
   if (kernels.empty() || !jit::nvrtc_available()) return {};
@@ -45,7 +54,8 @@ std::vector<jit::KernelCache::Lookup> compile_all(
   auto compile_here = [&](std::size_t k) {
     lookups[k] = cache.compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
   };
-  if (misses.size() >= jit::kMinKernelsForWorkers && compile_threads() > 1) {
+  if (compiles_in_workers(misses.size(), jit::WorkerPool::instance().running(),
+                          compile_threads())) {
     std::vector<jit::CompileRequest> requests;
     for (std::size_t k : misses)
       requests.push_back({kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options});

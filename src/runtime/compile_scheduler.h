@@ -2,6 +2,7 @@
 // misses, so that a cold start waits for about the slowest kernel rather than for the sum.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "codegen/kernel_emitter.h"
@@ -12,6 +13,21 @@ namespace lazy::runtime {
 // A lookup per kernel: several misses go to worker processes (one process's NVRTC compiles one
 // program at a time), a few to threads. Empty when NVRTC is unavailable (the host evaluator
 // computes then). Throws lazy::CompileError for a kernel NVRTC refuses.
+// How many worker processes the device starts while CUDA initialises: enough for a cold start's
+// first syncs, which new programs make with two or three new kernels.
+inline constexpr std::size_t kWorkersStartedAhead = 2;
+
+// Starts kWorkersStartedAhead workers, unless compiles are limited to one at a time
+// (LAZY_COMPILE_THREADS=1) or the worker program is missing. Returns at once: they warm NVRTC
+// up in their own processes.
+void start_compile_workers();
+
+// Whether a sync's `misses` new kernels compile in worker processes rather than in threads of
+// this process: for many kernels, or for two or more when as many warm workers already run (one
+// process's NVRTC takes 1.5 to 2 times as long for two compiles as for one). `threads` is the
+// compile parallelism (LAZY_COMPILE_THREADS); 1 keeps every compile in-process.
+bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads);
+
 std::vector<jit::KernelCache::Lookup> compile_all(
     const std::vector<codegen::GeneratedKernel>& kernels, int arch);
 

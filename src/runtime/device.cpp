@@ -12,6 +12,7 @@
 #include "ir/settings.h"
 #include "jit/nvrtc_warm_up.h"
 #include "lazy/error.h"
+#include "runtime/compile_scheduler.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_failures.h"
 #include "runtime/packed_args.h"
@@ -125,8 +126,10 @@ Device* Device::get() {
     if (selection.driver == nullptr) return nullptr;
     std::atexit(mark_process_exiting);
     // NVRTC warms up alongside the context's creation, the longest part of init, and is done
-    // before init returns: no compile may still run when the program ends.
+    // before init returns: no compile may still run when the program ends. Compile workers
+    // start too, and warm up in their own processes.
     std::jthread warm_up(jit::warm_up_nvrtc);
+    start_compile_workers();
     // Never destroyed: buffers held by static objects may be freed until the process exits.
     return new Device(*selection.driver, selection.ordinal);
   }();

@@ -7,7 +7,8 @@
 //   bench_matmul [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, decode_weight_read (its floor: one read of the
-// weight), transformer_block, or issue 16's training steps mlp_train and block_train
+// weight), decode_layers (8 decode_linear layers back to back, each with its own weight),
+// decode_layers_read (its floor), transformer_block, or issue 16's training steps mlp_train and block_train
 // (training_workloads.cpp).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
@@ -62,6 +63,8 @@ constexpr std::int64_t kDecodeDim = 4096;
 // Calls in decode_linear's back-to-back loop: about as long as a timed run, enough to average
 // the host's jitter away.
 constexpr int kDecodeLoopCalls = 1000;
+// decode_layers: 8 weights of 32 MiB, five times H100's 50 MB L2, so each is read from HBM.
+constexpr int kDecodeLayers = 8;
 
 Workload gemm_gelu() {
   const double flops = product_flops(kGemmRows, kGemmCols, kGemmInner);
@@ -119,6 +122,52 @@ Workload decode_weight_read() {
             lazy::Tensor w = computed_randn({kDecodeDim, kDecodeDim}, 9, inverse_sqrt(kDecodeDim));
             return StepFn([w] { return std::vector<lazy::Tensor>{lazy::sum(w, {1})}; });
           }};
+}
+
+// A decode step through a stack of decode_linear layers, each with its own weight and bias, in
+// one sync: as in a model's decode step, every weight comes from HBM and the layers run back to
+// back, so the time per layer is what a layer costs there, without the fixed cost of timing one
+// kernel alone (the flush's dirty lines, the events).
+Workload decode_layers() {
+  const double flops = kDecodeLayers * product_flops(kDecodeTokens, kDecodeDim, kDecodeDim);
+  const std::int64_t bytes =
+      kDecodeLayers *
+      bf16_bytes(2 * kDecodeTokens * kDecodeDim + kDecodeDim * kDecodeDim + kDecodeDim);
+  return {"decode_layers", flops, bytes,
+          [] {
+            lazy::Tensor x = computed_randn({kDecodeTokens, kDecodeDim}, 8);
+            std::vector<lazy::Tensor> weights, biases;
+            for (int layer = 0; layer < kDecodeLayers; ++layer) {
+              weights.push_back(
+                  computed_randn({kDecodeDim, kDecodeDim}, 40 + layer, inverse_sqrt(kDecodeDim)));
+              biases.push_back(computed_randn({kDecodeDim}, 60 + layer));
+            }
+            return StepFn([x, weights, biases] {
+              lazy::Tensor h = x;
+              for (int layer = 0; layer < kDecodeLayers; ++layer)
+                h = lazy::gelu_tanh(lazy::linear(h, weights[layer], biases[layer]));
+              return std::vector<lazy::Tensor>{h};
+            });
+          },
+          /*per_call_loop=*/false, kDecodeLayers};
+}
+
+// decode_layers' floor, timed the same way: one read of each of its weights (row sums).
+Workload decode_layers_read() {
+  const std::int64_t bytes = kDecodeLayers * bf16_bytes(kDecodeDim * kDecodeDim + kDecodeDim);
+  return {"decode_layers_read", 0.0, bytes,
+          [] {
+            std::vector<lazy::Tensor> weights;
+            for (int layer = 0; layer < kDecodeLayers; ++layer)
+              weights.push_back(
+                  computed_randn({kDecodeDim, kDecodeDim}, 40 + layer, inverse_sqrt(kDecodeDim)));
+            return StepFn([weights] {
+              std::vector<lazy::Tensor> sums;
+              for (const lazy::Tensor& w : weights) sums.push_back(lazy::sum(w, {1}));
+              return sums;
+            });
+          },
+          /*per_call_loop=*/false, kDecodeLayers};
 }
 
 // The sample's block (samples/transformer_block.h), so the two cannot drift apart.
@@ -193,6 +242,7 @@ struct Row {
   std::string workload;
   double flops;
   std::int64_t bytes;
+  int layers;  // identical layers a step runs: the JSON and log also give the time per layer
   Result fused;
   Result unfused;
 };
@@ -234,7 +284,9 @@ void write_json(const std::string& path, const std::string& device_name, double 
       json << (first ? "\n  " : ",\n  ") << "{\"workload\": " << json_string(row.workload)
            << ", \"dtype\": " << json_string(lazy::dtype_name(kDtype))
            << ", \"impl\": " << json_string(fused ? "lazyfuse" : "lazyfuse_unfused")
-           << ", \"median_ms\": " << ms << ", \"tflops\": " << tflops(row.flops, ms)
+           << ", \"median_ms\": " << ms << ", \"layers\": " << row.layers
+           << ", \"us_per_layer\": " << 1e3 * ms / row.layers
+           << ", \"tflops\": " << tflops(row.flops, ms)
            << ", \"flops\": " << row.flops << ", \"gbps\": " << gbps(row.bytes, ms)
            << ", \"pct_copy\": " << 100.0 * gbps(row.bytes, ms) / copy_gbps
            << ", \"bytes\": " << row.bytes << ", \"peak_bytes\": " << json_optional(peak)
@@ -283,6 +335,9 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
                 megabytes(r.memory->extra_bytes));
   }
   std::printf("\n");
+  if (row.layers > 1) {
+    std::printf("%-32s %9.1f us per layer\n", (label + " layer").c_str(), 1e3 * ms / row.layers);
+  }
   if (r.loop_us) {
     std::printf("%-32s %9.1f us per call waiting for each result (GPU time %.1f us)\n",
                 (label + " loop").c_str(), *r.loop_us, 1e3 * ms);
@@ -295,7 +350,8 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
 
 constexpr BenchUsage kUsage{
     "bench_matmul", "times issue 13's matrix-product workloads on the GPU",
-    "gemm_gelu swiglu_ffn decode_linear decode_weight_read transformer_block "
+    "gemm_gelu swiglu_ffn decode_linear decode_weight_read decode_layers decode_layers_read "
+    "transformer_block "
     "mlp_train "
     "block_train"};
 
@@ -307,6 +363,8 @@ int main(int argc, char** argv) {
                                      swiglu_ffn(),
                                      decode_linear(),
                                      decode_weight_read(),
+                                     decode_layers(),
+                                     decode_layers_read(),
                                      transformer_block(),
                                      lazy::bench::mlp_train(),
                                      lazy::bench::block_train()};
@@ -317,7 +375,7 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   for (const Workload& workload : workloads) {
-    Row row{workload.name, workload.flops, workload.bytes, {}, {}};
+    Row row{workload.name, workload.flops, workload.bytes, workload.layers, {}, {}};
     {
       StepFn step = workload.prepare();  // the inputs are freed when the step goes
       for (bool fusion : {true, false}) {

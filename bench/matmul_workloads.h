@@ -22,6 +22,7 @@ struct Workload {
   std::int64_t bytes;               // fewest bytes moved: each input read once, each output written
   std::function<StepFn()> prepare;  // creates and computes the inputs; the step holds them
   bool per_call_loop = false;       // also timed as back-to-back calls that wait for each result
+  int layers = 1;                   // identical layers in a step, for the time per layer
 };
 
 inline std::int64_t bf16_bytes(std::int64_t elements) {

@@ -9,7 +9,8 @@ torch.cuda.max_memory_allocated over one call after warm-up, reported twice: as 
 inputs and weights the call reads are included) and less torch.cuda.memory_allocated just before
 the call (the call's outputs, temporaries and library workspaces only). decode_linear is also
 timed as a loop of back-to-back calls that each wait for their result (torch.cuda.synchronize),
-which counts the host's dispatch cost per call.
+which counts the host's dispatch cost per call. decode_layers runs decode_linear's layer 8 times
+back to back in one call, each with its own weight, and also reports the time per layer.
 
     python3 bench/peers_matmul.py [--iters N] [--only WORKLOAD] [--json PATH]
 
@@ -33,6 +34,8 @@ FFN_TOKENS, FFN_DIM, FFN_HIDDEN = 8192, 4096, 11008  # Llama-7B's MLP widths
 DECODE_TOKENS, DECODE_DIM = 16, 4096
 # Calls in decode_linear's back-to-back loop: enough to average the host's jitter away.
 DECODE_LOOP_CALLS = 1000
+# decode_layers: 8 weights of 32 MiB, five times H100's 50 MB L2, so each is read from HBM.
+DECODE_LAYERS = 8
 
 # The transformer block: samples/transformer_block.h's Config.
 BATCH, SEQ, HEADS, HEAD_DIM, BLOCK_FFN_HIDDEN = 8, 1024, 16, 128, 5632
@@ -46,6 +49,12 @@ DEVICE = peers.DEVICE
 
 def gemm_gelu(x, w, b):
     return F.gelu(F.linear(x, w, b), approximate="tanh")
+
+
+def decode_layers(x, *weights_and_biases):
+    for w, b in zip(weights_and_biases[0::2], weights_and_biases[1::2]):
+        x = gemm_gelu(x, w, b)
+    return x
 
 
 def swiglu_ffn(x, gate, up, down):
@@ -130,12 +139,13 @@ def bf16_bytes(elements):
 class Workload:
     """A workload's inputs and, per implementation, a zero-argument step that runs it once."""
 
-    def __init__(self, name, flops, nbytes, make_steps, per_call_loop=False):
+    def __init__(self, name, flops, nbytes, make_steps, per_call_loop=False, layers=1):
         self.name = name
         self.flops = flops  # 2 * M * N * K summed over the products
         self.bytes = nbytes  # fewest bytes moved: each input read once, each output written once
         self.make_steps = make_steps  # () -> {"torch_eager": step, "torch_compile": step}
         self.per_call_loop = per_call_loop  # also timed as back-to-back calls
+        self.layers = layers  # identical layers in a step, for the time per layer
 
 
 def steps_of(fn, *inputs):
@@ -189,6 +199,35 @@ def decode_weight_read_workload():
 
     return Workload("decode_weight_read", 0, bf16_bytes(DECODE_DIM * DECODE_DIM + DECODE_DIM),
                     make_steps)
+
+
+def decode_layers_workload():
+    """decode_linear's layer 8 times back to back, each with its own weight and bias, in one call:
+    every weight comes from HBM, as in a model's decode step."""
+    def make_steps():
+        x = randn((DECODE_TOKENS, DECODE_DIM), 8)
+        params = []
+        for layer in range(DECODE_LAYERS):
+            params.append(randn((DECODE_DIM, DECODE_DIM), 40 + layer, 1 / math.sqrt(DECODE_DIM)))
+            params.append(randn((DECODE_DIM,), 60 + layer))
+        return steps_of(decode_layers, x, *params)
+
+    layer_bytes = bf16_bytes(2 * DECODE_TOKENS * DECODE_DIM + DECODE_DIM * DECODE_DIM + DECODE_DIM)
+    return Workload("decode_layers",
+                    DECODE_LAYERS * product_flops(DECODE_TOKENS, DECODE_DIM, DECODE_DIM),
+                    DECODE_LAYERS * layer_bytes, make_steps, layers=DECODE_LAYERS)
+
+
+def decode_layers_read_workload():
+    """decode_layers' floor, timed the same way: one read of each of its weights (row sums)."""
+    def make_steps():
+        weights = [randn((DECODE_DIM, DECODE_DIM), 40 + layer, 1 / math.sqrt(DECODE_DIM))
+                   for layer in range(DECODE_LAYERS)]
+        return steps_of(lambda *ws: [w.sum(1) for w in ws], *weights)
+
+    return Workload("decode_layers_read", 0,
+                    DECODE_LAYERS * bf16_bytes(DECODE_DIM * DECODE_DIM + DECODE_DIM), make_steps,
+                    layers=DECODE_LAYERS)
 
 
 def transformer_block_workload():
@@ -278,6 +317,7 @@ def block_train_workload():
 
 
 WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "decode_weight_read",
+                  "decode_layers", "decode_layers_read",
                   "transformer_block", "mlp_train", "block_train"]
 
 
@@ -322,7 +362,8 @@ def main():
         return 0
 
     workloads = [gemm_gelu_workload(), swiglu_ffn_workload(), decode_linear_workload(),
-                 decode_weight_read_workload(),
+                 decode_weight_read_workload(), decode_layers_workload(),
+                 decode_layers_read_workload(),
                  transformer_block_workload(), mlp_train_workload(), block_train_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]
@@ -344,10 +385,14 @@ def main():
             print(f"{label:<32} {ms:9.3f} ms  {tflops(workload.flops, ms):7.1f} TFLOP/s  "
                   f"{rate:6.0f} GB/s  peak {peak / 1e6:.0f} MB ({extra / 1e6:.0f} MB over the "
                   "inputs)")
+            if workload.layers > 1:
+                print(f"{label + ' layer':<32} {1e3 * ms / workload.layers:9.1f} us per layer")
             if loop_us is not None:
                 print(f"{label + ' loop':<32} {loop_us:9.1f} us per call waiting for each result")
             json_rows.append({"workload": workload.name, "dtype": peers.dtype_name(DTYPE),
-                              "impl": impl, "median_ms": ms, "tflops": tflops(workload.flops, ms),
+                              "impl": impl, "median_ms": ms, "layers": workload.layers,
+                              "us_per_layer": 1e3 * ms / workload.layers,
+                              "tflops": tflops(workload.flops, ms),
                               "flops": workload.flops, "gbps": rate,
                               "pct_copy": 100 * rate / copy_gbps, "bytes": workload.bytes,
                               "peak_bytes": peak, "peak_extra_bytes": extra, "loop_us": loop_us})

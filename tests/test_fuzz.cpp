@@ -479,6 +479,14 @@ TEST(FuzzSession, EmptyDimsCountAsOneAgainstTheElementLimit) {
   expect_program_agrees(17307, 431);
 }
 
+// Seed 17314: -inf cast to i64 gives -2^63 (programs 2715 and 3350), and abs of an i32 cast of
+// -inf gives -2^31 back (program 3118); the reference and the GPU agreed, the bounds did not.
+TEST(FuzzSession, SaturatedIntegersAndTheirWrappedAbsStayInTheBounds) {
+  expect_program_agrees(17314, 2715);
+  expect_program_agrees(17314, 3118);
+  expect_program_agrees(17314, 3350);
+}
+
 // A crash prints the signal and the call stack, then dies of the signal as it would have.
 TEST(FuzzCrashReport, PrintsTheSignalAndTheStackThenDiesOfIt) {
   int pipe_ends[2];

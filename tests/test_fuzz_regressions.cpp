@@ -156,6 +156,32 @@ TEST_F(FuzzRegressions, InfinitiesCastToIntegersSpanTheDTypeInTheFuzzersBounds) 
   // What the cast gives: GpuFuzzRegressions.NanCastToIntegersIsZeroAndInfinitiesSaturate.
 }
 
+// Seed 17314 programs 2715 and 3350, seed 17317 program 508: -inf cast to i64 saturates to -2^63,
+// past the 2^53 (where doubles stop holding every integer) at which the bounds stopped.
+TEST_F(FuzzRegressions, InfinitiesCastToI64SpanAllOfI64InTheFuzzersBounds) {
+  lazy::fuzz::Bounds data{0, 1, 0, 3};
+  data.special = true;
+  const lazy::fuzz::Bounds cast = lazy::fuzz::converted(data, DType::f32, DType::i64);
+  EXPECT_LE(cast.lo, double(std::numeric_limits<std::int64_t>::min()));
+  EXPECT_GE(cast.hi, double(std::numeric_limits<std::int64_t>::max()));
+}
+
+// Seed 17314 program 3118: abs of an i32 cast of -inf is abs(-2^31), which wraps to -2^31, below
+// the bounds' 0. neg of the least value wraps the same way.
+TEST_F(FuzzRegressions, NegAndAbsOfTheLeastIntegerWrapInTheFuzzersBounds) {
+  for (DType dtype : {DType::i32, DType::i64}) {
+    const double least = lazy::fuzz::integer_min(dtype);
+    const lazy::fuzz::Operand x{lazy::fuzz::Bounds{least, 5, 0, 0}, dtype};
+    EXPECT_LE(lazy::fuzz::unary_rule("abs", x, dtype).lo, least) << lazy::dtype_name(dtype);
+    EXPECT_LE(lazy::fuzz::unary_rule("neg", x, dtype).lo, least) << lazy::dtype_name(dtype);
+    const lazy::fuzz::Operand above{lazy::fuzz::Bounds{least + 1024, 5, 0, 0}, dtype};
+    EXPECT_EQ(lazy::fuzz::unary_rule("abs", above, dtype).lo, 0);  // nothing wraps
+  }
+  const Tensor least = lazy::full({1}, -2147483648.0, DType::i32);
+  EXPECT_EQ(lazy::abs(least).item<std::int64_t>(), -2147483648LL);
+  EXPECT_EQ(lazy::neg(least).item<std::int64_t>(), -2147483648LL);
+}
+
 // Seed 17211, program 1003: a bf16 sum of 125 values in [-1, 3] is exact in its f32 accumulator
 // but rounds to bf16, where 375 is 376: outside the fuzzer's bounds [-125, 375], though the
 // reference and the GPU agreed.

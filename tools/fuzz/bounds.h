@@ -31,6 +31,10 @@ struct Bounds {
 // Bits of significand (with the implicit one), largest finite value, finest spacing.
 int significand_bits(DType dtype);
 double largest(DType dtype);
+// The least value an integer dtype holds (-2^31, -2^63), and its greatest as a double (2^63 - 1
+// reads as 2^63): where infinities saturate, and what neg and abs of the least give back.
+double integer_min(DType dtype);
+double integer_max(DType dtype);
 int finest_quantum(DType dtype);
 
 // Spacing of `dtype` values at magnitude `mag` (the finest spacing below the normal range).

@@ -211,10 +211,14 @@ Bounds number_bounds(double value, DType as) {
 
 Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
   const Bounds x = converted(in.bounds, in.dtype, is_floating(result) ? result : in.dtype);
-  if (op == "neg") return exact_map(x, -x.hi, -x.lo);
+  // Integers wrap: neg and abs of the dtype's least value give it back (seed 17314 program 3118:
+  // abs of an i32 cast of -inf).
+  const bool may_be_least = !is_floating(result) && x.lo <= integer_min(in.dtype);
+  const double least = may_be_least ? integer_min(in.dtype) : 0.0;
+  if (op == "neg") return exact_map(x, std::min(-x.hi, least), -x.lo);
   if (op == "abs") {
     double lo = (x.lo <= 0 && x.hi >= 0) ? 0 : std::min(std::abs(x.lo), std::abs(x.hi));
-    return exact_map(x, lo, x.magnitude());
+    return exact_map(x, std::min(lo, least), x.magnitude());
   }
   if (op == "relu") return exact_map(x, std::max(x.lo, 0.0), std::max(x.hi, 0.0));
   if (op == "sign") {

@@ -10,11 +10,8 @@
 
 namespace lazy::runtime {
 
-// A lookup per kernel: several misses go to worker processes (one process's NVRTC compiles one
-// program at a time), a few to threads. Empty when NVRTC is unavailable (the host evaluator
-// computes then). Throws lazy::CompileError for a kernel NVRTC refuses.
 // How many worker processes the device starts while CUDA initialises: enough for a cold start's
-// first syncs, which new programs make with two or three new kernels.
+// first syncs, which often have two new kernels (a program's inputs, then its first step).
 inline constexpr std::size_t kWorkersStartedAhead = 2;
 
 // Starts kWorkersStartedAhead workers, unless compiles are limited to one at a time
@@ -28,6 +25,9 @@ void start_compile_workers();
 // compile parallelism (LAZY_COMPILE_THREADS); 1 keeps every compile in-process.
 bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads);
 
+// A lookup per kernel: several misses go to worker processes (one process's NVRTC compiles one
+// program at a time), a few to threads. Empty when NVRTC is unavailable (the host evaluator
+// computes then). Throws lazy::CompileError for a kernel NVRTC refuses.
 std::vector<jit::KernelCache::Lookup> compile_all(
     const std::vector<codegen::GeneratedKernel>& kernels, int arch);
 

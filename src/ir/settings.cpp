@@ -187,7 +187,7 @@ constexpr SettingSpec kSettings[] = {
      .min = 1,
      .max = kNoUpperBound,
      .effect = "parallel compiles when a sync needs several new kernels (`1` compiles one at a "
-               "time in-process)"},
+               "time in-process and starts no worker processes)"},
     {.setting = Setting::nvrtc_worker,
      .name = "LAZY_NVRTC_WORKER",
      .kind = SettingKind::text,

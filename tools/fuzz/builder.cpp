@@ -11,6 +11,7 @@
 #include "tools/fuzz/indexing_recording.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_recording.h"
+#include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
 #include "tools/fuzz/value_rules.h"
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/value_rules.h"
 
 namespace lazy::fuzz {

@@ -1,8 +1,10 @@
-// Pieces the value rules share (tools/fuzz/value_rules.cpp, smooth_function_rules.cpp): refusing
-// a step, carrying the inputs' flags to a result, the range of a function over a box's corners.
+// Pieces the value rules share (value_rules.cpp, reduction_rules.cpp, smooth_function_rules.cpp):
+// refusing a step, carrying the inputs' flags to a result, bool results, integer overflow, the
+// range of a function over a box's corners.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +26,16 @@ inline Bounds with_flags(Bounds b, const Bounds& x) {
 
 inline Bounds with_flags(Bounds b, const Bounds& x, const Bounds& y) {
   return with_flags(with_flags(b, x), y);
+}
+
+// A bool result (a comparison, isnan): 0 or 1, or narrower where known.
+inline Bounds bool_result(bool unchecked, double lo = 0, double hi = 1) {
+  return Bounds{lo, hi, 0, 0, false, unchecked};
+}
+
+inline void check_integer_range(std::string_view op, double lo, double hi, DType result) {
+  if (!is_floating(result) && (std::abs(lo) >= largest(result) || std::abs(hi) >= largest(result)))
+    reject(op, "integers could overflow");
 }
 
 // Smallest and largest of f at the corners of [a0, a1] x [b0, b1] (f monotonic along each edge).

@@ -8,8 +8,8 @@
 //
 // WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, decode_weight_read (its floor: one read of the
 // weight), decode_layers (8 decode_linear layers back to back, each with its own weight),
-// decode_layers_read (its floor), transformer_block, or issue 16's training steps mlp_train and block_train
-// (training_workloads.cpp).
+// decode_layers_read (its floor), transformer_block, or issue 16's training steps mlp_train and
+// block_train (training_workloads.cpp).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
 // side; bench/matmul_device.sh runs all three on the GPU machine.
@@ -124,24 +124,32 @@ Workload decode_weight_read() {
           }};
 }
 
+// decode_layers' weights, the same in its floor decode_layers_read.
+std::vector<lazy::Tensor> decode_layer_weights() {
+  std::vector<lazy::Tensor> weights;
+  for (int layer = 0; layer < kDecodeLayers; ++layer)
+    weights.push_back(
+        computed_randn({kDecodeDim, kDecodeDim}, 40 + layer, inverse_sqrt(kDecodeDim)));
+  return weights;
+}
+
 // A decode step through a stack of decode_linear layers, each with its own weight and bias, in
 // one sync: as in a model's decode step, every weight comes from HBM and the layers run back to
 // back, so the time per layer is what a layer costs there, without the fixed cost of timing one
 // kernel alone (the flush's dirty lines, the events).
 Workload decode_layers() {
   const double flops = kDecodeLayers * product_flops(kDecodeTokens, kDecodeDim, kDecodeDim);
-  const std::int64_t bytes =
-      kDecodeLayers *
-      bf16_bytes(2 * kDecodeTokens * kDecodeDim + kDecodeDim * kDecodeDim + kDecodeDim);
-  return {"decode_layers", flops, bytes,
+  const std::int64_t bytes = kDecodeLayers * bf16_bytes(2 * kDecodeTokens * kDecodeDim +
+                                                        kDecodeDim * kDecodeDim + kDecodeDim);
+  return {"decode_layers",
+          flops,
+          bytes,
           [] {
             lazy::Tensor x = computed_randn({kDecodeTokens, kDecodeDim}, 8);
-            std::vector<lazy::Tensor> weights, biases;
-            for (int layer = 0; layer < kDecodeLayers; ++layer) {
-              weights.push_back(
-                  computed_randn({kDecodeDim, kDecodeDim}, 40 + layer, inverse_sqrt(kDecodeDim)));
+            std::vector<lazy::Tensor> weights = decode_layer_weights();
+            std::vector<lazy::Tensor> biases;
+            for (int layer = 0; layer < kDecodeLayers; ++layer)
               biases.push_back(computed_randn({kDecodeDim}, 60 + layer));
-            }
             return StepFn([x, weights, biases] {
               lazy::Tensor h = x;
               for (int layer = 0; layer < kDecodeLayers; ++layer)
@@ -149,25 +157,25 @@ Workload decode_layers() {
               return std::vector<lazy::Tensor>{h};
             });
           },
-          /*per_call_loop=*/false, kDecodeLayers};
+          /*per_call_loop=*/false,
+          kDecodeLayers};
 }
 
 // decode_layers' floor, timed the same way: one read of each of its weights (row sums).
 Workload decode_layers_read() {
   const std::int64_t bytes = kDecodeLayers * bf16_bytes(kDecodeDim * kDecodeDim + kDecodeDim);
-  return {"decode_layers_read", 0.0, bytes,
+  return {"decode_layers_read",
+          0.0,
+          bytes,
           [] {
-            std::vector<lazy::Tensor> weights;
-            for (int layer = 0; layer < kDecodeLayers; ++layer)
-              weights.push_back(
-                  computed_randn({kDecodeDim, kDecodeDim}, 40 + layer, inverse_sqrt(kDecodeDim)));
-            return StepFn([weights] {
+            return StepFn([weights = decode_layer_weights()] {
               std::vector<lazy::Tensor> sums;
               for (const lazy::Tensor& w : weights) sums.push_back(lazy::sum(w, {1}));
               return sums;
             });
           },
-          /*per_call_loop=*/false, kDecodeLayers};
+          /*per_call_loop=*/false,
+          kDecodeLayers};
 }
 
 // The sample's block (samples/transformer_block.h), so the two cannot drift apart.
@@ -286,8 +294,8 @@ void write_json(const std::string& path, const std::string& device_name, double 
            << ", \"impl\": " << json_string(fused ? "lazyfuse" : "lazyfuse_unfused")
            << ", \"median_ms\": " << ms << ", \"layers\": " << row.layers
            << ", \"us_per_layer\": " << 1e3 * ms / row.layers
-           << ", \"tflops\": " << tflops(row.flops, ms)
-           << ", \"flops\": " << row.flops << ", \"gbps\": " << gbps(row.bytes, ms)
+           << ", \"tflops\": " << tflops(row.flops, ms) << ", \"flops\": " << row.flops
+           << ", \"gbps\": " << gbps(row.bytes, ms)
            << ", \"pct_copy\": " << 100.0 * gbps(row.bytes, ms) / copy_gbps
            << ", \"bytes\": " << row.bytes << ", \"peak_bytes\": " << json_optional(peak)
            << ", \"peak_extra_bytes\": " << json_optional(extra)
@@ -351,9 +359,7 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
 constexpr BenchUsage kUsage{
     "bench_matmul", "times issue 13's matrix-product workloads on the GPU",
     "gemm_gelu swiglu_ffn decode_linear decode_weight_read decode_layers decode_layers_read "
-    "transformer_block "
-    "mlp_train "
-    "block_train"};
+    "transformer_block mlp_train block_train"};
 
 }  // namespace
 

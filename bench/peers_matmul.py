@@ -201,15 +201,20 @@ def decode_weight_read_workload():
                     make_steps)
 
 
+def decode_layer_weights():
+    """decode_layers' weights, the same in its floor decode_layers_read."""
+    return [randn((DECODE_DIM, DECODE_DIM), 40 + layer, 1 / math.sqrt(DECODE_DIM))
+            for layer in range(DECODE_LAYERS)]
+
+
 def decode_layers_workload():
     """decode_linear's layer 8 times back to back, each with its own weight and bias, in one call:
     every weight comes from HBM, as in a model's decode step."""
     def make_steps():
         x = randn((DECODE_TOKENS, DECODE_DIM), 8)
         params = []
-        for layer in range(DECODE_LAYERS):
-            params.append(randn((DECODE_DIM, DECODE_DIM), 40 + layer, 1 / math.sqrt(DECODE_DIM)))
-            params.append(randn((DECODE_DIM,), 60 + layer))
+        for layer, weight in enumerate(decode_layer_weights()):
+            params += [weight, randn((DECODE_DIM,), 60 + layer)]
         return steps_of(decode_layers, x, *params)
 
     layer_bytes = bf16_bytes(2 * DECODE_TOKENS * DECODE_DIM + DECODE_DIM * DECODE_DIM + DECODE_DIM)
@@ -221,9 +226,7 @@ def decode_layers_workload():
 def decode_layers_read_workload():
     """decode_layers' floor, timed the same way: one read of each of its weights (row sums)."""
     def make_steps():
-        weights = [randn((DECODE_DIM, DECODE_DIM), 40 + layer, 1 / math.sqrt(DECODE_DIM))
-                   for layer in range(DECODE_LAYERS)]
-        return steps_of(lambda *ws: [w.sum(1) for w in ws], *weights)
+        return steps_of(lambda *ws: [w.sum(1) for w in ws], *decode_layer_weights())
 
     return Workload("decode_layers_read", 0,
                     DECODE_LAYERS * bf16_bytes(DECODE_DIM * DECODE_DIM + DECODE_DIM), make_steps,

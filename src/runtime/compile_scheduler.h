@@ -25,8 +25,8 @@ void start_compile_workers();
 // compile parallelism (LAZY_COMPILE_THREADS); 1 keeps every compile in-process.
 bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads);
 
-// A lookup per kernel: several misses go to worker processes (one process's NVRTC compiles one
-// program at a time), a few to threads. Empty when NVRTC is unavailable (the host evaluator
+// A lookup per kernel: the misses go to worker processes where compiles_in_workers says so, else
+// to threads of this process. Empty when NVRTC is unavailable (the host evaluator
 // computes then). Throws lazy::CompileError for a kernel NVRTC refuses.
 std::vector<jit::KernelCache::Lookup> compile_all(
     const std::vector<codegen::GeneratedKernel>& kernels, int arch);

@@ -9,15 +9,24 @@
 
 #include "lz_device.cuh"
 
-// On H100, [16, 4096] x [4096, 4096]^T took 17.0 us under Nsight Compute (cold L2) with 16 warps
-// of 2 tiles, 4 chunks deep, the weight streamed past L1; 19.2 with 8 warps; 18.5 to 25 for
-// other depths and widths; a plain read of the weight took 14.2.
+// Reading the weight as mma fragments directly (a warp load touching 64 bytes of 8 rows) ran at
+// the speed of that access pattern alone: 17.0 us for [16, 4096] x [4096, 4096]^T on H100 with
+// L2 clean, where whole 512-byte row pieces took 15.0. So each warp loads rows coalesced, 128
+// bytes of a row per 8 lanes, and passes them to the mma through its own shared-memory stage.
 constexpr int kSkinnyWarps = 16;  // a block's warps, each folding a slice of K
-constexpr int kSkinnyTiles = 2;   // tiles of 8 columns each warp multiplies
+constexpr int kSkinnyTiles = 2;   // tiles of 8 columns a block multiplies
 constexpr int kSkinnyColumns = 8 * kSkinnyTiles;
-constexpr int kSkinnyUnroll = 4;  // 32-wide chunks of K a lane loads before it multiplies
 constexpr int kSkinnyThreads = 32 * kSkinnyWarps;
+constexpr int kSkinnySpan = 64;  // elements of K a warp stages per pass: 2 chunks of 32
+// A staged row's bytes apart: 64 past the span's 128, so the 8 lanes of a 16-byte fragment read
+// (rows g and g + 1) fall in different banks.
+constexpr int kSkinnyPitch = 2 * kSkinnySpan + 64;
+constexpr int kSkinnyRowsPerLoad = 32 / (2 * kSkinnySpan / 16);  // 4 rows of 8 lanes
+constexpr int kSkinnyLoads = kSkinnyColumns / kSkinnyRowsPerLoad;
+constexpr int kSkinnyStage = kSkinnyColumns * kSkinnyPitch;
 static_assert(16 * kSkinnyColumns <= kSkinnyThreads, "a result per thread at most");
+static_assert(16 * kSkinnyColumns * 4 <= kSkinnyStage, "the partial sums fit a warp's stage");
+static_assert(kSkinnyWarps * kSkinnyStage <= 48 * 1024, "static shared memory");
 
 // d += a * b for one 16x16 by 16x8 tile, bf16 or f16 inputs in pairs.
 template <bool kBf16>
@@ -61,68 +70,78 @@ __device__ __forceinline__ lz_pairs4 lz_stream_8_or_zero(const unsigned short* p
 // false for a thread whose result lies past the rows or columns; every thread must call it.
 template <bool kBf16>
 __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long long x_ld,
-                                                  const unsigned short* w, long long w_ld,
-                                                  int rows, long long n, long long k, float& sum,
-                                                  int& row, long long& col) {
-  __shared__ float partial[kSkinnyWarps][16 * kSkinnyColumns];
+                                                  const unsigned short* w, long long w_ld, int rows,
+                                                  long long n, long long k, float& sum, int& row,
+                                                  long long& col) {
+  __shared__ __align__(16) unsigned char stages[kSkinnyWarps][kSkinnyStage];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // A lane loads 8 consecutive elements of K: group picks its row of x and column of w, quad its
-  // 8 elements of each 32-wide chunk. The mma's logical k order is a permutation of these, the
-  // same for both operands, which leaves the sum unchanged.
+  // In the mma, group picks a lane's row of x and column of w, quad its 8 elements of each
+  // 32-wide chunk of K. The mma's logical k order is a permutation of these, the same for both
+  // operands, which leaves the sum unchanged.
   const int group = lane / 4, quad = lane % 4;
   const long long first_col = (long long)blockIdx.x * kSkinnyColumns;
   const long long chunks = (k + 31) / 32;
   const long long per_warp = (chunks + kSkinnyWarps - 1) / kSkinnyWarps;
-  const long long first = warp * per_warp;
-  const long long last = first + per_warp < chunks ? first + per_warp : chunks;
+  const long long k_first = warp * per_warp * 32;
+  const long long k_last = k_first + per_warp * 32 < k ? k_first + per_warp * 32 : k;
   const bool low_row = group < rows, high_row = group + 8 < rows;
   const unsigned short* x_low = x + (long long)group * x_ld + quad * 8;
   const unsigned short* x_high = x + (long long)(group + 8) * x_ld + quad * 8;
-  const unsigned short* w_col[kSkinnyTiles];
-  bool in_n[kSkinnyTiles];
+  // A coalesced load: lane / 8 picks the row among kSkinnyRowsPerLoad, lane % 8 its 16 bytes.
+  const int load_row = lane / 8, load_at = (lane % 8) * 8;
+  unsigned char* stage = stages[warp];
+  lz_pairs4 staged[kSkinnyLoads];
+  auto load = [&](long long span) {
+    const bool in_k = span + load_at < k_last;
 #pragma unroll
-  for (int t = 0; t < kSkinnyTiles; ++t) {
-    const long long c = first_col + t * 8 + group;
-    in_n[t] = c < n;
-    w_col[t] = w + c * w_ld + quad * 8;
-  }
-  float acc[kSkinnyTiles][4] = {};
-  for (long long chunk = first; chunk < last; chunk += kSkinnyUnroll) {
-    lz_pairs4 xl[kSkinnyUnroll], xh[kSkinnyUnroll], wv[kSkinnyTiles][kSkinnyUnroll];
-#pragma unroll
-    for (int u = 0; u < kSkinnyUnroll; ++u) {
-      const long long at = (chunk + u) * 32;
-      const bool in_k = chunk + u < last && at + quad * 8 < k;
-      xl[u] = lz_load_8_or_zero(x_low + at, in_k && low_row);
-      xh[u] = lz_load_8_or_zero(x_high + at, in_k && high_row);
-#pragma unroll
-      for (int t = 0; t < kSkinnyTiles; ++t)
-        wv[t][u] = lz_stream_8_or_zero(w_col[t] + at, in_k && in_n[t]);
+    for (int i = 0; i < kSkinnyLoads; ++i) {
+      const long long c = first_col + i * kSkinnyRowsPerLoad + load_row;
+      staged[i] = lz_stream_8_or_zero(w + c * w_ld + span + load_at, in_k && c < n);
     }
+  };
+  float acc[kSkinnyTiles][4] = {};
+  if (k_first < k_last) load(k_first);
+  for (long long span = k_first; span < k_last; span += kSkinnySpan) {
 #pragma unroll
-    for (int u = 0; u < kSkinnyUnroll; ++u) {
+    for (int i = 0; i < kSkinnyLoads; ++i)
+      *reinterpret_cast<lz_pairs4*>(stage + (i * kSkinnyRowsPerLoad + load_row) * kSkinnyPitch +
+                                    (lane % 8) * 16) = staged[i];
+    __syncwarp();
+    // The next span's loads fly while this one multiplies.
+    if (span + kSkinnySpan < k_last) load(span + kSkinnySpan);
+#pragma unroll
+    for (int c = 0; c < kSkinnySpan / 32; ++c) {
+      const long long at = span + c * 32;
+      const bool in_k = at + quad * 8 < k_last;
+      const lz_pairs4 xl = lz_load_8_or_zero(x_low + at, in_k && low_row);
+      const lz_pairs4 xh = lz_load_8_or_zero(x_high + at, in_k && high_row);
 #pragma unroll
       for (int t = 0; t < kSkinnyTiles; ++t) {
-        lz_mma_16816<kBf16>(acc[t], xl[u].x, xh[u].x, xl[u].y, xh[u].y, wv[t][u].x, wv[t][u].y);
-        lz_mma_16816<kBf16>(acc[t], xl[u].z, xh[u].z, xl[u].w, xh[u].w, wv[t][u].z, wv[t][u].w);
+        const lz_pairs4 wv = *reinterpret_cast<const lz_pairs4*>(
+            stage + (t * 8 + group) * kSkinnyPitch + c * 64 + quad * 16);
+        lz_mma_16816<kBf16>(acc[t], xl.x, xh.x, xl.y, xh.y, wv.x, wv.y);
+        lz_mma_16816<kBf16>(acc[t], xl.z, xh.z, xl.w, xh.w, wv.z, wv.w);
       }
     }
+    __syncwarp();
   }
   // The accumulators' layout: [0], [1] are row `group`, columns 2 * quad and 2 * quad + 1 of the
-  // tile; [2], [3] the same columns of row group + 8.
+  // tile; [2], [3] the same columns of row group + 8. The warp's stage is free now.
+  float* partial = reinterpret_cast<float*>(stage);
 #pragma unroll
   for (int t = 0; t < kSkinnyTiles; ++t) {
     const int c = t * 8 + quad * 2;
-    partial[warp][group * kSkinnyColumns + c] = acc[t][0];
-    partial[warp][group * kSkinnyColumns + c + 1] = acc[t][1];
-    partial[warp][(group + 8) * kSkinnyColumns + c] = acc[t][2];
-    partial[warp][(group + 8) * kSkinnyColumns + c + 1] = acc[t][3];
+    partial[group * kSkinnyColumns + c] = acc[t][0];
+    partial[group * kSkinnyColumns + c + 1] = acc[t][1];
+    partial[(group + 8) * kSkinnyColumns + c] = acc[t][2];
+    partial[(group + 8) * kSkinnyColumns + c + 1] = acc[t][3];
   }
   __syncthreads();
   if (threadIdx.x >= 16 * kSkinnyColumns) return false;
   sum = 0.0f;
 #pragma unroll
-  for (int p = 0; p < kSkinnyWarps; ++p) sum += partial[p][threadIdx.x];
+  for (int p = 0; p < kSkinnyWarps; ++p)
+    sum += reinterpret_cast<const float*>(stages[p])[threadIdx.x];
   row = threadIdx.x / kSkinnyColumns;
   col = first_col + threadIdx.x % kSkinnyColumns;
   return row < rows && col < n;

@@ -19,6 +19,9 @@ constexpr std::int64_t kGroup = 8;
 // kSkinnyColumns).
 constexpr int kThreads = 512;
 constexpr std::int64_t kColumnsPerBlock = 16;
+// Two blocks an SM keep twice the weight loads in flight; unbounded, ptxas gives the kernel 72
+// registers a thread, which fits one.
+constexpr int kBlocksPerSm = 2;
 
 bool whole_groups(std::int64_t elements) {
   return elements % kGroup == 0;
@@ -93,9 +96,10 @@ GeneratedKernel generate_skinny_matmul(const fuse::Region& region,
       cat("// lazyfuse: a product of at most ", kSkinnyRows, " rows as tensor-core tiles of ",
           kColumnsPerBlock, " columns, the epilogue before one rounding\n",
           "#include \"lz_skinny_matmul.cuh\"\n\nstruct Args {\n", builder.args_text(), "};\n\n",
-          "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") $NAME(const Args a) {\n",
-          "  float sum;\n  int row;\n  long long col;\n", "  if (!lz_skinny_product<",
-          dtype == DType::bf16 ? "true" : "false", ">(", x, " + a.x_at, a.x_ld, ", w,
+          "extern \"C\" __global__ void __launch_bounds__(", kThreads, ", ", kBlocksPerSm,
+          ") $NAME(const Args a) {\n", "  float sum;\n  int row;\n  long long col;\n",
+          "  if (!lz_skinny_product<", dtype == DType::bf16 ? "true" : "false", ">(", x,
+          " + a.x_at, a.x_ld, ", w,
           " + a.w_at, a.w_ld, (int)a.rows, a.n, a.k, sum, row, col))\n    return;\n",
           "  float v = sum;\n", epilogue_text, "  ", output_name(0),
           "[row * a.n + col] = ", store_conversion(dtype, "v"), ";\n}\n");

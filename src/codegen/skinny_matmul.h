@@ -1,9 +1,9 @@
 // A matrix product of few rows (a decode step's x [M <= 16, K] times a linear layer's weight) as a
-// generated kernel instead of a cuBLASLt call: it reads the weight once at close to copy bandwidth,
-// where the library's tiled kernels do not, and runs the epilogue the partitioner folded into the
-// product (bias, residual, gelu_tanh) before its one rounding. The product itself is
-// nvrtc_templates/lz_skinny_matmul.cuh; the source written here depends only on the dtype and the
-// epilogue, so one compile serves every shape.
+// generated kernel instead of a cuBLASLt call: it reads the weight once, coalesced, at about 85% of
+// a plain read's speed (H100), where the library's tiled kernels reach far less, and runs the
+// epilogue the partitioner folded into the product (bias, residual, gelu_tanh) before its one
+// rounding. The product itself is nvrtc_templates/lz_skinny_matmul.cuh; the source written here
+// depends only on the dtype and the epilogue, so one compile serves every shape.
 #pragma once
 
 #include <span>

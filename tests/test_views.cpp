@@ -397,10 +397,13 @@ TEST(Squeeze, OfOneAxisRemovesOnlyThatAxis) {
   EXPECT_EQ(x.tensor.squeeze(2).to_vector<double>(), x.values);
 }
 
-TEST(Squeeze, OfAnAxisNotOfSizeOneThrowsShapeError) {
+// As PyTorch's squeeze(dim): an axis whose size is not 1 is left alone, not an error.
+TEST(Squeeze, OfAnAxisNotOfSizeOneLeavesTheTensorAsItIs) {
   Source x = random_tensor({1, 3, 1, 4}, 40);
-  EXPECT_THROW(x.tensor.squeeze(1), lazy::ShapeError);
-  EXPECT_THROW(x.tensor.squeeze(-1), lazy::ShapeError);
+  EXPECT_EQ(x.tensor.squeeze(1).shape(), (Shape{1, 3, 1, 4}));
+  EXPECT_EQ(x.tensor.squeeze(-1).shape(), (Shape{1, 3, 1, 4}));
+  EXPECT_EQ(x.tensor.squeeze(-1).to_vector<double>(), x.values);
+  EXPECT_EQ(lazy::zeros({0, 2}).squeeze(0).shape(), (Shape{0, 2}));
 }
 
 TEST(Squeeze, OfAnAxisOutOfRangeThrowsAxisError) {

@@ -123,7 +123,7 @@ class Tensor {
   Tensor slice(int axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
                std::int64_t step = 1,
                std::source_location loc = std::source_location::current()) const;
-  // Removes every axis of size 1, or just `axis`, which must have size 1.
+  // Removes every axis of size 1, or just `axis` if its size is 1 (else x as it is, as PyTorch).
   Tensor squeeze(std::source_location loc = std::source_location::current()) const;
   Tensor squeeze(int axis, std::source_location loc = std::source_location::current()) const;
   Tensor unsqueeze(int axis, std::source_location loc = std::source_location::current()) const;

@@ -164,10 +164,7 @@ Tensor Tensor::squeeze(std::source_location loc) const {
 Tensor Tensor::squeeze(int axis, std::source_location loc) const {
   ir::Node* in = api::node_of(*this, "squeeze", loc);
   axis = api::normalize_axis(axis, in->shape.rank(), "squeeze", loc);
-  if (in->shape[axis] != 1) {
-    api::fail<ShapeError>(loc, "squeeze", "axis ", axis, " of ", in->shape.to_string(),
-                          " has size ", in->shape[axis], ", not 1");
-  }
+  if (in->shape[axis] != 1) return *this;  // as PyTorch: an axis of another size stays
   Shape shape;
   for (int i = 0; i < in->shape.rank(); ++i)
     if (i != axis) shape.push_back(in->shape[i]);

@@ -183,6 +183,28 @@ TEST(Autodiff, MaxSharesItsGradientBetweenTies) {
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 0.5f, 0.5f, 0}));
 }
 
+// As PyTorch's clamp: x keeps its whole gradient on a bound, a tensor bound gets it only where x
+// is strictly past it; a NaN x stays NaN.
+TEST(Autodiff, ClampPassesTheWholeGradientToXAtItsBounds) {
+  const Tensor x = lazy::from_data(std::vector<float>{-1, -0.5f, 0, 2, 3}, {5});
+  const Tensor lo = lazy::from_data(std::vector<float>{-0.5f, -0.5f, -0.5f, -0.5f, -0.5f}, {5});
+  const Tensor w = lazy::from_data(std::vector<float>{1, 2, 3, 4, 5}, {5});
+  const std::vector<Tensor> g =
+      lazy::grad([&](auto t) { return lazy::sum(lazy::clamp(t[0], t[1], 2.0) * w); })({x, lo});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 2, 3, 4, 0}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1, 0, 0, 0, 0}));
+  const Tensor g_numbers =
+      lazy::grad([&](auto t) { return lazy::sum(lazy::clamp(t[0], -0.5, 2.0) * w); })({x})[0];
+  EXPECT_EQ(g_numbers.to_vector<float>(), (std::vector<float>{0, 2, 3, 4, 0}));
+  const std::vector<float> clamped =
+      lazy::clamp(lazy::from_data(std::vector<float>{NAN, -3, 5, 1}, {4}), -2, 3)
+          .to_vector<float>();
+  EXPECT_TRUE(std::isnan(clamped[0]));
+  EXPECT_EQ(std::vector<float>(clamped.begin() + 1, clamped.end()), (std::vector<float>{-2, 3, 1}));
+  // A lower bound above the upper one gives the upper bound everywhere, as PyTorch.
+  EXPECT_EQ(lazy::clamp(x, 3, -2).to_vector<float>(), (std::vector<float>(5, -2)));
+}
+
 TEST(Autodiff, RowCompositesMatchDifferences) {
   const Input x = input({3, 5}, 17), w = input({5}, 18), b = input({5}, 19);
   expect_gradients_match([](auto t) { return lazy::softmax(t[0], -1); }, {x}, "softmax");

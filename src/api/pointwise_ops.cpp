@@ -258,7 +258,10 @@ Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
 }
 
 Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_location loc) {
-  return minimum(maximum(x, lo, loc), hi, loc);
+  // The value is min(max(x, lo), hi); inside [lo, hi], ends included, it is x itself, so that x
+  // gets its whole gradient at a bound, as PyTorch's clamp (maximum and minimum split a tie).
+  const Tensor bounded = minimum(maximum(x, lo, loc), hi, loc);
+  return where(logical_and(ge(x, lo, loc), le(x, hi, loc), loc), x, bounded, loc);
 }
 
 Tensor gelu(const Tensor& x, std::source_location loc) {

@@ -406,6 +406,17 @@ TEST(Squeeze, OfAnAxisNotOfSizeOneLeavesTheTensorAsItIs) {
   EXPECT_EQ(lazy::zeros({0, 2}).squeeze(0).shape(), (Shape{0, 2}));
 }
 
+// As PyTorch: a 0-d tensor has axes 0 and -1 for squeeze and transpose, which leave it as it is.
+TEST(Squeeze, AndTransposeOfA0dTensorTakeAxis0OrMinus1) {
+  const Tensor x = lazy::full({}, 2.5);
+  for (const int axis : {0, -1}) {
+    EXPECT_EQ(x.squeeze(axis).shape(), Shape{});
+    EXPECT_EQ(x.transpose(axis, 0).to_vector<float>(), std::vector<float>{2.5f});
+  }
+  EXPECT_THROW(x.squeeze(1), lazy::AxisError);
+  EXPECT_THROW(x.transpose(0, -2), lazy::AxisError);
+}
+
 TEST(Squeeze, OfAnAxisOutOfRangeThrowsAxisError) {
   Source x = random_tensor({1, 3}, 41);
   EXPECT_THROW(x.tensor.squeeze(2), lazy::AxisError);

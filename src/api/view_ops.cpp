@@ -1,4 +1,7 @@
 // Views: index maps over one input, recorded as nodes and never copied.
+#include <algorithm>
+#include <array>
+
 #include <absl/strings/str_join.h>
 
 #include "api/recording.h"
@@ -85,8 +88,10 @@ Tensor Tensor::permute(std::initializer_list<int> axes, std::source_location loc
 
 Tensor Tensor::transpose(int axis0, int axis1, std::source_location loc) const {
   int rank = api::node_of(*this, "transpose", loc)->shape.rank();
-  axis0 = api::normalize_axis(axis0, rank, "transpose", loc);
-  axis1 = api::normalize_axis(axis1, rank, "transpose", loc);
+  // As PyTorch, a 0-d tensor takes axes 0 and -1, and stays as it is.
+  axis0 = api::normalize_axis(axis0, std::max(rank, 1), "transpose", loc);
+  axis1 = api::normalize_axis(axis1, std::max(rank, 1), "transpose", loc);
+  if (rank == 0) return *this;
   std::array<int, kMaxRank> axes;
   for (int i = 0; i < rank; ++i) axes[i] = i;
   std::swap(axes[axis0], axes[axis1]);
@@ -163,8 +168,9 @@ Tensor Tensor::squeeze(std::source_location loc) const {
 
 Tensor Tensor::squeeze(int axis, std::source_location loc) const {
   ir::Node* in = api::node_of(*this, "squeeze", loc);
-  axis = api::normalize_axis(axis, in->shape.rank(), "squeeze", loc);
-  if (in->shape[axis] != 1) return *this;  // as PyTorch: an axis of another size stays
+  // As PyTorch: a 0-d tensor takes axes 0 and -1, and an axis of another size than 1 stays.
+  axis = api::normalize_axis(axis, std::max(in->shape.rank(), 1), "squeeze", loc);
+  if (in->shape.rank() == 0 || in->shape[axis] != 1) return *this;
   Shape shape;
   for (int i = 0; i < in->shape.rank(); ++i)
     if (i != axis) shape.push_back(in->shape[i]);

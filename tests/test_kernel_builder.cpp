@@ -213,3 +213,42 @@ TEST(ScalarArgument, AnF32NumbersWordIsItsRoundedFloatsBits) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(WithoutOpPlaces, TakesOutOnlyTheOpAndPlaceCommentsAndKeepsEveryLine) {
+  const std::string source =
+      "// lazyfuse: 1 output(s) over 1 merged dim(s), 4 element(s) per thread step\n"
+      "  const float v1 = lz_exp(ld0);  // exp (model.cpp:42)\n"
+      "    // sum (my file (2).cpp:7)\n"
+      "  const float v2 = v1;  // Kept (x.cpp:1)\n"
+      "  const float v3 = v2;  // copy of v2\n"
+      "  const float v4 = v3;  // relu (model.cpp:4x)\n"
+      "}";
+  EXPECT_EQ(lazy::codegen::without_op_places(source),
+            "// lazyfuse: 1 output(s) over 1 merged dim(s), 4 element(s) per thread step\n"
+            "  const float v1 = lz_exp(ld0);\n"
+            "\n"
+            "  const float v2 = v1;  // Kept (x.cpp:1)\n"
+            "  const float v3 = v2;  // copy of v2\n"
+            "  const float v4 = v3;  // relu (model.cpp:4x)\n"
+            "}");
+}
+
+// The same chain recorded at two lines: sources that differ only in their comments, one name.
+TEST(KernelName, IsTheSameForTheSameKernelRecordedAtAnotherLine) {
+  lazy::Tensor x = lazy::from_data(std::vector<float>(64, 0.5f), {64});
+  lazy::Tensor first = lazy::exp(x) + 1.0f;
+  const lazy_test::Generated a = lazy_test::generate_pending();
+  lazy::sync();
+  lazy::Tensor second = lazy::exp(x) + 1.0f;
+  const lazy_test::Generated b = lazy_test::generate_pending();
+  ASSERT_EQ(a.kernels.size(), 1u);
+  ASSERT_EQ(b.kernels.size(), 1u);
+  EXPECT_NE(a.kernels[0].source, b.kernels[0].source);
+  EXPECT_EQ(lazy::codegen::without_op_places(a.kernels[0].source),
+            lazy::codegen::without_op_places(b.kernels[0].source));
+  EXPECT_EQ(a.kernels[0].name, b.kernels[0].name);
+}
+
+}  // namespace

@@ -26,6 +26,8 @@ struct Stats {
   std::int64_t disk_writes = 0;     // entries written
   std::int64_t disk_rejected = 0;   // entries found damaged, untrusted, or refused by the driver
   std::int64_t disk_evictions = 0;  // entries removed to keep the directory under its bound
+  // Kernels found among those the library was built with (LAZY_SHIPPED_KERNELS), not compiled.
+  std::int64_t shipped_kernel_hits = 0;
 };
 
 // Totals since the start of the process or the last reset_stats(), over all threads.

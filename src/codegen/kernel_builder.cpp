@@ -59,6 +59,49 @@ std::string op_and_place(const ir::Node& node) {
              node.loc.line(), ")");
 }
 
+namespace {
+
+// Whether `comment` (from its "//" to the line's end) is one op_and_place wrote:
+// "// <op> (<file>:<line>)".
+bool is_op_place_comment(std::string_view comment) {
+  if (!comment.starts_with("// ") || !comment.ends_with(")")) return false;
+  comment.remove_prefix(3);
+  const std::size_t op_end = comment.find(" (");
+  if (op_end == 0 || op_end == std::string_view::npos) return false;
+  for (char c : comment.substr(0, op_end))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  const std::string_view line = comment.substr(0, comment.size() - 1);
+  const std::size_t colon = line.rfind(':');
+  if (colon == std::string_view::npos || colon <= op_end + 2 || colon + 1 == line.size())
+    return false;
+  for (char c : line.substr(colon + 1))
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string without_op_places(std::string_view source) {
+  std::string out;
+  out.reserve(source.size());
+  while (!source.empty()) {
+    const std::size_t end = source.find('\n');
+    std::string_view line = source.substr(0, end);
+    const std::size_t comment = line.find("// ");
+    if (comment != std::string_view::npos && is_op_place_comment(line.substr(comment))) {
+      line = line.substr(0, comment);
+      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+    }
+    out.append(line);
+    if (end == std::string_view::npos) break;
+    out.push_back('\n');
+    source.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 std::uint64_t scalar_argument(const ir::Node& scalar) {
   // Every replay encodes each number again: an f32 one in f32's range converts as
   // round_to_dtype would, without its calls.

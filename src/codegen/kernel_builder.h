@@ -37,6 +37,10 @@ int transcendentals(const fuse::Region& region, std::span<const ir::NodePtr> pen
 
 // "exp (model.cpp:42)": the op and where the user recorded it, for comments in generated code.
 std::string op_and_place(const ir::Node& node);
+// `source` with every "// exp (model.cpp:42)" comment taken out (the line stays, so line numbers
+// do not move): the text a kernel's name and its shipped copy (jit/shipped_kernels.h) go by, the
+// same wherever the user recorded its ops.
+std::string without_op_places(std::string_view source);
 
 // The kernel argument a scalar term reads (KernelBuilder::scalar_argument): the Scalar node's
 // value in its dtype (ir::scalar_as_float / scalar_as_int, as the reference holds it), floats as

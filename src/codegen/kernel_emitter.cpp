@@ -442,10 +442,11 @@ class KernelEmitter {
                         group_offsets("o", "        ") + element_statements(false, "        "),
                         root_dtype(0), root_value(0)));
     }
-    // Nothing here may depend on sizes: one source serves every shape of the same structure.
-    std::string header = cat("// lazyfuse: ", region_.roots.size(), " output(s) over ",
-                             region_.shape.rank(), " dim(s), merged to ", space_.dims.size(), ", ",
-                             space_.vector_width, " element(s) per thread step\n");
+    // Nothing here may depend on sizes or on the rank before merging: one source serves every
+    // shape that walks the same way ([256, 4096] random draws and [2^20] ones share a kernel).
+    std::string header =
+        cat("// lazyfuse: ", region_.roots.size(), " output(s) over ", space_.dims.size(),
+            " merged dim(s), ", space_.vector_width, " element(s) per thread step\n");
     // The element a group starts at: its visit position, reordered (visit_order.h) or not.
     const std::string start = cat("group * ", space_.vector_width);
     const std::string element = reuse_order_ ? reordered_element(start) : start;

@@ -195,6 +195,12 @@ constexpr SettingSpec kSettings[] = {
      .accepted_text = "an executable's path",
      .effect = "the compile worker program; one that cannot be run leaves compiles in the "
                "process"},
+    {.setting = Setting::shipped_kernels,
+     .name = "LAZY_SHIPPED_KERNELS",
+     .kind = SettingKind::on_off,
+     .default_value = 1,
+     .effect = "off: compile with NVRTC also the kernels the library was built with (random "
+               "tensors), as a cold start without them would"},
 };
 
 constexpr bool table_follows_enum() {

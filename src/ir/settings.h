@@ -37,6 +37,7 @@ enum class Setting {
   fast_compile,
   compile_threads,
   nvrtc_worker,
+  shipped_kernels,
 };
 
 enum class SettingKind {

@@ -140,4 +140,11 @@ CacheEntryParts parse_cache_entry(std::string_view bytes, const ir::Hash128& key
   return parts;
 }
 
+std::optional<ir::Hash128> cache_entry_key(std::string_view bytes) {
+  if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
+  const char* words = bytes.data() + sizeof kMagic;
+  return ir::Hash128{get_word(words + 8), get_word(words + 16)};
+}
+
 }  // namespace lazy::jit

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,5 +52,9 @@ struct CacheEntryParts {
   const char* rejected = nullptr;
 };
 CacheEntryParts parse_cache_entry(std::string_view bytes, const ir::Hash128& key);
+
+// The key an entry's header names (not checked: parse_cache_entry checks it), or nullopt when
+// `bytes` has no header.
+std::optional<ir::Hash128> cache_entry_key(std::string_view bytes);
 
 }  // namespace lazy::jit

@@ -7,6 +7,7 @@
 #include "ir/settings.h"
 #include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
+#include "jit/shipped_kernels.h"
 
 namespace lazy::jit {
 
@@ -16,12 +17,11 @@ std::size_t capacity_from_env() {
   return std::size_t(ir::integer_setting(ir::Setting::kernel_cache_entries));
 }
 
-ir::Hash128 kernel_key(const std::string& source, int arch,
-                       const std::vector<std::string>& extra_options,
-                       const std::optional<ir::Hash128>& source_hash = std::nullopt) {
+ir::Hash128 key_of(const std::string& source, int arch,
+                   const std::vector<std::string>& extra_options,
+                   const std::optional<ir::Hash128>& source_hash, NvrtcVersion version) {
   // The source's hash followed by what else decides the cubin: a cached text's kernel comes with
   // the hash of its source (tens of kilobytes for a row kernel), which is then not read again.
-  static const NvrtcVersion version = nvrtc_version();
   static const std::string templates = codegen::templates_checksum().to_hex();
   std::string rest;
   for (const std::string& option : nvrtc_compile_options(arch, extra_options)) {
@@ -37,7 +37,20 @@ ir::Hash128 kernel_key(const std::string& source, int arch,
   return ir::hash_bytes({reinterpret_cast<const char*>(&text), sizeof(text)}, rest);
 }
 
+// The key with the NVRTC loaded now.
+ir::Hash128 current_key(const std::string& source, int arch,
+                        const std::vector<std::string>& extra_options,
+                        const std::optional<ir::Hash128>& source_hash = std::nullopt) {
+  static const NvrtcVersion version = nvrtc_version();
+  return key_of(source, arch, extra_options, source_hash, version);
+}
+
 }  // namespace
+
+ir::Hash128 kernel_key(const std::string& source, int arch, const std::vector<std::string>& options,
+                       NvrtcVersion version) {
+  return key_of(source, arch, options, std::nullopt, version);
+}
 
 std::vector<char> compile_kernel_source(const std::string& source, const std::string& name,
                                         int arch, const std::vector<std::string>& options) {
@@ -57,7 +70,7 @@ KernelCache::KernelCache() : entries_(capacity_from_env()) {}
 std::optional<KernelCache::Lookup> KernelCache::find(
     const std::string& source, int arch, const std::vector<std::string>& options,
     const std::optional<ir::Hash128>& source_hash) {
-  const ir::Hash128 key = kernel_key(source, arch, options, source_hash);
+  const ir::Hash128 key = current_key(source, arch, options, source_hash);
   {
     std::lock_guard lock(mutex_);
     if (auto* found = entries_.find(key);
@@ -65,30 +78,35 @@ std::optional<KernelCache::Lookup> KernelCache::find(
       return Lookup{*found, Origin::memory, 0.0};
     }
   }
+  Origin origin = Origin::disk;
   std::optional<std::vector<char>> cubin = disk_cache().load(key, source, nvrtc_version(), arch);
+  if (!cubin) {
+    origin = Origin::shipped;
+    cubin = find_shipped_kernel(source, arch, options);
+  }
   if (!cubin) return std::nullopt;
   auto kernel =
       std::make_shared<CompiledKernel>(CompiledKernel{key, "", source, options, std::move(*cubin)});
   std::lock_guard lock(mutex_);
   entries_.insert(key, kernel);
-  return Lookup{kernel, Origin::disk, 0.0};
+  return Lookup{kernel, origin, 0.0};
 }
 
 KernelCache::Lookup KernelCache::get_or_compile(const std::string& name, const std::string& source,
                                                 int arch, const std::vector<std::string>& options) {
   if (std::optional<Lookup> found = find(source, arch, options)) return *found;
-  return compile_and_store(kernel_key(source, arch, options), name, source, arch, options);
+  return compile_and_store(current_key(source, arch, options), name, source, arch, options);
 }
 
 KernelCache::Lookup KernelCache::compile(const std::string& name, const std::string& source,
                                          int arch, const std::vector<std::string>& options) {
-  return compile_and_store(kernel_key(source, arch, options), name, source, arch, options);
+  return compile_and_store(current_key(source, arch, options), name, source, arch, options);
 }
 
 KernelCache::Lookup KernelCache::add_compiled(const std::string& name, const std::string& source,
                                               int arch, const std::vector<std::string>& options,
                                               std::vector<char> cubin, double compile_seconds) {
-  const ir::Hash128 key = kernel_key(source, arch, options);
+  const ir::Hash128 key = current_key(source, arch, options);
   disk_cache().store(key, source, cubin, nvrtc_version(), arch);
   auto kernel = std::make_shared<CompiledKernel>(
       CompiledKernel{key, name, source, options, std::move(cubin)});
@@ -99,7 +117,7 @@ KernelCache::Lookup KernelCache::add_compiled(const std::string& name, const std
 
 KernelCache::Lookup KernelCache::recompile(const std::string& name, const std::string& source,
                                            int arch, const std::vector<std::string>& options) {
-  const ir::Hash128 key = kernel_key(source, arch, options);
+  const ir::Hash128 key = current_key(source, arch, options);
   disk_cache().reject(key, nvrtc_version(), arch);
   return compile_and_store(key, name, source, arch, options);
 }

@@ -13,6 +13,7 @@
 
 #include "ir/hash.h"
 #include "jit/lru_cache.h"
+#include "jit/nvrtc.h"
 
 namespace lazy::jit {
 
@@ -24,6 +25,11 @@ struct CompiledKernel {
   std::vector<char> cubin;
 };
 
+// The key under which `version` of NVRTC compiles `source` for sm_<arch> with `options` (besides
+// nvrtc_compile_options'): what the caches file a kernel under.
+ir::Hash128 kernel_key(const std::string& source, int arch, const std::vector<std::string>& options,
+                       NvrtcVersion version);
+
 // Compiles a generated kernel's source with NVRTC, the embedded templates as its headers.
 std::vector<char> compile_kernel_source(const std::string& source, const std::string& name,
                                         int arch, const std::vector<std::string>& options);
@@ -32,20 +38,21 @@ class KernelCache {
  public:
   static KernelCache& instance();
 
-  enum class Origin : std::uint8_t { memory, disk, nvrtc };
+  // shipped: built with the library (jit/shipped_kernels.h).
+  enum class Origin : std::uint8_t { memory, disk, shipped, nvrtc };
   struct Lookup {
     std::shared_ptr<const CompiledKernel> kernel;
     Origin origin;
     double compile_seconds;  // time NVRTC took, when compiled
     bool compiled() const { return origin == Origin::nvrtc; }
   };
-  // The kernel compiled for sm_<arch>: from memory, else from the disk cache, else compiled with
-  // NVRTC (outside the lock, so threads compile different kernels in parallel) and written to
-  // the disk cache. Throws lazy::CompileError.
+  // The kernel compiled for sm_<arch>: from memory, else from the disk cache, else shipped with
+  // the library, else compiled with NVRTC (outside the lock, so threads compile different kernels
+  // in parallel) and written to the disk cache. Throws lazy::CompileError.
   Lookup get_or_compile(const std::string& name, const std::string& source, int arch,
                         const std::vector<std::string>& options = {});
-  // The kernel from memory or disk, without compiling. `source_hash`, when given, must be
-  // ir::hash_bytes of `source`: the source is then not hashed again.
+  // The kernel from memory, disk or the shipped ones, without compiling. `source_hash`, when given,
+  // must be ir::hash_bytes of `source`: the source is then not hashed again.
   std::optional<Lookup> find(const std::string& source, int arch,
                              const std::vector<std::string>& options = {},
                              const std::optional<ir::Hash128>& source_hash = std::nullopt);

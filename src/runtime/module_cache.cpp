@@ -34,7 +34,9 @@ CUfunction load_function(Device& device, const codegen::GeneratedKernel& kernel,
   try {
     module = device.load_module(lookup.kernel->cubin);
   } catch (const RuntimeError& error) {
-    if (lookup.origin != jit::KernelCache::Origin::disk || device.context_lost()) throw;
+    const bool stored = lookup.origin == jit::KernelCache::Origin::disk ||
+                        lookup.origin == jit::KernelCache::Origin::shipped;
+    if (!stored || device.context_lost()) throw;
     if (ir::debug_level() >= 1) {
       ir::debug_print(std::string("lazyfuse: the driver refused cached kernel ") + kernel.name +
                       "; recompiling (" + error.what() + ")");

@@ -80,7 +80,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     if (ir::debug_level() >= 1) ir::debug_print("lazyfuse: failed kernel\n" + error.source());
     throw;
   }
-  int from[3] = {0, 0, 0};  // memory, disk, NVRTC
+  int from[4] = {0, 0, 0, 0};  // by jit::KernelCache::Origin
   for (std::size_t r = 0; r < partition.regions.size(); ++r) {
     const fuse::Region& region = partition.regions[r];
     if (library_call[r]) {
@@ -141,8 +141,11 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
       stats.kernel_cache_hits++;
     }
   }
-  plan->kernel_origins = "kernels from memory " + std::to_string(from[0]) + ", disk " +
-                         std::to_string(from[1]) + ", NVRTC " + std::to_string(from[2]);
+  using Origin = jit::KernelCache::Origin;
+  plan->kernel_origins = "kernels from memory " + std::to_string(from[int(Origin::memory)]) +
+                         ", disk " + std::to_string(from[int(Origin::disk)]) + ", shipped " +
+                         std::to_string(from[int(Origin::shipped)]) + ", NVRTC " +
+                         std::to_string(from[int(Origin::nvrtc)]);
   // Held nodes are recorded ones: their plan index is their trace index.
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (graph.live[i] && partition.region_of[i] >= 0) plan->live_roots.push_back(index(i));

@@ -1,6 +1,7 @@
 #include "runtime/stats.h"
 
 #include "jit/disk_cache.h"
+#include "jit/shipped_kernels.h"
 #include "lazy/stats.h"
 
 namespace lazy {
@@ -53,6 +54,7 @@ Stats stats() {
   s.disk_writes = disk.writes.load();
   s.disk_rejected = disk.rejected.load();
   s.disk_evictions = disk.evictions.load();
+  s.shipped_kernel_hits = jit::shipped_kernel_hits().load();
   return s;
 }
 
@@ -77,6 +79,7 @@ void reset_stats() {
   disk.writes = 0;
   disk.rejected = 0;
   disk.evictions = 0;
+  jit::shipped_kernel_hits() = 0;
 }
 
 }  // namespace lazy

@@ -83,22 +83,28 @@ bool is_op_place_comment(std::string_view comment) {
 
 }  // namespace
 
+std::vector<std::string_view> pieces_without_op_places(std::string_view source) {
+  std::vector<std::string_view> pieces;
+  std::size_t start = 0;  // of the piece not yet taken
+  for (std::size_t at = source.find("// "); at != std::string_view::npos;
+       at = source.find("// ", at)) {
+    const std::size_t line_end = std::min(source.find('\n', at), source.size());
+    if (is_op_place_comment(source.substr(at, line_end - at))) {
+      std::size_t cut = at;
+      while (cut > start && source[cut - 1] == ' ') --cut;
+      pieces.push_back(source.substr(start, cut - start));
+      start = line_end;
+    }
+    at = line_end;
+  }
+  pieces.push_back(source.substr(start));
+  return pieces;
+}
+
 std::string without_op_places(std::string_view source) {
   std::string out;
   out.reserve(source.size());
-  while (!source.empty()) {
-    const std::size_t end = source.find('\n');
-    std::string_view line = source.substr(0, end);
-    const std::size_t comment = line.find("// ");
-    if (comment != std::string_view::npos && is_op_place_comment(line.substr(comment))) {
-      line = line.substr(0, comment);
-      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
-    }
-    out.append(line);
-    if (end == std::string_view::npos) break;
-    out.push_back('\n');
-    source.remove_prefix(end + 1);
-  }
+  for (std::string_view piece : pieces_without_op_places(source)) out.append(piece);
   return out;
 }
 

@@ -41,6 +41,8 @@ std::string op_and_place(const ir::Node& node);
 // do not move): the text a kernel's name and its shipped copy (jit/shipped_kernels.h) go by, the
 // same wherever the user recorded its ops.
 std::string without_op_places(std::string_view source);
+// The same text as pieces of `source`, in order: what the name hashes, without a copy.
+std::vector<std::string_view> pieces_without_op_places(std::string_view source);
 
 // The kernel argument a scalar term reads (KernelBuilder::scalar_argument): the Scalar node's
 // value in its dtype (ir::scalar_as_float / scalar_as_int, as the reference holds it), floats as

@@ -28,8 +28,7 @@ std::string kernel_name(std::string_view prefix, std::vector<std::string> leadin
   if (op_count > kNamedOpsInKernelName)
     words.push_back(cat("and", op_count - kNamedOpsInKernelName));
   // The same kernel recorded at another line of user code keeps its name.
-  const std::string text = without_op_places(source);
-  const ir::Hash128 hash = ir::hash_bytes(text.data(), text.size());
+  const ir::Hash128 hash = ir::hash_pieces(pieces_without_op_places(source));
   return cat(prefix, absl::StrJoin(words, "_"), "_", dtype_name(output), "_",
              hash.to_hex().substr(0, 8));
 }

@@ -11,11 +11,15 @@ Hash128 hash_bytes(const void* data, std::size_t size) {
 }
 
 Hash128 hash_bytes(std::string_view first, std::string_view then) {
+  const std::string_view pieces[] = {first, then};
+  return hash_pieces(pieces);
+}
+
+Hash128 hash_pieces(std::span<const std::string_view> pieces) {
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_128bits_reset(&state);
-  XXH3_128bits_update(&state, first.data(), first.size());
-  XXH3_128bits_update(&state, then.data(), then.size());
+  for (std::string_view piece : pieces) XXH3_128bits_update(&state, piece.data(), piece.size());
   XXH128_hash_t h = XXH3_128bits_digest(&state);
   return {h.low64, h.high64};
 }

@@ -23,6 +23,8 @@ struct Hash128 {
 Hash128 hash_bytes(const void* data, std::size_t size);
 // The hash of `first` followed by `then`, as if they were one array, without copying them.
 Hash128 hash_bytes(std::string_view first, std::string_view then);
+// The hash of the pieces laid end to end, without copying them.
+Hash128 hash_pieces(std::span<const std::string_view> pieces);
 inline Hash128 hash_words(std::span<const std::uint64_t> words) {
   return hash_bytes(words.data(), words.size_bytes());
 }

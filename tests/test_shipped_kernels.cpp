@@ -51,7 +51,8 @@ class ScopedShippedKernelsOff {
 };
 
 TEST(ShippedKernels, EveryEntryHoldsItsKeyAKernelSourceAndACubin) {
-  if (shipped_kernels().empty()) GTEST_SKIP() << "built with LAZY_SHIP_KERNELS=OFF";
+  if (shipped_kernels().empty())
+    GTEST_SKIP() << "no kernels shipped: built with LAZY_SHIP_KERNELS=OFF, or without NVRTC";
   for (const ShippedKernel& shipped : shipped_kernels()) {
     // The header's words after the 8-byte magic: format, key lo, key hi (jit/cache_files.h).
     ASSERT_GT(shipped.entry.size(), 32u);

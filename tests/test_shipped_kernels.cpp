@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -54,11 +53,9 @@ TEST(ShippedKernels, EveryEntryHoldsItsKeyAKernelSourceAndACubin) {
   if (shipped_kernels().empty())
     GTEST_SKIP() << "no kernels shipped: built with LAZY_SHIP_KERNELS=OFF, or without NVRTC";
   for (const ShippedKernel& shipped : shipped_kernels()) {
-    // The header's words after the 8-byte magic: format, key lo, key hi (jit/cache_files.h).
-    ASSERT_GT(shipped.entry.size(), 32u);
-    lazy::ir::Hash128 key;
-    std::memcpy(&key.lo, shipped.entry.data() + 16, sizeof key.lo);
-    std::memcpy(&key.hi, shipped.entry.data() + 24, sizeof key.hi);
+    const std::optional<lazy::ir::Hash128> header_key = lazy::jit::cache_entry_key(shipped.entry);
+    ASSERT_TRUE(header_key.has_value()) << shipped.key;
+    const lazy::ir::Hash128 key = *header_key;
     EXPECT_EQ(key.to_hex(), shipped.key);
     const lazy::jit::CacheEntryParts parts = lazy::jit::parse_cache_entry(shipped.entry, key);
     ASSERT_EQ(parts.rejected, nullptr) << shipped.key << ": " << parts.rejected;

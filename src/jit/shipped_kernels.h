@@ -26,7 +26,7 @@ struct ShippedKernel {
 };
 
 // What this build of the library ships: generated at build time (an empty list when it was
-// configured with LAZY_SHIP_KERNELS=OFF).
+// configured with LAZY_SHIP_KERNELS=OFF or built where NVRTC was missing).
 std::span<const ShippedKernel> shipped_kernels();
 
 // The CUBIN shipped for `source` compiled for sm_<arch> with `options`, if any. Shipped kernels

@@ -2,6 +2,8 @@
 //   step64      64 pointwise ops on [4096] f32, recorded and synced each step (one kernel)
 //   block       a multi-kernel step on [16, 64] f32: rounds of softmax and a column mean
 //   record      recording one op of the 64-op chain, dropped unsynced (ns per op)
+//   sync        the sync of the recorded 64-op chain alone, a plan hit with one kernel: host time
+//               from the call to its return, the launch queued (host_us)
 //   threads     T threads (1, 2, 4, 8) each running its own loop on [2048] f32 that reads a value
 //               every step, against one thread running the T loops one after another. Each
 //               thread needs a CPU of its own: under `taskset` with fewer CPUs than threads the
@@ -55,7 +57,7 @@ constexpr int kMaxLength = 4096;
 
 const lazy::bench::BenchUsage kUsage = {
     "bench_host", "host time per step of small recorded programs, eager and compiled",
-    "step64 block record threads lengths miss"};
+    "step64 block record sync threads lengths miss"};
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -161,6 +163,23 @@ void record_row(int repeats, std::vector<Row>& rows) {
     per_op.push_back(seconds_since(start) / (kSteps * kChainOps));
   }
   rows.push_back({"record", "eager", "ns_per_op", median(per_op) * 1e9, ""});
+}
+
+void sync_row(int repeats, std::vector<Row>& rows) {
+  const Tensor input = computed(lazy::randn({4096}, 1));
+  for (int i = 0; i < 20; ++i) computed(chain64(input));
+  std::vector<double> host;
+  for (int r = 0; r < repeats * kSteps / kHostBatch; ++r) {
+    Tensor last;
+    for (int i = 0; i < kHostBatch; ++i) {
+      last = chain64(input);
+      const Clock::time_point start = Clock::now();
+      lazy::eval({last});
+      host.push_back(seconds_since(start));
+    }
+    (void)lazy::sum(last).item<float>();
+  }
+  rows.push_back({"sync", "eager", "host_us", median(host) * 1e6, "plan hit, 1 kernel"});
 }
 
 // One loop of the threads workload: a few ops and a value read back every step.
@@ -289,6 +308,7 @@ int main(int argc, char** argv) {
         repeats, rows);
   }
   if (wanted("record")) record_row(repeats, rows);
+  if (wanted("sync")) sync_row(repeats, rows);
   if (wanted("threads")) thread_rows(rows);
   if (wanted("lengths")) length_rows(rows);
   if (wanted("miss")) miss_row(repeats, rows);

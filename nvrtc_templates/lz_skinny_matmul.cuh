@@ -66,9 +66,11 @@ __device__ __forceinline__ lz_pairs4 lz_stream_8_or_zero(const unsigned short* p
 
 // Sums x[row, :] * w[col, :] for this thread's result of the block's 16 x kSkinnyColumns tile:
 // x holds `rows` (at most 16) rows of k elements, x_ld apart; w holds n rows of k, w_ld apart.
-// k, x_ld, w_ld and both pointers' offsets are multiples of 8 elements (16-byte loads). Returns
-// false for a thread whose result lies past the rows or columns; every thread must call it.
-template <bool kBf16>
+// k, x_ld, w_ld and both pointers' offsets are multiples of 8 elements (16-byte loads). Offsets
+// along K are Offset: int where k leaves room for a span past it (fewer registers than 64-bit
+// ones, which spill at the 64-register cap), else long long. Returns false for a thread whose
+// result lies past the rows or columns; every thread must call it.
+template <bool kBf16, class Offset>
 __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long long x_ld,
                                                   const unsigned short* w, long long w_ld, int rows,
                                                   long long n, long long k, float& sum, int& row,
@@ -80,10 +82,10 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
   // operands, which leaves the sum unchanged.
   const int group = lane / 4, quad = lane % 4;
   const long long first_col = (long long)blockIdx.x * kSkinnyColumns;
-  const long long chunks = (k + 31) / 32;
-  const long long per_warp = (chunks + kSkinnyWarps - 1) / kSkinnyWarps;
-  const long long k_first = warp * per_warp * 32;
-  const long long k_last = k_first + per_warp * 32 < k ? k_first + per_warp * 32 : k;
+  const Offset chunks = (Offset)((k + 31) / 32);
+  const Offset per_warp = (chunks + kSkinnyWarps - 1) / kSkinnyWarps;
+  const Offset k_first = warp * per_warp * 32;
+  const Offset k_last = k_first + per_warp * 32 < k ? k_first + per_warp * 32 : (Offset)k;
   const bool low_row = group < rows, high_row = group + 8 < rows;
   const unsigned short* x_low = x + (long long)group * x_ld + quad * 8;
   const unsigned short* x_high = x + (long long)(group + 8) * x_ld + quad * 8;
@@ -91,7 +93,7 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
   const int load_row = lane / 8, load_at = (lane % 8) * 8;
   unsigned char* stage = stages[warp];
   lz_pairs4 staged[kSkinnyLoads];
-  auto load = [&](long long span) {
+  auto load = [&](Offset span) {
     const bool in_k = span + load_at < k_last;
 #pragma unroll
     for (int i = 0; i < kSkinnyLoads; ++i) {
@@ -101,7 +103,7 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
   };
   float acc[kSkinnyTiles][4] = {};
   if (k_first < k_last) load(k_first);
-  for (long long span = k_first; span < k_last; span += kSkinnySpan) {
+  for (Offset span = k_first; span < k_last; span += kSkinnySpan) {
 #pragma unroll
     for (int i = 0; i < kSkinnyLoads; ++i)
       *reinterpret_cast<lz_pairs4*>(stage + (i * kSkinnyRowsPerLoad + load_row) * kSkinnyPitch +
@@ -111,7 +113,7 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
     if (span + kSkinnySpan < k_last) load(span + kSkinnySpan);
 #pragma unroll
     for (int c = 0; c < kSkinnySpan / 32; ++c) {
-      const long long at = span + c * 32;
+      const Offset at = span + c * 32;
       const bool in_k = at + quad * 8 < k_last;
       const lz_pairs4 xl = lz_load_8_or_zero(x_low + at, in_k && low_row);
       const lz_pairs4 xh = lz_load_8_or_zero(x_high + at, in_k && high_row);

@@ -1,13 +1,15 @@
-// Row kernels that take their row length at run time (runtime/row_length_variants.h): every
-// shape of row the launch distinguishes matches the reference, and a stream of new lengths
-// compiles each kernel structure at most twice. Skipped without a GPU.
+// Kernels that take their sizes at run time (runtime/size_variants.h): row kernels with every
+// shape of row the launch distinguishes and skinny products of every weight shape match the
+// reference, a stream of new row lengths compiles each kernel structure at most twice, and new
+// weight shapes past LAZY_SPECIALIZED_PRODUCT_SHAPES compile nothing. Skipped without a GPU.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "gpu_test_support.h"
 #include "runtime/plan_cache.h"
-#include "runtime/row_length_variants.h"
+#include "runtime/size_variants.h"
 
 namespace {
 
@@ -24,15 +26,15 @@ std::int64_t new_kernels() {
   return stats.nvrtc_compiles + stats.disk_hits;
 }
 
-class RowLengthsAtRunTime : public GpuTest {
+class SizesAtRunTime : public GpuTest {
  protected:
   void SetUp() override {
     GpuTest::SetUp();
-    lazy::runtime::set_all_row_lengths_at_run_time(true);
+    lazy::runtime::set_all_sizes_at_run_time(true);
     lazy::runtime::clear_plan_cache();
   }
   void TearDown() override {
-    lazy::runtime::set_all_row_lengths_at_run_time(false);
+    lazy::runtime::set_all_sizes_at_run_time(false);
     lazy::runtime::clear_plan_cache();
     GpuTest::TearDown();
   }
@@ -40,7 +42,7 @@ class RowLengthsAtRunTime : public GpuTest {
 
 // Lengths of one element, of a slice of a warp, a warp, several warps, a whole block of threads
 // and more than a block's four elements a thread; odd ones leave the last threads idle.
-TEST_F(RowLengthsAtRunTime, EveryRowLengthMatchesTheReference) {
+TEST_F(SizesAtRunTime, EveryRowLengthMatchesTheReference) {
   for (std::int64_t extent : {1, 2, 5, 33, 100, 1000, 1025, 4096, 5000}) {
     for (DType dtype : {DType::f32, DType::bf16}) {
       const Tensor x = random_input(dtype, {67, extent});
@@ -67,7 +69,7 @@ TEST_F(RowLengthsAtRunTime, EveryRowLengthMatchesTheReference) {
 
 // One row of the whole tensor, bool rows, and a mask broadcast over heads (rows that walk two
 // strided groups of kept axes).
-TEST_F(RowLengthsAtRunTime, OneRowBoolRowsAndBroadcastMasks) {
+TEST_F(SizesAtRunTime, OneRowBoolRowsAndBroadcastMasks) {
   const Tensor x = random_input(DType::f32, {3000});
   const Tensor flags = random_input(DType::bool_, {64, 37});
   expect_matches_reference(
@@ -81,6 +83,28 @@ TEST_F(RowLengthsAtRunTime, OneRowBoolRowsAndBroadcastMasks) {
   expect_matches_reference(
       [&] { return std::vector{lazy::softmax(lazy::where(mask, scores, -1e4f))}; },
       "masked softmax", kSumTolerance);
+}
+
+// Products of at most 16 rows (a decode step's linear) with the weight's shape an argument: every
+// epilogue, rows from 1 to 16, K from one chunk to long, N off the 16-column tiles.
+TEST_F(SizesAtRunTime, SkinnyProductsOfEveryShapeMatchTheReference) {
+  struct Size {
+    std::int64_t rows, n, k;
+  };
+  for (const Size size : {Size{1, 8, 8}, Size{5, 40, 72}, Size{16, 1000, 256}, Size{3, 64, 8192}}) {
+    const Tensor x = random_input(DType::bf16, {size.rows, size.k});
+    const Tensor w = random_input(DType::bf16, {size.n, size.k});
+    const Tensor b = random_input(DType::bf16, {size.n});
+    const Tensor r = random_input(DType::bf16, {size.rows, size.n});
+    const std::string what =
+        std::to_string(size.rows) + "x" + std::to_string(size.n) + "x" + std::to_string(size.k);
+    const double tol = lazy_test::tolerance_for(DType::bf16) + 2e-7 * std::sqrt(double(size.k));
+    expect_matches_reference(
+        [&] {
+          return std::vector{lazy::linear(x, w), lazy::gelu_tanh(r + lazy::linear(x, w, b))};
+        },
+        what, tol);
+  }
 }
 
 using RowLengthVariants = GpuTest;
@@ -108,6 +132,26 @@ TEST_F(RowLengthVariants, NewLengthsCompileEachStructureAtMostTwice) {
     if (i == 1) after_two = new_kernels();
   }
   EXPECT_EQ(new_kernels(), after_two) << "a row length past the second compiled a kernel";
+}
+
+// Past LAZY_SPECIALIZED_PRODUCT_SHAPES (8) weight shapes of one structure, a new shape compiles no
+// kernel: the one taking its sizes at run time serves it.
+TEST_F(RowLengthVariants, NewWeightShapesPastTheLimitCompileNothing) {
+  std::vector<std::vector<Tensor>> inputs;  // first: their own kernels are not the ones counted
+  for (std::int64_t n = 24; n < 24 + 8 * 12; n += 8) {
+    inputs.push_back({random_input(DType::f16, {4, 48}), random_input(DType::f16, {n, 48}),
+                      random_input(DType::f16, {n})});
+  }
+  std::int64_t after_limit = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor &x = inputs[i][0], &w = inputs[i][1], &b = inputs[i][2];
+    // A structure no other test compiles: f16 with bias and gelu_tanh, K = 48.
+    expect_matches_reference([&] { return std::vector{lazy::gelu_tanh(lazy::linear(x, w, b))}; },
+                             "weight of " + std::to_string(w.shape()[0]) + " rows",
+                             lazy_test::tolerance_for(DType::f16) + 2e-6);
+    if (i == 8) after_limit = new_kernels();
+  }
+  EXPECT_EQ(new_kernels(), after_limit) << "a weight shape past the limit compiled a kernel";
 }
 
 }  // namespace

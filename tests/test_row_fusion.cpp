@@ -190,9 +190,8 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
     Tensor y = lazy::softmax(x * 2.0f);
     Partition p = partition_pending();
     ASSERT_EQ(p.regions.size(), 1u);
-    kernels.push_back(lazy::codegen::generate_kernel(p.regions[0], p.graph.nodes,
-                                                     Trace::current().externals(),
-                                                     {.row_length_at_run_time = true}));
+    kernels.push_back(lazy::codegen::generate_kernel(
+        p.regions[0], p.graph.nodes, Trace::current().externals(), {.sizes_at_run_time = true}));
     lazy::eval({y});
   }
   EXPECT_EQ(kernels[0].name, kernels[1].name);
@@ -235,7 +234,7 @@ TEST_F(RowFusion, ALengthKernelsTextServesOtherRowCountsOfItsLength) {
 
 // A cached text serves only its own structure: another op, another kernel.
 TEST_F(RowFusion, RunTimeLengthKernelsOfOtherOpsDiffer) {
-  const lazy::codegen::CodegenOptions run_time{.row_length_at_run_time = true};
+  const lazy::codegen::CodegenOptions run_time{.sizes_at_run_time = true};
   lazy::codegen::set_kernel_text_checks(true);
   Tensor x = computed({16, 50});
   Tensor xi = (x * 10.0f).to(lazy::DType::i32);

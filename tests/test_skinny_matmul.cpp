@@ -10,6 +10,7 @@
 #include "codegen/skinny_matmul.h"
 #include "codegen_test_support.h"
 #include "ir/trace.h"
+#include "runtime/size_variants.h"
 
 namespace {
 
@@ -20,6 +21,7 @@ using lazy::ir::Trace;
 using lazy_test::generate_pending;
 using lazy_test::Generated;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class SkinnyMatmul : public ::testing::Test {
  protected:
@@ -83,12 +85,66 @@ TEST_F(SkinnyMatmul, EachEpilogueCompiles) {
     const std::string& source = g.kernels[0].source;
     EXPECT_THAT(g.kernels[0].name, HasSubstr("skinny_matmul_bias_residual_gelu_tanh"));
     EXPECT_THAT(source, HasSubstr("lz_skinny_product<" +
-                                  std::string(dtype == DType::bf16 ? "true" : "false") + ">"));
+                                  std::string(dtype == DType::bf16 ? "true" : "false") + ", int>"));
     EXPECT_THAT(source, HasSubstr("lz_gelu_tanh(v)"));
     EXPECT_THAT(source, HasSubstr("[a.residual_at + row * a.residual_ld + col]"));
     lazy_test::expect_compiles(g);
     Trace::current().clear();
   }
+}
+
+// The weight's shape is compiled in (literals the index arithmetic folds) unless the kernel takes
+// its sizes at run time, when one source serves every shape; the rows are always an argument.
+TEST_F(SkinnyMatmul, SizesAreCompiledInOrTakenAtRunTime) {
+  const Tensor x = computed({5, 72});
+  std::vector<std::string> compiled_in, at_run_time;
+  for (std::int64_t n : {40, 56}) {
+    const Tensor y = lazy::linear(x, computed({n, 72}));
+    Trace& trace = Trace::current();
+    const lazy::fuse::Partition p =
+        lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), {true});
+    ASSERT_EQ(p.regions.size(), 1u);
+    for (const bool run_time : {false, true}) {
+      const lazy::codegen::GeneratedKernel kernel = lazy::codegen::generate_skinny_matmul(
+          p.regions[0], p.graph.nodes, trace.externals(), {.sizes_at_run_time = run_time});
+      (run_time ? at_run_time : compiled_in).push_back(kernel.source);
+      EXPECT_THAT(kernel.source, HasSubstr("(int)a.rows"));
+      Generated generated;
+      generated.kernels.push_back(kernel);
+      lazy_test::expect_compiles(generated);
+    }
+    EXPECT_THAT(compiled_in.back(), HasSubstr("72LL"));
+    EXPECT_THAT(compiled_in.back(), HasSubstr("[row * " + std::to_string(n) + "LL + col]"));
+    EXPECT_THAT(compiled_in.back(), Not(HasSubstr("a.k")));
+    EXPECT_THAT(compiled_in.back(), HasSubstr("lz_skinny_product<true, int>"));
+    EXPECT_THAT(at_run_time.back(), HasSubstr("lz_skinny_product<true, long long>"));
+    EXPECT_THAT(at_run_time.back(), HasSubstr("a.k"));
+    EXPECT_THAT(at_run_time.back(), HasSubstr("[row * a.n + col]"));
+    EXPECT_THAT(at_run_time.back(), Not(HasSubstr("72LL")));
+    Trace::current().clear();
+  }
+  EXPECT_NE(compiled_in[0], compiled_in[1]);
+  EXPECT_EQ(at_run_time[0], at_run_time[1]);
+}
+
+// The plan builder's choice: the shape compiled in by default, at run time when every kernel is
+// told to take its sizes so (the fuzzer's mode).
+TEST_F(SkinnyMatmul, VariantsFollowTheRunTimeSwitch) {
+  const Tensor y = lazy::linear(computed({3, 64}), computed({24, 64}));
+  Trace& trace = Trace::current();
+  const lazy::fuse::Partition p =
+      lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), {true});
+  ASSERT_EQ(p.regions.size(), 1u);
+  const auto variant = [&] {
+    return lazy::runtime::kernel_variant(p.regions[0], p.graph.nodes, trace.externals(), false)
+        .source;
+  };
+  EXPECT_THAT(variant(), HasSubstr("64LL"));
+  lazy::runtime::set_all_sizes_at_run_time(true);
+  const std::string at_run_time = variant();
+  lazy::runtime::set_all_sizes_at_run_time(false);
+  EXPECT_THAT(at_run_time, HasSubstr("a.k"));
+  EXPECT_THAT(variant(), HasSubstr("64LL"));  // the same shape again: still compiled in
 }
 
 }  // namespace

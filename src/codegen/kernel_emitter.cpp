@@ -480,7 +480,7 @@ class KernelEmitter {
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,
                                 const CodegenOptions& options) {
-  if (region.matmul) return generate_skinny_matmul(region, pending, externals);
+  if (region.matmul) return generate_skinny_matmul(region, pending, externals, options);
   if (region.scatter) return generate_scatter_kernel(region, pending, externals);
   if (region.row) return generate_row_kernel(region, pending, externals, options);
   KernelEmitter emitter(region, pending, externals, options);

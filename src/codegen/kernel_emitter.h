@@ -46,9 +46,10 @@ inline ArgSource load_pointer(const fuse::Term& load) {
 
 struct CodegenOptions {
   bool fast_math = false;  // hardware approximations (LAZY_FAST_MATH)
-  // A row kernel takes its row length and threads per row as arguments instead of compiling
-  // them in, so one kernel serves every length (runtime/row_length_variants.h chooses).
-  bool row_length_at_run_time = false;
+  // The kernel takes as arguments the sizes it would otherwise compile in (a row kernel's row
+  // length and threads per row, a skinny product's K, N and leading dimensions), so one kernel
+  // serves every size (runtime/size_variants.h chooses).
+  bool sizes_at_run_time = false;
 };
 
 struct GeneratedKernel {

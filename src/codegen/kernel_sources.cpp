@@ -110,8 +110,8 @@ std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
                                         std::span<const ir::NodePtr> externals, const RowPlan& plan,
                                         const CodegenOptions& options) {
   std::vector<std::uint64_t> words = {kRowText, std::uint64_t(options.fast_math),
-                                      std::uint64_t(options.row_length_at_run_time),
-                                      region.terms.size(), region.roots.size()};
+                                      std::uint64_t(options.sizes_at_run_time), region.terms.size(),
+                                      region.roots.size()};
   if (!plan.length_at_run_time()) {
     // A kernel compiled for its length: what of the sizes its text holds, and what of them its
     // plan read (whether there are rows, several of them), but not how many rows.

@@ -25,7 +25,7 @@ class RowKernelEmitter {
       : region_(region),
         row_(*region.row),
         pending_(pending),
-        plan_(region, pending, externals, options.row_length_at_run_time),
+        plan_(region, pending, externals, options.sizes_at_run_time),
         builder_(region, pending, externals, options),
         launch_(plan_.launch()),
         vector_width_(plan_.vector_width()) {}

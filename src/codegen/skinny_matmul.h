@@ -2,8 +2,11 @@
 // generated kernel instead of a cuBLASLt call: it reads the weight once, coalesced, at about 85% of
 // a plain read's speed (H100), where the library's tiled kernels reach far less, and runs the
 // epilogue the partitioner folded into the product (bias, residual, gelu_tanh) before its one
-// rounding. The product itself is nvrtc_templates/lz_skinny_matmul.cuh; the source written here
-// depends only on the dtype and the epilogue, so one compile serves every shape.
+// rounding. The product itself is nvrtc_templates/lz_skinny_matmul.cuh. The source written here
+// compiles in K, N and the leading dimensions (a weight's shape, which a model has few of), so the
+// index arithmetic folds away; with `sizes_at_run_time` it takes them as arguments and depends only
+// on the dtype and the epilogue, so one compile serves every shape. The number of rows (a decode
+// step's batch, which changes with traffic) is always an argument.
 #pragma once
 
 #include <span>
@@ -25,6 +28,7 @@ bool skinny_product(const fuse::Region& region, std::span<const ir::NodePtr> pen
 // The kernel of a region skinny_product accepts.
 GeneratedKernel generate_skinny_matmul(const fuse::Region& region,
                                        std::span<const ir::NodePtr> pending,
-                                       std::span<const ir::NodePtr> externals);
+                                       std::span<const ir::NodePtr> externals,
+                                       const CodegenOptions& options = {});
 
 }  // namespace lazy::codegen

@@ -146,6 +146,15 @@ constexpr SettingSpec kSettings[] = {
      .max = 1 << 20,
      .effect = "distinct row lengths a row kernel (softmax, norms) is compiled for; further "
                "lengths share one kernel that takes the length at run time (0: always that one)"},
+    {.setting = Setting::specialized_product_shapes,
+     .name = "LAZY_SPECIALIZED_PRODUCT_SHAPES",
+     .kind = SettingKind::integer,
+     .default_value = 8,
+     .min = 0,
+     .max = 1 << 20,
+     .effect = "distinct weight shapes a product of at most 16 rows (a decode step's linear) is "
+               "compiled for; further shapes share one kernel that takes them at run time (0: "
+               "always that one)"},
     {.setting = Setting::cache_dir,
      .name = "LAZY_CACHE_DIR",
      .kind = SettingKind::text,

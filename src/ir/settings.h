@@ -30,6 +30,7 @@ enum class Setting {
   bytes_per_thread,
   row_threads,
   specialized_row_lengths,
+  specialized_product_shapes,
   cache_dir,
   cache,
   cache_max_mb,

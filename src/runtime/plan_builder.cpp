@@ -15,7 +15,7 @@
 #include "runtime/module_cache.h"
 #include "runtime/plan_indices.h"
 #include "runtime/plan_matmul.h"
-#include "runtime/row_length_variants.h"
+#include "runtime/size_variants.h"
 #include "runtime/stats.h"
 
 namespace lazy::runtime {
@@ -68,9 +68,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     library_call[r] = region.matmul && !(fusion && codegen::skinny_product(region, nodes, arch));
     if (library_call[r]) continue;
     kernel_of[r] = kernels.size();
-    kernels.push_back(
-        region.row ? row_kernel_variant(region, nodes, externals, fast)
-                   : codegen::generate_kernel(region, nodes, externals, {.fast_math = fast}));
+    kernels.push_back(kernel_variant(region, nodes, externals, fast));
     stats.kernels_generated++;
   }
   std::vector<jit::KernelCache::Lookup> lookups;

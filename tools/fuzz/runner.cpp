@@ -14,7 +14,7 @@
 #include "runtime/executor.h"
 #include "runtime/plan_cache.h"
 #include "runtime/replay.h"
-#include "runtime/row_length_variants.h"
+#include "runtime/size_variants.h"
 #include "runtime/storage_mirror.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
@@ -31,8 +31,8 @@ const char* mode_name(Mode mode) {
       return "unfused";
     case Mode::replayed:
       return "replayed";
-    case Mode::run_time_rows:
-      return "rows at run time";
+    case Mode::run_time_sizes:
+      return "sizes at run time";
     case Mode::compiled:
       return "compiled";
     case Mode::threaded:
@@ -82,12 +82,12 @@ class ModeScope {
  public:
   explicit ModeScope(Mode mode)
       : fusion_(fusion_enabled()),
-        run_time_rows_(mode == Mode::run_time_rows),
+        run_time_sizes_(mode == Mode::run_time_sizes),
         replayed_(mode == Mode::replayed) {
     runtime::set_reference_execution(mode == Mode::reference);
     runtime::set_poison_outputs(mode != Mode::reference);
     set_fusion_enabled(mode != Mode::unfused);
-    if (run_time_rows_) set_run_time_rows(true);
+    if (run_time_sizes_) set_run_time_sizes(true);
     // Its first sync plans the batch again (run_mode): row kernel texts found are checked.
     if (replayed_) codegen::set_kernel_text_checks(true);
   }
@@ -95,21 +95,21 @@ class ModeScope {
     runtime::set_reference_execution(false);
     runtime::set_poison_outputs(false);
     set_fusion_enabled(fusion_);
-    if (run_time_rows_) set_run_time_rows(false);
+    if (run_time_sizes_) set_run_time_sizes(false);
     if (replayed_) codegen::set_kernel_text_checks(false);
   }
 
  private:
-  // The plans of either kind of row kernel must not serve the other. Each cached kernel text is
-  // checked against the one generated afresh.
-  static void set_run_time_rows(bool enabled) {
-    runtime::set_all_row_lengths_at_run_time(enabled);
+  // The plans of either kind of kernel (sizes compiled in or not) must not serve the other. Each
+  // cached kernel text is checked against the one generated afresh.
+  static void set_run_time_sizes(bool enabled) {
+    runtime::set_all_sizes_at_run_time(enabled);
     codegen::set_kernel_text_checks(enabled);
     runtime::clear_plan_cache();
   }
 
   bool fusion_;
-  bool run_time_rows_;
+  bool run_time_sizes_;
   bool replayed_;
 };
 
@@ -256,11 +256,11 @@ ModeResult run_mode(std::vector<Program>& programs, Mode mode) {
   }
   // Replayed: the same batch synced until its plan replays as a CUDA graph (new inputs, the
   // graph's own intermediates); the last sync's values are compared.
-  // Rows at run time: synced twice, each a plan miss, so the second finds every row kernel's
+  // Sizes at run time: synced twice, each a plan miss, so the second finds every row kernel's
   // text cached (kernel_sources.h), checked against a fresh one.
-  const int syncs = mode == Mode::replayed        ? runtime::kEagerHitsBeforeGraph + 2
-                    : mode == Mode::run_time_rows ? 2
-                                                  : 1;
+  const int syncs = mode == Mode::replayed         ? runtime::kEagerHitsBeforeGraph + 2
+                    : mode == Mode::run_time_sizes ? 2
+                                                   : 1;
   // The replayed mode's first sync plans anew what the fused mode planned, so every row kernel's
   // text comes from the cache (kernel_sources.h) and is checked against a fresh one.
   if (mode == Mode::replayed) runtime::clear_plan_cache();
@@ -364,7 +364,7 @@ RunReport run_programs(std::vector<Program>& programs) {
     }
   };
   for (Mode mode :
-       {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_rows, Mode::compiled})
+       {Mode::fused, Mode::unfused, Mode::replayed, Mode::run_time_sizes, Mode::compiled})
     compare_run(run_mode(programs, mode), mode);
   for (const ModeResult& run : threaded_run(programs)) compare_run(run, Mode::threaded);
   return report;

@@ -11,13 +11,13 @@
 namespace lazy::fuzz {
 
 // replayed: fused, synced again until the plan replays as a CUDA graph (runtime/eager_graphs.h).
-// run_time_rows: fused, every row kernel taking its row length at run time
-// (runtime/row_length_variants.h), planned twice: the second finds the kernel texts cached.
+// run_time_sizes: fused, every row kernel and skinny product taking its sizes at run time
+// (runtime/size_variants.h), planned twice: the second finds the kernel texts cached.
 // compiled: the batch as the body of a lazy::Function of its data leaves, called on them (the
 // capture) and then on copies in new memory: the replay's values are compared.
 // threaded: fused, the batch recorded and synced on kFuzzThreads threads at once, each on its own
 // copy of the programs and twice (the second sync a plan hit); every thread's values compared.
-enum class Mode { reference, fused, unfused, replayed, run_time_rows, compiled, threaded };
+enum class Mode { reference, fused, unfused, replayed, run_time_sizes, compiled, threaded };
 inline constexpr int kFuzzThreads = 4;
 const char* mode_name(Mode mode);
 

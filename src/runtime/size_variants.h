@@ -1,0 +1,29 @@
+// Which kernels compile their sizes in and which take them at run time. A kernel with its sizes
+// compiled in is faster, but every new size is a new compile: a stream of varying sequence
+// lengths would compile without end. So each kernel structure is compiled for its first few
+// distinct sizes, and one kernel that takes them as arguments serves every other (as Inductor's
+// automatic dynamic shapes do). Two kinds of kernel have sizes to compile in: a row kernel its row
+// length (LAZY_SPECIALIZED_ROW_LENGTHS of them), a skinny product its weight's shape
+// (LAZY_SPECIALIZED_PRODUCT_SHAPES).
+#pragma once
+
+#include <span>
+
+#include "codegen/kernel_emitter.h"
+#include "fuse/partition.h"
+
+namespace lazy::runtime {
+
+// The kernel of region `region` (not a library call): for a row kernel or a skinny product, the
+// one compiled for its sizes when its structure (the name of its run-time-size kernel, which no
+// size changes) already has those sizes or has fewer than the setting's, else the one that takes
+// them at run time.
+codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
+                                        std::span<const ir::NodePtr> nodes,
+                                        std::span<const ir::NodePtr> externals, bool fast);
+
+// Every kernel takes its sizes at run time from now on (the fuzzer and tests check those kernels
+// on every program); plans already cached keep their kernels.
+void set_all_sizes_at_run_time(bool enabled);
+
+}  // namespace lazy::runtime

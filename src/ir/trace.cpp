@@ -1,5 +1,7 @@
 #include "ir/trace.h"
 
+#include <algorithm>
+
 #include "ir/settings.h"
 
 namespace lazy::ir {
@@ -58,8 +60,14 @@ std::vector<bool> LiveBits::to_vector() const {
 
 LiveBits Trace::live_bits() const {
   LiveBits live{std::vector<std::uint64_t>((nodes_.size() + 63) / 64), nodes_.size()};
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    live.words[i / 64] |= std::uint64_t(nodes_[i].use_count() > 1) << (i % 64);
+  // A word at a time in a register: a sync reads every pending node's owner count.
+  for (std::size_t first = 0; first < nodes_.size(); first += 64) {
+    const std::size_t end = std::min(first + 64, nodes_.size());
+    std::uint64_t bits = 0;
+    for (std::size_t i = first; i < end; ++i)
+      bits |= std::uint64_t(nodes_[i]->owners.load(std::memory_order_acquire) > 1) << (i - first);
+    live.words[first / 64] = bits;
+  }
   return live;
 }
 

@@ -17,24 +17,43 @@ std::size_t capacity_from_env() {
   return std::size_t(ir::integer_setting(ir::Setting::kernel_cache_entries));
 }
 
+// What decides the cubin besides the source: the options, NVRTC's version, the arch, the templates
+// and the cache format, as text.
+std::string compile_settings(int arch, const std::vector<std::string>& extra_options,
+                             NvrtcVersion version) {
+  static const std::string templates = codegen::templates_checksum().to_hex();
+  std::string settings;
+  for (const std::string& option : nvrtc_compile_options(arch, extra_options)) {
+    settings.push_back('\0');
+    settings.append(option);
+  }
+  settings.push_back('\0');
+  settings.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
+                  std::to_string(arch) + "/" + templates + "/format " +
+                  std::to_string(kDiskCacheFormat));
+  return settings;
+}
+
 ir::Hash128 key_of(const std::string& source, int arch,
                    const std::vector<std::string>& extra_options,
                    const std::optional<ir::Hash128>& source_hash, NvrtcVersion version) {
-  // The source's hash followed by what else decides the cubin: a cached text's kernel comes with
-  // the hash of its source (tens of kilobytes for a row kernel), which is then not read again.
-  static const std::string templates = codegen::templates_checksum().to_hex();
-  std::string rest;
-  for (const std::string& option : nvrtc_compile_options(arch, extra_options)) {
-    rest.push_back('\0');
-    rest.append(option);
+  // The source's hash followed by the compile settings: a cached text's kernel comes with the
+  // hash of its source (tens of kilobytes for a row kernel), which is then not read again. The
+  // settings' text is kept from the thread's last key, since a plan's kernels share it: writing
+  // it out was a third of a plan miss's kernel lookups.
+  struct LastSettings {
+    int arch = -1;
+    NvrtcVersion version{};
+    std::vector<std::string> extra_options;
+    std::string text;
+  };
+  thread_local LastSettings last;
+  if (last.arch != arch || last.version != version || last.extra_options != extra_options) {
+    last = {arch, version, extra_options, compile_settings(arch, extra_options, version)};
   }
-  rest.push_back('\0');
-  rest.append(std::to_string(version.major) + "." + std::to_string(version.minor) + "/sm_" +
-              std::to_string(arch) + "/" + templates + "/format " +
-              std::to_string(kDiskCacheFormat));
   const ir::Hash128 text =
       source_hash ? *source_hash : ir::hash_bytes(source.data(), source.size());
-  return ir::hash_bytes({reinterpret_cast<const char*>(&text), sizeof(text)}, rest);
+  return ir::hash_bytes({reinterpret_cast<const char*>(&text), sizeof(text)}, last.text);
 }
 
 // The key with the NVRTC loaded now.

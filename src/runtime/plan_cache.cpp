@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 
 #include "ir/settings.h"
 #include "jit/lru_cache.h"
@@ -44,16 +45,26 @@ PlanCache& plan_cache() {
 
 ir::Hash128 plan_key(const ir::Trace& trace, const ir::Hash128& sync_key, bool fusion, bool fast,
                      int arch) {
-  std::vector<std::uint64_t> words = {sync_key.lo, sync_key.hi, std::uint64_t(fusion),
-                                      std::uint64_t(fast), std::uint64_t(arch)};
-  absl::flat_hash_map<const ir::Storage*, std::uint64_t> first_slot;
+  absl::InlinedVector<std::uint64_t, 32> words = {sync_key.lo, sync_key.hi, std::uint64_t(fusion),
+                                                  std::uint64_t(fast), std::uint64_t(arch)};
   std::span<const ir::NodePtr> externals = trace.externals();
+  // Which externals share memory: the first slot with the same storage. Most syncs read a few
+  // externals, for which a scan costs less than a map.
+  constexpr std::size_t kScannedExternals = 16;
+  absl::flat_hash_map<const ir::Storage*, std::uint64_t> first_slot;
+  auto first_with_storage = [&](std::size_t slot, const ir::Storage* storage) -> std::uint64_t {
+    if (externals.size() > kScannedExternals)
+      return first_slot.try_emplace(storage, slot).first->second;
+    std::size_t first = 0;
+    while (externals[first]->data->storage.get() != storage) ++first;
+    return first;
+  };
   for (std::size_t slot = 0; slot < externals.size(); ++slot) {
     const ir::TensorData& data = *externals[slot]->data;
     words.push_back(std::uint64_t(data.layout.offset));
     for (int d = 0; d < data.layout.shape.rank(); ++d)
       words.push_back(std::uint64_t(data.layout.strides[d]));
-    words.push_back(first_slot.try_emplace(data.storage.get(), slot).first->second);
+    words.push_back(first_with_storage(slot, data.storage.get()));
   }
   return ir::hash_words(words);
 }

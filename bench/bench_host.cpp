@@ -18,6 +18,8 @@
 //                kSteps: the throughput of a loop, bound by the host or by the GPU;
 //   host_us      median wall time of one step's call alone, the GPU drained every few steps so
 //                launches never wait for room in its queue: the host's cost.
+// Host times depend on the vCPU the process runs on (1.6x between the GPU machine's vCPUs, see
+// docs/architecture.md, "Cost of recording"): compare runs pinned to one with `taskset -c`.
 //   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
 #include <sched.h>
 

@@ -5,6 +5,7 @@
 
 #include <lazy/lazy.h>
 
+#include "ir/trace.h"
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
 #include "runtime/device.h"
@@ -96,6 +97,32 @@ TEST_F(PlanCache, KernelCacheComparesTheSourceOnAHit) {
   auto other = cache.get_or_compile("k", source + " ", 90);
   EXPECT_NE(other.origin, Origin::memory);
   EXPECT_NE(other.kernel, first.kernel);
+}
+
+// Which inputs share memory is part of a plan's key (a kernel must not write over memory another
+// input reads), for a few inputs (found by a scan) and for many (by a map).
+TEST_F(PlanCache, KeySaysWhichInputsShareMemory) {
+  for (const int count : {3, 20}) {
+    // `count` inputs of [1, 4] at offset 0: views of one tensor, or each of its own tensor.
+    auto key_of_sum = [count](bool shared) {
+      const lazy::Tensor base = lazy::randn({4}, 1);
+      std::vector<lazy::Tensor> inputs;
+      for (int i = 0; i < count; ++i)
+        inputs.push_back((shared ? base : lazy::randn({4}, std::uint64_t(i + 2))).unsqueeze(0));
+      lazy::eval(inputs);
+      lazy::Tensor total = inputs[0];
+      for (int i = 1; i < count; ++i) total = total + inputs[std::size_t(i)];
+      lazy::ir::Trace& trace = lazy::ir::Trace::current();
+      EXPECT_EQ(trace.externals().size(), std::size_t(count));
+      const lazy::ir::Hash128 key =
+          lazy::runtime::plan_key(trace, trace.sync_key(), true, false, 90);
+      trace.clear();
+      return key;
+    };
+    EXPECT_NE(key_of_sum(true), key_of_sum(false)) << count << " inputs";
+    EXPECT_EQ(key_of_sum(true), key_of_sum(true)) << count << " inputs";
+    EXPECT_EQ(key_of_sum(false), key_of_sum(false)) << count << " inputs";
+  }
 }
 
 }  // namespace

@@ -18,8 +18,9 @@
 //                kSteps: the throughput of a loop, bound by the host or by the GPU;
 //   host_us      median wall time of one step's call alone, the GPU drained every few steps so
 //                launches never wait for room in its queue: the host's cost.
-// Host times depend on the vCPU the process runs on (1.6x between the GPU machine's vCPUs, see
-// docs/architecture.md, "Cost of recording"): compare runs pinned to one with `taskset -c`.
+// Host times vary by up to 2x with the vCPU the process runs on and the moment (the GPU machine's
+// vCPUs are fast or slow in phases of minutes; docs/architecture.md, "Cost of recording"):
+// compare runs made back to back, pinned to one vCPU with `taskset -c`.
 //   bench_host [--iters REPEATS] [--only WORKLOAD] [--json PATH]
 #include <sched.h>
 

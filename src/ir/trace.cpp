@@ -65,7 +65,7 @@ LiveBits Trace::live_bits() const {
     const std::size_t end = std::min(first + 64, nodes_.size());
     std::uint64_t bits = 0;
     for (std::size_t i = first; i < end; ++i)
-      bits |= std::uint64_t(nodes_[i]->owners.load(std::memory_order_acquire) > 1) << (i - first);
+      bits |= std::uint64_t(nodes_[i].use_count() > 1) << (i - first);
     live.words[first / 64] = bits;
   }
   return live;

@@ -83,6 +83,10 @@ struct Recording {
   std::vector<double> errs;
   std::vector<int> frozen;
   std::vector<Tensor> frozen_values;
+  // Some step a leaf reaches may hold NaN or infinity (from data with special values). A rule
+  // may then give NaN where the loss does not move (max's, as PyTorch's amax, divides by the
+  // count of elements equal to a NaN result: none); central differences cannot judge that.
+  bool leaf_reaches_special = false;
 };
 
 // Steps whose gradient is zero but whose values jump (rounding, integer and bool results) or
@@ -105,9 +109,14 @@ std::vector<Tensor> record(Program& p, const std::vector<Leaf>& leaves, std::spa
     b.substitute(rec.frozen[k], rec.frozen_values[k]);
   b.apply_all();
   std::vector<Tensor> out;
+  std::vector<bool> reached(std::size_t(b.size()), false);
+  for (const Leaf& leaf : leaves) reached[std::size_t(leaf.step)] = true;
   for (int i = 0; i < b.size(); ++i) {
     const Step& s = p.steps[std::size_t(i)];
     const Bounds& bounds = b.bounds(i);
+    for (const Arg& arg : s.args)
+      if (arg.is_tensor() && reached[std::size_t(arg.step)]) reached[std::size_t(i)] = true;
+    if (first && reached[std::size_t(i)] && bounds.special) rec.leaf_reaches_special = true;
     if (first && frozen(s, b.tensor(i))) {
       rec.frozen.push_back(i);
       rec.frozen_values.push_back(b.tensor(i));
@@ -212,6 +221,8 @@ GradientOutcome check_gradients(const Program& original) {
       terms += std::fabs(g[i] * leaves[k].direction[i]);
     }
   }
+  if (!std::isfinite(analytic) && rec.leaf_reaches_special)
+    return skipped("a gradient through NaN or infinity is not finite");
   double noise = at_base.noise, typical = at_base.typical_noise;
   for (const Loss& loss : moved) {
     noise = std::max(noise, loss.noise);

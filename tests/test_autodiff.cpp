@@ -183,6 +183,16 @@ TEST(Autodiff, MaxSharesItsGradientBetweenTies) {
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 0.5f, 0.5f, 0}));
 }
 
+// As PyTorch's amax: no element equals a NaN result, so the share is 0 / 0, NaN, on every element
+// of its row, even under a zero cotangent; the other rows are untouched.
+TEST(Autodiff, MaxOfARowWithANanGivesItNanGradients) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, NAN, 3, 5, 2, 4}, {2, 3});
+  const Tensor g = lazy::grad([](auto t) { return lazy::sum(lazy::max(t[0], 1) * 0.0f); })({x})[0];
+  const std::vector<float> v = g.to_vector<float>();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(v[i])) << i;
+  EXPECT_EQ(std::vector<float>(v.begin() + 3, v.end()), (std::vector<float>{0, 0, 0}));
+}
+
 // As PyTorch's clamp: x keeps its whole gradient on a bound, a tensor bound gets it only where x
 // is strictly past it; a NaN x stays NaN.
 TEST(Autodiff, ClampPassesTheWholeGradientToXAtItsBounds) {

@@ -7,7 +7,9 @@ namespace lazy::fuse {
 using ir::Node;
 using ir::OpKind;
 
-RegionCones::RegionCones(const Partition& p) : p_(p), seen_(p.graph.size(), false) {}
+RegionCones::RegionCones(const Partition& p) : p_(p), seen_(p.graph.size(), false) {
+  seen_list_.reserve(p.graph.size());  // a walk reaches each node at most once
+}
 
 void RegionCones::walk(std::size_t r,
                        absl::FunctionRef<void(std::uint32_t index, bool inlined)> reached) {

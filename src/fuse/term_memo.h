@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/hash/hash.h>
 #include <absl/types/span.h>
 
@@ -50,17 +51,23 @@ class TermMemo {
       return;
     }
     auto id = path_ids_.find(absl::MakeConstSpan(path));
-    if (id == path_ids_.end()) id = path_ids_.emplace(path, std::int32_t(path_ids_.size())).first;
+    if (id == path_ids_.end())
+      id = path_ids_.emplace(KeptPath(path.begin(), path.end()), std::int32_t(path_ids_.size()))
+               .first;
     viewed_.emplace(std::make_tuple(node, id->second, per_row, region_), term);
   }
 
  private:
   using PathView = absl::Span<const ir::Node* const>;
+  // Paths are a few views long: kept inline, numbering one allocates nothing.
+  using KeptPath = absl::InlinedVector<const ir::Node*, 4>;
   // Looks paths up by view: a lookup copies no path (that was most of a plan miss's allocations).
   struct PathHash {
     using is_transparent = void;
     std::size_t operator()(PathView path) const { return absl::Hash<PathView>{}(path); }
-    std::size_t operator()(const Path& path) const { return (*this)(absl::MakeConstSpan(path)); }
+    std::size_t operator()(const KeptPath& path) const {
+      return (*this)(absl::MakeConstSpan(path));
+    }
   };
   struct PathEq {
     using is_transparent = void;
@@ -73,7 +80,7 @@ class TermMemo {
   absl::flat_hash_map<std::tuple<const ir::Node*, bool, std::int32_t>, std::int32_t> plain_;
   // The others by node and the number of their path of views; paths are numbered once per
   // build (they are the same in every region).
-  absl::flat_hash_map<Path, std::int32_t, PathHash, PathEq> path_ids_;
+  absl::flat_hash_map<KeptPath, std::int32_t, PathHash, PathEq> path_ids_;
   absl::flat_hash_map<std::tuple<const ir::Node*, std::int32_t, bool, std::int32_t>, std::int32_t>
       viewed_;
   std::int32_t region_ = 0;

@@ -12,6 +12,7 @@ void pack_arguments(const PlannedKernel& kernel, std::span<const ir::NodePtr> pe
                     absl::FunctionRef<CUdeviceptr(const ArgSource&, std::size_t)> memory,
                     std::vector<std::uint64_t>& packed, std::vector<std::size_t>& launch_index_at) {
   packed.clear();
+  packed.reserve(kernel.args.size());  // one word each
   launch_index_at.clear();
   for (const ArgSource& arg : kernel.args) {
     switch (arg.kind) {

@@ -14,6 +14,7 @@
 #include "codegen/row_kernel_emitter.h"
 #include "fuse/partition.h"
 #include "ir/trace.h"
+#include "runtime/size_variants.h"
 
 namespace {
 
@@ -206,6 +207,29 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   for (std::size_t i = 0; i < kernels[0].args.size(); ++i)
     differ += kernels[0].args[i].value != kernels[1].args[i].value;
   EXPECT_GE(differ, 3);
+  lazy::codegen::set_kernel_text_checks(false);
+}
+
+// runtime::kernel_variant: a row structure is compiled for its first length
+// (LAZY_SPECIALIZED_ROW_LENGTHS) and takes every other at run time; the first length comes back
+// compiled in, told by the run-time kernel's text key without generating that kernel again.
+TEST_F(RowFusion, AStructureIsCompiledForItsFirstLengthAndTakesOthersAtRunTime) {
+  lazy::codegen::set_kernel_text_checks(true);
+  std::vector<std::string> sources;
+  for (std::int64_t extent : {37, 38, 37, 39}) {
+    Tensor x = computed({5, extent});
+    Tensor y = lazy::softmax(lazy::sin(x) * 0.731f);  // a structure no other test makes
+    Partition p = partition_pending();
+    ASSERT_EQ(p.regions.size(), 1u);
+    sources.push_back(lazy::runtime::kernel_variant(p.regions[0], p.graph.nodes,
+                                                    Trace::current().externals(), false)
+                          .source);
+    lazy::eval({y});
+  }
+  EXPECT_THAT(sources[0], ::testing::HasSubstr("constexpr int extent = 37;"));
+  EXPECT_THAT(sources[1], ::testing::HasSubstr("const int extent = (int)a.extent;"));
+  EXPECT_EQ(sources[2], sources[0]);
+  EXPECT_EQ(sources[3], sources[1]);
   lazy::codegen::set_kernel_text_checks(false);
 }
 

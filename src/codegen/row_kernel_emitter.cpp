@@ -440,10 +440,20 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> pending,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options) {
+  return *generate_row_kernel_if(region, pending, externals, options,
+                                 [](const std::optional<ir::Hash128>&) { return true; });
+}
+
+std::optional<GeneratedKernel> generate_row_kernel_if(
+    const fuse::Region& region, std::span<const ir::NodePtr> pending,
+    std::span<const ir::NodePtr> externals, const CodegenOptions& options,
+    absl::FunctionRef<bool(const std::optional<ir::Hash128>& text_key)> wanted) {
   RowKernelEmitter emitter(region, pending, externals, options);
+  const std::optional<ir::Hash128> key =
+      row_text_key(region, pending, externals, emitter.plan(), options);
+  if (!wanted(key)) return std::nullopt;
   return kernel_from_text_cache(
-      row_text_key(region, pending, externals, emitter.plan(), options),
-      [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
+      key, [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
       [&] { return emitter.run(); },
       [&] { return RowKernelEmitter(region, pending, externals, options).run(); },
       pending[region.row->reductions.at(0)].get());

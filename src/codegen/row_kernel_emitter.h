@@ -5,7 +5,10 @@
 // across warps) in a fixed order, so results are the same bits on every run.
 #pragma once
 
+#include <optional>
 #include <span>
+
+#include <absl/functional/function_ref.h>
 
 #include "codegen/kernel_emitter.h"
 #include "codegen/row_launch.h"
@@ -17,5 +20,13 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> pending,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options);
+
+// The same, when `wanted` says so given the key its text is cached under (kernel_sources.h's
+// row_text_key, which decides the text; nullopt for a text not cached): a caller can look the
+// kernel up by its key before paying for the rest.
+std::optional<GeneratedKernel> generate_row_kernel_if(
+    const fuse::Region& region, std::span<const ir::NodePtr> pending,
+    std::span<const ir::NodePtr> externals, const CodegenOptions& options,
+    absl::FunctionRef<bool(const std::optional<ir::Hash128>& text_key)> wanted);
 
 }  // namespace lazy::codegen

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
+#include "codegen/row_kernel_emitter.h"
+#include "ir/hash.h"
 #include "ir/settings.h"
 
 namespace lazy::runtime {
@@ -19,6 +22,20 @@ std::atomic<bool> all_at_run_time{false};
 // The sizes each structure (its run-time kernel's name) is compiled for.
 class Variants {
  public:
+  // The name of the run-time row kernel whose text is cached under `text_key`, once generated:
+  // the key decides the text, so a structure compiled for its length is told without generating
+  // its run-time kernel again (half of such a kernel's share of a plan miss).
+  std::optional<std::string> row_name(const ir::Hash128& text_key) {
+    std::lock_guard lock(mutex_);
+    auto it = row_names_.find(text_key);
+    if (it == row_names_.end()) return std::nullopt;
+    return it->second;
+  }
+  void name_row(const ir::Hash128& text_key, const std::string& name) {
+    std::lock_guard lock(mutex_);
+    row_names_.try_emplace(text_key, name);
+  }
+
   // Whether the structure named `any_size` is compiled for `sizes` (and counts them if so), when
   // a structure is compiled for at most `per_structure` distinct sizes.
   bool specialize(const std::string& any_size, const std::vector<std::int64_t>& sizes,
@@ -36,6 +53,7 @@ class Variants {
  private:
   std::mutex mutex_;
   absl::flat_hash_map<std::string, std::vector<std::vector<std::int64_t>>> sizes_;
+  absl::flat_hash_map<ir::Hash128, std::string> row_names_;
 };
 
 Variants& variants() {
@@ -54,22 +72,38 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
                                         std::span<const ir::NodePtr> externals, bool fast) {
   if (!region.row && !region.matmul)
     return codegen::generate_kernel(region, nodes, externals, {.fast_math = fast});
-  // After a row structure's first length the run-time kernel's text is cached
-  // (codegen/kernel_sources.h), and a skinny product's text is short: naming the structure costs
-  // little.
-  codegen::GeneratedKernel any_size = codegen::generate_kernel(
-      region, nodes, externals, {.fast_math = fast, .sizes_at_run_time = true});
+  const codegen::CodegenOptions fixed_sizes{.fast_math = fast};
+  const codegen::CodegenOptions sizes_at_run_time{.fast_math = fast, .sizes_at_run_time = true};
   static const std::size_t row_lengths = setting(ir::Setting::specialized_row_lengths);
   static const std::size_t product_shapes = setting(ir::Setting::specialized_product_shapes);
-  bool specialize = false;
   if (region.row) {
-    specialize = variants().specialize(any_size.name, {region.row->extent}, row_lengths);
-  } else {
-    const ir::MatmulProblem& p = region.matmul->problem;
-    specialize = variants().specialize(any_size.name, {p.m, p.k, p.a.ld, p.b.ld}, product_shapes);
+    // The run-time kernel's text key names the structure once it has been generated; it is
+    // generated only when it is the one returned, or to learn the name.
+    const std::vector<std::int64_t> length = {region.row->extent};
+    std::optional<ir::Hash128> key;
+    std::optional<bool> specialize;
+    std::optional<codegen::GeneratedKernel> any_size = codegen::generate_row_kernel_if(
+        region, nodes, externals, sizes_at_run_time,
+        [&](const std::optional<ir::Hash128>& text_key) {
+          key = text_key;
+          if (std::optional<std::string> name = key ? variants().row_name(*key) : std::nullopt)
+            specialize = variants().specialize(*name, length, row_lengths);
+          return !specialize.value_or(false);
+        });
+    if (!specialize) {
+      if (key) variants().name_row(*key, any_size->name);
+      specialize = variants().specialize(any_size->name, length, row_lengths);
+    }
+    if (!*specialize) return std::move(*any_size);
+    return codegen::generate_kernel(region, nodes, externals, fixed_sizes);
   }
-  if (!specialize) return any_size;
-  return codegen::generate_kernel(region, nodes, externals, {.fast_math = fast});
+  // A skinny product's text is short: naming the structure costs little.
+  codegen::GeneratedKernel any_size =
+      codegen::generate_kernel(region, nodes, externals, sizes_at_run_time);
+  const ir::MatmulProblem& p = region.matmul->problem;
+  if (!variants().specialize(any_size.name, {p.m, p.k, p.a.ld, p.b.ld}, product_shapes))
+    return any_size;
+  return codegen::generate_kernel(region, nodes, externals, fixed_sizes);
 }
 
 void set_all_sizes_at_run_time(bool enabled) {

@@ -157,7 +157,7 @@ class RowKernelEmitter {
                   "  if (!active || g * ", vector_width_, " >= extent) continue;\n")
             : cat(indent, "for (int g = lane; active && g * ", vector_width_,
                   " < extent; g += row_threads) {\n");
-    const std::vector<bool> needed = plan_.element_cone(targets, phase);
+    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (needed[t] && plan_.contiguous_load(t) && !plan_.held_load(t) &&
           !plan_.block_held_load(t) && vector_width_ > 1) {
@@ -170,7 +170,7 @@ class RowKernelEmitter {
 
   std::string element_statements(std::span<const std::int32_t> targets, int phase,
                                  std::string_view indent) const {
-    const std::vector<bool> needed = plan_.element_cone(targets, phase);
+    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     const std::string at = cat("[k * ", vector_width_, " + e]");
     std::string out;
     for (std::size_t t = 0; t < needed.size(); ++t) {

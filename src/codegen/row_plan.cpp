@@ -178,12 +178,12 @@ void RowPlan::plan_phases() {
   first_phase_.assign(n, -1);
   phases_using_.assign(n, 0);
   reused_.assign(n, false);
-  std::vector<bool> read_later(n, false);
+  std::vector<std::uint8_t> read_later(n, false);
   for (std::size_t p = 0; p <= row_.reductions.size(); ++p) {
     // Costly values an earlier phase computed count as held while this phase's needs are
     // found; cheap ones (casts, arithmetic) are computed again from the held loads.
     for (std::size_t t = 0; t < n; ++t) reused_[t] = first_phase_[t] >= 0 && costly(t);
-    const std::vector<bool> needed = element_cone(phase_targets(p), int(p));
+    const std::vector<std::uint8_t> needed = element_cone(phase_targets(p), int(p));
     for (std::size_t t = 0; t < n; ++t) {
       if (!needed[t]) continue;
       if (first_phase_[t] < 0) first_phase_[t] = int(p);
@@ -194,8 +194,9 @@ void RowPlan::plan_phases() {
   reused_ = read_later;
 }
 
-std::vector<bool> RowPlan::element_cone(std::span<const std::int32_t> targets, int phase) const {
-  std::vector<bool> needed(region_.terms.size(), false);
+std::vector<std::uint8_t> RowPlan::element_cone(std::span<const std::int32_t> targets,
+                                                int phase) const {
+  std::vector<std::uint8_t> needed(region_.terms.size(), false);
   for (std::int32_t target : targets) needed[target] = true;
   for (std::size_t t = region_.terms.size(); t-- > 0;) {
     if (!needed[t] || level_[t] != Level::element || held_from_earlier(t, phase)) continue;

@@ -79,7 +79,7 @@ class RowPlan {
   bool divides_by_row_value(std::size_t t) const;
   // The element terms phase `phase` needs for `targets`, in order; values held from an earlier
   // phase end the walk.
-  std::vector<bool> element_cone(std::span<const std::int32_t> targets, int phase) const;
+  std::vector<std::uint8_t> element_cone(std::span<const std::int32_t> targets, int phase) const;
 
  private:
   DType term_dtype(std::size_t t) const;
@@ -108,7 +108,9 @@ class RowPlan {
   std::vector<RowAccess> access_;
   std::vector<int> first_phase_;  // the first phase that computes each element term
   std::vector<int> phases_using_;
-  std::vector<bool> reused_;  // element values held for later phases
+  // Element values held for later phases. Bytes, not vector<bool>: the plan reads and writes
+  // them per term and phase, and bit access was a tenth of a row kernel's plan.
+  std::vector<std::uint8_t> reused_;
   bool invariants_held_for_block_ = false;
   bool holds_planned_ = false;
   bool length_at_run_time_;

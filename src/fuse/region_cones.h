@@ -26,7 +26,7 @@ class RegionCones {
   void walk_node(const ir::Node& node);
 
   const Partition& p_;
-  std::vector<bool> seen_;
+  std::vector<std::uint8_t> seen_;  // bytes: read and set once per node a walk reaches
   std::vector<std::uint32_t> seen_list_;
   std::int32_t current_ = 0;
   absl::FunctionRef<void(std::uint32_t, bool)>* reached_ = nullptr;

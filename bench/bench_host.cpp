@@ -10,7 +10,8 @@
 //               row measures the pin (4 CPUs held 8 threads to 2.4-2.7x on the H100 machine,
 //               where 8 CPUs give 4.1-4.2x), so the row says how many CPUs it had.
 //   lengths     softmax then layer_norm on [64, L] f32, L random from 1 to 4096 each step
-//               (varying) or 2048 (fixed): median step, its work waited for, and the compiles
+//               (varying) or 2048 (fixed): median step, its work waited for, and the compiles;
+//               the note splits it into the sync (a new length's plan miss) and the wait
 //   miss        the block step, 8 rounds (16 kernels), with the plan cache emptied first: a plan
 //               miss whose kernels are all in memory (host_us)
 // step64 and block run through the eager path and through lazy::compile, each timed two ways:
@@ -250,16 +251,25 @@ void length_rows(std::vector<Row>& rows) {
     }
     lazy::wait();
     const std::int64_t compiles_before = lazy::stats().nvrtc_compiles;
-    std::vector<double> steps;
+    std::vector<double> steps, syncs, waits;
     for (const auto& [x, w, b] : inputs) {
       const Clock::time_point start = Clock::now();
-      computed(lazy::layer_norm(lazy::softmax(x * 1.5f), w, b));
+      Tensor y = lazy::layer_norm(lazy::softmax(x * 1.5f), w, b);
+      const Clock::time_point recorded = Clock::now();
+      lazy::eval({y});
+      const Clock::time_point synced = Clock::now();
       lazy::wait();
       steps.push_back(seconds_since(start));
+      syncs.push_back(std::chrono::duration<double>(synced - recorded).count());
+      waits.push_back(seconds_since(synced));
     }
     const std::int64_t compiles = lazy::stats().nvrtc_compiles - compiles_before;
-    rows.push_back({"lengths", varying ? "varying" : "fixed", "us_per_step", median(steps) * 1e6,
-                    std::to_string(compiles) + " compiles"});
+    // Where the step goes: a new length's plan miss is in the sync, the GPU's work in the wait.
+    std::ostringstream note;
+    note << compiles << " compiles, sync " << std::fixed << std::setprecision(1)
+         << median(syncs) * 1e6 << " us, wait " << median(waits) * 1e6 << " us (medians)";
+    rows.push_back(
+        {"lengths", varying ? "varying" : "fixed", "us_per_step", median(steps) * 1e6, note.str()});
   }
 }
 

@@ -22,27 +22,40 @@ std::atomic<bool> all_at_run_time{false};
 // The sizes each structure (its run-time kernel's name) is compiled for.
 class Variants {
  public:
-  // The name of the run-time row kernel whose text is cached under `text_key`, once generated:
-  // the key decides the text, so a structure compiled for its length is told without generating
-  // its run-time kernel again (half of such a kernel's share of a plan miss).
-  std::optional<std::string> row_name(const ir::Hash128& text_key) {
+  // Whether the structure named `any_size` is compiled for `sizes` (and counts them if so), when
+  // a structure is compiled for at most `per_structure` distinct sizes.
+  bool specialize(const std::string& any_size, const std::vector<std::int64_t>& sizes,
+                  std::size_t per_structure) {
+    if (all_at_run_time_or_none(per_structure)) return false;
+    // Only plan misses come here, so one lock is cheap.
+    std::lock_guard lock(mutex_);
+    return count(any_size, sizes, per_structure);
+  }
+
+  // The same for the structure of the run-time row kernel whose text is cached under `text_key`,
+  // once name_row has named it (the key decides the text, so a length compiled for is told
+  // without generating that kernel again); nullopt before.
+  std::optional<bool> specialize_row(const ir::Hash128& text_key,
+                                     const std::vector<std::int64_t>& sizes,
+                                     std::size_t per_structure) {
+    if (all_at_run_time_or_none(per_structure)) return false;
     std::lock_guard lock(mutex_);
     auto it = row_names_.find(text_key);
     if (it == row_names_.end()) return std::nullopt;
-    return it->second;
+    return count(it->second, sizes, per_structure);
   }
   void name_row(const ir::Hash128& text_key, const std::string& name) {
     std::lock_guard lock(mutex_);
     row_names_.try_emplace(text_key, name);
   }
 
-  // Whether the structure named `any_size` is compiled for `sizes` (and counts them if so), when
-  // a structure is compiled for at most `per_structure` distinct sizes.
-  bool specialize(const std::string& any_size, const std::vector<std::int64_t>& sizes,
-                  std::size_t per_structure) {
-    if (per_structure == 0 || all_at_run_time.load(std::memory_order_relaxed)) return false;
-    // Only plan misses come here, so one lock is cheap.
-    std::lock_guard lock(mutex_);
+ private:
+  static bool all_at_run_time_or_none(std::size_t per_structure) {
+    return per_structure == 0 || all_at_run_time.load(std::memory_order_relaxed);
+  }
+  // Under the lock.
+  bool count(const std::string& any_size, const std::vector<std::int64_t>& sizes,
+             std::size_t per_structure) {
     std::vector<std::vector<std::int64_t>>& known = sizes_[any_size];
     if (std::find(known.begin(), known.end(), sizes) != known.end()) return true;
     if (known.size() >= per_structure) return false;
@@ -50,7 +63,6 @@ class Variants {
     return true;
   }
 
- private:
   std::mutex mutex_;
   absl::flat_hash_map<std::string, std::vector<std::vector<std::int64_t>>> sizes_;
   absl::flat_hash_map<ir::Hash128, std::string> row_names_;
@@ -86,8 +98,7 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
         region, nodes, externals, sizes_at_run_time,
         [&](const std::optional<ir::Hash128>& text_key) {
           key = text_key;
-          if (std::optional<std::string> name = key ? variants().row_name(*key) : std::nullopt)
-            specialize = variants().specialize(*name, length, row_lengths);
+          if (key) specialize = variants().specialize_row(*key, length, row_lengths);
           return !specialize.value_or(false);
         });
     if (!specialize) {

@@ -109,14 +109,16 @@ std::vector<Tensor> record(Program& p, const std::vector<Leaf>& leaves, std::spa
     b.substitute(rec.frozen[k], rec.frozen_values[k]);
   b.apply_all();
   std::vector<Tensor> out;
-  std::vector<bool> reached(std::size_t(b.size()), false);
+  std::vector<bool> reached(std::size_t(b.size()), false);  // by a leaf; the first recording's
   for (const Leaf& leaf : leaves) reached[std::size_t(leaf.step)] = true;
   for (int i = 0; i < b.size(); ++i) {
     const Step& s = p.steps[std::size_t(i)];
     const Bounds& bounds = b.bounds(i);
-    for (const Arg& arg : s.args)
-      if (arg.is_tensor() && reached[std::size_t(arg.step)]) reached[std::size_t(i)] = true;
-    if (first && reached[std::size_t(i)] && bounds.special) rec.leaf_reaches_special = true;
+    if (first) {
+      for (const Arg& arg : s.args)
+        if (arg.is_tensor() && reached[std::size_t(arg.step)]) reached[std::size_t(i)] = true;
+      if (reached[std::size_t(i)] && bounds.special) rec.leaf_reaches_special = true;
+    }
     if (first && frozen(s, b.tensor(i))) {
       rec.frozen.push_back(i);
       rec.frozen_values.push_back(b.tensor(i));

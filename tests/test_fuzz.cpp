@@ -17,6 +17,7 @@
 #include <lazy/lazy.h>
 
 #include "ir/trace.h"
+#include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
@@ -213,6 +214,51 @@ TEST(FuzzSession, SaturatedIntegersAndTheirWrappedAbsStayInTheBounds) {
   expect_program_agrees(17314, 2715);
   expect_program_agrees(17314, 3118);
   expect_program_agrees(17314, 3350);
+}
+
+// Seed 17370 program 594, shrunk: layer_norm of a constant row (0.1 nine times) with infinite
+// weights. Its normalized values are 0 in exact math, so the reference gives 0 * inf = NaN; the
+// GPU's f32 mean leaves a residue, so inf, and 1 / (|y| + 0.5) then made it 0 against NaN. A
+// multiplying step with inexact special values marks what follows as possibly differing there.
+TEST(FuzzSession, AnInfinityTimesARoundedZeroMayBeNanOnOneSideOnly) {
+  auto shrunk = [](int weight_specials) {
+    Program p;
+    p.sizes = {SizeVar{9, false}};
+    auto leaf = [](std::uint64_t key, double lo, double hi, int quantum, int special) {
+      Step s;
+      s.shape = {Dim{{0}, 1}};
+      s.data = DataSpec{key, lo, hi, quantum, special};
+      return s;
+    };
+    Step norm;
+    norm.op = Op::layer_norm;
+    norm.args = {Arg{0}, Arg{1}, Arg{2}};
+    Step abs{Op::unary, "abs", {Arg{3}}};
+    Step add{Op::binary, "add", {Arg{4}, Arg{-1, 0.5}}};
+    Step reciprocal{Op::unary, "reciprocal", {Arg{5}}};
+    reciprocal.held = true;
+    p.steps = {leaf(0x6a9b49088ffbb4aeull, 0.1, 0.1, -1, 0),
+               leaf(0x7c319ec37620fcebull, -2, 2, 3, weight_specials),
+               leaf(0x8450d6ffb904c55aull, 1, 8, 4, 0),
+               norm,
+               abs,
+               add,
+               reciprocal};
+    return p;
+  };
+  Program with_infinities = shrunk(8);
+  Builder builder(with_infinities);
+  builder.apply_all();
+  EXPECT_FALSE(builder.bounds(1).specials_may_differ);  // data: the same bits on both sides
+  EXPECT_TRUE(builder.bounds(3).specials_may_differ);
+  EXPECT_TRUE(builder.bounds(6).specials_may_differ);
+  discard_recording();
+  Program finite = shrunk(0);
+  Builder finite_builder(finite);
+  finite_builder.apply_all();
+  EXPECT_FALSE(finite_builder.bounds(6).specials_may_differ);
+  discard_recording();
+  expect_program_agrees(17370, 594);  // on a GPU, the unshrunk program
 }
 
 // A crash prints the signal and the call stack, then dies of the signal as it would have.

@@ -23,6 +23,10 @@ struct Bounds {
   bool special = false;
   // The values cannot be predicted closely enough to compare (a comparison of inexact values).
   bool unchecked = false;
+  // An element NaN or infinite on one side may be anything on the other: an infinity met a
+  // value that rounding leaves 0 on one side only (inf * 0 is NaN, inf * 1e-30 is inf), and
+  // later steps may make that infinity a number (1 / inf).
+  bool specials_may_differ = false;
 
   bool exact() const { return err == 0 && !unchecked; }
   double magnitude() const;

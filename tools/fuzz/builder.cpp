@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "ir/trace.h"
@@ -111,6 +112,7 @@ void Builder::apply(int i) {
   Bounds bounds;
   std::vector<Dim> shape;
   record(step, out, bounds, shape);
+  mark_specials_that_may_differ(step, out.dtype(), bounds);
   if (concrete_shape(program_, shape) != out.shape())
     throw std::logic_error("lazyfuse-fuzz: symbolic shape " +
                            concrete_shape(program_, shape).to_string() +
@@ -128,6 +130,23 @@ void Builder::apply(int i) {
   tensors_.push_back(std::move(out));
   bounds_.push_back(bounds);
   shapes_.push_back(std::move(shape));
+}
+
+void Builder::mark_specials_that_may_differ(const Step& step, DType result, Bounds& bounds) const {
+  // Steps that multiply within the op: an infinity times a product or normalized value that is
+  // 0 in exact math but rounds to a tiny number on one side (seed 17370 program 594: a
+  // layer_norm of a constant row with an infinite weight, then 1 / (|y| + 0.5)).
+  static const std::set<std::string> kMultiplying = {"mul", "pow", "prod", "cumprod"};
+  const bool multiplies = step.op == Op::layer_norm || step.op == Op::rms_norm ||
+                          step.op == Op::product || step.op == Op::lerp ||
+                          kMultiplying.contains(step.name);
+  bool inherited = false;
+  for (const Arg& arg : step.args)
+    if (arg.is_tensor()) inherited = inherited || bounds_[arg.step].specials_may_differ;
+  bounds.specials_may_differ =
+      bounds.specials_may_differ || inherited || (multiplies && bounds.special && bounds.err > 0);
+  // A comparison or cast of such an element differs as a whole value, not only as a special.
+  if (inherited && !is_floating(result)) bounds.unchecked = true;
 }
 
 void Builder::apply_all() {

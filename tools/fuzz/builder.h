@@ -49,6 +49,8 @@ class Builder {
 
  private:
   void record(const Step& step, Tensor& out, Bounds& bounds, std::vector<Dim>& shape);
+  // Sets bounds.specials_may_differ where `step` may make a NaN on one side only, or reads one.
+  void mark_specials_that_may_differ(const Step& step, DType result, Bounds& bounds) const;
   Program& program_;
   std::vector<Tensor> tensors_;
   std::vector<Bounds> bounds_;

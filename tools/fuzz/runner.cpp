@@ -297,6 +297,7 @@ std::optional<std::string> compare(const Held& h, const std::vector<double>& wan
     if (h.bounds.special && h.bounds.err > 0 && !std::isfinite(r) && !std::isfinite(g)) {
       continue;  // inf * (a value near 0 one side rounds to 0) is NaN on one side, inf on the other
     }
+    if (h.bounds.specials_may_differ && (!std::isfinite(r) || !std::isfinite(g))) continue;
     if (std::isnan(r) || std::isnan(g)) {
       if (std::isnan(r) != std::isnan(g)) return describe(h, std::int64_t(k), r, g, 0);
       continue;

@@ -103,7 +103,8 @@ LZ_OP float lz_tanh(float x) {
   p = fmaf(p, s, -0.05378039553761482f);
   p = fmaf(p, s, 0.13331879675388336f);
   p = fmaf(p, s, -0.33333295583724976f);
-  const float small = fmaf(x * s, p, x);
+  // copysignf keeps -0 (x s p is +0 there, and +0 + -0 is +0); elsewhere the sign is x's already.
+  const float small = copysignf(fmaf(x * s, p, x), x);
   if (__all_sync(__activemask(), a < 0.6f)) return small;
   float e, r;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a * 2.88539008177792681f));  // 2 log2(e)

@@ -1,6 +1,7 @@
 // Every op and dtype, run as generated kernels on the GPU, against the reference evaluator on the
 // same fresh random inputs, with every output poisoned before its kernel runs. Skipped without a
 // GPU.
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -253,6 +254,14 @@ TEST_F(GpuOps, DefaultTanhAndSigmoidAreWithinAFewUlp) {
   expect_matches_reference([&] { return std::vector{lazy::tanh(x * 0.01f)}; }, "tanh small",
                            kFewUlp);
   expect_matches_reference([&] { return std::vector{lazy::sigmoid(x * 2.0f)}; }, "sigmoid", 2e-6);
+}
+
+// tanh is odd: -0 stays -0, as C's tanhf and PyTorch give (its polynomial once gave +0).
+TEST_F(GpuOps, TanhKeepsTheSignOfZero) {
+  const Tensor zeros = lazy::from_data(std::vector<float>{-0.0f, 0.0f}, {2});
+  const std::vector<float> got = lazy::tanh(zeros).to_vector<float>();
+  EXPECT_TRUE(got[0] == 0.0f && std::signbit(got[0])) << got[0];
+  EXPECT_TRUE(got[1] == 0.0f && !std::signbit(got[1])) << got[1];
 }
 
 }  // namespace

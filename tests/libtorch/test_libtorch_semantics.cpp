@@ -1,0 +1,345 @@
+// PyTorch as the oracle of lazyfuse's GPU path: each case runs one expression through lazyfuse
+// (fused kernels) and through LibTorch on the same CUDA inputs, which hold the values where
+// semantics part ways (+-0, +-inf, NaN, halves for rounding, integer extremes), and expects the
+// same dtype, shape, errors, NaN and infinity positions, signs of zero, and values within the
+// dtype's few ulps. The differences docs/semantics.md calls deliberate are left out of the inputs.
+// Built only where LibTorch is found (tests/CMakeLists.txt), or on the GPU machine by
+// .ci/libtorch-test against the device bundle.
+#include <gtest/gtest.h>
+
+#include "torch_oracle.h"
+
+namespace {
+
+using namespace lazy_torch_oracle;
+
+class LibTorchSemantics : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  }
+  void expect_agreement(const std::vector<Case>& cases) {
+    const Inputs<at::Tensor> torch_in = torch_inputs();
+    const Inputs<lazy::Tensor> lazy_in = lazy_inputs(torch_in);
+    for (const Case& c : cases) {
+      const std::vector<Outcome> ours = run<lazy::Tensor>(c.lazy_side, lazy_in);
+      const std::vector<Outcome> theirs = run<at::Tensor>(c.torch_side, torch_in);
+      if (ours.size() != theirs.size()) {
+        ADD_FAILURE() << c.name << ": " << ours.size() << " results against " << theirs.size();
+        continue;
+      }
+      for (std::size_t k = 0; k < ours.size(); ++k)
+        EXPECT_EQ(difference(ours[k], theirs[k]), "") << c.name << ", result " << k;
+    }
+  }
+};
+
+TEST_F(LibTorchSemantics, FloatingPointwiseOpsAtSpecialValues) {
+  expect_agreement({
+      SAME("add", fa + fb),
+      SAME("sub", fa - fb),
+      SAME("mul", fa * fb),
+      SAME("div", fa / fb),
+      SAME("pow", pow(fa, fb)),
+      SAME("pow by 2", pow(fa, 2)),
+      SAME("pow by 0", pow(fa, 0)),
+      SAME("pow by 3", pow(fa, 3)),
+      SAME("pow by -1", pow(fa, -1)),
+      SAME("pow by 1.5", pow(fa, 1.5)),
+      TWO("2 to the pow", lazy::pow(2, fa), at::pow(2, fa)),
+      SAME("maximum", maximum(fa, fb)),
+      SAME("minimum", minimum(fa, fb)),
+      SAME("atan2", atan2(fa, fb)),
+      SAME("hypot", hypot(fa, fb)),
+      SAME("logaddexp", logaddexp(fa, fb)),
+      SAME("eq", fa == fb),
+      SAME("ne", fa != fb),
+      SAME("lt", fa < fb),
+      SAME("le", fa <= fb),
+      SAME("gt", fa > fb),
+      SAME("ge", fa >= fb),
+      SAME("lt number", fa < 1),
+      SAME("eq NaN", fa == kNan),
+      SAME("logical_and", logical_and(fa, fb)),
+      SAME("logical_or", logical_or(fa, fb)),
+      SAME("logical_not", logical_not(fa)),
+      SAME("neg", -fa),
+      SAME("abs", abs(fa)),
+      SAME("sign", sign(fa)),
+      SAME("square", square(fa)),
+      SAME("floor", floor(fa)),
+      SAME("ceil", ceil(fa)),
+      SAME("round half to even", round(fa)),
+      SAME("exp", exp(fa)),
+      SAME("exp2", exp2(fa)),
+      SAME("log", log(fa)),
+      SAME("log2", log2(fa)),
+      SAME("log1p", log1p(fa)),
+      SAME("expm1", expm1(fa)),
+      SAME("sqrt", sqrt(fa)),
+      SAME("rsqrt", rsqrt(fa)),
+      SAME("sin", sin(fa)),
+      SAME("cos", cos(fa)),
+      SAME("tanh", tanh(fa)),
+      SAME("erf", erf(fa)),
+      SAME("sigmoid", sigmoid(fa)),
+      SAME("reciprocal", reciprocal(fa)),
+      SAME("silu", silu(fa)),
+      TWO("isnan", lazy::isnan(fa), at::isnan(fa)),
+      TWO("isinf", lazy::isinf(fa), at::isinf(fa)),
+      SAME("relu of finite values", relu(fc)),
+      SAME("gelu", gelu(fc)),
+      // Below about -2 PyTorch's 1 + tanh cancels (docs/semantics.md): 8e-5 relative at -3.5.
+      TWO("gelu_tanh", lazy::gelu_tanh(fc.slice(0, 0, 3)), at::gelu(fc.slice(0, 0, 3), "tanh")),
+      TWO("softplus past its threshold", lazy::softplus(fc), at::softplus(fc, 1, 20)),
+      SAME("sigmoid of large values", sigmoid(fc)),
+      SAME("exp of large values", exp(fc)),
+      SAME("tanh of large values", tanh(fc)),
+      SAME("erf of large values", erf(fc)),
+      SAME("expm1 of large values", expm1(fc)),
+      SAME("silu of large values", silu(fc)),
+      SAME("round of halves", round(fc * 0.5 + 0.25)),
+      SAME("sin of large values", sin(fc * 1000)),
+      SAME("clamp", clamp(fa, -1, 1)),
+      SAME("clamp with its bounds crossed", clamp(fa, 1, -1)),
+      SAME("where", where(ba, fa, fb)),
+      SAME("where with a number", where(ba, fa, 0)),
+      SAME("lerp", lerp(fc, fb, 0.3)),
+      SAME("lerp by a tensor", lerp(fc, fb, fc)),
+  });
+}
+
+TEST_F(LibTorchSemantics, HalfPrecisionAndPromotion) {
+  expect_agreement({
+      SAME("f16 add", ha + hb),
+      SAME("f16 times a number", ha * 1.5),
+      SAME("f16 plus f32", ha + fb),
+      SAME("f16 plus bf16", hc + bfc),
+      SAME("f16 plus i32", ha + ia),
+      SAME("f16 divide", ha / hb),
+      SAME("f16 exp", exp(hc)),
+      SAME("f16 gelu", gelu(hc)),
+      SAME("bf16 sigmoid", sigmoid(bfc)),
+      SAME("bf16 times a number", bfc * 3.3),
+      SAME("f16 round", round(ha)),
+      SAME("bf16 tanh", tanh(bfc)),
+      TWO("f16 softplus", lazy::softplus(hc), at::softplus(hc, 1, 20)),
+      TWO("f16 sum", lazy::sum(hc), at::sum(hc)),
+      TWO("bf16 mean", lazy::mean(bfc), at::mean(bfc)),
+      TWO("f32 to f16 past its largest", lazy::cast(fc * 4000, lazy::f16), (fc * 4000).to(kF16)),
+      TWO("f32 to bf16", lazy::cast(fc * 1.001, lazy::bf16), (fc * 1.001).to(kBF16)),
+      TWO("f32 to i32", lazy::cast(fc, lazy::i32), fc.to(kI32)),
+      TWO("f32 to i64", lazy::cast(fc * 1e9, lazy::i64), (fc * 1e9).to(kI64)),
+      TWO("f32 to bool", lazy::cast(fa, lazy::bool_), fa.to(kBool)),
+      TWO("i64 to f32", lazy::cast(la, lazy::f32), la.to(kF32)),
+      TWO("i32 to f16", lazy::cast(ia, lazy::f16), ia.to(kF16)),
+      TWO("i64 to i32", lazy::cast(la, lazy::i32), la.to(kI32)),
+      TWO("f16 to i32", lazy::cast(hc, lazy::i32), hc.to(kI32)),
+      TWO("i32 to bool", lazy::cast(ia, lazy::bool_), ia.to(kBool)),
+      SAME("where of i32 and a float", where(ba, ia, 2.5)),
+      SAME("where of i32 and an int", where(ba, ia, 2)),
+      SAME("where of f16 and f32", where(ba, ha, fb)),
+      SAME("where of i32 and f16", where(ba, ia, ha)),
+      SAME("where of bools", where(ba, bb, ba)),
+      SAME("clamp of i32 to a float", clamp(ia, -2, 2.5)),
+      SAME("clamp of f16", clamp(ha, -1, 1)),
+      SAME("lerp of f16", lerp(hc, hb, 0.75)),
+  });
+}
+
+TEST_F(LibTorchSemantics, IntegerAndBoolOps) {
+  expect_agreement({
+      SAME("i32 add wraps", ia + ib),
+      SAME("i32 sub", ia - ib),
+      SAME("i32 mul wraps", ia * ib),
+      SAME("i32 true division", ia / ib),
+      SAME("i32 divided by a number", ia / 2),
+      SAME("i32 pow", pow(ic, 3)),
+      SAME("i32 pow by i32", pow(ib, ic)),
+      SAME("i32 pow by a float", pow(ia, 0.5)),
+      SAME("i32 maximum", maximum(ia, ib)),
+      SAME("i32 minimum", minimum(ia, ib)),
+      SAME("i32 abs of the least", abs(ia)),
+      SAME("i32 neg", -ia),
+      SAME("i32 sign", sign(ia)),
+      SAME("i32 square", square(ib)),
+      SAME("i32 relu", relu(ia)),
+      SAME("i32 floor", floor(ia)),
+      SAME("i32 round", round(ia)),
+      SAME("i32 exp", exp(ib)),
+      SAME("i32 sqrt", sqrt(ic)),
+      SAME("i32 sigmoid", sigmoid(ib)),
+      SAME("i32 reciprocal", reciprocal(ib)),
+      SAME("i32 plus a float", ia + 1.5),
+      SAME("i32 plus f32", ia + fb),
+      SAME("i32 plus i64", ia + la),
+      SAME("i64 times i32", la * ib),
+      SAME("i64 times a number", la * 3),
+      SAME("i32 below a float", ia < 2.5),
+      SAME("i64 equals i32", la == ia),
+      SAME("i32 atan2", atan2(ia, ib)),
+      TWO("i32 isnan", lazy::isnan(ia), at::isnan(ia)),
+      SAME("bool add", ba + bb),
+      SAME("bool mul", ba * bb),
+      SAME("bool plus an int", ba + 2),
+      SAME("bool plus a float", ba + 1.5),
+      SAME("bool plus i32", ba + ia),
+      SAME("bool exp", exp(ba)),
+      SAME("bool division", ba / bb),
+      SAME("bool maximum", maximum(ba, bb)),
+      SAME("bool and i32", logical_and(ba, ia)),
+      SAME("bool sign", sign(ba)),
+      TWO("bool sum", lazy::sum(ba), at::sum(ba)),
+      SAME("bool neg refused", -ba),
+      SAME("bool pow refused", pow(ba, bb)),
+      SAME("bool square", square(ba)),
+  });
+}
+
+TEST_F(LibTorchSemantics, ReductionsAndNormalizations) {
+  expect_agreement({
+      TWO("sum", lazy::sum(r), at::sum(r)),
+      TWO("sum axis 0", lazy::sum(r, 0), at::sum(r, {0})),
+      TWO("sum keepdim", lazy::sum(r, 1, true), at::sum(r, {1}, true)),
+      TWO("sum of axes", lazy::sum(s, {0, 1}), at::sum(s, at::IntArrayRef{0, 1})),
+      TWO("sum of a negative axis", lazy::sum(s, -1), at::sum(s, {-1})),
+      TWO("mean", lazy::mean(r, 1), at::mean(r, {1})),
+      TWO("prod", lazy::prod(s, 1), at::prod(s, 1)),
+      TWO("max propagates NaN", lazy::max(r, 1), at::amax(r, {1})),
+      TWO("min", lazy::min(r, 0), at::amin(r, {0})),
+      TWO("max of all", lazy::max(r), at::max(r)),
+      TWO("logsumexp", lazy::logsumexp(r, 1), at::logsumexp(r, {1})),
+      TWO("logsumexp of -inf rows", lazy::logsumexp(ni, 1), at::logsumexp(ni, {1})),
+      TWO("any", lazy::any(s, 1), at::any(s, 1)),
+      TWO("all", lazy::all(s, 0), at::all(s, 0)),
+      TWO("argmax with NaN", lazy::argmax(r, 1), at::argmax(r, 1)),
+      TWO("argmin with NaN", lazy::argmin(r, 1), at::argmin(r, 1)),
+      TWO("argmax of all", lazy::argmax(s), at::argmax(s)),
+      TWO("argmin keepdim", lazy::argmin(s, 1, true), at::argmin(s, 1, true)),
+      TWO("var", lazy::var(s, 1), at::var(s, at::IntArrayRef{1}, 1)),
+      TWO("std", lazy::std(s, 0), at::std(s, at::IntArrayRef{0}, 1)),
+      TWO("var without correction", lazy::var(s, {}, 0), at::var(s, std::nullopt, 0)),
+      TWO("var of one element", lazy::var(s.slice(1, 0, 1), 1),
+          at::var(s.slice(1, 0, 1), at::IntArrayRef{1}, 1)),
+      TWO("i32 sum", lazy::sum(si, 1), at::sum(si, {1})),
+      TWO("i32 prod", lazy::prod(si, 0), at::prod(si, 0)),
+      TWO("i32 max", lazy::max(si, 1), at::amax(si, {1})),
+      TWO("i32 any", lazy::any(si, 1), at::any(si, 1)),
+      TWO("bool sum", lazy::sum(sb, 1), at::sum(sb, {1})),
+      TWO("bool prod", lazy::prod(sb, 1), at::prod(sb, 1)),
+      TWO("i32 mean refused", lazy::mean(si), at::mean(si)),
+      TWO("sum over an empty axis", lazy::sum(e, 0), at::sum(e, {0})),
+      TWO("prod over an empty axis", lazy::prod(e, 0), at::prod(e, 0)),
+      TWO("mean over an empty axis", lazy::mean(e, 0), at::mean(e, {0})),
+      TWO("any over an empty axis", lazy::any(e, 0), at::any(e, 0)),
+      TWO("all over an empty axis", lazy::all(e, 0), at::all(e, 0)),
+      TWO("max over an empty axis refused", lazy::max(e, 0), at::amax(e, {0})),
+      TWO("max of a row of an empty batch", lazy::max(e, 1), at::amax(e, {1})),
+      TWO("softmax with NaN", lazy::softmax(r, 1), at::softmax(r, 1)),
+      TWO("softmax of -inf rows", lazy::softmax(ni, 1), at::softmax(ni, 1)),
+      TWO("log_softmax of -inf rows", lazy::log_softmax(ni, 1), at::log_softmax(ni, 1)),
+      TWO("softmax over axis 0", lazy::softmax(s, 0), at::softmax(s, 0)),
+      TWO("f16 softmax", lazy::softmax(lazy::cast(s, lazy::f16), 1), at::softmax(s.to(kF16), 1)),
+      TWO("layer_norm", lazy::layer_norm(s, w4, b4), at::layer_norm(s, {4}, w4, b4, 1e-5)),
+      TWO("layer_norm with a large eps", lazy::layer_norm(s, w4, b4, 0.5),
+          at::layer_norm(s, {4}, w4, b4, 0.5)),
+      TWO("rms_norm", lazy::rms_norm(s, w4), at::rms_norm(s, {4}, w4, 1e-6)),
+      TWO("f16 layer_norm",
+          lazy::layer_norm(lazy::cast(s, lazy::f16), lazy::cast(w4, lazy::f16),
+                           lazy::cast(b4, lazy::f16)),
+          at::layer_norm(s.to(kF16), {4}, w4.to(kF16), b4.to(kF16), 1e-5)),
+  });
+}
+
+TEST_F(LibTorchSemantics, ScansSortingAndTopK) {
+  expect_agreement({
+      TWO("cumsum", lazy::cumsum(s, 1), at::cumsum(s, 1)),
+      TWO("cumsum with NaN", lazy::cumsum(r, 1), at::cumsum(r, 1)),
+      TWO("i32 cumsum is i64", lazy::cumsum(si, 1), at::cumsum(si, 1)),
+      TWO("bool cumsum", lazy::cumsum(sb, 1), at::cumsum(sb, 1)),
+      TWO("cumprod", lazy::cumprod(s, 0), at::cumprod(s, 0)),
+      TWO("i32 cumprod", lazy::cumprod(si, 1), at::cumprod(si, 1)),
+      TWO("cummax", lazy::cummax(s, 1), at::cummax(s, 1)),
+      TWO("cummin", lazy::cummin(s, 0), at::cummin(s, 0)),
+      TWO("i32 cummax", lazy::cummax(si, 1), at::cummax(si, 1)),
+      TWO("f16 cumsum", lazy::cumsum(lazy::cast(s, lazy::f16), 1), at::cumsum(s.to(kF16), 1)),
+      TWO("sort with NaN", lazy::sort(r, 1), at::sort(r, true, 1, false)),
+      TWO("sort descending with NaN", lazy::sort(r, 1, true), at::sort(r, true, 1, true)),
+      TWO("i32 sort", lazy::sort(si, 0), at::sort(si, true, 0, false)),
+      TWO("bool sort", lazy::sort(sb, 1), at::sort(sb, true, 1, false)),
+      TWO("argsort", lazy::argsort(s, 1), at::argsort(s, true, 1, false)),
+      TWO("argsort descending", lazy::argsort(s, 1, true), at::argsort(s, true, 1, true)),
+      TWO("topk", lazy::topk(s, 2, 1), at::topk(s, 2, 1)),
+      TWO("topk with NaN", lazy::topk(r.slice(0, 2, 3), 2, 1), at::topk(r.slice(0, 2, 3), 2, 1)),
+      TWO("topk smallest", lazy::topk(fc, 4, 0, false), at::topk(fc, 4, 0, false)),
+      TWO("i32 topk smallest", lazy::topk(si, 3, 1, false), at::topk(si, 3, 1, false)),
+  });
+}
+
+TEST_F(LibTorchSemantics, IndexingJoiningAndViews) {
+  expect_agreement({
+      TWO("index_select", lazy::index_select(s, 1, idx), at::index_select(s, 1, idx)),
+      TWO("gather", lazy::gather(s, 1, idx2), at::gather(s, 1, idx2)),
+      TWO("take_along_axis", lazy::take_along_axis(s, idx2, 1), at::take_along_dim(s, idx2, 1)),
+      TWO("embedding", lazy::embedding(s, idx.slice(0, 0, 3)),
+          at::embedding(s, idx.slice(0, 0, 3))),
+      TWO("scatter_add", lazy::scatter_add(s, 1, idx2, s * 10),
+          at::scatter_add(s, 1, idx2, s * 10)),
+      TWO("index_add", lazy::index_add(s, 1, idx, s.slice(1, 0, 1).expand({3, 5}) + 0),
+          at::index_add(s, 1, idx, s.slice(1, 0, 1).expand({3, 5}) + 0)),
+      TWO("scatter a number", lazy::scatter(s, 1, idx2.slice(1, 0, 1), 9.5),
+          at::scatter(s, 1, idx2.slice(1, 0, 1), 9.5)),
+      TWO("one_hot", lazy::one_hot(idx, 4), at::one_hot(idx, 4)),
+      TWO("masked_fill", lazy::masked_fill(s, sb, -7), s.masked_fill(sb, -7)),
+      TWO("masked_fill of i32 with a float", lazy::masked_fill(si, sb, 2.7),
+          si.masked_fill(sb, 2.7)),
+      TWO("masked_fill broadcast", lazy::masked_fill(s, sb.slice(0, 0, 1), kInf),
+          s.masked_fill(sb.slice(0, 0, 1), kInf)),
+      TWO("tril", lazy::tril(s, 1), at::tril(s, 1)),
+      TWO("triu", lazy::triu(s, -1), at::triu(s, -1)),
+      TWO("i32 tril", lazy::tril(si, -2), at::tril(si, -2)),
+      TWO("cat", lazy::cat({s, r}, 0), at::cat({s, r}, 0)),
+      TWO("cat promotes", lazy::cat({s, si}, 1), at::cat({s, si}, 1)),
+      TWO("cat of f16 and f32", lazy::cat({ha, fa}, 0), at::cat({ha, fa}, 0)),
+      TWO("stack", lazy::stack({fa, fb}, -1), at::stack({fa, fb}, -1)),
+      TWO("split", lazy::split(fa, 5), at::split(fa, 5)),
+      TWO("split by sizes", lazy::split(s, std::vector<std::int64_t>{1, 3}, 1),
+          at::split_with_sizes(s, {1, 3}, 1)),
+      TWO("chunk", lazy::chunk(fa, 5), at::chunk(fa, 5)),
+      TWO("chunk past the size", lazy::chunk(s, 7, 1), at::chunk(s, 7, 1)),
+      SAME("transpose", s.transpose(0, 1) * 1),
+      SAME("permute", s.permute({1, 0}) + idx2.transpose(0, 1)),
+      SAME("expand", w4.expand({3, 4}) + s),
+      SAME("reshape", s.reshape({-1, 3}) + 0),
+      SAME("broadcast of three", s.reshape({3, 1, 4}) + s),
+      TWO("slice from the end", s.slice(1, -2, std::nullopt) + 0, s.slice(1, -2) + 0),
+      SAME("slice past the end", s.slice(1, 2, 100) + 0),
+      SAME("shapes that do not broadcast", s + fa),
+      TWO("arange of floats", lazy::arange(0, 1, 0.1), at::arange(0, 1, 0.1, kCuda)),
+      TWO("arange down", lazy::arange(10, 0, -3), at::arange(10, 0, -3, kCuda)),
+      TWO("arange from a half", lazy::arange(0.5, 3), at::arange(0.5, 3, kCuda)),
+  });
+}
+
+TEST_F(LibTorchSemantics, MatrixProducts) {
+  expect_agreement({
+      SAME("matmul", matmul(s, s.transpose(0, 1))),
+      SAME("dot", matmul(w4, b4)),
+      SAME("vector times matrix", matmul(w4, s.transpose(0, 1))),
+      SAME("matrix times vector", matmul(s, w4)),
+      SAME("broadcast batch", matmul(s.reshape({3, 1, 4}), s.transpose(0, 1))),
+      SAME("inner sizes that differ", matmul(s, s)),
+      SAME("i32 refused", matmul(si, si.transpose(0, 1))),
+      TWO("linear", lazy::linear(s, s.slice(0, 0, 2), b4.slice(0, 0, 2)),
+          at::linear(s, s.slice(0, 0, 2), b4.slice(0, 0, 2))),
+      TWO("addmm", lazy::addmm(b4.slice(0, 0, 3), s, s.transpose(0, 1), 0.5, 2),
+          at::addmm(b4.slice(0, 0, 3), s, s.transpose(0, 1), 0.5, 2)),
+      TWO("einsum", lazy::einsum("ij,kj->ik", s, s), at::einsum("ij,kj->ik", {s, s})),
+      TWO("f16 matmul",
+          lazy::matmul(lazy::cast(s, lazy::f16), lazy::cast(s.transpose(0, 1), lazy::f16)),
+          at::matmul(s.to(kF16), s.transpose(0, 1).to(kF16))),
+      SAME("bmm", bmm(s.reshape({3, 1, 4}), s.reshape({3, 4, 1}))),
+  });
+}
+
+}  // namespace

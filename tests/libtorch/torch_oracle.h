@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -174,8 +175,18 @@ inline double tolerance(const std::string& dtype) {
   return 0;
 }
 
+// How two results are compared: values within `relative` of each other, or within `relative`
+// of the largest |value| of PyTorch's result when `scaled` (gradients, whose sums cancel); the
+// sign of a zero only where `zero_sign` (a gradient's zeros may come as -0 from -g * 0).
+struct Agreement {
+  double relative = 0;
+  bool scaled = false;
+  bool zero_sign = true;
+};
+
 // Empty when the two agree, else what differs.
-inline std::string difference(const Outcome& lazy_out, const Outcome& torch_out) {
+inline std::string difference(const Outcome& lazy_out, const Outcome& torch_out,
+                              Agreement agreement) {
   std::ostringstream why;
   if (lazy_out.threw || torch_out.threw) {
     if (lazy_out.threw != torch_out.threw)
@@ -186,15 +197,18 @@ inline std::string difference(const Outcome& lazy_out, const Outcome& torch_out)
   if (lazy_out.dtype != torch_out.dtype)
     return "dtype " + lazy_out.dtype + " against " + torch_out.dtype;
   if (lazy_out.shape != torch_out.shape) return "a different shape";
-  const double tol = tolerance(torch_out.dtype);
+  const double tol = agreement.relative;
+  double floor = tol * 1e-3;
+  if (agreement.scaled)
+    for (double b : torch_out.values)
+      if (std::isfinite(b)) floor = std::max(floor, tol * std::abs(b));
   for (std::size_t i = 0; i < lazy_out.values.size(); ++i) {
     const double a = lazy_out.values[i], b = torch_out.values[i];
-    const bool same =
-        std::isnan(a) || std::isnan(b)   ? std::isnan(a) && std::isnan(b)
-        : std::isinf(a) || std::isinf(b) ? a == b
-        : a == 0 && b == 0
-            ? std::signbit(a) == std::signbit(b)
-            : std::abs(a - b) <= tol * std::max(std::abs(a), std::abs(b)) + tol * 1e-3;
+    const bool same = std::isnan(a) || std::isnan(b)   ? std::isnan(a) && std::isnan(b)
+                      : std::isinf(a) || std::isinf(b) ? a == b
+                      : a == 0 && b == 0 && agreement.zero_sign
+                          ? std::signbit(a) == std::signbit(b)
+                          : std::abs(a - b) <= tol * std::max(std::abs(a), std::abs(b)) + floor;
     if (!same) {
       why.precision(9);
       why << "element " << i << ": " << a << " against PyTorch's " << b;
@@ -222,6 +236,75 @@ inline std::vector<at::Tensor> to_list(std::tuple<at::Tensor, at::Tensor> pair) 
 inline std::vector<at::Tensor> to_list(std::vector<at::Tensor> list) {
   return list;
 }
+
+// A gradient case: f of one to three f32 arguments, differentiated through sum(f * w) with w
+// a fixed ramp of f's shape, against PyTorch's autograd.
+struct GradientCase {
+  const char* name;
+  std::function<lazy::Tensor(std::span<const lazy::Tensor>)> lazy_f;
+  std::function<at::Tensor(const std::vector<at::Tensor>&)> torch_f;
+  std::vector<at::Tensor> args;
+};
+
+// The cotangent's values: 0.5, 0.75, ..., 1.5, again and again (no two neighbours alike).
+inline std::vector<float> ramp(std::int64_t n) {
+  std::vector<float> values;
+  for (std::int64_t i = 0; i < n; ++i) values.push_back(0.5f + 0.25f * float(i % 5));
+  return values;
+}
+
+inline std::vector<Outcome> lazy_gradients(const GradientCase& c) {
+  std::vector<lazy::Tensor> primals;
+  for (const at::Tensor& arg : c.args) primals.push_back(to_lazy(arg));
+  const auto loss = [&](std::span<const lazy::Tensor> in) {
+    const lazy::Tensor y = c.lazy_f(in);
+    return lazy::sum(y * lazy::from_data(ramp(y.numel()), y.shape()));
+  };
+  try {
+    std::vector<Outcome> outs;
+    for (const lazy::Tensor& g : lazy::grad(loss)(primals)) outs.push_back(outcome_of(g));
+    return outs;
+  } catch (const std::exception&) {
+    return {Outcome{true}};
+  }
+}
+
+inline std::vector<Outcome> torch_gradients(const GradientCase& c) {
+  std::vector<at::Tensor> leaves;
+  for (const at::Tensor& arg : c.args) leaves.push_back(arg.detach().clone().requires_grad_(true));
+  try {
+    const at::Tensor y = c.torch_f(leaves);
+    const at::Tensor w = torch::tensor(ramp(y.numel())).reshape(y.sizes()).to(torch::kCUDA);
+    const at::Tensor loss = (y * w).sum();
+    const std::vector<at::Tensor> grads = torch::autograd::grad({loss}, leaves, {}, false, false,
+                                                                /*allow_unused=*/true);
+    std::vector<Outcome> outs;
+    for (std::size_t i = 0; i < grads.size(); ++i)
+      outs.push_back(outcome_of(grads[i].defined() ? grads[i] : at::zeros_like(leaves[i])));
+    return outs;
+  } catch (const std::exception&) {
+    return {Outcome{true}};
+  }
+}
+
+// a, b and c are a gradient case's first three arguments (the first where there are fewer).
+#define LZ_BIND_ARGS(in)                                      \
+  [[maybe_unused]] const auto& a = in[0];                     \
+  [[maybe_unused]] const auto& b = in[in.size() > 1 ? 1 : 0]; \
+  [[maybe_unused]] const auto& c = in[in.size() > 2 ? 2 : 0];
+
+#define GRAD(name, lazy_expr, torch_expr, ...)                                                     \
+  GradientCase {                                                                                   \
+    name,                                                                                          \
+        [](std::span<const lazy::Tensor> in) { LZ_BIND_ARGS(in)                                    \
+                                               return lazy::Tensor(lazy_expr); }, \
+        [](const std::vector<at::Tensor>& in) { LZ_BIND_ARGS(in)                                   \
+                                                return at::Tensor(torch_expr); }, \
+    {                                                                                              \
+      __VA_ARGS__                                                                                  \
+    }                                                                                              \
+  }
+#define SAME_GRAD(name, expr, ...) GRAD(name, expr, expr, __VA_ARGS__)
 
 struct Case {
   const char* name;

@@ -22,8 +22,8 @@ class LibTorchSemantics : public ::testing::Test {
     const Inputs<at::Tensor> torch_in = torch_inputs();
     const Inputs<lazy::Tensor> lazy_in = lazy_inputs(torch_in);
     for (const Case& c : cases) {
-      const std::vector<Outcome> ours = run<lazy::Tensor>(c.lazy_side, lazy_in);
-      const std::vector<Outcome> theirs = run<at::Tensor>(c.torch_side, torch_in);
+      const std::vector<Outcome> ours = outcomes_of([&] { return c.lazy_side(lazy_in); });
+      const std::vector<Outcome> theirs = outcomes_of([&] { return c.torch_side(torch_in); });
       if (ours.size() != theirs.size()) {
         ADD_FAILURE() << c.name << ": " << ours.size() << " results against " << theirs.size();
         continue;

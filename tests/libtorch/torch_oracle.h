@@ -156,11 +156,12 @@ inline Outcome outcome_of(const lazy::Tensor& t) {
   return o;
 }
 
-template <class T, class F>
-std::vector<Outcome> run(const F& f, const Inputs<T>& in) {
+// The outcomes of the tensors `results()` returns, or one that threw.
+template <class F>
+std::vector<Outcome> outcomes_of(const F& results) {
   try {
     std::vector<Outcome> outs;
-    for (const T& t : f(in)) outs.push_back(outcome_of(t));
+    for (const auto& t : results()) outs.push_back(outcome_of(t));
     return outs;
   } catch (const std::exception&) {
     return {Outcome{true}};
@@ -260,31 +261,22 @@ inline std::vector<Outcome> lazy_gradients(const GradientCase& c) {
     const lazy::Tensor y = c.lazy_f(in);
     return lazy::sum(y * lazy::from_data(ramp(y.numel()), y.shape()));
   };
-  try {
-    std::vector<Outcome> outs;
-    for (const lazy::Tensor& g : lazy::grad(loss)(primals)) outs.push_back(outcome_of(g));
-    return outs;
-  } catch (const std::exception&) {
-    return {Outcome{true}};
-  }
+  return outcomes_of([&] { return lazy::grad(loss)(primals); });
 }
 
 inline std::vector<Outcome> torch_gradients(const GradientCase& c) {
   std::vector<at::Tensor> leaves;
   for (const at::Tensor& arg : c.args) leaves.push_back(arg.detach().clone().requires_grad_(true));
-  try {
+  return outcomes_of([&] {
     const at::Tensor y = c.torch_f(leaves);
     const at::Tensor w = torch::tensor(ramp(y.numel())).reshape(y.sizes()).to(torch::kCUDA);
     const at::Tensor loss = (y * w).sum();
-    const std::vector<at::Tensor> grads = torch::autograd::grad({loss}, leaves, {}, false, false,
-                                                                /*allow_unused=*/true);
-    std::vector<Outcome> outs;
+    std::vector<at::Tensor> grads = torch::autograd::grad({loss}, leaves, {}, false, false,
+                                                          /*allow_unused=*/true);
     for (std::size_t i = 0; i < grads.size(); ++i)
-      outs.push_back(outcome_of(grads[i].defined() ? grads[i] : at::zeros_like(leaves[i])));
-    return outs;
-  } catch (const std::exception&) {
-    return {Outcome{true}};
-  }
+      if (!grads[i].defined()) grads[i] = at::zeros_like(leaves[i]);
+    return grads;
+  });
 }
 
 // a, b and c are a gradient case's first three arguments (the first where there are fewer).
@@ -293,16 +285,20 @@ inline std::vector<Outcome> torch_gradients(const GradientCase& c) {
   [[maybe_unused]] const auto& b = in[in.size() > 1 ? 1 : 0]; \
   [[maybe_unused]] const auto& c = in[in.size() > 2 ? 2 : 0];
 
-#define GRAD(name, lazy_expr, torch_expr, ...)                                                     \
-  GradientCase {                                                                                   \
-    name,                                                                                          \
-        [](std::span<const lazy::Tensor> in) { LZ_BIND_ARGS(in)                                    \
-                                               return lazy::Tensor(lazy_expr); }, \
-        [](const std::vector<at::Tensor>& in) { LZ_BIND_ARGS(in)                                   \
-                                                return at::Tensor(torch_expr); }, \
-    {                                                                                              \
-      __VA_ARGS__                                                                                  \
-    }                                                                                              \
+#define GRAD(name, lazy_expr, torch_expr, ...)  \
+  GradientCase {                                \
+    name,                                       \
+        [](std::span<const lazy::Tensor> in) {  \
+          LZ_BIND_ARGS(in)                      \
+          return lazy::Tensor(lazy_expr);       \
+        },                                      \
+        [](const std::vector<at::Tensor>& in) { \
+          LZ_BIND_ARGS(in)                      \
+          return at::Tensor(torch_expr);        \
+        },                                      \
+    {                                           \
+      __VA_ARGS__                               \
+    }                                           \
   }
 #define SAME_GRAD(name, expr, ...) GRAD(name, expr, expr, __VA_ARGS__)
 

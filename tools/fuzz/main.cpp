@@ -1,12 +1,13 @@
 // lazyfuse-fuzz: the project's differential fuzzer (tools/fuzz/session.h).
 //   lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B] [--steps K]
 //                 [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]
-//                 [--only-products] [--gradients]
+//                 [--only-products] [--gradients] [--export DIR]
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
 // (seed, start) as a standalone C++ program and exits. --only-products (or --only-matmul) makes
 // matrix products most of every program's steps, each program holding at least one. --gradients
 // checks each program's gradients against central differences instead (gradient_check.h), one
-// program at a time. Exit status: 0
+// program at a time. --export writes programs (seed, start) to (seed, start + count - 1) with
+// their values for tools/fuzz/torch_check.py (export.h) instead. Exit status: 0
 // when every program agreed with the reference, 1 on any failure, 2 on bad arguments. A crash
 // prints its call stack (crash_report.h).
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <lazy/lazy.h>
 
 #include "tools/fuzz/crash_report.h"
+#include "tools/fuzz/export.h"
 #include "tools/fuzz/generator.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/session.h"
@@ -28,7 +30,7 @@ int usage() {
   std::cerr
       << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
          " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]"
-         " [--only-products] [--gradients]\n";
+         " [--only-products] [--gradients] [--export DIR]\n";
   return 2;
 }
 
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
   options.seed =
       std::uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007;
   bool print_only = false;
+  std::string export_dir;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -72,6 +75,8 @@ int main(int argc, char** argv) {
         options.products_only = true;
       else if (a == "--gradients")
         options.gradients = true;
+      else if (a == "--export")
+        export_dir = value();
       else if (a == "--print")
         print_only = true;
       else
@@ -86,6 +91,13 @@ int main(int argc, char** argv) {
         {options.max_steps, options.max_elements, nullptr, options.products_only})};
     std::cout << lazy::fuzz::print_program(programs);
     return 0;
+  }
+  if (!export_dir.empty()) {
+    const lazy::fuzz::ExportSummary s = lazy::fuzz::export_programs(options, export_dir, std::cout);
+    std::cout << "lazyfuse-fuzz: seed " << options.seed << ": " << s.programs
+              << " programs exported to " << export_dir << ", " << s.failed
+              << " whose sync failed, on " << lazy::device_description() << std::endl;
+    return s.programs > 0 ? 0 : 1;
   }
   std::cout << "lazyfuse-fuzz: seed " << options.seed << " on " << lazy::device_description()
             << std::endl;

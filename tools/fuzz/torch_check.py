@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Checks the fuzzer's random programs against PyTorch, op by op.
+
+lazyfuse-fuzz compares the GPU with our own reference evaluator, so a meaning both get wrong
+passes it. This script runs `lazyfuse-fuzz --export` (tools/fuzz/export.h), which records each
+program with every step held and writes what lazyfuse computed, then runs every step in PyTorch
+on lazyfuse's values of the step's inputs and compares dtype, shape and values. Each step is
+checked on its own, so a difference names the op that made it.
+
+    python3 tools/fuzz/torch_check.py --fuzz build/tools/lazyfuse-fuzz --seed 17400 --count 500
+
+Values agree within the step's bounds (tools/fuzz/bounds.h: twice the error bound lazyfuse may
+have, plus two ulps of the dtype), NaN where NaN, and exactly where the bounds say the value is
+exact; the sign of a zero is not compared. PyTorch refusing what lazyfuse accepts, and the
+differences docs/semantics.md lists as deliberate, are counted apart, not failed.
+"""
+
+import argparse
+import collections
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "i32": torch.int32,
+    "i64": torch.int64,
+    "bool": torch.bool,
+}
+SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
+
+UNARY = {
+    "neg": torch.neg,
+    "abs": torch.abs,
+    "sign": torch.sign,
+    "square": torch.square,
+    "relu": torch.relu,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "round": torch.round,
+    "exp": torch.exp,
+    "exp2": torch.exp2,
+    "log": torch.log,
+    "log2": torch.log2,
+    "log1p": torch.log1p,
+    "expm1": torch.expm1,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "tanh": torch.tanh,
+    "erf": torch.erf,
+    "sigmoid": torch.sigmoid,
+    "reciprocal": torch.reciprocal,
+    "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+    "softplus": F.softplus,
+    "logical_not": torch.logical_not,
+    "isnan": torch.isnan,
+    "isinf": torch.isinf,
+}
+
+# Binary ops PyTorch takes a Python number on either side of, through its operators.
+OPERATORS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+# Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
+TENSOR_ONLY = {
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+    "atan2": torch.atan2,
+    "hypot": torch.hypot,
+    "logaddexp": torch.logaddexp,
+    "logical_and": torch.logical_and,
+    "logical_or": torch.logical_or,
+}
+FLOATING_RESULT = {"atan2", "hypot", "logaddexp"}
+
+
+def promoted_dtype(*values):
+    """PyTorch's result type of tensors and numbers together (torch.result_type takes two)."""
+    def category(dtype):
+        return 2 if dtype.is_floating_point else 0 if dtype == torch.bool else 1
+
+    tiers = [[], [], []]  # dimensioned tensors, 0-d tensors, numbers
+    for v in values:
+        if torch.is_tensor(v):
+            tiers[0 if v.dim() else 1].append(v.dtype)
+        else:
+            tiers[2].append(torch.bool if isinstance(v, bool) else
+                            torch.int64 if isinstance(v, int) else torch.float32)
+    result = None
+    for tier in tiers:
+        if not tier:
+            continue
+        dtype = tier[0]
+        for other in tier[1:]:
+            dtype = torch.promote_types(dtype, other)
+        if tier is tiers[2] and category(dtype) == 2:
+            dtype = torch.float32
+        if result is None or category(dtype) > category(result):
+            result = dtype
+    return result
+
+
+def as_tensor(value, dtype, device):
+    return value.to(dtype) if torch.is_tensor(value) else torch.tensor(value, dtype=dtype,
+                                                                      device=device)
+
+
+def number_of(arg):
+    if arg["kind"] == "bool":
+        return arg["number"] != 0
+    if arg["kind"] == "int":
+        return int(arg["number"])
+    return float(arg["number"])
+
+
+def reduce_dims(x, axes):
+    """The dims a reduction folds: all of them when none are named; None for a 0-d tensor."""
+    if x.dim() == 0:
+        return None
+    return list(range(x.dim())) if not axes else [a % x.dim() for a in axes]
+
+
+def fold_each(fn, x, dims, keepdim):
+    """Folds `dims` one at a time with a single-dim reduction (torch.prod takes one dim)."""
+    if dims is None:
+        return fn(x)
+    for d in sorted(dims, reverse=True):
+        x = fn(x, d, keepdim=True)
+    return x if keepdim else x.squeeze(dims) if dims else x
+
+
+def run_step(step, inputs, device):
+    """PyTorch's result of one step, given its tensor arguments' values (numbers as Python's)."""
+    op, name = step["op"], step["name"]
+    a = inputs
+    dtype = DTYPES[step["dtype"]]
+    if op == "full":
+        shape = step["shape"]
+        value = 0 if name == "zeros" else 1 if name == "ones" else a[0]
+        return torch.full(shape, value, dtype=dtype, device=device)
+    if op == "arange":
+        n = step["shape"][0]
+        return torch.arange(step["start"], step["start"] + step["step"] * n, step["step"],
+                            dtype=dtype, device=device)
+    if op == "unary":
+        return UNARY[name](a[0])
+    if op == "binary":
+        x, y = a
+        if name in OPERATORS:
+            return OPERATORS[name](x, y)
+        # lazyfuse takes numbers on either side, and integers for atan2, hypot and logaddexp
+        # (f32 results): PyTorch's promotion, then its op on tensors of that dtype.
+        promoted = promoted_dtype(x, y)
+        if name in FLOATING_RESULT and not promoted.is_floating_point:
+            promoted = torch.float32
+        return TENSOR_ONLY[name](as_tensor(x, promoted, device), as_tensor(y, promoted, device))
+    if op == "where":
+        return torch.where(a[0], a[1], a[2])
+    if op == "clamp":
+        x, lo, hi = a
+        if torch.is_tensor(lo) == torch.is_tensor(hi):
+            return torch.clamp(x, lo, hi)
+        return torch.clamp(torch.clamp(x, min=lo), max=hi)
+    if op == "lerp":
+        # lazyfuse promotes mixed dtypes and takes a number as end; PyTorch takes one dtype.
+        promoted = promoted_dtype(*a)
+        weight = a[2] if not torch.is_tensor(a[2]) else a[2].to(promoted)
+        return torch.lerp(as_tensor(a[0], promoted, device), as_tensor(a[1], promoted, device),
+                          weight)
+    if op == "cast":
+        return a[0].to(dtype)
+    if op == "reshape":
+        if name == "flatten":
+            return a[0].flatten(step["axes"][0], step["axes"][1])
+        shape = list(step["shape"])
+        if name == "reshape_infer":
+            shape[step["axis"]] = -1
+        return a[0].reshape(shape)
+    if op == "permute":
+        if name == "transpose":
+            return a[0].transpose(step["axes"][0], step["axes"][1])
+        return a[0].permute(step["axes"])
+    if op == "expand":
+        return a[0].expand(step["shape"]) if name == "expand" else torch.broadcast_to(
+            a[0], step["shape"])
+    if op == "slice":
+        x, axis = a[0], step["axis"] % a[0].dim()
+        bounds = slice(step["start"] if step["has_start"] else None,
+                       step["stop"] if step["has_stop"] else None, step["step"])
+        picks = list(range(*bounds.indices(x.shape[axis])))  # Python's rule, any step
+        return x.index_select(axis, torch.tensor(picks, dtype=torch.int64, device=device))
+    if op == "squeeze":
+        return a[0].squeeze() if name == "squeeze_all" else a[0].squeeze(step["axis"])
+    if op == "unsqueeze":
+        return a[0].unsqueeze(step["axis"])
+    if op == "contiguous":
+        return a[0].contiguous()
+    if op == "reduce":
+        x, dims, keep = a[0], reduce_dims(a[0], step["axes"]), step["keepdim"]
+        if name == "prod":
+            return fold_each(torch.prod, x, dims, keep)
+        fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax, "min": torch.amin,
+              "logsumexp": torch.logsumexp, "any": torch.any, "all": torch.all}[name]
+        if dims is None:
+            return fn(x, dim=0) if name == "logsumexp" else fn(x)
+        return fn(x, dim=dims, keepdim=keep)
+    if op == "arg_reduce":
+        fn = torch.argmax if name == "argmax" else torch.argmin
+        x = a[0].to(torch.uint8) if a[0].dtype == torch.bool else a[0]  # lazyfuse takes bool
+        return fn(x, dim=None if step["no_axis"] else step["axis"], keepdim=step["keepdim"])
+    if op in ("var", "std_dev"):
+        fn = torch.var if op == "var" else torch.std
+        x, dims = a[0], reduce_dims(a[0], step["axes"])
+        return fn(x, dim=dims, correction=step["correction"], keepdim=step["keepdim"])
+    if op == "softmax":
+        return torch.softmax(a[0], step["axis"])
+    if op == "log_softmax":
+        return torch.log_softmax(a[0], step["axis"])
+    if op in ("layer_norm", "rms_norm"):
+        x = a[0]
+        n = [x.shape[-1]] if x.dim() else []
+        if op == "rms_norm":
+            return F.rms_norm(x, n, a[1], step["eps"])
+        return F.layer_norm(x, n, a[1], a[2], step["eps"])
+    if op == "join":
+        return (torch.stack if name == "stack" else torch.cat)(list(a), step["axis"])
+    if op == "gather":
+        if name == "embedding":
+            return F.embedding(a[1].long(), a[0])
+        if name == "index_select":
+            return torch.index_select(a[0], step["axis"], a[1])
+        if name == "take_along_axis":
+            return torch.take_along_dim(a[0], a[1].long(), dim=step["axis"])
+        return torch.gather(a[0], step["axis"], a[1].long())
+    if op == "scan":
+        x, axis = a[0], step["axis"]
+        if name in ("cumsum", "cumprod"):
+            return (torch.cumsum if name == "cumsum" else torch.cumprod)(x, axis)
+        values, indices = (torch.cummax if name.startswith("cummax") else torch.cummin)(x, axis)
+        return indices if name.endswith("_indices") else values
+    if op == "top_k":
+        x, axis = a[0], step["axis"]
+        if x.dtype == torch.bool:  # lazyfuse orders bools; PyTorch's topk refuses them
+            picked = run_step(step, [x.to(torch.uint8)], device)
+            return picked if name.endswith("_indices") else picked.to(torch.bool)
+        if name.startswith("sort"):
+            values, indices = torch.sort(x, dim=axis, descending=step["largest"], stable=True)
+        else:
+            n = x.shape[axis] if x.dim() else 1
+            values, indices = torch.topk(x, min(step["k"], n), dim=axis, largest=step["largest"])
+        return indices if name.endswith("_indices") else values
+    if op == "scatter":
+        # The result has x's dtype (src converted); PyTorch's scatters take only that.
+        x, index, src = a[0], a[1].long(), a[2].to(a[0].dtype)
+        if name == "index_add":
+            return torch.index_add(x, step["axis"], a[1], src)
+        fn = torch.scatter_add if name == "scatter_add" else torch.scatter
+        return fn(x, step["axis"], index, src)
+    if op == "product":
+        if name == "matmul":
+            return torch.matmul(a[0], a[1])
+        if name == "bmm":
+            return torch.bmm(a[0], a[1])
+        if name == "linear":
+            return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
+        if name == "addmm":
+            return torch.addmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
+        if name == "einsum":
+            return torch.einsum(step["equation"], a[0], a[1])
+    raise ValueError(f"torch_check: no PyTorch form for {op} {name}")
+
+
+def ulp(dtype, magnitude):
+    bits = SIGNIFICAND_BITS.get(dtype)
+    if bits is None:
+        return 0.0
+    finest = {torch.float32: 2.0**-149, torch.float16: 2.0**-24, torch.bfloat16: 2.0**-133}[dtype]
+    if magnitude == 0 or not math.isfinite(magnitude):
+        return finest
+    return max(2.0 ** (math.frexp(magnitude)[1] - bits), finest)
+
+
+def excused(step, inputs, ours):
+    """Elements where docs/semantics.md says lazyfuse deliberately differs from PyTorch."""
+    op, name = step["op"], step["name"]
+    x = inputs[0] if inputs and torch.is_tensor(inputs[0]) else None
+    if op == "scatter" and name == "scatter":
+        # A repeated index keeps the last position's value (PyTorch leaves it undefined).
+        index = inputs[1].long()
+        hits = torch.zeros(ours.shape, dtype=torch.int64, device=ours.device)
+        hits.scatter_add_(step["axis"], index, torch.ones_like(index))
+        return hits > 1
+    if op == "scan" and name in ("cummax_indices", "cummin_indices") and x.is_floating_point():
+        # Once a NaN is met, lazyfuse keeps its index where PyTorch moves to later NaNs.
+        return torch.cumsum(torch.isnan(x).int(), step["axis"] % max(x.dim(), 1)) > 0 \
+            if x.dim() else torch.isnan(x)
+    if op == "unary" and name == "gelu" and x.is_floating_point():
+        return ~torch.isfinite(x) | (x.abs() > 1e30)  # gelu(inf) is inf (PyTorch: NaN)
+    return torch.zeros_like(ours, dtype=torch.bool)
+
+
+def accumulated_terms(step, inputs):
+    """How many values an element of an accumulating step (scan, scatter_add) adds up."""
+    op, name = step["op"], step["name"]
+    if op == "scan" and name in ("cumsum", "cumprod") and inputs[0].dim():
+        return inputs[0].shape[step["axis"]]
+    if op == "scatter" and name in ("scatter_add", "index_add") and inputs[1].dim():
+        return inputs[1].shape[0 if name == "index_add" else step["axis"]] + 1
+    return 0
+
+
+def compare(step, inputs, ours, theirs):
+    """The first element that differs beyond the bounds, described; None when all agree."""
+    result = step["result"]
+    bounds = result["bounds"]
+    if theirs.dtype != ours.dtype:
+        return f"dtype: lazyfuse {result['dtype']}, PyTorch {theirs.dtype}"
+    if list(theirs.shape) != list(ours.shape):
+        return f"shape: lazyfuse {list(ours.shape)}, PyTorch {list(theirs.shape)}"
+    if bounds["unchecked"] or ours.numel() == 0:
+        return None
+    if step["op"] == "top_k" and step["name"] == "topk_indices":
+        # Ties may pick other positions: the values the indices pick must be the same.
+        x = inputs[0]
+        if x.dim():
+            ours = torch.take_along_dim(x, ours.long(), dim=step["axis"])
+            theirs = torch.take_along_dim(x, theirs.long(), dim=step["axis"])
+        bounds = dict(bounds, err=0)
+    skip = excused(step, inputs, ours).flatten()
+    if not ours.is_floating_point():
+        bad = (ours.flatten() != theirs.flatten()) & ~skip
+        if not bool(bad.any()):
+            return None
+        k = int(bad.nonzero()[0])
+        return (f"{int(bad.sum())} of {ours.numel()} elements differ; element {k}: lazyfuse "
+                f"{ours.flatten()[k].item()}, PyTorch {theirs.flatten()[k].item()}")
+    r = ours.double().flatten()
+    t = theirs.double().flatten()
+    err = bounds["err"]
+    dtype = ours.dtype
+    terms = accumulated_terms(step, inputs)
+    if terms and dtype in (torch.float16, torch.bfloat16):
+        # PyTorch rounds every partial sum (or atomic add) of f16 and bf16 to the dtype, where
+        # lazyfuse adds in f32 and rounds once (docs/semantics.md): allow a rounding a term.
+        err += terms * max(abs(bounds["lo"]), abs(bounds["hi"])) * 2.0**-SIGNIFICAND_BITS[dtype]
+    special = bounds["special"] and err > 0
+    either_special = ~torch.isfinite(r) | ~torch.isfinite(t)
+    if bounds["specials_may_differ"]:
+        skip = skip | either_special
+    if special:
+        skip = skip | (~torch.isfinite(r) & ~torch.isfinite(t))
+    nan_mismatch = torch.isnan(r) != torch.isnan(t)
+    both_nan = torch.isnan(r) & torch.isnan(t)
+    inf_mismatch = (torch.isinf(r) | torch.isinf(t)) & (r != t) & ~torch.isnan(r) & ~torch.isnan(t)
+    if err == 0:
+        far = (r != t) & ~both_nan
+    else:
+        bits = SIGNIFICAND_BITS.get(dtype, 53)
+        slack = 2 * err + 2 * torch.clamp(r.abs(), min=1e-300) * 2.0**-(bits - 1)
+        far = ((r - t).abs() > slack) & torch.isfinite(r) & torch.isfinite(t)
+    bad = (far | nan_mismatch | inf_mismatch) & ~skip
+    if not bool(bad.any()):
+        return None
+    k = int(bad.nonzero()[0])
+    tol = 0 if err == 0 else 2 * err + 2 * ulp(dtype, abs(float(r[k])))
+    return (f"{int(bad.sum())} of {r.numel()} elements differ; element {k}: lazyfuse "
+            f"{float(r[k])!r}, PyTorch {float(t[k])!r} (tolerance {tol:.3g})")
+
+
+def load_values(values, result, device):
+    dtype = DTYPES[result["dtype"]]
+    count = math.prod(result["shape"])
+    raw = torch.frombuffer(values, dtype=torch.float64 if dtype.is_floating_point else torch.int64,
+                           count=count, offset=result["offset"]) if count else torch.zeros(0)
+    return raw.to(dtype).reshape(result["shape"]).to(device)
+
+
+def step_label(step):
+    return step["name"] or step["op"]
+
+
+def check_step(step, inputs, ours, device):
+    """What differs between lazyfuse's result of a step and PyTorch's on `device`, or None."""
+    try:
+        theirs = run_step(step, inputs, device)
+    except (RuntimeError, TypeError, IndexError, ValueError) as e:
+        return "refused: " + str(e).split("\n")[0][:90]
+    return compare(step, inputs, ours, theirs)
+
+
+def check_program(program, values, device, counts, failures, refusals, cpu_only):
+    ours = []
+    bounds = []
+    for i, step in enumerate(program["steps"]):
+        result = step["result"]
+        mine = load_values(values, result, device)
+        ours.append(mine)
+        bounds.append(result["bounds"])
+        if step["op"] in ("data", "rand", "randn"):
+            continue
+        inputs = [ours[arg["step"]] if "step" in arg else number_of(arg) for arg in step["args"]]
+        step["inputs_bounds"] = [bounds[arg["step"]] for arg in step["args"] if "step" in arg]
+        label = step_label(step)
+        problem = check_step(step, inputs, mine, device)
+        if problem and device != "cpu":
+            # PyTorch's CUDA kernels differ from its CPU ones in places (mixed-dtype norms, the
+            # order of ties): either side of PyTorch agreeing counts.
+            on_cpu = [v.cpu() if torch.is_tensor(v) else v for v in inputs]
+            if check_step(step, on_cpu, mine.cpu(), "cpu") is None:
+                cpu_only[label] += 1
+                problem = None
+        if problem and problem.startswith("refused: "):
+            refusals[(label, problem[len("refused: "):])] += 1
+            continue
+        counts[label] += 1
+        if problem:
+            failures.append((program["seed"], program["index"], i, label, problem))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fuzz", help="lazyfuse-fuzz executable: export the programs first")
+    parser.add_argument("--dir", help="where the exported programs are (or go)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--fuzz-args", default="", help="more arguments for lazyfuse-fuzz")
+    parser.add_argument("--show", type=int, default=20, help="failures printed in full")
+    args = parser.parse_args()
+    directory = args.dir or tempfile.mkdtemp(prefix="torch_check_")
+    if args.fuzz:
+        os.makedirs(directory, exist_ok=True)
+        command = [args.fuzz, "--export", directory, "--seed", str(args.seed), "--start",
+                   str(args.start), "--count", str(args.count)] + args.fuzz_args.split()
+        subprocess.run(command, check=True)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    warnings.filterwarnings("ignore")  # var's degrees of freedom <= 0: lazyfuse's rule agrees
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    with open(os.path.join(directory, "values.bin"), "rb") as f:
+        values = bytearray(f.read())
+    counts, refusals, cpu_only = collections.Counter(), collections.Counter(), collections.Counter()
+    failures, sync_errors = [], 0
+    with open(os.path.join(directory, "programs.jsonl")) as f:
+        programs = [json.loads(line) for line in f]
+    for program in programs:
+        if "error" in program:
+            sync_errors += 1
+            continue
+        check_program(program, values, device, counts, failures, refusals, cpu_only)
+    by_op = collections.Counter(f[3] for f in failures)
+    for seed, index, i, label, problem in failures[:args.show]:
+        print(f"DIFF seed {seed} program {index} step t{i} {label}: {problem}")
+    print("steps PyTorch refused (op, message):")
+    for (label, message), n in refusals.most_common():
+        print(f"  {n:6d}  {label}: {message}")
+    print("agreeing with PyTorch's CPU kernels only: " +
+          (", ".join(f"{k} {v}" for k, v in cpu_only.most_common()) or "none"))
+    print("differences by op: " + (", ".join(f"{k} {v}" for k, v in by_op.most_common()) or "none"))
+    print(f"torch_check: {len(programs)} programs ({sync_errors} whose sync failed), "
+          f"{sum(counts.values())} steps compared over {len(counts)} ops, {len(failures)} differ, "
+          f"{sum(refusals.values())} refused by PyTorch; device {device}, torch {torch.__version__}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -62,7 +62,8 @@ Tensor reduce(Op op, std::string_view name, const Tensor& x, const Axes& axes, b
   ReducedShape reduced = reduced_shape(in->shape, axes, keepdim, name, loc);
   bool needs_elements =
       op == Op::ReduceMax || op == Op::ReduceMin || op == Op::ArgMax || op == Op::ArgMin;
-  if (needs_elements && reduced.extent == 0 && reduced.shape.numel() != 0) {
+  // Refused even when the result is empty too ([0, 3, 0] over axis 0), as PyTorch and NumPy do.
+  if (needs_elements && reduced.extent == 0) {
     api::fail<ValueError>(loc, name, "cannot reduce over an axis of size 0 of ",
                           in->shape.to_string(), ": there is no element to return");
   }

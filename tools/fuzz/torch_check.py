@@ -317,6 +317,8 @@ def excused(step, inputs, ours):
         # Once a NaN is met, lazyfuse keeps its index where PyTorch moves to later NaNs.
         return torch.cumsum(torch.isnan(x).int(), step["axis"] % max(x.dim(), 1)) > 0 \
             if x.dim() else torch.isnan(x)
+    if op == "cast" and x.is_floating_point() and not ours.is_floating_point():
+        return torch.isnan(x)  # NaN casts to integer 0 (PyTorch: -2^63 for i64)
     if op == "unary" and name == "gelu" and x.is_floating_point():
         return ~torch.isfinite(x) | (x.abs() > 1e30)  # gelu(inf) is inf (PyTorch: NaN)
     return torch.zeros_like(ours, dtype=torch.bool)
@@ -411,6 +413,9 @@ def check_step(step, inputs, ours, device):
     return compare(step, inputs, ours, theirs)
 
 
+refusal_examples = {}  # (op, message): the first (program, step) PyTorch refused that way
+
+
 def check_program(program, values, device, counts, failures, refusals, cpu_only):
     ours = []
     bounds = []
@@ -433,7 +438,9 @@ def check_program(program, values, device, counts, failures, refusals, cpu_only)
                 cpu_only[label] += 1
                 problem = None
         if problem and problem.startswith("refused: "):
-            refusals[(label, problem[len("refused: "):])] += 1
+            key = (label, problem[len("refused: "):])
+            refusals[key] += 1
+            refusal_examples.setdefault(key, (program["index"], i))
             continue
         counts[label] += 1
         if problem:
@@ -477,7 +484,8 @@ def main():
         print(f"DIFF seed {seed} program {index} step t{i} {label}: {problem}")
     print("steps PyTorch refused (op, message):")
     for (label, message), n in refusals.most_common():
-        print(f"  {n:6d}  {label}: {message}")
+        index, step = refusal_examples[(label, message)]
+        print(f"  {n:6d}  {label}: {message} (program {index} step t{step})")
     print("agreeing with PyTorch's CPU kernels only: " +
           (", ".join(f"{k} {v}" for k, v in cpu_only.most_common()) or "none"))
     print("differences by op: " + (", ".join(f"{k} {v}" for k, v in by_op.most_common()) or "none"))

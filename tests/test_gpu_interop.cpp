@@ -1,7 +1,8 @@
 // Device memory in and out of lazyfuse (lazy/interop.h) on a GPU: memory of the caller's is read
 // where it is and never written, comes back through DLPack as the same pointer, is given back
 // once; and with lazy::set_stream, a producer kernel on the caller's stream, lazyfuse's sync and a
-// consumer copy on that stream run in order with no host wait (each test would fail unordered).
+// consumer copy on that stream run in order with no host wait, as do a producer on the legacy
+// default stream and a sync with no stream bound (each test would fail unordered).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -51,8 +52,8 @@ class GpuInterop : public lazy_test::GpuTest {
     lazy_test::GpuTest::TearDown();
   }
 
-  // Keeps the caller's stream busy for a while, so that work not ordered after it runs first.
-  void spin_on_caller() {
+  // Keeps `stream` busy for a while, so that work not ordered after it runs first.
+  void spin_on(CUstream stream) {
     const std::string source =
         "extern \"C\" __global__ void lz_test_spin(unsigned long long cycles) {\n"
         "  long long start = clock64();\n"
@@ -64,9 +65,10 @@ class GpuInterop : public lazy_test::GpuTest {
         device_->get_function(device_->load_module(lookup.kernel->cubin), "lz_test_spin");
     unsigned long long cycles = kSpinCycles;
     void* args[] = {&cycles};
-    ASSERT_EQ(driver_->cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, caller_, args, nullptr),
+    ASSERT_EQ(driver_->cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr),
               CUDA_SUCCESS);
   }
+  void spin_on_caller() { spin_on(caller_); }
 
   std::vector<float> read(CUdeviceptr address, std::size_t count) {
     std::vector<float> values(count);
@@ -171,6 +173,28 @@ TEST_F(GpuInterop, ASyncOnABoundStreamStartsAfterTheCallersProducer) {
   const std::vector<float> doubled = (x * 2.0f).to_vector<float>();
   EXPECT_EQ(doubled, std::vector<float>(kCount, 2.0f * written))
       << "the sync read the memory before the producer on the caller's stream wrote it";
+}
+
+// With no stream bound, memory taken in is read after what the legacy default stream (PyTorch's
+// default) queued before: lazyfuse's own streams do not synchronize with it by themselves.
+TEST_F(GpuInterop, WithNoStreamBoundAProducerOnTheLegacyDefaultStreamIsWaitedFor) {
+  constexpr std::size_t kCount = 1 << 16;
+  auto memory = device_->allocate(kCount * 4);
+  device_->fill_bytes(memory->ptr(), 0, kCount * 4);
+  device_->synchronize();
+  (void)(lazy::ones({4}) * 2.0f).to_vector<float>();  // the multiply's kernel compiled already
+  ASSERT_EQ(lazy::get_stream(), nullptr);
+  spin_on(CU_STREAM_LEGACY);
+  ASSERT_EQ(driver_->cuMemsetD8Async(memory->ptr(), 0x40, kCount * 4, CU_STREAM_LEGACY),
+            CUDA_SUCCESS);
+  const std::uint32_t bits = 0x40404040u;
+  float written;
+  std::memcpy(&written, &bits, 4);
+  Tensor x = lazy::from_blob(reinterpret_cast<void*>(memory->ptr()), {kCount}, {}, DType::f32,
+                             lazy::MemoryKind::cuda);
+  const std::vector<float> doubled = (x * 2.0f).to_vector<float>();
+  EXPECT_EQ(doubled, std::vector<float>(kCount, 2.0f * written))
+      << "the sync read the memory before the producer on the legacy default stream wrote it";
 }
 
 TEST_F(GpuInterop, WorkOnABoundStreamAfterASyncSeesItsResults) {

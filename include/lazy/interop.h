@@ -4,8 +4,10 @@
 // Memory taken in (from_dlpack, from_blob) stays the producer's: lazyfuse reads it where it is,
 // never writes it, and treats its values as fixed for as long as a lazy tensor may read it (a
 // result computed from it is not computed again if the producer changes it later). Device memory
-// must be on the GPU lazyfuse computes on, with the producer's writes to it finished before
-// lazyfuse's work starts: queued on the stream bound with lazy::set_stream, or synchronized.
+// must be on the GPU lazyfuse computes on, with the producer's writes to it queued before the
+// call that takes it in: on the stream bound with lazy::set_stream, else on the legacy default
+// stream (or a stream that synchronizes with it; PyTorch's default), or finished. The calling
+// thread's later lazyfuse work waits for them; a producer on any other stream must bind it.
 // When the last lazy tensor reading it goes, lazyfuse waits for its own reads of it and calls the
 // deleter, from the thread that dropped it.
 //

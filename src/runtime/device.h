@@ -142,7 +142,8 @@ class Device {
   CUstream stream() { return current_stream().stream; }
 
   // Device memory someone else owns (lazy::from_dlpack, lazy::from_blob) as a buffer homed on the
-  // calling thread's stream: not counted, never written over (writable_here is false) nor freed.
+  // calling thread's stream, which waits for its producer (wait_for_producer): not counted, never
+  // written over (writable_here is false) nor freed.
   // When its last owner lets go, the home stream is synchronized, so lazyfuse's reads of it are
   // done, and `give_back` runs (the producer's deleter).
   std::shared_ptr<DeviceBuffer> adopt(CUdeviceptr ptr, std::size_t bytes,
@@ -183,6 +184,10 @@ class Device {
   bool wait_for_caller();
   // The caller's stream waits for the work queued on this thread's stream so far; false without.
   bool make_caller_wait();
+  // Memory taken in now is ready for this thread's later work: that work waits for what is
+  // queued so far on the caller's stream, else on the legacy default stream, where a producer
+  // that binds no stream (PyTorch by default) queued its writes.
+  void wait_for_producer();
   // Before the last reference to `owner`'s memory, given out to code that reads it on its own
   // streams, goes: orders its free after the caller's stream when it is homed here and the thread
   // has one, else waits for the whole device.

@@ -46,6 +46,7 @@ std::shared_ptr<DeviceBuffer> Device::adopt(CUdeviceptr ptr, std::size_t bytes,
   buffer->ptr_ = ptr;
   buffer->give_back_ = std::move(give_back);
   if (!buffer->give_back_) buffer->give_back_ = [] {};
+  wait_for_producer();
   return buffer;
 }
 

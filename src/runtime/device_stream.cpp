@@ -108,6 +108,13 @@ bool Device::make_caller_wait() {
   return true;
 }
 
+void Device::wait_for_producer() {
+  DeviceStream& here = current_stream();
+  make_current();
+  order(driver_, *failures_, here.caller_event,
+        lease.caller != nullptr ? lease.caller : CU_STREAM_LEGACY, here.stream);
+}
+
 void Device::order_free_after_caller(const std::shared_ptr<void>& owner) {
   const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
   if (buffer != nullptr && !buffer->give_back_ && buffer->home_ == &current_stream() &&

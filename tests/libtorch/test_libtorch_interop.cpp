@@ -1,7 +1,8 @@
 // lazyfuse and LibTorch on one GPU, through DLPack (issue 17): CUDA tensors cross both ways with
 // no copy (the same data pointer), in every dtype both share and any strides, a computation on
 // each side agrees with the other, the producer's memory outlives its at::Tensor while a lazy
-// tensor reads it, and with lazy::set_stream on PyTorch's current stream a torch producer, a
+// tensor reads it, a producer on PyTorch's default stream is waited for with no stream bound, and
+// with lazy::set_stream on PyTorch's current stream a torch producer, a
 // lazyfuse sync and a torch consumer run in order without a host wait.
 // Built only where LibTorch is found (tests/CMakeLists.txt), or on the GPU machine by
 // .ci/libtorch-test against the device bundle.
@@ -50,6 +51,20 @@ TEST_F(LibTorchInterop, ARepeatedCallReadsEachCallsTensor) {
     at::Tensor a = torch::randn({1024, 256}, kCuda);
     at::Tensor b = to_torch(lazy::sigmoid(to_lazy(a)) * 3.0f);
     EXPECT_TRUE(torch::allclose(b, torch::sigmoid(a) * 3, 1e-5, 1e-6)) << "call " << call;
+  }
+}
+
+// With no stream bound, lazyfuse's work on a tensor taken in waits for what PyTorch queued on its
+// default stream before: a slow producer's last write must be seen, call after call (kernels
+// cached, so a read could start long before it).
+TEST_F(LibTorchInterop, AProducerOnTorchsDefaultStreamIsWaitedForWithNoStreamBound) {
+  for (int call = 0; call < 4; ++call) {
+    at::Tensor big = torch::zeros({1 << 22}, kCuda);
+    for (int k = 0; k < 50; ++k) big.add_(1);
+    at::Tensor a = big.slice(0, 0, 1 << 16) * 2;  // written after the 50 passes
+    at::Tensor b = to_torch(to_lazy(a) + 1.0f);
+    EXPECT_EQ(b.min().item<float>(), 101.0f) << "call " << call;
+    EXPECT_EQ(b.max().item<float>(), 101.0f) << "call " << call;
   }
 }
 

@@ -56,15 +56,17 @@ TEST_F(LibTorchInterop, ARepeatedCallReadsEachCallsTensor) {
 
 // With no stream bound, lazyfuse's work on a tensor taken in waits for what PyTorch queued on its
 // default stream before: a slow producer's last write must be seen, call after call (kernels
-// cached, so a read could start long before it).
+// cached, so a read could start long before it). Each call's value differs, so that memory the
+// caching allocator hands out again does not hold the right value from the call before.
 TEST_F(LibTorchInterop, AProducerOnTorchsDefaultStreamIsWaitedForWithNoStreamBound) {
-  for (int call = 0; call < 4; ++call) {
+  for (int call = 0; call < 6; ++call) {
     at::Tensor big = torch::zeros({1 << 22}, kCuda);
     for (int k = 0; k < 50; ++k) big.add_(1);
-    at::Tensor a = big.slice(0, 0, 1 << 16) * 2;  // written after the 50 passes
+    at::Tensor a = (big.slice(0, 0, 1 << 16) + call) * 2;  // written after the 50 passes
     at::Tensor b = to_torch(to_lazy(a) + 1.0f);
-    EXPECT_EQ(b.min().item<float>(), 101.0f) << "call " << call;
-    EXPECT_EQ(b.max().item<float>(), 101.0f) << "call " << call;
+    const float expected = 2.0f * float(50 + call) + 1.0f;
+    EXPECT_EQ(b.min().item<float>(), expected) << "call " << call;
+    EXPECT_EQ(b.max().item<float>(), expected) << "call " << call;
   }
 }
 

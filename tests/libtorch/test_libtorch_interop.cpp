@@ -61,10 +61,10 @@ TEST_F(LibTorchInterop, ARepeatedCallReadsEachCallsTensor) {
 TEST_F(LibTorchInterop, AProducerOnTorchsDefaultStreamIsWaitedForWithNoStreamBound) {
   for (int call = 0; call < 6; ++call) {
     at::Tensor big = torch::zeros({1 << 22}, kCuda);
-    for (int k = 0; k < 50; ++k) big.add_(1);
-    at::Tensor a = (big.slice(0, 0, 1 << 16) + call) * 2;  // written after the 50 passes
+    for (int k = 0; k < 400; ++k) big.add_(1);             // milliseconds of GPU work
+    at::Tensor a = (big.slice(0, 0, 1 << 16) + call) * 2;  // written after the 400 passes
     at::Tensor b = to_torch(to_lazy(a) + 1.0f);
-    const float expected = 2.0f * float(50 + call) + 1.0f;
+    const float expected = 2.0f * float(400 + call) + 1.0f;
     EXPECT_EQ(b.min().item<float>(), expected) << "call " << call;
     EXPECT_EQ(b.max().item<float>(), expected) << "call " << call;
   }

@@ -38,37 +38,18 @@ DTYPES = {
 }
 SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
 
+# Unary ops by lazyfuse's name: PyTorch's function of the same name, or these.
 UNARY = {
-    "neg": torch.neg,
-    "abs": torch.abs,
-    "sign": torch.sign,
-    "square": torch.square,
-    "relu": torch.relu,
-    "floor": torch.floor,
-    "ceil": torch.ceil,
-    "round": torch.round,
-    "exp": torch.exp,
-    "exp2": torch.exp2,
-    "log": torch.log,
-    "log2": torch.log2,
-    "log1p": torch.log1p,
-    "expm1": torch.expm1,
-    "sqrt": torch.sqrt,
-    "rsqrt": torch.rsqrt,
-    "sin": torch.sin,
-    "cos": torch.cos,
-    "tanh": torch.tanh,
-    "erf": torch.erf,
-    "sigmoid": torch.sigmoid,
-    "reciprocal": torch.reciprocal,
+    name: getattr(torch, name)
+    for name in ("neg abs sign square relu floor ceil round exp exp2 log log2 log1p expm1 sqrt "
+                 "rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf").split()
+}
+UNARY.update({
     "gelu": F.gelu,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
     "softplus": F.softplus,
-    "logical_not": torch.logical_not,
-    "isnan": torch.isnan,
-    "isinf": torch.isinf,
-}
+})
 
 # Binary ops PyTorch takes a Python number on either side of, through its operators.
 OPERATORS = {
@@ -86,13 +67,8 @@ OPERATORS = {
 }
 # Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
 TENSOR_ONLY = {
-    "maximum": torch.maximum,
-    "minimum": torch.minimum,
-    "atan2": torch.atan2,
-    "hypot": torch.hypot,
-    "logaddexp": torch.logaddexp,
-    "logical_and": torch.logical_and,
-    "logical_or": torch.logical_or,
+    name: getattr(torch, name)
+    for name in "maximum minimum atan2 hypot logaddexp logical_and logical_or".split()
 }
 FLOATING_RESULT = {"atan2", "hypot", "logaddexp"}
 
@@ -413,21 +389,25 @@ def check_step(step, inputs, ours, device):
     return compare(step, inputs, ours, theirs)
 
 
-refusal_examples = {}  # (op, message): the first (program, step) PyTorch refused that way
+class Tally:
+    """What the checks found, over all programs."""
+
+    def __init__(self):
+        self.compared = collections.Counter()  # steps, by op
+        self.cpu_only = collections.Counter()  # steps only PyTorch's CPU kernels agree with
+        self.refused = collections.Counter()  # (op, PyTorch's message)
+        self.refused_example = {}  # (op, message): the first (program, step) refused so
+        self.differences = []  # (seed, program, step, op, what differs)
 
 
-def check_program(program, values, device, counts, failures, refusals, cpu_only):
+def check_program(program, values, device, tally):
     ours = []
-    bounds = []
     for i, step in enumerate(program["steps"]):
-        result = step["result"]
-        mine = load_values(values, result, device)
+        mine = load_values(values, step["result"], device)
         ours.append(mine)
-        bounds.append(result["bounds"])
         if step["op"] in ("data", "rand", "randn"):
             continue
         inputs = [ours[arg["step"]] if "step" in arg else number_of(arg) for arg in step["args"]]
-        step["inputs_bounds"] = [bounds[arg["step"]] for arg in step["args"] if "step" in arg]
         label = step_label(step)
         problem = check_step(step, inputs, mine, device)
         if problem and device != "cpu":
@@ -435,16 +415,16 @@ def check_program(program, values, device, counts, failures, refusals, cpu_only)
             # order of ties): either side of PyTorch agreeing counts.
             on_cpu = [v.cpu() if torch.is_tensor(v) else v for v in inputs]
             if check_step(step, on_cpu, mine.cpu(), "cpu") is None:
-                cpu_only[label] += 1
+                tally.cpu_only[label] += 1
                 problem = None
         if problem and problem.startswith("refused: "):
             key = (label, problem[len("refused: "):])
-            refusals[key] += 1
-            refusal_examples.setdefault(key, (program["index"], i))
+            tally.refused[key] += 1
+            tally.refused_example.setdefault(key, (program["index"], i))
             continue
-        counts[label] += 1
+        tally.compared[label] += 1
         if problem:
-            failures.append((program["seed"], program["index"], i, label, problem))
+            tally.differences.append((program["seed"], program["index"], i, label, problem))
 
 
 def main():
@@ -470,29 +450,31 @@ def main():
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     with open(os.path.join(directory, "values.bin"), "rb") as f:
         values = bytearray(f.read())
-    counts, refusals, cpu_only = collections.Counter(), collections.Counter(), collections.Counter()
-    failures, sync_errors = [], 0
+    tally, sync_errors = Tally(), 0
     with open(os.path.join(directory, "programs.jsonl")) as f:
         programs = [json.loads(line) for line in f]
     for program in programs:
         if "error" in program:
             sync_errors += 1
             continue
-        check_program(program, values, device, counts, failures, refusals, cpu_only)
-    by_op = collections.Counter(f[3] for f in failures)
-    for seed, index, i, label, problem in failures[:args.show]:
+        check_program(program, values, device, tally)
+    for seed, index, i, label, problem in tally.differences[:args.show]:
         print(f"DIFF seed {seed} program {index} step t{i} {label}: {problem}")
     print("steps PyTorch refused (op, message):")
-    for (label, message), n in refusals.most_common():
-        index, step = refusal_examples[(label, message)]
+    for (label, message), n in tally.refused.most_common():
+        index, step = tally.refused_example[(label, message)]
         print(f"  {n:6d}  {label}: {message} (program {index} step t{step})")
-    print("agreeing with PyTorch's CPU kernels only: " +
-          (", ".join(f"{k} {v}" for k, v in cpu_only.most_common()) or "none"))
-    print("differences by op: " + (", ".join(f"{k} {v}" for k, v in by_op.most_common()) or "none"))
+
+    def by_op(counter):
+        return ", ".join(f"{k} {v}" for k, v in counter.most_common()) or "none"
+
+    print("agreeing with PyTorch's CPU kernels only: " + by_op(tally.cpu_only))
+    print("differences by op: " + by_op(collections.Counter(d[3] for d in tally.differences)))
     print(f"torch_check: {len(programs)} programs ({sync_errors} whose sync failed), "
-          f"{sum(counts.values())} steps compared over {len(counts)} ops, {len(failures)} differ, "
-          f"{sum(refusals.values())} refused by PyTorch; device {device}, torch {torch.__version__}")
-    return 1 if failures else 0
+          f"{sum(tally.compared.values())} steps compared over {len(tally.compared)} ops, "
+          f"{len(tally.differences)} differ, {sum(tally.refused.values())} refused by PyTorch; "
+          f"device {device}, torch {torch.__version__}")
+    return 1 if tally.differences else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include <lazy/lazy.h>
@@ -25,6 +26,7 @@ std::string json_number(double v) {
   return s.str();
 }
 
+// A JSON string; control characters (an error message's newlines) become spaces.
 std::string json_string(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
@@ -40,6 +42,7 @@ std::string json_string(const std::string& text) {
   return out + "\"";
 }
 
+// Sizes and axes are small integers, exact as doubles.
 template <class T>
 std::string json_list(const std::vector<T>& values) {
   std::string out = "[";

@@ -10,8 +10,8 @@ checked on its own, so a difference names the op that made it.
     python3 tools/fuzz/torch_check.py --fuzz build/tools/lazyfuse-fuzz --seed 17400 --count 500
 
 Values agree within the step's bounds (tools/fuzz/bounds.h: twice the error bound lazyfuse may
-have, plus 2^(2 - significand bits) of the value: two to four ulps), NaN where NaN, and exactly where the bounds say the value is
-exact; the sign of a zero is not compared. PyTorch refusing what lazyfuse accepts, and the
+have, plus 2^(2 - significand bits) of the value, two to four ulps), NaN where NaN, and exactly
+where the bounds say the value is exact; the sign of a zero is not compared. PyTorch refusing what lazyfuse accepts, and the
 differences docs/semantics.md lists as deliberate, are counted apart, not failed.
 """
 

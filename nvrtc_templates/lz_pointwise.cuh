@@ -37,6 +37,7 @@ LZ_OP bool lz_relu(bool x) { return x; }
 LZ_OP float lz_floor(float x) { return floorf(x); }
 LZ_OP float lz_ceil(float x) { return ceilf(x); }
 LZ_OP float lz_round(float x) { return rintf(x); }  // half to even
+LZ_OP float lz_trunc(float x) { return truncf(x); }
 LZ_OP float lz_exp(float x) { return expf(x); }
 LZ_OP float lz_exp2(float x) { return exp2f(x); }
 LZ_OP float lz_log(float x) { return logf(x); }
@@ -185,6 +186,36 @@ template <class I> LZ_OP I lz_maximum(I a, I b) { return a > b ? a : b; }
 LZ_OP bool lz_maximum(bool a, bool b) { return a || b; }
 template <class I> LZ_OP I lz_minimum(I a, I b) { return a < b ? a : b; }
 LZ_OP bool lz_minimum(bool a, bool b) { return a && b; }
+// Division rounding toward zero (fmod) or down (remainder, floor_divide), as PyTorch computes
+// them: the remainder takes the divisor's sign, the quotient is the nearest integer to
+// (a - fmod(a, b)) / b. An integer divisor of 0 gives 0 (NumPy's; PyTorch's CPU kernels throw).
+LZ_OP float lz_fmod(float a, float b) { return fmodf(a, b); }
+LZ_OP float lz_remainder(float a, float b) {
+  float mod = fmodf(a, b);
+  if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) mod += b;
+  return mod;
+}
+LZ_OP float lz_floor_divide(float a, float b) {
+  if (b == 0.0f) return a / b;
+  const float mod = fmodf(a, b);
+  float quotient = (a - mod) / b;
+  if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) quotient -= 1.0f;
+  if (quotient == 0.0f) return copysignf(0.0f, a / b);
+  const float down = floorf(quotient);
+  return quotient - down > 0.5f ? down + 1.0f : down;
+}
+// The least value over -1 overflows: its quotient wraps to itself and leaves no remainder.
+template <class I> LZ_OP I lz_fmod(I a, I b) { return (b == 0 || b == -1) ? (I)0 : (I)(a % b); }
+template <class I> LZ_OP I lz_remainder(I a, I b) {
+  const I mod = lz_fmod(a, b);
+  return (mod != 0 && ((b < 0) != (mod < 0))) ? (I)(mod + b) : mod;
+}
+template <class I> LZ_OP I lz_floor_divide(I a, I b) {
+  if (b == 0) return (I)0;
+  if (b == -1) return (I)lz_wrap_sub(0LL, a);
+  const I quotient = (I)(a / b);
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? (I)(quotient - 1) : quotient;
+}
 LZ_OP float lz_atan2(float y, float x) { return atan2f(y, x); }
 LZ_OP float lz_hypot(float a, float b) { return hypotf(a, b); }
 // log(e^a + e^b) as the larger plus log1p(e^-|a - b|); equal infinities give themselves.

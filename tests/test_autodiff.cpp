@@ -69,6 +69,8 @@ TEST(Autodiff, BinaryAndTernaryRulesMatchDifferences) {
       {"pow", {[](auto x) { return lazy::pow(x[0], x[1]); }, {pa, b}}},
       {"maximum", {[](auto x) { return lazy::maximum(x[0], x[1]); }, {a, b}}},
       {"minimum", {[](auto x) { return lazy::minimum(x[0], x[1]); }, {a, b}}},
+      {"remainder", {[](auto x) { return x[0] % x[1]; }, {a, pb}}},
+      {"fmod", {[](auto x) { return lazy::fmod(x[0], x[1]); }, {a, pb}}},
       {"atan2", {[](auto x) { return lazy::atan2(x[0], x[1]); }, {a, b}}},
       {"hypot", {[](auto x) { return lazy::hypot(x[0], x[1]); }, {a, b}}},
       {"logaddexp", {[](auto x) { return lazy::logaddexp(x[0], x[1]); }, {a, b}}},

@@ -53,7 +53,8 @@ TEST(FuzzGenerator, EveryPointwiseOpOfTheApiIsGenerated) {
         "sqrt",  "rsqrt", "sin",       "cos",        "tanh",        "erf",         "sigmoid",
         "gelu",  "silu",  "softplus",  "reciprocal", "logical_not", "isnan",       "isinf",
         "add",   "sub",   "mul",       "div",        "pow",         "maximum",     "minimum",
-        "atan2", "hypot", "logaddexp", "eq",         "lt",          "logical_and", "lerp"})
+        "atan2", "hypot", "logaddexp", "eq",         "lt",          "logical_and", "lerp",
+        "trunc", "floor_divide", "remainder", "fmod"})
     EXPECT_TRUE(seen.count(op)) << op << " never generated";
 }
 
@@ -179,10 +180,12 @@ TEST(FuzzSession, RandomProgramsAgreeWithTheReference) {
   EXPECT_EQ(summary.failures, 0) << log.str();
 }
 
-// Runs one program of `seed`, alone and unshrunk, and expects it compared and agreeing.
-void expect_program_agrees(std::uint64_t seed, std::int64_t index) {
+// Runs one program of `seed` from the generator of its generation, alone and unshrunk, and
+// expects it compared and agreeing.
+void expect_program_agrees(std::uint64_t seed, std::int64_t index, int generation = 1) {
   SessionOptions options;
   options.seed = seed;
+  options.generation = generation;
   options.start = index;
   options.count = 1;
   options.max_batch = 1;

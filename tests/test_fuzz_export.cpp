@@ -77,8 +77,7 @@ TEST_F(FuzzExport, WritesEveryStepOfEveryProgramWithItsValues) {
     const std::string& json = lines[std::size_t(p)];
     EXPECT_THAT(json, HasSubstr("\"index\":" + std::to_string(options.start + p) + ","));
     // The same program again: each step's values must be where the JSON says, in order.
-    Program program = generate(options.seed, options.start + p,
-                               {options.max_steps, options.max_elements, nullptr, false});
+    Program program = generate(options.seed, options.start + p, generate_options_of(options));
     Builder builder(program);
     builder.apply_all();
     std::vector<lazy::Tensor> all;

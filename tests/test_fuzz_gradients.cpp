@@ -13,8 +13,9 @@ namespace {
 
 using namespace lazy::fuzz;
 
-GradientOutcome check(std::uint64_t seed, std::int64_t index) {
-  return check_gradients(generate(seed, index, GenerateOptions{}));
+// A program as the generator of its generation made it.
+GradientOutcome check(std::uint64_t seed, std::int64_t index, int generation = 1) {
+  return check_gradients(generate(seed, index, GenerateOptions{.generation = generation}));
 }
 
 // LAZY_FUZZ_SEED picks another seed.

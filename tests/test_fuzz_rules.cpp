@@ -136,6 +136,65 @@ TEST(FuzzSmoothRules, Atan2RejectsTheBranchCutAndTheOrigin) {
   EXPECT_NO_THROW(rule(inexact(0.5, 1, 0), inexact(-2, 2, 0)));
 }
 
+// f32 versions of lz_floor_divide, lz_remainder and lz_fmod, and their exact values.
+float floor_divide_f32(float a, float b) {
+  const float mod = std::fmod(a, b);
+  float quotient = (a - mod) / b;
+  if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) quotient -= 1.0f;
+  if (quotient == 0.0f) return std::copysign(0.0f, a / b);
+  const float down = std::floor(quotient);
+  return quotient - down > 0.5f ? down + 1.0f : down;
+}
+float remainder_f32(float a, float b) {
+  float mod = std::fmod(a, b);
+  if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) mod += b;
+  return mod;
+}
+double remainder_exact(double a, double b) {
+  return a - std::floor(a / b) * b;
+}
+
+TEST(FuzzDivisionRules, ExactOperandsGiveResultsEveryBackendAgreesOn) {
+  auto floor_exact = [](double a, double b) { return std::floor(a / b); };
+  auto fmod_f32 = [](float a, float b) { return std::fmod(a, b); };
+  auto fmod_exact = [](double a, double b) { return std::fmod(a, b); };
+  for (const auto& [a, b] : {std::pair{inexact(-100, 100, 0), inexact(0.3, 7, 0)},
+                             std::pair{inexact(-3e4, 2e4, 0), inexact(-0.7, -0.1, 0)},
+                             std::pair{inexact(-1, 1, 0), inexact(1e-3, 2e-3, 0)}}) {
+    expect_binary_rule_holds("floor_divide", floor_divide_f32, floor_exact, a, b);
+    expect_binary_rule_holds("remainder", remainder_f32, remainder_exact, a, b);
+    expect_binary_rule_holds("fmod", fmod_f32, fmod_exact, a, b);
+  }
+  const Operand quarters{Bounds{-8, 8, 0, 2}, lazy::DType::f16};
+  const Operand halves{Bounds{0.5, 3, 0, 1}, lazy::DType::f16};
+  for (const char* op : {"floor_divide", "remainder", "fmod"}) {
+    const Bounds r = binary_rule(op, quarters, halves, lazy::DType::f16, lazy::DType::f16);
+    EXPECT_TRUE(r.exact()) << op << ": grid operands give grid results";
+  }
+}
+
+TEST(FuzzDivisionRules, RefuseAZeroDivisorAndLeaveInexactOperandsUnchecked) {
+  auto rule = [](const char* op, Bounds a, Bounds b, lazy::DType dtype = lazy::DType::f32) {
+    return binary_rule(op, {a, dtype}, {b, dtype}, dtype, dtype);
+  };
+  for (const char* op : {"floor_divide", "remainder", "fmod"}) {
+    EXPECT_THROW(rule(op, inexact(1, 2, 0), inexact(-1, 1, 0)), StepRejected) << op;
+    EXPECT_THROW(rule(op, inexact(1, 2, 0), Bounds{0, 3, 0, 0}, lazy::DType::i64), StepRejected)
+        << op;
+    // An inexact divisor near zero may cross it.
+    EXPECT_THROW(rule(op, inexact(1, 2, 0), inexact(1e-3, 1, 2e-3)), StepRejected) << op;
+    EXPECT_TRUE(rule(op, inexact(-5, 5, 1e-6), inexact(1, 2, 0)).unchecked) << op;
+    EXPECT_FALSE(rule(op, Bounds{-9, 9, 0, 0}, Bounds{2, 5, 0, 0}, lazy::DType::i32).unchecked)
+        << op;
+  }
+  // A quotient past 2^21 may round differently in f32 and in double.
+  EXPECT_THROW(rule("floor_divide", inexact(0, 1e7, 0), inexact(1, 2, 0)), StepRejected);
+  // The least i64 over -1 wraps.
+  EXPECT_THROW(
+      rule("floor_divide", Bounds{-0x1p63, 0, 0, 0}, Bounds{-1, -1, 0, 0}, lazy::DType::i64),
+      StepRejected);
+}
+
 // Seed 5206 program 933: std of [1e-30, 1.3e30] squares past f32's range on the way.
 TEST(FuzzValueRules, VarianceRejectsSpreadsWhoseSquaresOverflowF32) {
   const Operand huge{inexact(7.9e-31, 1.27e30, 0), lazy::DType::f32};
@@ -190,7 +249,7 @@ TEST(FuzzValueRules, DataWithSpecialValuesMayHoldZero) {
 // 1.09 from the reference, a correct sum in some order, where a bound growing with the log of
 // the count said 0.53.
 TEST(FuzzValueRules, ScatterAddErrorGrowsWithTheCount) {
-  Program program = generate(17094, 55, {});
+  Program program = generate(17094, 55, {.generation = 1});
   Builder builder(program);
   builder.apply_all();
   int checked = 0;

@@ -112,6 +112,55 @@ TEST_F(GpuInPlaceUpdates, AnotherThreadsUpdateTakesNewMemory) {
   lazy_test::expect_close(values(next), want, 1e-6, "next", 0);
 }
 
+// Found in review: a buffer another thread had read once was then written in place by its home
+// thread behind slow work; the other thread's next read waited on the event of its first read,
+// long done, and summed the old values.
+TEST_F(GpuInPlaceUpdates, AReadOnAnotherThreadWaitsForAnUpdateAfterItsEarlierRead) {
+  Tensor p = random_input(DType::f32, {1 << 22});
+  Tensor shared = p;
+  std::thread([&] { (void)lazy::sum(shared).item<double>(); }).join();  // read once, released
+  shared = Tensor();
+  // Slow work on this thread's stream, then the update behind it.
+  Tensor m = lazy::randn({4096, 4096}, 9) * 1e-4f;
+  for (int i = 0; i < 16; ++i) m = lazy::matmul(m, m);
+  lazy::eval({m});
+  p = p * 2.0f;
+  lazy::eval({p});
+  EXPECT_EQ(lazy::stats().in_place_updates, 1) << "the update was not written in place";
+  shared = p;
+  double seen = 0;
+  std::thread([&] { seen = lazy::sum(shared).item<double>(); }).join();
+  const double truth = lazy::sum(p).item<double>();
+  EXPECT_NEAR(seen, truth, 1e-4 * std::fabs(truth) + 1e-2)
+      << "the other thread read the values from before the update";
+}
+
+// Found in review: a sync whose second kernel went past the memory limit, after its first had
+// written over its input, kept its recorded work; the retry read the written-over input and
+// halved p twice. Now the work is dropped: p is either right or an error to use, never wrong.
+TEST_F(GpuInPlaceUpdates, AFailureAfterAnUpdateInPlaceNeverLeavesAWrongValue) {
+  constexpr std::int64_t kCount = 1 << 20;
+  lazy::set_fusion_enabled(false);  // two kernels: the update, then the cast
+  Tensor p = random_input(DType::f32, {kCount});
+  const std::vector<double> p0 = values(p);
+  lazy::set_memory_limit(lazy::memory_stats().in_use_bytes + 4 * kCount);
+  p = p * 0.5f;
+  Tensor r = p.to(DType::i64);  // 8 bytes an element: past the limit
+  EXPECT_THROW(lazy::eval({p, r}), lazy::RuntimeError);
+  const std::int64_t written = lazy::stats().in_place_updates;
+  lazy::set_memory_limit(0);
+  lazy::set_fusion_enabled(true);
+  EXPECT_EQ(written, 1) << "the first kernel did not write over p";
+  try {
+    const std::vector<double> got = values(p);
+    std::vector<double> want(p0.size());
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = p0[i] * 0.5;
+    lazy_test::expect_close(got, want, 1e-6, "p after the failed sync", 0);
+  } catch (const lazy::RuntimeError&) {
+    // Dropped with the sync's work: an error to use, as the sync's error said.
+  }
+}
+
 // The same sync again and again: after the first repeats, eager syncs replay plans as CUDA
 // graphs, whose addresses are fixed; a replay that can update in place must not use one.
 TEST_F(GpuInPlaceUpdates, ARepeatedUpdateStaysInItsBuffer) {

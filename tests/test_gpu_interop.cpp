@@ -155,6 +155,31 @@ TEST_F(GpuInterop, MemoryGivenOutStaysWhileTheConsumerHoldsIt) {
   out->deleter(out);
 }
 
+// Found in review: memory given out, read by a consumer on the legacy default stream behind slow
+// work, and let go while lazyfuse still held it, was then written over in place before the
+// consumer's read had run.
+TEST_F(GpuInterop, MemoryGivenOutIsNotWrittenOverUntilTheConsumersReadsAreDone) {
+  constexpr std::int64_t kCount = 1 << 20;
+  Tensor warm = lazy_test::random_input(DType::f32, {kCount});
+  lazy::eval({warm * 2.0f});  // compiled now, so that no compile delays the update below
+  Tensor t = lazy_test::random_input(DType::f32, {kCount});
+  const std::vector<float> expected = t.to_vector<float>();
+  DLManagedTensor* out = lazy::to_dlpack(t);
+  auto copy = device_->allocate(std::size_t(kCount) * 4);
+  spin_on(CU_STREAM_LEGACY);
+  const auto address =
+      reinterpret_cast<CUdeviceptr>(out->dl_tensor.data) + out->dl_tensor.byte_offset;
+  ASSERT_EQ(
+      driver_->cuMemcpyDtoDAsync(copy->ptr(), address, std::size_t(kCount) * 4, CU_STREAM_LEGACY),
+      CUDA_SUCCESS);
+  out->deleter(out);  // the consumer lets go; its copy is still queued
+  t = t * 2.0f;
+  lazy::eval({t});
+  device_->synchronize_all();  // the consumer's copy, on the legacy stream, too
+  EXPECT_EQ(read(copy->ptr(), std::size_t(kCount)), expected)
+      << "the consumer's copy saw lazyfuse's later write";
+}
+
 TEST_F(GpuInterop, ASyncOnABoundStreamStartsAfterTheCallersProducer) {
   constexpr std::size_t kCount = 1 << 16;
   auto memory = device_->allocate(kCount * 4);

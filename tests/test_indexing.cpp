@@ -294,7 +294,7 @@ TEST(IndexErrors, BadInputIsRefusedAtTheCall) {
   EXPECT_THROW(lazy::index_select(x, 0, lazy::zeros({2, 2}, DType::i64)), lazy::ShapeError);
   EXPECT_THROW(lazy::embedding(lazy::zeros({3}), lazy::zeros({2}, DType::i64)), lazy::ShapeError);
   EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({3, 4}), 1), lazy::DTypeError);
-  EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({2, 3, 4}) > 0, 1), lazy::ShapeError);
+  EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({2, 3}) > 0, 1), lazy::ShapeError);
   EXPECT_THROW(lazy::tril(lazy::zeros({3})), lazy::ShapeError);
   EXPECT_THROW(lazy::split(x, std::vector<std::int64_t>{1, 1}), lazy::ShapeError);
   EXPECT_THROW(lazy::chunk(x, 0), lazy::ValueError);
@@ -307,6 +307,22 @@ TEST(OneHot, MarksEachIdAndLeavesOutOfRangeIdsZero) {
   EXPECT_EQ(
       lazy::one_hot(lazy::from_data<std::int32_t>({1}, {1}), 2, DType::f32).to_vector<float>(),
       (std::vector<float>{0, 1}));
+}
+
+TEST(OneHot, WithMinusOneCountsMaxPlusOneClassesAsPyTorch) {
+  Tensor got = lazy::one_hot(lazy::from_data<std::int64_t>({2, 0}, {2}), -1);
+  EXPECT_EQ(got.shape(), Shape({2, 3}));
+  EXPECT_EQ(got.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 1, 0, 0}));
+  EXPECT_THROW(lazy::one_hot(lazy::zeros({0}, DType::i64), -1), lazy::ValueError);
+  EXPECT_THROW(lazy::one_hot(lazy::zeros({2}, DType::i64), -2), lazy::ValueError);
+}
+
+TEST(MaskedFill, BroadcastsXAndTheMaskTogetherAsPyTorchsOutOfPlaceForm) {
+  Tensor x = lazy::from_data<float>({1, 2, 3}, {3});
+  Tensor mask = lazy::from_data<std::int32_t>({1, 0, 0, 0, 0, 1}, {2, 3}) != 0;
+  Tensor got = lazy::masked_fill(x, mask, -1);
+  EXPECT_EQ(got.shape(), Shape({2, 3}));
+  EXPECT_EQ(got.to_vector<float>(), (std::vector<float>{-1, 2, 3, 1, 2, -1}));
 }
 
 TEST(MaskedFill, KeepsTheDtypeAndBroadcastsTheMask) {
@@ -341,6 +357,12 @@ TEST(Split, PiecesAreViewsOfTheSizesAsked) {
   EXPECT_EQ(sized[1].shape(), Shape({2, 0}));
   EXPECT_EQ(sized[2].to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{1, 2, 3, 4, 6, 7, 8, 9}));
+  // An empty axis: `chunks` empty pieces, one of split's size 0, and no negative sizes.
+  EXPECT_EQ(lazy::chunk(lazy::zeros({0, 2}), 3).size(), 3u);
+  EXPECT_EQ(lazy::chunk(lazy::zeros({2, 0}), 4, 1)[3].shape(), Shape({2, 0}));
+  EXPECT_EQ(lazy::split(lazy::zeros({0}), 0).size(), 1u);
+  EXPECT_THROW(lazy::split(lazy::zeros({0}), -1), lazy::ValueError);
+  EXPECT_THROW(lazy::split(lazy::zeros({3}), 0), lazy::ValueError);
   std::vector<Tensor> chunks = lazy::chunk(lazy::arange(5), 3);
   ASSERT_EQ(chunks.size(), 3u);  // ceil(5 / 3) = 2: sizes 2, 2, 1
   EXPECT_EQ(chunks[2].to_vector<std::int64_t>(), (std::vector<std::int64_t>{4}));

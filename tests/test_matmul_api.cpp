@@ -103,6 +103,23 @@ TEST_P(MatmulForms, LinearWithAndWithoutBias) {
   expect_product(lazy::linear(v.tensor, w.tensor), naive_einsum("j,oj->o", v, w), dtype);
 }
 
+TEST_P(MatmulForms, LinearWithAVectorWeightDropsTheLastAxis) {
+  const DType dtype = GetParam();
+  HostTensor x = random_tensor({2, 3, 4}, dtype, 20), w = random_tensor({4}, dtype, 21);
+  HostTensor bias = random_tensor({3}, dtype, 22);
+  const Tensor plain = lazy::linear(x.tensor, w.tensor);
+  EXPECT_EQ(plain.shape(), Shape({2, 3}));
+  expect_product(plain, naive_einsum("bij,j->bi", x, w), dtype);
+  Expected biased = naive_einsum("bij,j->bi", x, w);
+  for (std::size_t i = 0; i < biased.values.size(); ++i) {
+    biased.values[i] += bias.values[i % 3];
+    biased.scale[i] += std::abs(bias.values[i % 3]);
+  }
+  expect_product(lazy::linear(x.tensor, w.tensor, bias.tensor), biased, dtype);
+  EXPECT_EQ(lazy::linear(w.tensor, w.tensor).shape(), Shape({}));  // a dot product
+  EXPECT_THROW(lazy::linear(x.tensor, random_tensor({3}, dtype, 23).tensor), lazy::ShapeError);
+}
+
 TEST_P(MatmulForms, AddmmScalesBothTerms) {
   const DType dtype = GetParam();
   HostTensor a = random_tensor({3, 4}, dtype, 20), b = random_tensor({4, 5}, dtype, 21);

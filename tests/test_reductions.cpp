@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "host_test_support.h"
+#include "ir/trace.h"
 #include "lazy/lazy.h"
 
 namespace {
@@ -1214,6 +1215,25 @@ TEST(Softmax, LongRowsWithInfinitiesMatchOnePassOverTheRow) {
   EXPECT_EQ(lse[1], -inf);
   EXPECT_TRUE(std::isnan(soft[std::size_t(2 * n)])) << "a row with +inf is NaN, as in PyTorch";
   EXPECT_EQ(lse[2], inf);
+}
+
+TEST(NormArguments, AWeightOrBiasHoldsOneValuePerFeatureAndNothingIsRecordedOtherwise) {
+  const Tensor x = lazy::ones({3, 4}), w = lazy::ones({4});
+  for (const Shape& bad : {Shape{2, 3, 4}, Shape{3, 1}, Shape{}, Shape{1}, Shape{1, 4}}) {
+    const Tensor other = lazy::ones(bad);
+    lazy::eval({x, w, other});
+    EXPECT_THROW(lazy::layer_norm(x, other, w), lazy::ShapeError) << bad.to_string();
+    EXPECT_THROW(lazy::layer_norm(x, w, other), lazy::ShapeError) << bad.to_string();
+    EXPECT_THROW(lazy::rms_norm(x, other), lazy::ShapeError) << bad.to_string();
+    EXPECT_EQ(lazy::ir::Trace::current().size(), 0u) << "recorded before the check";
+  }
+}
+
+TEST(NormArguments, RmsNormsEpsDefaultsToF32sMachineEpsilon) {
+  // Rows of 1e-3: mean(x^2) = 1e-6 is as large as an eps of 1e-6, far larger than 2^-23.
+  const Tensor x = lazy::full({2}, 1e-3), w = lazy::ones({2});
+  const double want = 1e-3 / std::sqrt(1e-6 + 0x1p-23);
+  EXPECT_NEAR(lazy::rms_norm(x, w).to_vector<double>()[0], want, 1e-5);
 }
 
 TEST(Softmax, AlongTheFirstAxisNormalizesColumns) {

@@ -85,6 +85,11 @@ TEST(Scatter, IndexAddWithAlphaIntegersViewsAndScalarScatter) {
                                         lazy::from_data<std::int32_t>({1, 3, 1, 1}, {4}),
                                         lazy::ones({4}, DType::i32), 2);
   EXPECT_EQ(counts.to_vector<std::int32_t>(), (std::vector<std::int32_t>{0, 6, 0, 2}));
+  // A whole alpha written as a floating number is a whole number all the same.
+  const Tensor doubled =
+      lazy::index_add(lazy::zeros({2}, DType::i64), 0, lazy::from_data<std::int64_t>({1}, {1}),
+                      lazy::ones({1}, DType::i64), 2.0);
+  EXPECT_EQ(doubled.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2}));
   // The last of a repeated index wins; a scalar fills every picked element.
   const Tensor last =
       lazy::scatter(lazy::zeros({3}), 0, lazy::from_data<std::int64_t>({2, 0, 2}, {3}),

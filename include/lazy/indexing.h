@@ -58,14 +58,15 @@ Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& s
                  const Scalar& alpha = 1,
                  std::source_location loc = std::source_location::current());
 
-// ids' shape followed by n: 1 where the last coordinate equals the id, else 0 (PyTorch's one_hot
-// with num_classes given, in any dtype). An id outside [0, n) gives a row of zeros, as JAX does:
-// checking it would need the values on the host.
+// ids' shape followed by n: 1 where the last coordinate equals the id, else 0 (PyTorch's one_hot,
+// in any dtype). n = -1 counts max(ids) + 1 classes, which reads ids on the host (a sync) as
+// PyTorch does. An id outside [0, n) gives a row of zeros, as JAX does: checking it would need
+// the values on the host.
 Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype = DType::i64,
                std::source_location loc = std::source_location::current());
 
-// x where mask (bool, broadcast to x's shape) is false, `value` (converted to x's dtype) where it
-// is true.
+// x where mask (bool) is false, `value` (converted to x's dtype) where it is true; x and mask
+// broadcast together, as PyTorch's out-of-place masked_fill.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value,
                    std::source_location loc = std::source_location::current());
 
@@ -88,7 +89,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int axis = 0,
 
 // Views along `axis`: pieces of `size` elements (the last may be shorter), of the given sizes
 // (which must add up to the axis), or `chunks` pieces of ceil(extent / chunks) as PyTorch's chunk
-// (fewer when the axis is short).
+// (fewer when the axis is short; `chunks` empty ones when it is empty).
 std::vector<Tensor> split(const Tensor& x, std::int64_t size, int axis = 0,
                           std::source_location loc = std::source_location::current());
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, int axis = 0,

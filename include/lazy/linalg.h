@@ -28,7 +28,8 @@ Tensor bmm(const Tensor& a, const Tensor& b,
            std::source_location loc = std::source_location::current());
 
 // torch.nn.functional.linear: x @ weight^T (+ bias), x [..., in] (1-D gives [out]), weight
-// [out, in], bias [out] (or any shape that broadcasts to the result), all of one dtype.
+// [out, in] (or [in]: x @ weight, [...]), bias [out] (or any shape that broadcasts to the
+// result), all of one dtype.
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias = {},
               std::source_location loc = std::source_location::current());
 

@@ -53,6 +53,12 @@ LAZY_DECLARE_BINARY(pow)
 // NaN in either input gives NaN, as in PyTorch.
 LAZY_DECLARE_BINARY(maximum)
 LAZY_DECLARE_BINARY(minimum)
+// Integer division as PyTorch's: floor_divide rounds the quotient down (Python's //), remainder
+// takes the divisor's sign (Python's %, `a % b`), fmod the dividend's (C's %). Integers stay
+// integers, and an integer divisor of 0 gives 0; a floating one gives NaN or an infinity.
+LAZY_DECLARE_BINARY(floor_divide)
+LAZY_DECLARE_BINARY(remainder)
+LAZY_DECLARE_BINARY(fmod)
 // Floating results (integer inputs give f32), as in PyTorch: the angle of the point (b, a) in
 // (-pi, pi]; sqrt(a^2 + b^2) without overflow; log(exp(a) + exp(b)) without overflow.
 LAZY_DECLARE_BINARY(atan2)
@@ -77,10 +83,11 @@ LAZY_DECLARE_UNARY(abs)
 LAZY_DECLARE_UNARY(sign)
 LAZY_DECLARE_UNARY(square)
 LAZY_DECLARE_UNARY(relu)
-// Rounding keeps integer tensors as they are; round() rounds half to even.
+// Rounding keeps integer tensors as they are; round() rounds half to even, trunc() toward zero.
 LAZY_DECLARE_UNARY(floor)
 LAZY_DECLARE_UNARY(ceil)
 LAZY_DECLARE_UNARY(round)
+LAZY_DECLARE_UNARY(trunc)
 
 // Floating functions: integer and bool inputs give f32.
 LAZY_DECLARE_UNARY(exp)
@@ -139,6 +146,10 @@ inline Tensor operator*(const Operand& a, const Operand& b) {
 }
 inline Tensor operator/(const Operand& a, const Operand& b) {
   return div(a, b, a.loc());
+}
+// Python's and PyTorch's %: the remainder with the divisor's sign.
+inline Tensor operator%(const Operand& a, const Operand& b) {
+  return remainder(a, b, a.loc());
 }
 inline Tensor operator-(const Operand& x) {
   return neg(x.tensor(), x.loc());

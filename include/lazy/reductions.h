@@ -61,10 +61,12 @@ Tensor softmax(const Tensor& x, int axis = -1,
 Tensor log_softmax(const Tensor& x, int axis = -1,
                    std::source_location loc = std::source_location::current());
 // (x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, as PyTorch).
+// weight and bias hold one value per element of that axis (shape [x.shape()[-1]]).
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5,
                   std::source_location loc = std::source_location::current());
-// x / sqrt(mean(x^2) + eps) * weight over the last axis.
-Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 1e-6,
+// x / sqrt(mean(x^2) + eps) * weight over the last axis; weight as layer_norm's. eps defaults to
+// f32's machine epsilon (2^-23), as PyTorch's does without one.
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 0x1p-23,
                 std::source_location loc = std::source_location::current());
 
 }  // namespace lazy

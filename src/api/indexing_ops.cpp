@@ -8,6 +8,7 @@
 #include "ir/gather.h"
 #include "lazy/factories.h"
 #include "lazy/ops.h"
+#include "lazy/reductions.h"
 
 namespace lazy {
 
@@ -157,8 +158,15 @@ Tensor embedding(const Tensor& weight, const Tensor& ids, std::source_location l
 
 Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_location loc) {
   api::sync_if_trace_full();
-  require_index(api::node_of(ids, "one_hot", loc), "one_hot", loc);
-  if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes, got ", n);
+  ir::Node* picks = api::node_of(ids, "one_hot", loc);
+  require_index(picks, "one_hot", loc);
+  if (n == -1) {
+    if (picks->shape.numel() == 0) {
+      api::fail<ValueError>(loc, "one_hot", "cannot count the classes of empty ids; pass n");
+    }
+    n = max(ids, Axes{}, false, loc).item<std::int64_t>(loc) + 1;  // a host read, as PyTorch's
+  }
+  if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes (or -1), got ", n);
   return eq(ids.unsqueeze(-1, loc), arange(0, n, 1, DType::i64, loc), loc).to(dtype, loc);
 }
 
@@ -171,11 +179,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value,
     api::fail<DTypeError>(loc, "masked_fill", "needs a bool mask, got ",
                           dtype_name(where_true->dtype), "; compare it (m != 0) first");
   }
+  // Throws for shapes that do not broadcast; the result has the shape both broadcast to.
   const std::array shapes = {filled->shape, where_true->shape};
-  if (api::broadcast_shapes(shapes, "masked_fill", loc) != filled->shape) {
-    api::fail<ShapeError>(loc, "masked_fill", "mask of shape ", where_true->shape.to_string(),
-                          " does not broadcast to x's shape ", filled->shape.to_string());
-  }
+  api::broadcast_shapes(shapes, "masked_fill", loc);
   return where(mask, scalar_of(x, value, "masked_fill", loc), x, loc);
 }
 
@@ -219,7 +225,10 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t size, int axis, std::sou
   if (shape.rank() == 0) api::fail<ShapeError>(loc, "split", "cannot split a 0-d tensor");
   axis = api::normalize_axis(axis, shape.rank(), "split", loc);
   const std::int64_t extent = shape[axis];
-  if (size <= 0 && extent > 0) api::fail<ValueError>(loc, "split", "needs a size > 0, got ", size);
+  if (size < 0 || (size == 0 && extent > 0)) {
+    api::fail<ValueError>(loc, "split", "needs a size > 0 (or 0 for an axis of size 0), got ",
+                          size);
+  }
   std::vector<std::int64_t> sizes;
   for (std::int64_t start = 0; start < extent; start += size)
     sizes.push_back(std::min(size, extent - start));
@@ -235,7 +244,9 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, int axis,
   if (shape.rank() == 0) api::fail<ShapeError>(loc, "chunk", "cannot chunk a 0-d tensor");
   const int a = api::normalize_axis(axis, shape.rank(), "chunk", loc);
   const std::int64_t extent = shape[a];
-  return split(x, std::max<std::int64_t>((extent + chunks - 1) / chunks, 1), a, loc);
+  // An empty axis gives `chunks` empty pieces, as PyTorch's chunk does.
+  if (extent == 0) return split(x, std::vector<std::int64_t>(std::size_t(chunks), 0), a, loc);
+  return split(x, (extent + chunks - 1) / chunks, a, loc);
 }
 
 }  // namespace lazy

@@ -121,11 +121,11 @@ struct Export {
 
 void delete_export(DLManagedTensor* managed) {
   std::unique_ptr<Export> held(static_cast<Export*>(managed->manager_ctx));
-  // The last reference frees the memory into lazyfuse's pool: the consumer's streams must be
-  // done with it first.
-  if (held->storage.use_count() == 1 && held->storage->on_device) {
+  // The consumer's streams must be done with the memory before lazyfuse frees it into its pool or
+  // writes over it: now when this is the last reference, else when that happens.
+  if (held->storage->on_device) {
     if (runtime::Device* device = runtime::Device::get()) {
-      device->order_free_after_caller(held->storage->device_owner);
+      device->released_by_consumer(held->storage->device_owner, held->storage.use_count() == 1);
     }
   }
 }

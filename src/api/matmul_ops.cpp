@@ -142,9 +142,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
   ir::Node* w = api::node_of(weight, "linear", loc);
   api::require_matmul_dtypes(in->dtype, w->dtype, "linear", loc);
   const Shape& s = in->shape;
-  if (w->shape.rank() != 2 || s.rank() == 0 || s[s.rank() - 1] != w->shape[1]) {
-    api::fail<ShapeError>(loc, "linear", "needs an input [..., in] and a weight [out, in], got ",
-                          "shapes ", api::both(s, w->shape));
+  // A weight [in] gives x @ weight, without x's last axis (PyTorch's 1-d weight).
+  const bool vector = w->shape.rank() == 1;
+  if ((w->shape.rank() != 2 && !vector) || s.rank() == 0 ||
+      s[s.rank() - 1] != w->shape[w->shape.rank() - 1]) {
+    api::fail<ShapeError>(loc, "linear",
+                          "needs an input [..., in] and a weight [out, in] or [in], got shapes ",
+                          api::both(s, w->shape));
   }
   if (bias) {
     ir::Node* b = api::node_of(*bias, "linear", loc);
@@ -152,11 +156,15 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
       api::fail<DTypeError>(loc, "linear", "the bias is ", dtype_name(b->dtype), " and the input ",
                             dtype_name(in->dtype), "; cast the bias with .to()");
     }
-    Shape result = s;
-    result[s.rank() - 1] = w->shape[0];
-    api::require_broadcasts_to(b->shape, result, "the bias", "linear", loc);
+    std::vector<std::int64_t> result(s.begin(), s.end());
+    if (vector)
+      result.pop_back();
+    else
+      result.back() = w->shape[0];
+    api::require_broadcasts_to(b->shape, Shape(result), "the bias", "linear", loc);
   }
-  const Tensor product = api::matmul_as(x, weight.transpose(0, 1, loc), "linear", loc);
+  const Tensor product =
+      api::matmul_as(x, vector ? weight : weight.transpose(0, 1, loc), "linear", loc);
   return bias ? add(product, *bias, loc) : product;
 }
 

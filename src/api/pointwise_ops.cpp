@@ -104,6 +104,10 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
                           "subtracting bool tensors is not supported; use logical_xor "
                           "or cast to an integer dtype first");
   }
+  if ((op == Op::Remainder || op == Op::Fmod || op == Op::FloorDivide) &&
+      promoted == DType::bool_) {
+    api::fail<DTypeError>(loc, name, "dividing bool tensors is not supported; cast them first");
+  }
   if (op == Op::Pow && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name, "pow of bool operands is not supported; cast them first");
   }
@@ -145,6 +149,9 @@ LAZY_DEFINE_BINARY(div, Div)
 LAZY_DEFINE_BINARY(pow, Pow)
 LAZY_DEFINE_BINARY(maximum, Maximum)
 LAZY_DEFINE_BINARY(minimum, Minimum)
+LAZY_DEFINE_BINARY(floor_divide, FloorDivide)
+LAZY_DEFINE_BINARY(remainder, Remainder)
+LAZY_DEFINE_BINARY(fmod, Fmod)
 LAZY_DEFINE_BINARY(atan2, Atan2)
 LAZY_DEFINE_BINARY(hypot, Hypot)
 LAZY_DEFINE_BINARY(logaddexp, LogAddExp)
@@ -215,6 +222,7 @@ Tensor square(const Tensor& x, std::source_location loc) {
 LAZY_DEFINE_ROUNDING(floor, Floor)
 LAZY_DEFINE_ROUNDING(ceil, Ceil)
 LAZY_DEFINE_ROUNDING(round, Round)
+LAZY_DEFINE_ROUNDING(trunc, Trunc)
 #undef LAZY_DEFINE_ROUNDING
 
 Tensor cast(const Tensor& x, DType dtype, std::source_location loc) {

@@ -87,6 +87,19 @@ void require_last_axis(const Tensor& x, std::string_view name, std::source_locat
     api::fail<AxisError>(loc, name, "needs a tensor of at least one axis (it normalizes the last)");
 }
 
+// A norm's weight or bias holds one value per element of the last axis, as PyTorch's
+// normalized_shape: broadcast any other way it would scale across rows or grow the result.
+void require_per_feature(const Tensor& x, const Tensor& param, std::string_view what,
+                         std::string_view name, std::source_location loc) {
+  const Shape& shape = api::node_of(param, name, loc)->shape;
+  const std::int64_t features = x.shape()[x.rank() - 1];
+  if (shape.rank() != 1 || shape[0] != features) {
+    api::fail<ShapeError>(loc, name, what, " has shape ", shape.to_string(), "; it must be [",
+                          features, "], one value per element of the last axis of x ",
+                          x.shape().to_string());
+  }
+}
+
 // The number of elements each result folds, as a scalar for dividing by.
 std::int64_t folded_count(const Tensor& x, const Axes& axes, std::string_view name,
                           std::source_location loc) {
@@ -227,6 +240,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
                   std::source_location loc) {
   api::require_floating(x, "layer_norm", loc);
   require_last_axis(x, "layer_norm", loc);
+  require_per_feature(x, weight, "the weight", "layer_norm", loc);
+  require_per_feature(x, bias, "the bias", "layer_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor centered = sub(v, mean(v, -1, true, loc), loc);
     Tensor variance = mean(mul(centered, centered, loc), -1, true, loc);
@@ -240,6 +255,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps, std::source_location loc) {
   api::require_floating(x, "rms_norm", loc);
   require_last_axis(x, "rms_norm", loc);
+  require_per_feature(x, weight, "the weight", "rms_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor scale = rsqrt(add(mean(mul(v, v, loc), -1, true, loc), eps, loc), loc);
     Tensor normed = mul(v, scale, loc);

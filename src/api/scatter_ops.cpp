@@ -1,6 +1,7 @@
 // Scatters: one ScatterAdd or ScatterLast node (ir/scatter.h), after a stable sort of the index
 // along the axis that makes each output element's contributions one run in order of position
 // (deterministic, and no atomics).
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -143,7 +144,8 @@ Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& s
                           expected.to_string(), ": x's shape with the index's length along axis ",
                           axis);
   }
-  if (!is_floating(target->dtype) && alpha.kind() == Scalar::Kind::floating) {
+  if (!is_floating(target->dtype) && alpha.kind() == Scalar::Kind::floating &&
+      !(std::trunc(alpha.to_double()) == alpha.to_double())) {
     api::fail<DTypeError>(loc, name, "alpha = ", alpha.to_double(),
                           " is not a whole number, which ", dtype_name(target->dtype), " needs");
   }

@@ -4,6 +4,7 @@
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/index_faults.h"
+#include "runtime/replay.h"
 
 namespace lazy {
 
@@ -15,7 +16,14 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
   std::span<const ir::NodePtr> pending = trace.pending();
   const ir::LiveBits live = trace.live_bits();
 
-  runtime::HeldResults results = runtime::execute(trace, live, plan_run);
+  runtime::HeldResults results = [&] {
+    try {
+      return runtime::execute(trace, live, plan_run);
+    } catch (const runtime::InputsOverwritten&) {
+      trace.clear();
+      throw;
+    }
+  }();
 
   for (auto& [index, data] : results) {
     ir::Node& node = *pending[index];

@@ -193,6 +193,19 @@ InputCotangents maximum_vjp(const VjpArgs& a) {
 InputCotangents minimum_vjp(const VjpArgs& a) {
   return extremum_vjp(a, false);
 }
+// a - q b, with the quotient q rounded down (remainder) or toward zero (fmod) held fixed, as
+// PyTorch's rules.
+InputCotangents division_remainder_vjp(const VjpArgs& a, const Tensor& quotient) {
+  return {if_wanted(a, 0, [&] { return a.cotangent; }), if_wanted(a, 1, [&] {
+            return lazy::neg(lazy::mul(a.cotangent, quotient, a.loc), a.loc);
+          })};
+}
+InputCotangents remainder_vjp(const VjpArgs& a) {
+  return division_remainder_vjp(a, lazy::floor_divide(a.inputs[0], a.inputs[1], a.loc));
+}
+InputCotangents fmod_vjp(const VjpArgs& a) {
+  return division_remainder_vjp(a, lazy::trunc(lazy::div(a.inputs[0], a.inputs[1], a.loc), a.loc));
+}
 // The cotangent over `denominator`, and 0 where that is 0: hypot and atan2 take 0 as their
 // gradient at the origin (as a norm does) rather than PyTorch's NaN, so a constant 0 fed to them
 // passes 0, not NaN, on down the chain.
@@ -355,12 +368,12 @@ std::array<TableRow, kOps> make_table() {
   std::array<TableRow, kOps> table;
   table.fill(kMissing);
   const auto set = [&](Op op, TableRow row) { table[std::size_t(op)] = row; };
-  for (Op op :
-       {Op::Data,       Op::Scalar,    Op::Arange,   Op::RandUniform, Op::RandNormal, Op::Sign,
-        Op::Floor,      Op::Ceil,      Op::Round,    Op::LogicalNot,  Op::IsNan,      Op::IsInf,
-        Op::Eq,         Op::Ne,        Op::Lt,       Op::Le,          Op::Gt,         Op::Ge,
-        Op::LogicalAnd, Op::LogicalOr, Op::ArgMax,   Op::ArgMin,      Op::ReduceAny,  Op::ReduceAll,
-        Op::CumArgMax,  Op::CumArgMin, Op::TopKIndex})
+  for (Op op : {Op::Data,        Op::Scalar,     Op::Arange,    Op::RandUniform, Op::RandNormal,
+                Op::Sign,        Op::Floor,      Op::Ceil,      Op::Round,       Op::Trunc,
+                Op::FloorDivide, Op::LogicalNot, Op::IsNan,     Op::IsInf,       Op::Eq,
+                Op::Ne,          Op::Lt,         Op::Le,        Op::Gt,          Op::Ge,
+                Op::LogicalAnd,  Op::LogicalOr,  Op::ArgMax,    Op::ArgMin,      Op::ReduceAny,
+                Op::ReduceAll,   Op::CumArgMax,  Op::CumArgMin, Op::TopKIndex})
     set(op, kNone);
   set(Op::Neg, with(neg_vjp));
   set(Op::Abs, with(abs_vjp));
@@ -390,6 +403,8 @@ std::array<TableRow, kOps> make_table() {
   set(Op::Pow, with(pow_vjp));
   set(Op::Maximum, with(maximum_vjp));
   set(Op::Minimum, with(minimum_vjp));
+  set(Op::Remainder, with(remainder_vjp));
+  set(Op::Fmod, with(fmod_vjp));
   set(Op::Atan2, with(atan2_vjp));
   set(Op::Hypot, with(hypot_vjp));
   set(Op::LogAddExp, with(logaddexp_vjp));

@@ -82,6 +82,7 @@ enum class DeviceName : std::uint8_t {
   X(Floor, floor, pointwise, 1, promoted, compute, simple, plain)                                  \
   X(Ceil, ceil, pointwise, 1, promoted, compute, simple, plain)                                    \
   X(Round, round, pointwise, 1, promoted, compute, simple, plain)                                  \
+  X(Trunc, trunc, pointwise, 1, promoted, compute, simple, plain)                                  \
   X(Exp, exp, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
   X(Exp2, exp2, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
   X(Log, log, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
@@ -110,6 +111,10 @@ enum class DeviceName : std::uint8_t {
   X(Pow, pow, pointwise, 2, promoted, compute, transcendental, plain)                              \
   X(Maximum, maximum, pointwise, 2, promoted, compute, simple, plain)                              \
   X(Minimum, minimum, pointwise, 2, promoted, compute, simple, plain)                              \
+  /* integer division rounding down (Python's // and %) or toward zero (C's %) */                  \
+  X(Remainder, remainder, pointwise, 2, promoted, compute, long_latency, plain)                    \
+  X(Fmod, fmod, pointwise, 2, promoted, compute, long_latency, plain)                              \
+  X(FloorDivide, floor_divide, pointwise, 2, promoted, compute, long_latency, plain)               \
   X(Atan2, atan2, pointwise, 2, promoted_floating, compute, transcendental, plain)                 \
   X(Hypot, hypot, pointwise, 2, promoted_floating, compute, long_latency, plain)                   \
   X(LogAddExp, logaddexp, pointwise, 2, promoted_floating, compute, transcendental, plain)         \

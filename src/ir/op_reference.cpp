@@ -57,6 +57,9 @@ double floor(double x) {
 double ceil(double x) {
   return std::ceil(x);
 }
+double trunc(double x) {
+  return std::trunc(x);
+}
 double round(double x) {
   return std::nearbyint(x);
 }  // half to even
@@ -186,6 +189,38 @@ double minimum(double a, double b) {
 }
 int64_t minimum(int64_t a, int64_t b) {
   return std::min(a, b);
+}
+double fmod(double a, double b) {
+  return std::fmod(a, b);
+}
+int64_t fmod(int64_t a, int64_t b) {
+  return (b == 0 || b == -1) ? 0 : a % b;  // the least int64 over -1 overflows
+}
+double remainder(double a, double b) {
+  double mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+int64_t remainder(int64_t a, int64_t b) {
+  const int64_t mod = fmod(a, b);
+  return (mod != 0 && ((b < 0) != (mod < 0))) ? mod + b : mod;
+}
+// The nearest integer to (a - fmod(a, b)) / b, as PyTorch's kernels compute it: exact where a / b
+// rounded would land on the wrong side of an integer.
+double floor_divide(double a, double b) {
+  if (b == 0) return a / b;
+  const double mod = std::fmod(a, b);
+  double quotient = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) quotient -= 1;
+  if (quotient == 0) return std::copysign(0.0, a / b);
+  const double down = std::floor(quotient);
+  return quotient - down > 0.5 ? down + 1 : down;
+}
+int64_t floor_divide(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return wrap_sub(0, a);
+  const int64_t quotient = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? quotient - 1 : quotient;
 }
 double atan2(double y, double x) {
   return std::atan2(y, x);

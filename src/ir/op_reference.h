@@ -24,6 +24,7 @@ int64_t relu(int64_t x);
 double floor(double x);
 double ceil(double x);
 double round(double x);
+double trunc(double x);
 double exp(double x);
 double exp2(double x);
 double log(double x);
@@ -60,6 +61,13 @@ double maximum(double a, double b);
 int64_t maximum(int64_t a, int64_t b);
 double minimum(double a, double b);
 int64_t minimum(int64_t a, int64_t b);
+// PyTorch's: the remainder has the divisor's sign; an integer divisor of 0 gives 0.
+double remainder(double a, double b);
+int64_t remainder(int64_t a, int64_t b);
+double fmod(double a, double b);
+int64_t fmod(int64_t a, int64_t b);
+double floor_divide(double a, double b);
+int64_t floor_divide(int64_t a, int64_t b);
 double atan2(double y, double x);
 double hypot(double a, double b);
 // g * gelu_tanh'(x): (1 + t) / 2 + x / 2 (1 - t^2) u'(x), t = tanh(u), u = c (x + k x^3).

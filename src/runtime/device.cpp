@@ -198,6 +198,15 @@ void Device::make_current() {
 DeviceBuffer::~DeviceBuffer() {
   if (written_ != nullptr) device_->destroy_event(written_);
   if (!give_back_) {
+    // A consumer given this memory may still be reading it on its own streams.
+    if (read_elsewhere_ && device_->current_for_teardown()) {
+      try {
+        if (!(home_ == &device_->current_stream() && device_->wait_for_caller()))
+          device_->synchronize_all();
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s\n", error.what());
+      }
+    }
     device_->release(ptr_, bytes_, *home_);
     return;
   }

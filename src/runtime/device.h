@@ -103,9 +103,14 @@ class DeviceBuffer {
   DeviceStream* home_;  // the stream it was allocated (or adopted) on
   // Memory someone else owns (Device::adopt): run instead of a free.
   std::function<void()> give_back_;
-  // Recorded on the home stream when another stream first reads the buffer.
-  mutable std::once_flag written_once_;
+  // Recorded on the home stream when another stream reads the buffer, and again at the next such
+  // read after an in-place write (Device::rewritten): what reads elsewhere wait for.
+  mutable std::mutex written_mutex_;
   mutable CUevent written_ = nullptr;
+  mutable bool written_is_current_ = false;
+  // Memory given out (to_dlpack) whose consumer let go while lazyfuse still held it: its reuse
+  // or a write over it waits for the consumer's streams first.
+  mutable std::atomic<bool> read_elsewhere_{false};
 };
 
 // What the driver says about a loaded kernel (for launch configuration and LAZY_DEBUG).
@@ -192,6 +197,12 @@ class Device {
   // streams, goes: orders its free after the caller's stream when it is homed here and the thread
   // has one, else waits for the whole device.
   void order_free_after_caller(const std::shared_ptr<void>& owner);
+  // A consumer of `owner`'s memory given out let go of it: its free now (`last_reference`), else
+  // its reuse or a write over it later, waits for the consumer.
+  void released_by_consumer(const std::shared_ptr<void>& owner, bool last_reference);
+  // Work queued on this thread's stream is about to write over `owner`'s memory in place: the
+  // next read on another stream waits for it.
+  void rewritten(const std::shared_ptr<void>& owner);
 
   // Called before the thread's stream reads `owner`'s memory (a DeviceBuffer): when another
   // stream is its home, this stream waits for the work queued there so far and holds the memory

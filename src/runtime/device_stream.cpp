@@ -124,30 +124,44 @@ void Device::order_free_after_caller(const std::shared_ptr<void>& owner) {
   synchronize_all();
 }
 
+void Device::released_by_consumer(const std::shared_ptr<void>& owner, bool last_reference) {
+  if (last_reference) return order_free_after_caller(owner);
+  // Another holder may drop the last reference on any thread: the buffer orders its own reuse.
+  static_cast<const DeviceBuffer*>(owner.get())->read_elsewhere_ = true;
+}
+
+void Device::rewritten(const std::shared_ptr<void>& owner) {
+  const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
+  std::lock_guard lock(buffer->written_mutex_);
+  buffer->written_is_current_ = false;
+}
+
 bool Device::writable_here(const std::shared_ptr<void>& owner) {
   const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
-  return buffer != nullptr && !buffer->give_back_ && buffer->home_ == &current_stream() &&
-         owner.use_count() == 1;
+  return buffer != nullptr && !buffer->give_back_ && !buffer->read_elsewhere_ &&
+         buffer->home_ == &current_stream() && owner.use_count() == 1;
 }
 
 void Device::read_on_this_stream(const std::shared_ptr<void>& owner) {
   const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
   DeviceStream& here = current_stream();
   if (buffer->home_ == &here || buffer->ptr_ == 0) return;
-  std::call_once(buffer->written_once_, [&] {
+  {
+    std::lock_guard lock(buffer->written_mutex_);
     make_current();
-    CUevent event = nullptr;
-    failures_->check(driver_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    if (const CUresult result = driver_.cuEventRecord(event, buffer->home_->stream);
-        result != CUDA_SUCCESS) {
-      driver_.cuEventDestroy(event);
-      failures_->fail(result, "cuEventRecord");
+    if (buffer->written_ == nullptr) {
+      CUevent event = nullptr;
+      failures_->check(driver_.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+      buffer->written_ = event;
     }
-    buffer->written_ = event;
-  });
-  make_current();
-  failures_->check(driver_.cuStreamWaitEvent(here.stream, buffer->written_, 0),
-                   "cuStreamWaitEvent");
+    if (!buffer->written_is_current_) {
+      failures_->check(driver_.cuEventRecord(buffer->written_, buffer->home_->stream),
+                       "cuEventRecord");
+      buffer->written_is_current_ = true;
+    }
+    failures_->check(driver_.cuStreamWaitEvent(here.stream, buffer->written_, 0),
+                     "cuStreamWaitEvent");
+  }
   bool full = false;
   {
     std::lock_guard lock(here.foreign_mutex);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <absl/container/inlined_vector.h>
+
 #include "codegen/kernel_builder.h"
 #include "ir/debug.h"
 #include "runtime/in_place_update.h"
@@ -180,23 +182,28 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
         graph_->set_launch_args(changed, std::as_bytes(std::span(launch_words_[changed])));
       changed = kNoLaunch;
     };
+    // Every value first: one that throws (an input's upload) must leave the words as the graph
+    // holds them, or a retry would skip them as unchanged.
+    absl::InlinedVector<std::uint64_t, 16> values;
     for (const MovingArgument& argument : moving_) {
-      if (argument.launch != changed) flush();
-      std::uint64_t value = 0;
       switch (argument.source) {
         case MovingArgument::Source::external:
-          value = input_address(device, *externals[argument.from]);
+          values.push_back(input_address(device, *externals[argument.from]));
           break;
         case MovingArgument::Source::call_buffer:
-          value = call_buffers[argument.from]->device_address;
+          values.push_back(call_buffers[argument.from]->device_address);
           break;
         case MovingArgument::Source::scalar:
-          value = codegen::scalar_argument(*pending[argument.from]);
+          values.push_back(codegen::scalar_argument(*pending[argument.from]));
           break;
       }
+    }
+    for (std::size_t i = 0; i < moving_.size(); ++i) {
+      const MovingArgument& argument = moving_[i];
+      if (argument.launch != changed) flush();
       std::uint64_t& word = launch_words_[argument.launch][argument.word];
-      if (word == value) continue;
-      word = value;
+      if (word == values[i]) continue;
+      word = values[i];
       changed = argument.launch;
     }
     flush();

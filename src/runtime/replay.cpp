@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_cat.h>
+#include <absl/strings/strip.h>
 
 #include "ir/debug.h"
 #include "ir/dtype_codec.h"
@@ -92,66 +94,86 @@ void replay(const Plan& plan, std::span<const ir::NodePtr> pending,
   const auto writable = [&](const ir::Storage& storage) {
     return device.writable_here(storage.device_owner);
   };
-  for (const PlannedKernel& kernel : plan.kernels) {
-    absl::InlinedVector<std::uint32_t, 4> inputs_taken;  // external slots written over
-    for (const PlannedOutput& out : kernel.outputs) {
-      if (out.reuses) {
-        // The dying input's memory, not poisoned: the kernel reads the input from it. Copied
-        // first: inserting into `roots` may move the entry `at` refers to.
-        std::shared_ptr<ir::Storage> taken = roots.at(*out.reuses);
-        roots[out.node] = std::move(taken);
+  bool wrote_over_inputs = false;
+  try {
+    for (const PlannedKernel& kernel : plan.kernels) {
+      absl::InlinedVector<std::uint32_t, 4> inputs_taken;  // external slots written over
+      for (const PlannedOutput& out : kernel.outputs) {
+        if (out.reuses) {
+          // The dying input's memory, not poisoned: the kernel reads the input from it. Copied
+          // first: inserting into `roots` may move the entry `at` refers to.
+          std::shared_ptr<ir::Storage> taken = roots.at(*out.reuses);
+          roots[out.node] = std::move(taken);
+          continue;
+        }
+        if (auto memory = take_input_memory(externals, out, writable, inputs_taken)) {
+          device.rewritten(memory->device_owner);
+          roots[out.node] = std::move(memory);  // not poisoned either: the kernel reads it
+          counters().in_place_updates++;
+          continue;
+        }
+        auto storage = allocate_output(device, out, pending, externals);
+        if (poison_outputs)
+          device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
+        (out.external_copy ? copies : roots)[out.node] = std::move(storage);
+      }
+      if (kernel.numel == 0) {
+        for (std::uint32_t node : kernel.release_after) roots.erase(node);
         continue;
       }
-      if (auto memory = take_input_memory(externals, out, writable, inputs_taken)) {
-        roots[out.node] = std::move(memory);  // not poisoned either: the kernel reads it
-        counters().in_place_updates++;
-        continue;
+      pack_arguments(
+          kernel, pending, device,
+          [&](const ArgSource& arg, std::size_t) -> CUdeviceptr {
+            switch (arg.kind) {
+              case ArgSource::Kind::external_pointer:
+                return input_address(device, *externals[arg.value]);
+              case ArgSource::Kind::root_pointer:
+                return roots.at(arg.value)->device_address;
+              case ArgSource::Kind::copy_pointer:
+                return copies.at(arg.value)->device_address;
+              default:  // scratch
+                scratch.push_back(device.allocate(arg.value));
+                return scratch.back()->ptr();
+            }
+          },
+          packed, launch_index_at);
+      if (kernel.matmul) {
+        const MatmulPointers pointers =
+            matmul_pointers(kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
+        run_step(device, kernel, [&] { kernel.matmul->call->run(device, pointers); });
+        counters().matmul_calls++;
+      } else {
+        for (int launch = 0; launch < kernel.launches; ++launch) {
+          for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
+          const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
+          run_step(device, kernel,
+                   [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
+          counters().kernel_launches++;
+        }
       }
-      auto storage = allocate_output(device, out, pending, externals);
-      if (poison_outputs) device.fill_bytes(storage->device_address, kPoisonByte, storage->bytes());
-      (out.external_copy ? copies : roots)[out.node] = std::move(storage);
-    }
-    if (kernel.numel == 0) {
+      scratch.clear();
       for (std::uint32_t node : kernel.release_after) roots.erase(node);
-      continue;
+      wrote_over_inputs = wrote_over_inputs || !inputs_taken.empty();
     }
-    pack_arguments(
-        kernel, pending, device,
-        [&](const ArgSource& arg, std::size_t) -> CUdeviceptr {
-          switch (arg.kind) {
-            case ArgSource::Kind::external_pointer:
-              return input_address(device, *externals[arg.value]);
-            case ArgSource::Kind::root_pointer:
-              return roots.at(arg.value)->device_address;
-            case ArgSource::Kind::copy_pointer:
-              return copies.at(arg.value)->device_address;
-            default:  // scratch
-              scratch.push_back(device.allocate(arg.value));
-              return scratch.back()->ptr();
-          }
-        },
-        packed, launch_index_at);
-    if (kernel.matmul) {
-      const MatmulPointers pointers =
-          matmul_pointers(kernel, packed, roots.at(kernel.outputs[0].node)->device_address);
-      run_step(device, kernel, [&] { kernel.matmul->call->run(device, pointers); });
-      counters().matmul_calls++;
-    } else {
-      for (int launch = 0; launch < kernel.launches; ++launch) {
-        for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
-        const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
-        run_step(device, kernel,
-                 [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
-        counters().kernel_launches++;
-      }
-    }
-    scratch.clear();
-    for (std::uint32_t node : kernel.release_after) roots.erase(node);
+  } catch (const Error& failure) {
+    if (wrote_over_inputs) throw InputsOverwritten(failure);
+    throw;
   }
 
   hand_over_results(
       plan, pending, externals, [&](std::uint32_t root) { return roots.at(root); }, held);
 }
+
+InputsOverwritten::InputsOverwritten(const Error& failure)
+    : RuntimeError(
+          absl::StrCat(
+              // The failure without its place, which this error carries.
+              absl::StripSuffix(failure.what(), absl::StrCat(" (at ", failure.where().file_name(),
+                                                             ":", failure.where().line(), ")")),
+              ". But the sync had already queued kernels that write over inputs no one else "
+              "held, so its recorded work cannot run again: it was dropped, and the tensors it "
+              "was computing are lost (using them is an error); record them again"),
+          failure.where()) {}
 
 void hand_over_results(const Plan& plan, std::span<const ir::NodePtr> pending,
                        std::span<const ir::NodePtr> externals,

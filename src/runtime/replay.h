@@ -3,14 +3,24 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include <absl/functional/function_ref.h>
 
 #include "ir/node.h"
+#include "lazy/error.h"
 #include "runtime/device.h"
 #include "runtime/plan.h"
 
 namespace lazy::runtime {
+
+// Thrown by replay() for a failure after a kernel that writes over an input no one else held
+// was queued: the inputs the sync's work reads are gone, so it cannot be run again and the
+// caller drops it. Carries the failure's message and place.
+class InputsOverwritten : public RuntimeError {
+ public:
+  explicit InputsOverwritten(const Error& failure);
+};
 
 // Queues the plan's kernels and hands `held(node, data)` the data of each held pending node (by
 // pending index): kernel outputs, views of them or of inputs, and scalars. `pending` gives the

@@ -149,9 +149,7 @@ ExportSummary export_programs(const SessionOptions& options, const std::string& 
   }
   ExportSummary summary;
   for (std::int64_t index = options.start; index < options.start + options.count; ++index) {
-    Program program =
-        generate(options.seed, index,
-                 {options.max_steps, options.max_elements, nullptr, options.products_only});
+    Program program = generate(options.seed, index, generate_options_of(options));
     Builder builder(program);
     std::string error;
     try {

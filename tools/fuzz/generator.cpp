@@ -11,6 +11,11 @@ namespace lazy::fuzz {
 
 namespace {
 
+std::vector<std::string> with(std::vector<std::string> ops, std::vector<std::string> added) {
+  ops.insert(ops.end(), added.begin(), added.end());
+  return ops;
+}
+
 class Generator : public GrowingProgram {
  public:
   using GrowingProgram::GrowingProgram;
@@ -41,11 +46,13 @@ class Generator : public GrowingProgram {
   }
 
   void add_unary(int x) {
-    static const std::vector<std::string> ops = {
+    static const std::vector<std::string> first = {
         "neg",  "abs",      "sign",        "square", "relu",    "floor",      "ceil", "round",
         "exp",  "exp2",     "log",         "log2",   "log1p",   "expm1",      "sqrt", "rsqrt",
         "sin",  "cos",      "tanh",        "erf",    "sigmoid", "reciprocal", "gelu", "gelu_tanh",
         "silu", "softplus", "logical_not", "isnan",  "isinf"};
+    static const std::vector<std::string> second = with(first, {"trunc"});
+    const std::vector<std::string>& ops = options_.generation >= 2 ? second : first;
     Step s;
     s.op = Op::unary;
     s.name = random_.pick(ops);
@@ -68,9 +75,12 @@ class Generator : public GrowingProgram {
   }
 
   void add_binary(int x) {
-    static const std::vector<std::string> ops = {
+    static const std::vector<std::string> first = {
         "add",       "sub", "mul", "div", "pow", "maximum", "minimum", "atan2",       "hypot",
         "logaddexp", "eq",  "ne",  "lt",  "le",  "gt",      "ge",      "logical_and", "logical_or"};
+    static const std::vector<std::string> second =
+        with(first, {"floor_divide", "remainder", "fmod"});
+    const std::vector<std::string>& ops = options_.generation >= 2 ? second : first;
     Step s;
     s.op = Op::binary;
     s.name = random_.pick(ops);
@@ -88,12 +98,27 @@ class Generator : public GrowingProgram {
       s.args = {tensor_arg(x), tensor_arg(y)};
       if (random_.chance(50)) std::swap(s.args[0], s.args[1]);
     }
-    if (try_add(s) || s.name != "atan2" || !s.args[1].is_tensor()) return;
-    // atan2 off its branch cut and away from the origin: a positive x.
-    int positive = positive_from(s.args[1].step);
+    if (try_add(s) || !s.args[1].is_tensor()) return;
+    // atan2 off its branch cut and away from the origin: a positive x; the rounded divisions
+    // away from a zero divisor.
+    const bool division = s.name == "floor_divide" || s.name == "remainder" || s.name == "fmod";
+    if (s.name != "atan2" && !division) return;
+    int positive = division && !is_floating(builder_.tensor(s.args[1].step).dtype())
+                       ? integer_positive_from(s.args[1].step)
+                       : positive_from(s.args[1].step);
     if (positive < 0) return;
     s.args[1] = tensor_arg(positive);
     try_add(s);
+  }
+
+  // |x| + 1 in x's integer dtype, recorded as two steps: the last one's index, or -1.
+  int integer_positive_from(int x) {
+    if (!try_add(step_of(Op::unary, "abs", {tensor_arg(x)}))) return -1;
+    Arg one;
+    one.number = 1;
+    one.kind = Scalar::Kind::integer;
+    if (!try_add(step_of(Op::binary, "add", {tensor_arg(count() - 1), one}))) return -1;
+    return count() - 1;
   }
 
   void add_select(int x) {

@@ -12,6 +12,11 @@
 
 namespace lazy::fuzz {
 
+// Each generation draws from more ops, so the programs a (seed, index) names change with it; a
+// test naming a program found earlier asks for the generation it was found in.
+// 2: floor_divide, remainder, fmod and trunc.
+inline constexpr int kLatestGeneration = 2;
+
 struct GenerateOptions {
   int max_steps = 16;
   // Elements of the largest tensor a program makes (rarely: most stay far below).
@@ -20,6 +25,7 @@ struct GenerateOptions {
   std::map<std::string, std::int64_t>* refusals = nullptr;
   // Matrix products (and the work around them) make up most steps, and every program has one.
   bool products_only = false;
+  int generation = kLatestGeneration;
 };
 
 // Records the program as it is built (to learn result dtypes and to skip what the API refuses)

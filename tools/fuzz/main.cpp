@@ -1,13 +1,14 @@
 // lazyfuse-fuzz: the project's differential fuzzer (tools/fuzz/session.h).
 //   lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B] [--steps K]
 //                 [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]
-//                 [--only-products] [--gradients] [--export DIR]
+//                 [--only-products] [--gradients] [--export DIR] [--generation G]
 // Without --seed the seed is fresh (from the clock) and printed. --print writes program
 // (seed, start) as a standalone C++ program and exits. --only-products (or --only-matmul) makes
 // matrix products most of every program's steps, each program holding at least one. --gradients
 // checks each program's gradients against central differences instead (gradient_check.h), one
 // program at a time. --export writes programs (seed, start) to (seed, start + count - 1) with
-// their values for tools/fuzz/torch_check.py (export.h) instead. Exit status: 0
+// their values for tools/fuzz/torch_check.py (export.h) instead. --generation picks the op set of
+// an earlier generator (generator.h), to reproduce a program it numbered. Exit status: 0
 // when every program agreed with the reference, 1 on any failure, 2 on bad arguments. A crash
 // prints its call stack (crash_report.h).
 #include <chrono>
@@ -30,7 +31,7 @@ int usage() {
   std::cerr
       << "usage: lazyfuse-fuzz [--seed S] [--start I] [--count N] [--seconds T] [--batch B]"
          " [--steps K] [--max-elements E] [--out DIR] [--no-shrink] [--shrink-runs R] [--print]"
-         " [--only-products] [--gradients] [--export DIR]\n";
+         " [--only-products] [--gradients] [--export DIR] [--generation G]\n";
   return 2;
 }
 
@@ -73,6 +74,8 @@ int main(int argc, char** argv) {
         options.max_shrink_runs = std::stoi(value());
       else if (a == "--only-products" || a == "--only-matmul")
         options.products_only = true;
+      else if (a == "--generation")
+        options.generation = std::stoi(value());
       else if (a == "--gradients")
         options.gradients = true;
       else if (a == "--export")
@@ -87,8 +90,7 @@ int main(int argc, char** argv) {
   }
   if (print_only) {
     std::vector<lazy::fuzz::Program> programs = {lazy::fuzz::generate(
-        options.seed, options.start,
-        {options.max_steps, options.max_elements, nullptr, options.products_only})};
+        options.seed, options.start, lazy::fuzz::generate_options_of(options))};
     std::cout << lazy::fuzz::print_program(programs);
     return 0;
   }

@@ -100,14 +100,19 @@ void check_program_gradients(const Program& program, const SessionOptions& optio
 
 }  // namespace
 
+GenerateOptions generate_options_of(const SessionOptions& options,
+                                    std::map<std::string, std::int64_t>* refusals) {
+  return {options.max_steps, options.max_elements, refusals, options.products_only,
+          options.generation};
+}
+
 SessionSummary run_session(const SessionOptions& options, std::ostream& log) {
   const auto begin = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
   SessionSummary summary;
-  GenerateOptions generate_options{options.max_steps, options.max_elements, &summary.refusals,
-                                   options.products_only};
+  const GenerateOptions generate_options = generate_options_of(options, &summary.refusals);
   std::int64_t index = options.start;
   const std::int64_t end = options.start + options.count;
   while (options.gradients && index < end && elapsed() < options.seconds) {

@@ -8,6 +8,8 @@
 #include <ostream>
 #include <string>
 
+#include "tools/fuzz/generator.h"
+
 namespace lazy::fuzz {
 
 struct SessionOptions {
@@ -18,7 +20,8 @@ struct SessionOptions {
   double seconds = std::numeric_limits<double>::infinity();
   int max_steps = 16;
   std::int64_t max_elements = std::int64_t(1) << 20;
-  bool products_only = false;  // GenerateOptions::products_only
+  bool products_only = false;          // GenerateOptions::products_only
+  int generation = kLatestGeneration;  // GenerateOptions::generation
   // Checks each program's gradients (gradient_check.h) instead of running it fused and unfused.
   bool gradients = false;
   bool shrink = true;
@@ -37,5 +40,9 @@ struct SessionSummary {
 };
 
 SessionSummary run_session(const SessionOptions& options, std::ostream& log);
+
+// How the session's programs are generated; refused steps are counted in `refusals` if given.
+GenerateOptions generate_options_of(const SessionOptions& options,
+                                    std::map<std::string, std::int64_t>* refusals = nullptr);
 
 }  // namespace lazy::fuzz

@@ -41,8 +41,8 @@ SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
 # Unary ops by lazyfuse's name: PyTorch's function of the same name, or these.
 UNARY = {
     name: getattr(torch, name)
-    for name in ("neg abs sign square relu floor ceil round exp exp2 log log2 log1p expm1 sqrt "
-                 "rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf").split()
+    for name in ("neg abs sign square relu floor ceil round trunc exp exp2 log log2 log1p expm1 "
+                 "sqrt rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf").split()
 }
 UNARY.update({
     "gelu": F.gelu,
@@ -58,6 +58,8 @@ OPERATORS = {
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
     "pow": lambda a, b: a**b,
+    "floor_divide": lambda a, b: a // b,
+    "remainder": lambda a, b: a % b,
     "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b,
     "lt": lambda a, b: a < b,
@@ -68,7 +70,7 @@ OPERATORS = {
 # Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
 TENSOR_ONLY = {
     name: getattr(torch, name)
-    for name in "maximum minimum atan2 hypot logaddexp logical_and logical_or".split()
+    for name in "maximum minimum fmod atan2 hypot logaddexp logical_and logical_or".split()
 }
 FLOATING_RESULT = {"atan2", "hypot", "logaddexp"}
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/fuzz/division_rules.h"
 #include "tools/fuzz/rule_helpers.h"
 #include "tools/fuzz/smooth_function_rules.h"
 
@@ -217,7 +218,7 @@ Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
     Operand as_result{x, result};
     return binary_rule("mul", as_result, as_result, result, result);
   }
-  if (op == "floor" || op == "ceil" || op == "round") {
+  if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") {
     if (!is_floating(in.dtype)) return in.bounds;
     Bounds b = exact_map(x, std::floor(x.lo), std::ceil(x.hi));
     b.quantum = fits(result, b.lo, b.hi, 0) ? 0 : kNoQuantum;
@@ -270,6 +271,8 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
     if (b_whole) r.lo = std::min(r.lo, sb.lo), r.hi = std::max(r.hi, sb.hi);
     return with_flags(r, sa, sb);
   }
+  if (op == "floor_divide" || op == "remainder" || op == "fmod")
+    return division_rule(op, a, b, result);
   if (op == "atan2") return atan2_rule(a, b, result);
   if (op == "hypot") return hypot_rule(a, b, result);
   if (op == "logaddexp") return logaddexp_rule(a, b, result);

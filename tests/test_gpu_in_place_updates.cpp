@@ -117,12 +117,14 @@ TEST_F(GpuInPlaceUpdates, AnotherThreadsUpdateTakesNewMemory) {
 // long done, and summed the old values.
 TEST_F(GpuInPlaceUpdates, AReadOnAnotherThreadWaitsForAnUpdateAfterItsEarlierRead) {
   Tensor p = random_input(DType::f32, {1 << 22});
+  lazy::eval({random_input(DType::f32, {1 << 22}) * 2.0f});  // compiled now, not behind the work
   Tensor shared = p;
   std::thread([&] { (void)lazy::sum(shared).item<double>(); }).join();  // read once, released
   shared = Tensor();
-  // Slow work on this thread's stream, then the update behind it.
-  Tensor m = lazy::randn({4096, 4096}, 9) * 1e-4f;
-  for (int i = 0; i < 16; ++i) m = lazy::matmul(m, m);
+  // Slow work on this thread's stream (about 0.2 s), then the update behind it.
+  Tensor m = lazy::randn({8192, 8192}, 9) * 1e-4f;
+  lazy::eval({m});
+  for (int i = 0; i < 10; ++i) m = lazy::matmul(m, m);
   lazy::eval({m});
   p = p * 2.0f;
   lazy::eval({p});

@@ -413,6 +413,42 @@ TEST(Autodiff, HypotAndAtan2AtTheOriginGiveZero) {
   }
 }
 
+// Found in review (the rules against PyTorch's derivatives): NaN and infinite operands.
+TEST(Autodiff, NaNAndInfiniteOperandsPassGradientsAsPyTorchDoes) {
+  const double nan = std::nan(""), inf = INFINITY;
+  const auto f32 = [](std::vector<double> v) {
+    return lazy::from_data(v, {std::int64_t(v.size())}, lazy::f32);
+  };
+  // maximum and minimum: with a NaN neither operand beats the other; both get the cotangent.
+  for (const bool maximum : {true, false}) {
+    const std::vector<Tensor> g = lazy::grad([maximum](auto t) {
+      return lazy::sum(maximum ? lazy::maximum(t[0], t[1]) : lazy::minimum(t[0], t[1]));
+    })({f32({nan, 1, 2}), f32({1, nan, 2})});
+    EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{1, 1, 0.5})) << maximum;
+    EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1, 1, 0.5})) << maximum;
+  }
+  // relu passes NaN's cotangent on (0 only where x <= 0).
+  EXPECT_EQ(lazy::grad([](auto t) { return lazy::sum(lazy::relu(t[0])); })({f32({nan, -0.0, 2})})[0]
+                .to_vector<float>(),
+            (std::vector<float>{1, 0, 1}));
+  // logaddexp: one infinite operand takes the whole cotangent; two equal ones give NaN.
+  const std::vector<Tensor> g = lazy::grad([](auto t) {
+    return lazy::sum(lazy::logaddexp(t[0], t[1]));
+  })({f32({inf, 1, -inf}), f32({1, inf, 0})});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{1, 0, 0}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 1, 1}));
+}
+
+// Found in review: cumsum's gradient as total - cumsum + cotangent cancelled after a large
+// cotangent, giving 11 where the suffix sum is 6.
+TEST(Autodiff, CumsumsGradientIsTheSuffixSumWithoutCancellation) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const Tensor weights = lazy::from_data(std::vector<float>{1e8, 3, 3}, {3});
+  const Tensor g =
+      lazy::grad([&](auto t) { return lazy::sum(lazy::cumsum(t[0], 0) * weights); })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{1.00000008e8f, 6, 3}));
+}
+
 TEST(Autodiff, ComparisonsAndRoundingPassNoGradient) {
   const Tensor x = lazy::from_data(std::vector<float>{1.5f, -0.5f}, {2});
   const Tensor g = lazy::grad([](auto t) {

@@ -125,6 +125,40 @@ TEST_F(FunctionTest, OutputsMayBeInputsViewsOfInputsTensorsComputedBeforeAndRepe
   }
 }
 
+// Found in review: a tensor the body reaches through its closure, given as the input too on the
+// capturing call, was captured as the input; later calls added their input to itself, and a body
+// returning the closure tensor returned the new input.
+TEST_F(FunctionTest, AClosureTensorAlsoGivenAsAnInputStaysAConstant) {
+  const Tensor w = lazy::from_data(std::vector<float>{10, 20, 30, 40}, {4});
+  const Tensor v = lazy::from_data(std::vector<float>{1, 2, 3, 4}, {4});
+  lazy::Function f([&](std::span<const Tensor> in) {
+    return std::vector<Tensor>{in[0] + w, w, in[0]};
+  });
+  const std::vector<Tensor> first = f({w});
+  EXPECT_EQ(first[0].to_vector<float>(), (std::vector<float>{20, 40, 60, 80}));
+  EXPECT_EQ(first[2].node(), w.node());  // the caller's tensor back, as replays give it
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<Tensor> got = f({v});
+    EXPECT_EQ(got[0].to_vector<float>(), (std::vector<float>{11, 22, 33, 44})) << call;
+    EXPECT_EQ(got[1].to_vector<float>(), (std::vector<float>{10, 20, 30, 40})) << call;
+    EXPECT_EQ(got[2].node(), v.node()) << call;
+  }
+}
+
+// The matrix products' precision is read when they are recorded: a capture under one precision
+// does not replay under the other.
+TEST_F(FunctionTest, ChangingTheMatmulPrecisionCapturesAgain) {
+  lazy::Function f(
+      [](std::span<const Tensor> in) { return std::vector<Tensor>{lazy::matmul(in[0], in[0])}; });
+  const Tensor x = random_tensor({8, 8}, 3);
+  f({x});
+  lazy::set_matmul_precision("tf32");
+  f({x});
+  lazy::set_matmul_precision("highest");
+  f({x});
+  EXPECT_EQ(f.captures(), 2u);
+}
+
 TEST_F(FunctionTest, PendingInputsAreComputedFirst) {
   lazy::Function f(step);
   for (std::uint32_t seed = 1; seed <= 2; ++seed) {

@@ -210,6 +210,27 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   lazy::codegen::set_kernel_text_checks(false);
 }
 
+// Found in review: a weight every row reads alike (row stride 0) is loaded once before the loop
+// over rows; the text key left that out, so the same structure over a weight whose rows differ
+// took the cached text and would have read row 0's weight for every row.
+TEST_F(RowFusion, AWeightEveryRowReadsAlikeAndOneWhoseRowsDifferGetTheirOwnText) {
+  lazy::codegen::set_kernel_text_checks(true);  // a cached text must equal a fresh one
+  const Tensor x = computed({64, 1024}), row = computed({1024}), rows = computed({128, 1024});
+  const auto step = [](const Tensor& v, const Tensor& w) { return v / lazy::sum(v, -1, true) * w; };
+  std::vector<std::string> sources;
+  for (const Tensor& w : {row.expand({64, 1024}), rows.slice(0, 0, 64)}) {
+    const Tensor y = step(x, w);
+    Partition p = partition_pending();
+    ASSERT_EQ(p.regions.size(), 1u);
+    sources.push_back(lazy::codegen::generate_kernel(p.regions[0], p.graph.nodes,
+                                                     Trace::current().externals(), {})
+                          .source);
+    EXPECT_NO_THROW(lazy::eval({y}));
+  }
+  EXPECT_NE(sources[0], sources[1]);
+  lazy::codegen::set_kernel_text_checks(false);
+}
+
 // runtime::kernel_variant: a row structure is compiled for its first length
 // (LAZY_SPECIALIZED_ROW_LENGTHS) and takes every other at run time; the first length comes back
 // compiled in, told by the run-time kernel's text key without generating that kernel again.

@@ -7,6 +7,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
 
+#include "api/matrix_product.h"
 #include "api/recording.h"
 #include "ir/debug.h"
 #include "lazy/config.h"
@@ -59,7 +60,8 @@ struct Capture {
 // The dtype, shape and layout of each input, which inputs are the same tensor or share memory,
 // and the settings a plan depends on.
 Signature input_signature(std::span<const Tensor> inputs) {
-  Signature words = {inputs.size(), std::uint64_t(fusion_enabled()), std::uint64_t(fast_math())};
+  Signature words = {inputs.size(), std::uint64_t(fusion_enabled()), std::uint64_t(fast_math()),
+                     std::uint64_t(api::matmul_tf32())};
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ir::Node& node = *inputs[i].node();
     const ir::TensorData& data = *node.data;
@@ -89,6 +91,14 @@ std::int32_t constant_alias(const Tensor& input, std::span<const ir::NodePtr> co
 }
 
 // A copy of what `node` is, without its inputs or data.
+// A computed leaf of its own over `input`'s memory and layout.
+Tensor leaf_over(const Tensor& input) {
+  const ir::Node& node = *input.node();
+  ir::NodePtr leaf = ir::make_node(ir::Op::Data, node.dtype, node.shape, node.loc);
+  leaf->data = std::make_unique<ir::TensorData>(*node.data);
+  return Tensor(std::move(leaf));
+}
+
 ir::NodePtr detached_copy(const ir::Node& node) {
   ir::NodePtr copy = ir::make_node(node.op, node.dtype, node.shape, node.loc);
   copy->compute_dtype = node.compute_dtype;
@@ -137,10 +147,19 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
                                              std::source_location loc) {
   ir::Trace& trace = ir::Trace::current();
   sync();  // the body's ops alone in the trace
+  // The body gets new leaves over the inputs' memory, so that a tensor it also reaches through
+  // its closure stays a constant of the capture: given the same tensor as an input, `in[0] + w`
+  // would otherwise add each later call's input to itself.
+  std::vector<Tensor> leaves;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::size_t first = 0;
+    while (inputs[first].node() != inputs[i].node()) ++first;
+    leaves.push_back(first < i ? leaves[first] : leaf_over(inputs[i]));
+  }
   std::vector<Tensor> outputs;
   try {
     api::CaptureScope scope(loc);
-    outputs = body(inputs);
+    outputs = body(leaves);
     for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
   } catch (...) {
     // The body's partial recording: nothing of the user's, since the trace was empty.
@@ -157,7 +176,7 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
   for (std::uint32_t slot = 0; slot < externals.size(); ++slot) {
     slot_of[externals[slot].get()] = slot;
     for (std::size_t i = 0; i < inputs.size() && capture->slot_inputs[slot] < 0; ++i)
-      if (inputs[i].node() == externals[slot]) capture->slot_inputs[slot] = std::int32_t(i);
+      if (leaves[i].node() == externals[slot]) capture->slot_inputs[slot] = std::int32_t(i);
     if (capture->slot_inputs[slot] < 0) capture->constants[slot] = externals[slot];
   }
   for (const Tensor& input : inputs)
@@ -174,9 +193,12 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     if (node->trace == &trace) {
       out = {CapturedOutput::Kind::node, node->trace_index, nullptr};
     } else {
-      for (std::size_t j = 0; j < inputs.size(); ++j)
-        if (inputs[j].node() == node)
+      for (std::size_t j = 0; j < inputs.size() && out.kind != CapturedOutput::Kind::input; ++j) {
+        if (leaves[j].node() == node) {
           out = {CapturedOutput::Kind::input, std::uint32_t(j), nullptr};
+          outputs[i] = inputs[j];  // the caller's tensor, as replays return
+        }
+      }
     }
     capture->outputs.push_back(std::move(out));
   }

@@ -13,6 +13,7 @@
 #include "ir/layout.h"
 #include "ir/storage.h"
 #include "runtime/device.h"
+#include "runtime/matmul_call.h"
 
 namespace lazy {
 
@@ -85,16 +86,28 @@ Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> s
   }
   const std::int64_t span = span_of(shape, strides);
   std::shared_ptr<ir::Storage> storage;
+  std::int64_t offset = 0;
   if (on_device) {
     runtime::Device* device = runtime::Device::get();
     if (device == nullptr) {
       api::fail<ValueError>(loc, op, "device memory, but lazyfuse computes on the host (",
                             runtime::Device::why_host(), ")");
     }
+    // Plans take a storage to start aligned as the pool's blocks do, and an input's alignment
+    // from its offset: the storage starts at the aligned address below the data (inside the same
+    // allocation, whose start is aligned), the difference its offset. A view PyTorch gives out
+    // (t[1:]) would otherwise get 16-byte loads from an address 4 bytes past a multiple of 16.
     const auto address = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t base = address & ~std::uintptr_t(runtime::kPoolAlignment - 1);
+    if ((address - base) % std::uintptr_t(itemsize(dtype)) != 0) {
+      api::fail<ValueError>(loc, op, "the data pointer is not a multiple of the ", itemsize(dtype),
+                            "-byte ", dtype_name(dtype),
+                            " elements apart from any 256-byte boundary; pass aligned memory");
+    }
+    offset = std::int64_t(address - base) / itemsize(dtype);
     std::shared_ptr<runtime::DeviceBuffer> buffer = device->adopt(
-        address, std::size_t(span) * std::size_t(itemsize(dtype)), std::move(give_back));
-    storage = std::make_shared<ir::Storage>(dtype, span, std::move(buffer), address);
+        base, std::size_t(span + offset) * std::size_t(itemsize(dtype)), std::move(give_back));
+    storage = std::make_shared<ir::Storage>(dtype, span + offset, std::move(buffer), base);
   } else {
     auto owner = std::shared_ptr<void>(nullptr, [give_back = std::move(give_back)](void*) {
       if (give_back) give_back();
@@ -104,6 +117,7 @@ Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> s
   }
   ir::Layout layout;
   layout.shape = shape;
+  layout.offset = offset;
   std::copy(strides.begin(), strides.end(), layout.strides.begin());
   ir::NodePtr node = ir::make_node(Op::Data, dtype, shape, loc);
   node->data = std::make_unique<ir::TensorData>(std::move(storage), layout);

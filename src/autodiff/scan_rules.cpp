@@ -17,10 +17,9 @@ Tensor suffix_sum(const Tensor& t, std::source_location loc) {
 }  // namespace
 
 InputCotangents cumsum_vjp(const VjpArgs& a) {
-  // Element i feeds every later one: total - cumsum + g, a suffix sum.
-  const Tensor& g = a.cotangent;
-  const Tensor total = lazy::sum(g, -1, true, a.loc);
-  return only(lazy::add(lazy::sub(total, lazy::cumsum(g, -1, a.loc), a.loc), g, a.loc));
+  // Element i feeds every later one: the suffix sum of the cotangent, summed from the end, as
+  // PyTorch's. total - cumsum + g cancelled: cotangents [1e8, 3, 3] gave 11 for the middle, not 6.
+  return only(suffix_sum(a.cotangent, a.loc));
 }
 
 InputCotangents cumprod_vjp(const VjpArgs& a) {

@@ -55,7 +55,8 @@ InputCotangents square_vjp(const VjpArgs& a) {
   return only(lazy::mul(a.cotangent, lazy::mul(a.inputs[0], 2, a.loc), a.loc));
 }
 InputCotangents relu_vjp(const VjpArgs& a) {
-  return only(lazy::where(lazy::gt(a.inputs[0], 0, a.loc), a.cotangent, 0, a.loc));
+  // 0 where x <= 0: NaN passes the cotangent on, as PyTorch's threshold_backward.
+  return only(lazy::where(lazy::le(a.inputs[0], 0, a.loc), 0, a.cotangent, a.loc));
 }
 InputCotangents exp_vjp(const VjpArgs& a) {
   return only(lazy::mul(a.cotangent, a.output, a.loc));
@@ -175,14 +176,15 @@ InputCotangents pow_vjp(const VjpArgs& a) {
             return lazy::mul(a.cotangent, lazy::where(zero_base, 0, slope, a.loc), a.loc);
           })};
 }
-// maximum and minimum: the cotangent goes to the chosen operand, halved between equal ones.
+// maximum and minimum: the cotangent goes to the chosen operand, halved between equal ones; an
+// operand the other beats gets none, so with a NaN both get it all, as in PyTorch.
 InputCotangents extremum_vjp(const VjpArgs& a, bool maximum) {
   const Tensor &x = a.inputs[0], &y = a.inputs[1];
   const Tensor tie = lazy::eq(x, y, a.loc);
   const Tensor half = lazy::mul(a.cotangent, 0.5, a.loc);
   const auto share = [&](const Tensor& mine, const Tensor& other) {
-    const Tensor chosen = maximum ? lazy::gt(mine, other, a.loc) : lazy::lt(mine, other, a.loc);
-    return lazy::where(tie, half, lazy::where(chosen, a.cotangent, 0, a.loc), a.loc);
+    const Tensor beaten = maximum ? lazy::lt(mine, other, a.loc) : lazy::gt(mine, other, a.loc);
+    return lazy::where(tie, half, lazy::where(beaten, 0, a.cotangent, a.loc), a.loc);
   };
   return {if_wanted(a, 0, [&] { return share(x, y); }),
           if_wanted(a, 1, [&] { return share(y, x); })};
@@ -228,12 +230,14 @@ InputCotangents hypot_vjp(const VjpArgs& a) {
           if_wanted(a, 1, [&] { return lazy::mul(scaled, a.inputs[1], a.loc); })};
 }
 InputCotangents logaddexp_vjp(const VjpArgs& a) {
-  // d/dx log(e^x + e^y) = e^(x - out)
-  const auto share = [&](const Tensor& x) {
-    return lazy::mul(a.cotangent, lazy::exp(lazy::sub(x, a.output, a.loc), a.loc), a.loc);
+  // d/dx log(e^x + e^y) = 1 / (1 + e^(y - x)), as PyTorch's: one infinite operand takes it all
+  // (e^(x - out) made inf - inf there).
+  const auto share = [&](const Tensor& x, const Tensor& y) {
+    return lazy::div(a.cotangent, lazy::add(lazy::exp(lazy::sub(y, x, a.loc), a.loc), 1, a.loc),
+                     a.loc);
   };
-  return {if_wanted(a, 0, [&] { return share(a.inputs[0]); }),
-          if_wanted(a, 1, [&] { return share(a.inputs[1]); })};
+  return {if_wanted(a, 0, [&] { return share(a.inputs[0], a.inputs[1]); }),
+          if_wanted(a, 1, [&] { return share(a.inputs[1], a.inputs[0]); })};
 }
 InputCotangents where_vjp(const VjpArgs& a) {
   const Tensor& condition = a.inputs[0];

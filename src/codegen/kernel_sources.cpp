@@ -137,8 +137,10 @@ std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
     words.push_back(std::uint64_t(plan.level(t)) | std::uint64_t(plan.ready_after(t)) << 32);
     if (plan.is_access(term)) {
       const RowAccess& access = plan.access(t);
-      words.push_back(std::uint64_t(access.inner_rows > 0) | std::uint64_t(plan.contiguous_load(t))
-                                                                 << 1);
+      // Whether rows differ in it too: a load every row reads alike is held before the row loop.
+      const bool rows_alike = access.row_stride == 0 && access.outer_stride == 0;
+      words.push_back(std::uint64_t(access.inner_rows > 0) |
+                      std::uint64_t(plan.contiguous_load(t)) << 1 | std::uint64_t(rows_alike) << 2);
     }
   }
   for (std::size_t r = 0; r < region.roots.size(); ++r) {

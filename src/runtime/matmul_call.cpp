@@ -465,6 +465,9 @@ void MatmulCall::run(Device& device, const MatmulPointers& pointers) {
     internal_error(s.description + " was built for " + s.device->description() + " and run on " +
                    device.description());
   }
+  // The zeros were written on the stream that built the call: another thread's replay waits for
+  // that, and holds them until its stream synchronizes.
+  if (s.zeros != nullptr) device.read_on_this_stream(s.zeros);
   const OperandPointers at = s.operand_pointers(pointers);
   std::lock_guard lock(s.running);
   if (s.spec.bias && at.bias != s.bias_pointer) {

@@ -82,6 +82,10 @@ TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
   const at::Tensor q = f32({0.5f, -1, 2, 0.25f, 1, 1, -3, 2, 0, 0.5f, -0.5f, 1}, {3, 4});
   const at::Tensor w4 = f32({0.5f, -1, 2, 0.25f}, {4}), b4 = f32({0.1f, 0.2f, -0.3f, 0.4f}, {4});
   const at::Tensor b3 = f32({0.1f, -0.2f, 0.3f}, {3});
+  const at::Tensor with_nan = f32({kNan, 1, -2, 0, kNan, 3, -0.0f, 2}, {8});
+  const at::Tensor with_inf = f32({kInf, 1, -kInf, 0, 2, kInf, -1, 0.5f}, {8});
+  const at::Tensor counts = f32({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4});
+  const at::Tensor big_weights = f32({1e8f, 3, 3, 1, 1e7f, -5, 2, 1}, {2, 4});
   expect_gradients_agree({
       SAME_GRAD("relu at 0", relu(a), kinks),
       SAME_GRAD("abs at 0", abs(a), kinks),
@@ -107,6 +111,12 @@ TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
       SAME_GRAD("where", where(a > 0, a * 2, b * 3), kinks, ties),
       SAME_GRAD("lerp", lerp(a, b, 0.3), kinks, ties),
       SAME_GRAD("div", a / b, kinks, positive),
+      SAME_GRAD("maximum with NaN", maximum(a, b), with_nan, kinks),
+      SAME_GRAD("minimum with NaN", minimum(a, b), kinks, with_nan),
+      SAME_GRAD("relu of NaN", relu(a), with_nan),
+      SAME_GRAD("logaddexp with infinities", logaddexp(a, b), with_inf, kinks),
+      GRAD("cumsum under large cotangents", lazy::cumsum(a, 1) * b, at::cumsum(a, 1) * b, counts,
+           big_weights),
       SAME_GRAD("remainder", remainder(a, b), kinks, positive),
       SAME_GRAD("fmod", fmod(a, b), kinks, positive),
       SAME_GRAD("trunc passes nothing back", trunc(a) + a, kinks),

@@ -183,7 +183,7 @@ TEST_F(GpuInterop, MemoryGivenOutIsNotWrittenOverUntilTheConsumersReadsAreDone) 
 // Found in review: memory taken in 4 bytes past an aligned address (what PyTorch gives out for
 // t[1:]) replayed the plan of an aligned input of the same shape, whose 16-byte loads fault on it.
 TEST_F(GpuInterop, MemoryTakenInOffTheAlignmentOfThePoolIsReadWithLoadsItAllows) {
-  constexpr std::int64_t kCount = 1 << 16;
+  constexpr std::int64_t kCount = 1 << 24;  // long enough for vector loads
   std::vector<float> values(std::size_t(kCount) + 4);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i % 1000) * 0.25f;
   auto memory = device_->allocate(values.size() * 4);
@@ -195,8 +195,9 @@ TEST_F(GpuInterop, MemoryTakenInOffTheAlignmentOfThePoolIsReadWithLoadsItAllows)
                                DType::f32, lazy::MemoryKind::cuda);
     const std::vector<float> got = step(x);
     ASSERT_EQ(got.size(), std::size_t(kCount));
-    for (std::size_t i = 0; i < got.size(); ++i)
-      ASSERT_EQ(got[i], values[i + skip] * 0.5f + 1.0f) << "skip " << skip << ", element " << i;
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != values[i + skip] * 0.5f + 1.0f;
+    EXPECT_EQ(wrong, 0u) << "skip " << skip;
   }
 }
 

@@ -87,31 +87,6 @@ TEST_F(ThreadsTest, MemoryAnotherThreadReadsIsNotReusedUnderIt) {
   }
 }
 
-// Found in review: a product over an inner size of 0 reads a row of zeros its plan writes once,
-// on the stream of the thread that made the plan. Another thread's replay of that plan read the
-// row before that write had run.
-TEST_F(ThreadsTest, AnotherThreadsProductOverNoTermsWaitsForItsZeros) {
-  constexpr std::int64_t kSide = 1024;
-  // Memory of the row's size, freed holding 7s, which the row may get.
-  Tensor junk = lazy::full({kSide}, 7.0f) * 1.0f;
-  lazy::eval({junk});
-  junk = Tensor();
-  // Slow work on this thread's stream (about 0.2 s), then the plan with its row behind it.
-  Tensor m = lazy::randn({8192, 8192}, 9) * 1e-4f;
-  lazy::eval({m});
-  for (int i = 0; i < 10; ++i) m = lazy::matmul(m, m);
-  lazy::eval({m});
-  const auto product = [] {
-    return lazy::matmul(lazy::zeros({kSide, 0}), lazy::zeros({0, kSide}));
-  };
-  Tensor mine = product();
-  lazy::eval({mine});
-  std::vector<float> theirs;
-  std::thread([&] { theirs = product().to_vector<float>(); }).join();
-  EXPECT_EQ(theirs, std::vector<float>(std::size_t(kSide * kSide), 0.0f));
-  EXPECT_EQ(mine.to_vector<float>(), std::vector<float>(std::size_t(kSide * kSide), 0.0f));
-}
-
 // One compiled step replayed from several threads at once: its graph keeps intermediates that
 // every thread's launch writes, and each call's results must still be its own.
 TEST_F(ThreadsTest, AFunctionReplayedFromSeveralThreadsGivesEachItsOwnResults) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include <lazy/lazy.h>
 
 #include "codegen/iteration_space.h"
@@ -13,6 +15,7 @@ namespace {
 
 using lazy::ir::Trace;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using lazy_test::expect_compiles;
 using lazy_test::generate_pending;
@@ -94,6 +97,35 @@ TEST_F(Codegen, UnalignedAndStridedVariantsCompile) {
 
 TEST_F(Codegen, SizesPast2To31Use64BitIndices) {
   lazy::Tensor y = lazy::rand({(std::int64_t(1) << 31) + 5}, 3, lazy::f16) * 2.0f;
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_THAT(g.kernels[0].source, HasSubstr("typedef unsigned long long Index"));
+  expect_compiles(g);
+}
+
+// Memory that is never read: the kernels are generated, not run.
+lazy::Tensor unread(const lazy::Shape& shape, lazy::DType dtype) {
+  return lazy::from_blob(reinterpret_cast<void*>(std::uintptr_t(1) << 20), shape, {}, dtype,
+                         lazy::MemoryKind::host);
+}
+
+// Found in review: a merged size that is a multiple of 2^32 (a [2^20, 4096] positional table
+// broadcast over a batch) became a fast-division constant of 0, a SIGFPE in the generator,
+// though 64-bit kernels never divide through those constants.
+TEST_F(Codegen, AMergedSizeOf2To32UnderABroadcastGivesA64BitKernel) {
+  const lazy::Tensor y =
+      unread({4, 1 << 20, 4096}, lazy::bf16) + unread({1 << 20, 4096}, lazy::bf16);
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_THAT(g.kernels[0].source, HasSubstr("typedef unsigned long long Index"));
+  EXPECT_THAT(g.kernels[0].source, Not(HasSubstr("lz_fast_div")));
+  expect_compiles(g);
+}
+
+// Found in review: a reduction over an empty axis still writes every result; more than 2^31 of
+// them overflowed 32-bit indices.
+TEST_F(Codegen, AReductionOverAnEmptyAxisWritingPast2To31ResultsUses64BitIndices) {
+  const lazy::Tensor y = lazy::sum(unread({5'000'000'000, 0}, lazy::f32), 1);
   Generated g = generate_pending();
   ASSERT_EQ(g.kernels.size(), 1u);
   EXPECT_THAT(g.kernels[0].source, HasSubstr("typedef unsigned long long Index"));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "ir/settings.h"
 
@@ -36,7 +38,8 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
     for (const Access& access : accesses)
       space.accesses.push_back(AccessPlan{AccessMode::dense, access.layout.offset, {}});
     space.vector_width = 1;
-    space.index_32bit = true;
+    // A reduction over an empty extent still writes every result, which may be past 2^31.
+    space.index_32bit = false;
     return space;
   }
   const int rank = shape.rank();
@@ -149,6 +152,9 @@ int most_elements_per_thread(int transcendentals_per_element) {
 }
 
 std::uint64_t fast_div_constants(std::uint32_t divisor) {
+  if (divisor == 0 || divisor > std::uint32_t(std::numeric_limits<std::int32_t>::max()))
+    throw std::logic_error("lazyfuse internal error: a fast division by " +
+                           std::to_string(divisor) + " (it divides by 1 to 2^31 - 1)");
   std::uint32_t shift = 0;
   while (shift < 32 && (std::uint64_t(1) << shift) < divisor) ++shift;
   std::uint64_t magic =

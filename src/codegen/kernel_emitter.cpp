@@ -175,8 +175,12 @@ class KernelEmitter {
     if (space_.needs_multi_index()) {
       for (int d = 1; d < rank; ++d) {
         constant(cat("size", d), std::uint64_t(space_.dims[d]));
-        constant(cat("div", d), fast_div_constants(std::uint32_t(space_.dims[d])),
-                 "unsigned long long");
+        // Only 32-bit kernels divide through these, and only there do the sizes fit 32 bits (a
+        // merged size of 2^32 made a divisor of 0).
+        if (space_.index_32bit) {
+          constant(cat("div", d), fast_div_constants(std::uint32_t(space_.dims[d])),
+                   "unsigned long long");
+        }
       }
     }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {

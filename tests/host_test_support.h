@@ -32,6 +32,11 @@ inline std::vector<float> random_floats(std::int64_t n, std::uint32_t seed) {
   return v;
 }
 
+// A 1-d f32 tensor of `values` (rounded to f32).
+inline lazy::Tensor f32_values(const std::vector<double>& values) {
+  return lazy::from_data(values, {std::int64_t(values.size())}, lazy::f32);
+}
+
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -416,9 +416,7 @@ TEST(Autodiff, HypotAndAtan2AtTheOriginGiveZero) {
 // Found in review (the rules against PyTorch's derivatives): NaN and infinite operands.
 TEST(Autodiff, NaNAndInfiniteOperandsPassGradientsAsPyTorchDoes) {
   const double nan = std::nan(""), inf = INFINITY;
-  const auto f32 = [](std::vector<double> v) {
-    return lazy::from_data(v, {std::int64_t(v.size())}, lazy::f32);
-  };
+  constexpr auto& f32 = lazy_test::f32_values;
   // maximum and minimum: with a NaN neither operand beats the other; both get the cotangent.
   for (const bool maximum : {true, false}) {
     const std::vector<Tensor> g = lazy::grad([maximum](auto t) {

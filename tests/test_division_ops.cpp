@@ -18,9 +18,8 @@ using lazy::Tensor;
 using lazy_test::kInf;
 using lazy_test::kNaN;
 
-Tensor f32(const std::vector<double>& values) {
-  return lazy::from_data(values, {std::int64_t(values.size())}, DType::f32);
-}
+// f32({...}): a 1-d f32 tensor of the values.
+constexpr auto& f32 = lazy_test::f32_values;
 Tensor i64(const std::vector<std::int64_t>& values) {
   return lazy::from_data(values, {std::int64_t(values.size())});
 }

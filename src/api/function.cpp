@@ -90,7 +90,6 @@ std::int32_t constant_alias(const Tensor& input, std::span<const ir::NodePtr> co
   return -1;
 }
 
-// A copy of what `node` is, without its inputs or data.
 // A computed leaf of its own over `input`'s memory and layout.
 Tensor leaf_over(const Tensor& input) {
   const ir::Node& node = *input.node();
@@ -99,6 +98,7 @@ Tensor leaf_over(const Tensor& input) {
   return Tensor(std::move(leaf));
 }
 
+// A copy of what `node` is, without its inputs or data.
 ir::NodePtr detached_copy(const ir::Node& node) {
   ir::NodePtr copy = ir::make_node(node.op, node.dtype, node.shape, node.loc);
   copy->compute_dtype = node.compute_dtype;

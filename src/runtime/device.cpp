@@ -201,8 +201,7 @@ DeviceBuffer::~DeviceBuffer() {
     // A consumer given this memory may still be reading it on its own streams.
     if (read_elsewhere_ && device_->current_for_teardown()) {
       try {
-        if (!(home_ == &device_->current_stream() && device_->wait_for_caller()))
-          device_->synchronize_all();
+        device_->wait_for_consumers(this);
       } catch (const std::exception& error) {
         std::fprintf(stderr, "%s\n", error.what());
       }

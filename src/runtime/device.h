@@ -259,6 +259,9 @@ class Device {
   // Keeps a freed block for reuse on its home stream, or frees it there.
   void release(CUdeviceptr ptr, std::size_t bytes, DeviceStream& home) noexcept;
   void destroy_event(CUevent event) noexcept;
+  // Orders what reuses or writes `buffer`'s memory next after the caller's stream, when the buffer
+  // is homed on this thread's stream and the thread has one; else waits for the whole device.
+  void wait_for_consumers(const DeviceBuffer* buffer);
   // A stream no thread uses, made when there is none; and back when its thread exits.
   DeviceStream& take_stream();
   void return_stream(DeviceStream& stream) noexcept;

@@ -116,7 +116,10 @@ void Device::wait_for_producer() {
 }
 
 void Device::order_free_after_caller(const std::shared_ptr<void>& owner) {
-  const auto* buffer = static_cast<const DeviceBuffer*>(owner.get());
+  wait_for_consumers(static_cast<const DeviceBuffer*>(owner.get()));
+}
+
+void Device::wait_for_consumers(const DeviceBuffer* buffer) {
   if (buffer != nullptr && !buffer->give_back_ && buffer->home_ == &current_stream() &&
       wait_for_caller()) {
     return;

@@ -165,6 +165,14 @@ TEST(Autodiff, ProductOfAZeroIsTheProductOfTheOthers) {
   const Tensor x = lazy::from_data(std::vector<float>{2, 0, 3, 0, 0, 5}, {2, 3});
   const Tensor g = lazy::grad([](auto t) { return lazy::sum(lazy::prod(t[0], 1)); })({x})[0];
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0, 6, 0, 0, 0, 0}));
+  // Beside one zero, the others' product is NaN where it holds an infinity (PyTorch's exclusive
+  // products): [0, inf, 2] gives inf * 2, 0 * 2 and 0 * inf.
+  const Tensor with_inf = lazy::from_data(std::vector<float>{0, INFINITY, 2}, {3});
+  const std::vector<float> v =
+      lazy::grad([](auto t) { return lazy::prod(t[0]); })({with_inf})[0].to_vector<float>();
+  EXPECT_EQ(v[0], INFINITY);
+  EXPECT_EQ(v[1], 0);
+  EXPECT_TRUE(std::isnan(v[2]));
 }
 
 // Through a zero, the running product's gradient is the product of the others (PyTorch's).

@@ -36,6 +36,13 @@ TEST(CompositeGradients, MatchDifferencesOverShapesAndAxes) {
                          "layer_norm of a 3-d tensor");
   expect_gradients_match([](auto t) { return lazy::rms_norm(t[0], t[1], 1e-3); }, {x3, w},
                          "rms_norm of a 3-d tensor");
+  expect_gradients_match(
+      [](auto t) {
+        return lazy::var(t[0], {0, 2}, 0.0, true);
+      },
+      {x3}, "var of two axes, biased, keepdim");
+  expect_gradients_match([](auto t) { return lazy::std(t[0], {}, 2.0); }, {x3},
+                         "std of all, correction 2");
   // A composite of a composite: each mark differentiates its own input.
   expect_gradients_match([](auto t) { return lazy::softmax(lazy::rms_norm(t[0], t[1]) * 2.0, -1); },
                          {x3, w}, "softmax of rms_norm");
@@ -138,6 +145,29 @@ TEST(CompositeGradients, TheStdOfEqualElementsTakesNoGradient) {
   // (x - mean) / ((n - 1) std) for the row 1, 3, 5, 7: mean 4, std sqrt(20 / 3).
   const double scale = 3 * std::sqrt(20.0 / 3);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[std::size_t(4 + i)], (2 * i - 3) / scale, 1e-6) << i;
+}
+
+// PyTorch's var_backward takes 2 / (n - correction) unclamped: over an axis, a correction past
+// n flips the gradient's sign and n itself gives inf * (x - mean); over all elements with none
+// left, inf off the mean and NaN on it.
+TEST(CompositeGradients, VarianceWithoutDegreesOfFreedomAsPyTorch) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const auto grad_of = [&](const lazy_test::Fn& variance) {
+    return lazy::grad(variance)({x})[0].to_vector<float>();
+  };
+  EXPECT_EQ(grad_of([](auto t) { return lazy::var(t[0], 0, 4.0); }),
+            (std::vector<float>{2, 0, -2}));
+  const std::vector<float> over_axis = grad_of([](auto t) { return lazy::var(t[0], 0, 3.0); });
+  EXPECT_EQ(over_axis[0], -INFINITY);
+  EXPECT_TRUE(std::isnan(over_axis[1]));
+  EXPECT_EQ(over_axis[2], INFINITY);
+  const std::vector<float> over_all = grad_of([](auto t) { return lazy::var(t[0], {}, 5.0); });
+  EXPECT_EQ(over_all[0], INFINITY);
+  EXPECT_TRUE(std::isnan(over_all[1]));
+  EXPECT_EQ(over_all[2], INFINITY);
+  // std = sqrt(inf): its gradient 0 reaches the variance's rule, 0 * inf and 0 * NaN.
+  for (float g : grad_of([](auto t) { return lazy::std(t[0], {}, 3.0); }))
+    EXPECT_TRUE(std::isnan(g));
 }
 
 }  // namespace

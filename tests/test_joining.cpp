@@ -75,6 +75,25 @@ TEST(Cat, ReadsThroughViewsAndPromotesDtypes) {
             (std::vector<float>{a[3], 1, a[7], 2, a[11], 3}));
 }
 
+// PyTorch's legacy rule: a 1-d tensor of size 0 is skipped beside tensors of any shape, wherever it
+// stands, and the axis counts in the first tensor that is not skipped; its dtype still promotes.
+TEST(Cat, SkipsOneDimensionalEmptyTensors) {
+  const Tensor empty_f32 = lazy::zeros({0}, DType::f32);
+  const Tensor a = lazy::from_data<std::int32_t>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor b = lazy::from_data<std::int32_t>({7, 8}, {2, 1});
+  const Tensor joined = lazy::cat({empty_f32, a, lazy::zeros({0}, DType::i32), b}, -1);
+  EXPECT_EQ(joined.shape(), Shape({2, 4}));
+  EXPECT_EQ(joined.dtype(), DType::f32);
+  EXPECT_EQ(joined.to_vector<float>(), (std::vector<float>{1, 2, 3, 7, 4, 5, 6, 8}));
+  const Tensor alone = lazy::cat({a, empty_f32}, 1);
+  EXPECT_EQ(alone.dtype(), DType::f32);
+  EXPECT_EQ(alone.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(lazy::cat({lazy::zeros({0}), lazy::zeros({0})}).shape(), Shape({0}));
+  // Only 1-d: a [2, 0] tensor must agree with the others.
+  EXPECT_THROW(lazy::cat({a, lazy::zeros({2, 0, 1})}, 1), lazy::ShapeError);
+  EXPECT_THROW(lazy::cat({lazy::zeros({0}), a}, 2), lazy::AxisError);
+}
+
 TEST(Stack, AddsANewAxisAtAnyPosition) {
   Tensor a = lazy::from_data<float>({1, 2, 3, 4}, {2, 2});
   Tensor b = lazy::from_data<float>({5, 6, 7, 8}, {2, 2});
@@ -93,6 +112,7 @@ TEST(Cat, BadInputIsRefusedAtTheCall) {
   EXPECT_THROW(lazy::cat({a, lazy::zeros({3, 3})}, 1), lazy::ShapeError);
   EXPECT_THROW(lazy::cat({a, lazy::zeros({2, 3, 1})}, 0), lazy::ShapeError);
   EXPECT_THROW(lazy::cat({lazy::full({}, 1.0f)}, 0), lazy::ShapeError);
+  EXPECT_THROW(lazy::cat({a, lazy::full({}, 1.0f)}, 0), lazy::ShapeError);
   EXPECT_THROW(lazy::cat({a, a}, 2), lazy::AxisError);
   EXPECT_THROW(lazy::stack({a, lazy::zeros({3, 2})}), lazy::ShapeError);
   EXPECT_THROW(lazy::stack({a, a}, 3), lazy::AxisError);

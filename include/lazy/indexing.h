@@ -78,8 +78,9 @@ Tensor triu(const Tensor& x, std::int64_t diagonal = 0,
             std::source_location loc = std::source_location::current());
 
 // The tensors joined along `axis`, in order (PyTorch's cat): every one has the same rank, at
-// least 1, and the same sizes on the other axes; sizes along `axis` may be 0. Their dtypes promote
-// as arithmetic's do. Computed in the same sync, each is written straight into its part of the
+// least 1, and the same sizes on the other axes; sizes along `axis` may be 0. A 1-d tensor of size
+// 0 is skipped whatever the others' shapes (PyTorch's legacy rule). Their dtypes, the skipped
+// ones' too, promote as arithmetic's do. Computed in the same sync, each is written straight into its part of the
 // result; tensors already computed are copied by one kernel for all of them.
 Tensor cat(const std::vector<Tensor>& tensors, int axis = 0,
            std::source_location loc = std::source_location::current());

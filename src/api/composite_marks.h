@@ -3,7 +3,8 @@
 // by the textbook rule: for softmax, logsumexp and the norms, one row reduction where the
 // primitives' chain folds several and routes a zero through the max; for softplus, a finite
 // sigmoid where the branch its threshold drops gives 0 * inf; for std, no gradient at a zero
-// std (PyTorch's) where sqrt's would be inf * 0.
+// std (PyTorch's) where sqrt's would be inf * 0; for var, PyTorch's values where the correction
+// leaves no degree of freedom.
 #pragma once
 
 #include "ir/node.h"
@@ -20,13 +21,15 @@ enum class CompositeKind : std::uint8_t {
   rms_scale,    // result = input * saved, saved = rsqrt(mean(input^2) + eps) over the last axis
   softplus,     // result = softplus(input)
   std_root,     // result = sqrt(input), the input a variance
+  variance,     // result = var(input, axes, correction), axes kept; number = n - correction
 };
 
 struct CompositeMark {
   CompositeKind kind;
-  Tensor input;  // what the rule differentiates with respect to (f32; logsumexp's folds to y)
-  Tensor saved;  // a forward value the rule reads (the norms' scale), else undefined
-  Axes axes;     // the folded axes, kept as axes of 1 in the result (the row composites)
+  Tensor input;       // what the rule differentiates with respect to (f32; logsumexp's folds to y)
+  Tensor saved;       // a forward value the rule reads (the norms' scale), else undefined
+  Axes axes;          // the folded axes, kept as axes of 1 in the result (the row composites)
+  double number = 0;  // a number the rule reads (variance: its divisor, unclamped)
 };
 
 // Keeps `mark` for `result` while the thread is differentiating (no cost otherwise); dropped when

@@ -5,39 +5,56 @@
 
 namespace lazy {
 
+namespace {
+
+// PyTorch's legacy rule: a 1-d tensor of size 0 joins anything along any axis (it is skipped),
+// though its dtype still takes part in the promotion.
+bool is_legacy_empty(const Shape& shape) {
+  return shape.rank() == 1 && shape[0] == 0;
+}
+
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& tensors, int axis, std::source_location loc) {
   api::sync_if_trace_full();
   if (tensors.empty()) api::fail<ValueError>(loc, "cat", "needs at least one tensor");
-  const Shape& first = api::node_of(tensors[0], "cat", loc)->shape;
-  if (first.rank() == 0) {
-    api::fail<ShapeError>(loc, "cat", "cannot join 0-d tensors along an axis; use lazy::stack");
-  }
-  axis = api::normalize_axis(axis, first.rank(), "cat", loc);
-  DType dtype = tensors[0].node()->dtype;
-  Shape joined = first;
-  joined[axis] = 0;
+  DType dtype = api::node_of(tensors[0], "cat", loc)->dtype;
+  std::size_t reference = 0;  // the first tensor that is not skipped, else the first
+  bool found = false;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
-    ir::Node* node = api::node_of(tensors[k], "cat", loc);
-    bool agrees = node->shape.rank() == first.rank();
-    for (int a = 0; agrees && a < first.rank(); ++a)
-      agrees = a == axis || node->shape[a] == first[a];
-    if (!agrees) {
-      api::fail<ShapeError>(loc, "cat", "tensor ", k, " has shape ", node->shape.to_string(),
-                            " but tensor 0 has shape ", first.to_string(),
-                            ": they must agree on every axis but ", axis);
+    const ir::Node* node = api::node_of(tensors[k], "cat", loc);
+    if (node->shape.rank() == 0) {
+      api::fail<ShapeError>(loc, "cat", "tensor ", k,
+                            " is 0-d and cannot be joined along an axis; use lazy::stack");
     }
     dtype = ir::promote_types(dtype, node->dtype);
-    joined[axis] += node->shape[axis];
+    if (!found && !is_legacy_empty(node->shape)) reference = k, found = true;
+  }
+  const Shape& first = tensors[reference].node()->shape;
+  axis = api::normalize_axis(axis, first.rank(), "cat", loc);
+  Shape joined = first;
+  joined[axis] = 0;
+  std::vector<Tensor> joining;  // converted first, held by handles: a sync on the way computes them
+  joining.reserve(tensors.size());
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const Shape& shape = tensors[k].node()->shape;
+    if (k != reference && is_legacy_empty(shape)) continue;
+    bool agrees = shape.rank() == first.rank();
+    for (int a = 0; agrees && a < first.rank(); ++a) agrees = a == axis || shape[a] == first[a];
+    if (!agrees) {
+      api::fail<ShapeError>(loc, "cat", "tensor ", k, " has shape ", shape.to_string(),
+                            " but tensor ", reference, " has shape ", first.to_string(),
+                            ": they must agree on every axis but ", axis);
+    }
+    joined[axis] += shape[axis];
+    joining.push_back(tensors[k]);
   }
   api::check_shape(joined, "cat", loc);
-  if (tensors.size() == 1) return tensors[0];
-  // Converted first, held by handles: a sync on the way computes them rather than drop them.
-  std::vector<Tensor> converted;
-  converted.reserve(tensors.size());
-  for (const Tensor& t : tensors) converted.push_back(t.to(dtype, loc));
+  for (Tensor& t : joining) t = t.to(dtype, loc);
+  if (joining.size() == 1) return joining[0];
   ir::NodePtr node = ir::make_node(ir::Op::Concat, dtype, joined, loc);
   node->attrs.push(axis);
-  for (const Tensor& t : converted) node->inputs.push_back(t.node());
+  for (const Tensor& t : joining) node->inputs.push_back(t.node());
   return api::record(std::move(node));
 }
 

@@ -180,7 +180,10 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
   const double divisor = std::max(0.0, n - correction);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor centered = sub(v, mean(v, axes, true, loc), loc);
-    return div(sum(mul(centered, centered, loc), axes, keepdim, loc), divisor, loc);
+    Tensor result = div(sum(mul(centered, centered, loc), axes, true, loc), divisor, loc);
+    api::mark_composite(result, {api::CompositeKind::variance, v, {}, axes, n - correction});
+    return keepdim ? result
+                   : result.reshape(reduced_shape(v.shape(), axes, false, "var", loc).shape, loc);
   });
 }
 

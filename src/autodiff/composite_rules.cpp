@@ -1,5 +1,7 @@
 #include "autodiff/composite_rules.h"
 
+#include <limits>
+
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
 
@@ -32,6 +34,17 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
     case api::CompositeKind::std_root:
       // A zero std (all elements equal) takes none, as PyTorch's std_backward masks it.
       return where(eq(y, 0.0, loc), 0.0, div(g, mul(y, 2.0, loc), loc), loc);
+    case api::CompositeKind::variance: {
+      // PyTorch's var_backward: 2 / (n - correction) * g * (x - mean), the divisor not clamped
+      // at 0; over all elements with none left, inf where x is off the mean and NaN on it.
+      const Tensor row_mean_x = row_mean(mark.input);
+      if (mark.axes.list().empty() && mark.number <= 0) {
+        const double inf = std::numeric_limits<double>::infinity();
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        return mul(g, where(eq(mark.input, row_mean_x, loc), nan, inf, loc), loc);
+      }
+      return mul(mul(g, 2.0 / mark.number, loc), sub(mark.input, row_mean_x, loc), loc);
+    }
   }
   return {};
 }

@@ -1,6 +1,7 @@
 #include "autodiff/vjp_rules.h"
 
 #include <array>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <vector>
@@ -317,7 +318,8 @@ InputCotangents extreme_vjp(const VjpArgs& a) {
 }
 InputCotangents prod_vjp(const VjpArgs& a) {
   // The product of the other elements: out / x without zeros; with one zero, the product of the
-  // rest at the zero and 0 elsewhere; with more, 0.
+  // rest at the zero and elsewhere 0, or NaN where the others hold an infinity or NaN (PyTorch's
+  // exclusive products); with more, 0.
   const Tensor& x = a.inputs[0];
   const Shape& in = a.node.inputs[0]->shape;
   const Axes axes(reduced_axes(a.node));
@@ -327,10 +329,17 @@ InputCotangents prod_vjp(const VjpArgs& a) {
   const Tensor rest = lazy::prod(lazy::where(is_zero, 1, x, a.loc), axes, true, a.loc)
                           .to(a.cotangent.dtype(), a.loc)
                           .expand(in, a.loc);
-  const Tensor others = lazy::where(
-      lazy::eq(zeros, 0, a.loc), lazy::div(rest, x, a.loc),
-      lazy::where(lazy::logical_and(lazy::eq(zeros, 1, a.loc), is_zero, a.loc), rest, 0, a.loc),
-      a.loc);
+  const Tensor non_finite =
+      lazy::logical_or(lazy::isnan(x, a.loc), lazy::isinf(x, a.loc), a.loc).to(DType::i64, a.loc);
+  const Tensor others_non_finite =
+      lazy::sub(lazy::sum(non_finite, axes, true, a.loc).expand(in, a.loc), non_finite, a.loc);
+  const Tensor beside_the_zero = lazy::where(lazy::gt(others_non_finite, 0, a.loc),
+                                             std::numeric_limits<double>::quiet_NaN(), 0, a.loc)
+                                     .to(a.cotangent.dtype(), a.loc);
+  const Tensor one_zero = lazy::where(is_zero, rest, beside_the_zero, a.loc);
+  const Tensor others =
+      lazy::where(lazy::eq(zeros, 0, a.loc), lazy::div(rest, x, a.loc),
+                  lazy::where(lazy::eq(zeros, 1, a.loc), one_zero, 0, a.loc), a.loc);
   return only(
       lazy::mul(with_kept_axes(a.cotangent, a.node, a.loc).expand(in, a.loc), others, a.loc));
 }

@@ -51,7 +51,11 @@ inline Expected naive_einsum(std::string_view equation, const HostTensor& a, con
   std::vector<std::int64_t> sizes;
   for (const auto& [indices, shape] : {std::pair{&ia, &a.shape}, std::pair{&ib, &b.shape}}) {
     for (std::size_t i = 0; i < indices->size(); ++i) {
-      if (letters.find((*indices)[i]) != std::string::npos) continue;
+      const std::size_t seen = letters.find((*indices)[i]);
+      if (seen != std::string::npos) {  // a size of 1 broadcasts
+        sizes[seen] = std::max(sizes[seen], (*shape)[int(i)]);
+        continue;
+      }
       letters += (*indices)[i];
       sizes.push_back((*shape)[int(i)]);
     }
@@ -60,12 +64,13 @@ inline Expected naive_einsum(std::string_view equation, const HostTensor& a, con
   for (char c : io) out.shape.push_back(sizes[letters.find(c)]);
   out.values.assign(std::size_t(out.shape.numel()), 0.0);
   out.scale.assign(out.values.size(), 0.0);
-  // Row-major position of the element `indices` names, at the current value of every letter.
+  // Row-major position of the element `indices` names, at the current value of every letter (0
+  // on an axis of size 1).
   std::vector<std::int64_t> at(letters.size(), 0);
   auto position = [&](const std::string& indices, const lazy::Shape& shape) {
     std::int64_t p = 0;
     for (std::size_t i = 0; i < indices.size(); ++i)
-      p = p * shape[int(i)] + at[letters.find(indices[i])];
+      p = p * shape[int(i)] + at[letters.find(indices[i])] % shape[int(i)];
     return std::size_t(p);
   };
   std::int64_t combinations = 1;

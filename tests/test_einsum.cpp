@@ -49,6 +49,9 @@ const EinsumCase kCases[] = {
     {"ij,kl->ijkl", {2, 3}, {4, 5}},              // an outer product
     {"bqd,bkd->bqk", {2, 0, 3}, {2, 4, 3}},       // no rows
     {"ij,jk->ik", {3, 0}, {0, 5}},                // nothing to sum: zeros
+    {"bij,bjk->bik", {1, 3, 4}, {2, 4, 5}},       // a batch index of size 1 broadcasts
+    {"bhqd,bhkd->bhqk", {2, 3, 4, 5}, {2, 1, 6, 5}},
+    {"ij,jk->ik", {3, 1}, {4, 5}},                // so does a contracted one
 };
 
 INSTANTIATE_TEST_SUITE_P(Equations, Einsum,

@@ -44,7 +44,7 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
 // Anything else (a trace, an index summed out of one input, repeated indices, an ellipsis) is a
 // ValueError. Indices are letters (a-z, A-Z); spaces are ignored. Without "->" the output is
 // NumPy's implicit one: the indices that appear once, in alphabetical order (upper case first).
-// An index has the same size in both operands (no broadcasting of size 1).
+// An index has the same size in both operands, or size 1 in one of them, which broadcasts.
 Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
               std::source_location loc = std::source_location::current());
 

@@ -94,7 +94,8 @@ Subscripts parse(std::string_view equation, std::source_location loc) {
   return s;
 }
 
-// The size of each index, checked against both operands' shapes.
+// The size of each index, checked against both operands' shapes: equal, or 1 in one of them
+// (broadcast, as PyTorch's einsum).
 using IndexSizes = std::array<std::int64_t, 128>;
 
 IndexSizes index_sizes(std::string_view equation, const Subscripts& s,
@@ -111,12 +112,12 @@ IndexSizes index_sizes(std::string_view equation, const Subscripts& s,
     for (std::size_t axis = 0; axis < indices.size(); ++axis) {
       std::int64_t& size = sizes[std::size_t(indices[axis])];
       const std::int64_t given = shapes[i][int(axis)];
-      if (size >= 0 && size != given) {
+      if (size >= 0 && size != given && size != 1 && given != 1) {
         refuse<ShapeError>(equation, loc, "index '", indices[axis], "' is ", size,
                            " in the first operand's shape ", shapes[0].to_string(), " but ", given,
                            " in the second's ", shapes[1].to_string());
       }
-      size = given;
+      if (size < 0 || size == 1) size = given;
     }
   }
   return sizes;
@@ -140,16 +141,20 @@ Shape batch_shape(const IndexSizes& sizes, const std::string& batch) {
   return shape;
 }
 
-// The operand permuted to [batch..., rows..., cols...] and reshaped to [batch..., R, C].
+// The operand, its axes of size 1 broadcast to their indices' sizes, permuted to
+// [batch..., rows..., cols...] and reshaped to [batch..., R, C].
 Tensor arranged(const Tensor& x, const std::string& indices, const std::string& batch,
                 const std::string& rows, const std::string& cols, const IndexSizes& sizes,
                 std::source_location loc) {
+  Shape full;
+  for (char c : indices) full.push_back(sizes[std::size_t(c)]);
+  const Tensor broadcast = full == x.shape() ? x : x.expand(full, loc);
   std::vector<int> axes;
   for (char c : batch + rows + cols) axes.push_back(int(indices.find(c)));
   Shape shape = batch_shape(sizes, batch);
   shape.push_back(size_of_group(sizes, rows));
   shape.push_back(size_of_group(sizes, cols));
-  return x.permute(axes, loc).reshape(shape, loc);
+  return broadcast.permute(axes, loc).reshape(shape, loc);
 }
 
 }  // namespace

@@ -122,6 +122,20 @@ TEST_F(Codegen, AMergedSizeOf2To32UnderABroadcastGivesA64BitKernel) {
   expect_compiles(g);
 }
 
+// A concatenation longer than 2^31 read through a short slice is a 32-bit kernel: its positions
+// stay below the period, which was once truncated into a fast-division constant (an error).
+TEST_F(Codegen, AConcatenationPast2To31ReadThroughASliceRunsIn32Bits) {
+  const std::int64_t half = (std::int64_t(1) << 30) + 8;
+  const lazy::Tensor y =
+      lazy::cat({unread({half}, lazy::f32) + 1.0f, unread({half}, lazy::f32) + 2.0f})
+          .slice(0, half - 4, half + 4) *
+      3.0f;
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  EXPECT_THAT(g.kernels[0].source, HasSubstr("typedef unsigned int Index"));
+  expect_compiles(g);
+}
+
 // Found in review: a reduction over an empty axis still writes every result; more than 2^31 of
 // them overflowed 32-bit indices.
 TEST_F(Codegen, AReductionOverAnEmptyAxisWritingPast2To31ResultsUses64BitIndices) {

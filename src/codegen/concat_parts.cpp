@@ -1,5 +1,8 @@
 #include "codegen/concat_parts.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "codegen/text.h"
 
 namespace lazy::codegen {
@@ -21,8 +24,10 @@ void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool i
                          KernelBuilder& builder) {
   builder.constant(cat("cp", t), std::uint64_t(concat.period));
   if (index_32bit) {
-    builder.constant(cat("cpd", t),
-                     fast_div_constants(std::uint32_t(std::max<std::int64_t>(concat.period, 1))),
+    // Positions of a 32-bit kernel stay below 2^31: a longer period is never divided by.
+    const std::int64_t divisor =
+        std::clamp<std::int64_t>(concat.period, 1, std::numeric_limits<std::int32_t>::max());
+    builder.constant(cat("cpd", t), fast_div_constants(std::uint32_t(divisor)),
                      "unsigned long long");
   }
   for (std::size_t k = 0; k < concat.ends.size(); ++k)

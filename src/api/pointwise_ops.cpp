@@ -9,6 +9,7 @@
 #include "api/recording.h"
 #include "ir/pointwise_dtypes.h"
 #include "ir/type_promotion.h"
+#include "lazy/autodiff.h"
 #include "lazy/ops.h"
 
 namespace lazy {
@@ -266,10 +267,18 @@ Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
 }
 
 Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_location loc) {
-  // The value is min(max(x, lo), hi); inside [lo, hi], ends included, it is x itself, so that x
-  // gets its whole gradient at a bound, as PyTorch's clamp (maximum and minimum split a tie).
+  // The value is min(max(x, lo), hi), picked so that the gradient goes where PyTorch's clamp
+  // sends it: to x inside [lo, hi], ends included; to lo where x < lo < hi; to hi where x > hi or
+  // hi < lo; nowhere else (a NaN, or x below lo == hi).
   const Tensor bounded = minimum(maximum(x, lo, loc), hi, loc);
-  return where(logical_and(ge(x, lo, loc), le(x, hi, loc), loc), x, bounded, loc);
+  const Tensor inside = logical_and(ge(x, lo, loc), le(x, hi, loc), loc);
+  const Tensor held = stop_gradient(bounded, loc);
+  if (!lo.is_tensor() && !hi.is_tensor()) return where(inside, x, held, loc);
+  const Tensor below = logical_and(lt(x, lo, loc), lt(lo, hi, loc), loc);
+  const Tensor above = logical_or(gt(x, hi, loc), lt(hi, lo, loc), loc);
+  // Above hi, a NaN in x or lo still gives NaN, and hi its gradient.
+  const Tensor at_hi = where(isnan(bounded, loc), add(hi, held, loc), hi, loc);
+  return where(inside, x, where(below, lo, where(above, at_hi, held, loc), loc), loc);
 }
 
 Tensor gelu(const Tensor& x, std::source_location loc) {

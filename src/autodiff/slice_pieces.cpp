@@ -29,15 +29,22 @@ Tensor pad_with_zeros(const Tensor& t, int axis, std::int64_t before, std::int64
 // concatenation fuses as a pointwise read (an index_add would sort positions and scatter).
 Tensor put_in_place(const SlicePiece& p, std::int64_t extent, std::source_location loc) {
   Tensor spread = p.cotangent;
-  if (p.stride > 1) {
-    // Each element followed by stride - 1 zeros, the trailing ones dropped.
-    const Tensor spaced =
-        pad_with_zeros(spread.unsqueeze(p.axis + 1, loc), p.axis + 1, 0, p.stride - 1, loc);
-    Shape merged = spread.shape(loc);
-    merged[p.axis] = p.count * p.stride;
-    spread = spaced.reshape(merged, loc).slice(p.axis, 0, (p.count - 1) * p.stride + 1, 1, loc);
-  }
   const std::int64_t covered = (p.count - 1) * p.stride + 1;
+  if (p.stride > 1) {
+    // Each element followed by stride - 1 zeros, the trailing ones dropped: spaced over [outer,
+    // count, inner], so that the axis of zeros fits beside a tensor of any rank.
+    const Shape shape = spread.shape(loc);
+    std::int64_t outer = 1, inner = 1;
+    for (int a = 0; a < p.axis; ++a) outer *= shape[a];
+    for (int a = p.axis + 1; a < shape.rank(); ++a) inner *= shape[a];
+    const Tensor spaced =
+        pad_with_zeros(spread.reshape({outer, p.count, 1, inner}, loc), 2, 0, p.stride - 1, loc);
+    Shape placed = shape;
+    placed[p.axis] = covered;
+    spread = spaced.reshape({outer, p.count * p.stride, inner}, loc)
+                 .slice(1, 0, covered, 1, loc)
+                 .reshape(placed, loc);
+  }
   return pad_with_zeros(spread, p.axis, p.first, extent - p.first - covered, loc);
 }
 

@@ -152,10 +152,11 @@ InputCotangents mul_vjp(const VjpArgs& a) {
           if_wanted(a, 1, [&] { return lazy::mul(a.cotangent, a.inputs[0], a.loc); })};
 }
 InputCotangents div_vjp(const VjpArgs& a) {
-  // d/dy x / y = -out / y
+  // d/dy x / y = -out / y, divided before the cotangent multiplies (PyTorch's order, which a
+  // large cotangent times a large quotient would otherwise overflow).
   return {if_wanted(a, 0, [&] { return lazy::div(a.cotangent, a.inputs[1], a.loc); }),
           if_wanted(a, 1, [&] {
-            return lazy::neg(lazy::div(lazy::mul(a.cotangent, a.output, a.loc), a.inputs[1], a.loc),
+            return lazy::neg(lazy::mul(a.cotangent, lazy::div(a.output, a.inputs[1], a.loc), a.loc),
                              a.loc);
           })};
 }

@@ -1,0 +1,79 @@
+// Gradients at the edges, each against what PyTorch's autograd gives there: clamp at NaN and at
+// bounds that meet, a quotient's gradient near f32's range, a stepped slice at the highest rank.
+// Found in review; the reference evaluator computes them here, the GPU suite runs them there.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+namespace {
+
+using lazy::Tensor;
+
+std::vector<Tensor> grads_of_clamp_sum(const std::vector<float>& x, const std::vector<float>& lo,
+                                       const std::vector<float>& hi) {
+  const auto n = std::int64_t(x.size());
+  return lazy::grad([](auto t) { return lazy::sum(lazy::clamp(t[0], t[1], t[2])); })(
+      {lazy::from_data(x, {n}), lazy::from_data(lo, {n}), lazy::from_data(hi, {n})});
+}
+
+// PyTorch's clamp_backward_min_max: x takes it where lo <= x <= hi, lo where x < lo < hi, hi
+// where x > hi or hi < lo. A NaN anywhere fails the first two tests, so only hi may take it.
+TEST(GradientEdges, ClampSendsNothingThroughANan) {
+  const std::vector<Tensor> g =
+      grads_of_clamp_sum({NAN, 1, 1, NAN}, {-2, NAN, -2, 3}, {3, 3, NAN, -2});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0, 0}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 0, 0, 0}));
+  // The last: hi < lo, so hi takes it though x is NaN (and so is the result).
+  EXPECT_EQ(g[2].to_vector<float>(), (std::vector<float>{0, 0, 0, 1}));
+  const Tensor x = lazy::from_data(std::vector<float>{NAN, 1}, {2});
+  EXPECT_EQ(lazy::grad([](auto t) { return lazy::sum(lazy::clamp(t[0], -2.0, 3.0)); })({x})[0]
+                .to_vector<float>(),
+            (std::vector<float>{0, 1}));
+}
+
+TEST(GradientEdges, ClampBelowBoundsThatMeetSendsNothing) {
+  // x below lo == hi: none of the three tests holds. x above them: hi's. lo above hi: hi's.
+  const std::vector<Tensor> g = grads_of_clamp_sum({-5, 5, 0}, {1, 1, 2}, {1, 1, -2});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(g[2].to_vector<float>(), (std::vector<float>{0, 1, 1}));
+}
+
+TEST(GradientEdges, ClampValuesAreMinOfMaxWithNanPropagated) {
+  const Tensor x = lazy::from_data(std::vector<float>{NAN, 5, 5, 0, -3}, {5});
+  const Tensor lo = lazy::from_data(std::vector<float>{0, NAN, 0, 2, -2}, {5});
+  const Tensor hi = lazy::from_data(std::vector<float>{1, 1, NAN, -2, 3}, {5});
+  const std::vector<float> v = lazy::clamp(x, lo, hi).to_vector<float>();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(v[i])) << i;
+  EXPECT_EQ(v[3], -2);
+  EXPECT_EQ(v[4], -2);
+}
+
+// d/dy x / y is -g * ((x / y) / y): 1e20 * (1e20 / 1e10) stays finite, g * (x / y) would not.
+TEST(GradientEdges, AQuotientsGradientDividesBeforeTheCotangentMultiplies) {
+  const Tensor w = lazy::from_data(std::vector<float>{1e20f}, {1});
+  const Tensor x = lazy::from_data(std::vector<float>{1e30f}, {1});
+  const Tensor y = lazy::from_data(std::vector<float>{1e10f}, {1});
+  const Tensor g = lazy::grad([&](auto t) { return lazy::sum(w * (x / t[0])); })({y})[0];
+  EXPECT_FLOAT_EQ(g.item<float>(), -1e30f);
+}
+
+// A stepped slice's gradient spaces the cotangent with zeros; at rank 8 that once took a ninth
+// axis (a ShapeError naming unsqueeze).
+TEST(GradientEdges, AStepSliceOfARankEightTensor) {
+  const Tensor x =
+      lazy::from_data(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 1, 1, 1, 1, 2, 4});
+  for (int axis : {7, 6}) {
+    const std::vector<Tensor> g =
+        lazy::grad([axis](auto t) { return lazy::sum(t[0].slice(axis, {}, {}, 2) * 3.0f); })({x});
+    const std::vector<float> want = axis == 7 ? std::vector<float>{3, 0, 3, 0, 3, 0, 3, 0}
+                                              : std::vector<float>{3, 3, 3, 3, 0, 0, 0, 0};
+    EXPECT_EQ(g[0].to_vector<float>(), want) << "axis " << axis;
+    EXPECT_EQ(g[0].shape(), x.shape());
+  }
+}
+
+}  // namespace

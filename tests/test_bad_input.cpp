@@ -235,4 +235,29 @@ TEST(BadInput, AnIntegerPowerTooLargeForInt64IsAValueErrorAboutTheNumber) {
   EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("negative")));
 }
 
+// Found in review: errors that named an op the user never called, and input taken silently.
+TEST(BadInput, ErrorsNameTheCallAndItsValidRange) {
+  const lazy::Tensor rank8 = lazy::zeros({1, 1, 1, 1, 1, 1, 1, 2});
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] {
+                lazy::stack({rank8, rank8});
+              }),
+              HasSubstr("lazy::stack"));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::one_hot(rank8.to(lazy::i64), 3); }),
+              HasSubstr("lazy::one_hot"));
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] {
+                lazy::index_select(lazy::full({}, 1.0f), 0, lazy::zeros({2}, lazy::i64));
+              }),
+              HasSubstr("one element"));
+  EXPECT_THAT(message_of<lazy::AxisError>([&] {
+                lazy::zeros({2, 3}).unsqueeze(5);
+              }),
+              HasSubstr("[-3, 2]"));
+  // A 0-d tensor takes axis 0 or -1 only, as in PyTorch.
+  EXPECT_THROW(lazy::full({}, 5.0f).flatten(3, 7), lazy::AxisError);
+  EXPECT_EQ(lazy::full({}, 5.0f).flatten(-1, 0).shape(), lazy::Shape({1}));
+  // Sizes whose sum would wrap a 64-bit integer do not add up to the axis.
+  const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  EXPECT_THROW(lazy::split(lazy::zeros({2}), {most, most, 4}), lazy::ShapeError);
+}
+
 }  // namespace

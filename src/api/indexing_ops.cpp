@@ -117,6 +117,11 @@ Tensor index_select(const Tensor& x, int axis, const Tensor& index, std::source_
   }
   const int rank = source->shape.rank();
   if (rank == 0) {
+    if (picks->shape.numel() != 1) {
+      api::fail<ShapeError>(loc, "index_select",
+                            "a 0-d x takes an index of one element, got shape ",
+                            picks->shape.to_string());
+    }
     return checked_gather(x, axis, index.reshape({}, loc), GatherCaller::index_select,
                           "index_select", loc);
   }
@@ -141,10 +146,7 @@ Tensor embedding(const Tensor& weight, const Tensor& ids, std::source_location l
   }
   if (picks->shape.rank() == 0)
     return embedding(weight, ids.reshape({1}, loc), loc).reshape({table->shape[1]}, loc);
-  if (picks->shape.rank() + 1 > kMaxRank) {
-    api::fail<ShapeError>(loc, "embedding", "ids of shape ", picks->shape.to_string(),
-                          " give a result of more than ", kMaxRank, " dims");
-  }
+  api::require_room_for_an_axis(picks->shape, "embedding", loc);
   // The table seen as [ids' leading sizes..., num, dim]; each id picks along num.
   const int axis = picks->shape.rank() - 1;
   Shape source = picks->shape;
@@ -167,6 +169,7 @@ Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_locat
     n = max(ids, Axes{}, false, loc).item<std::int64_t>(loc) + 1;  // a host read, as PyTorch's
   }
   if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes (or -1), got ", n);
+  api::require_room_for_an_axis(picks->shape, "one_hot", loc);
   return eq(ids.unsqueeze(-1, loc), arange(0, n, 1, DType::i64, loc), loc).to(dtype, loc);
 }
 
@@ -204,6 +207,10 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size
   std::int64_t total = 0;
   for (const std::int64_t size : sizes) {
     if (size < 0) api::fail<ValueError>(loc, "split", "sizes must be >= 0, got ", size);
+    if (size > shape[axis] - total) {
+      api::fail<ShapeError>(loc, "split", "sizes add up to more than axis ", axis, " of shape ",
+                            shape.to_string(), " has (", shape[axis], ")");
+    }
     total += size;
   }
   if (total != shape[axis]) {

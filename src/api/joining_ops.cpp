@@ -62,6 +62,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int axis, std::source_location 
   api::sync_if_trace_full();
   if (tensors.empty()) api::fail<ValueError>(loc, "stack", "needs at least one tensor");
   const Shape& first = api::node_of(tensors[0], "stack", loc)->shape;
+  api::require_room_for_an_axis(first, "stack", loc);
   axis = api::normalize_axis(axis, first.rank() + 1, "stack", loc);
   std::vector<Tensor> unsqueezed;
   unsqueezed.reserve(tensors.size());

@@ -153,9 +153,17 @@ ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
 
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc) {
   if (axis < -rank || axis >= rank) {
-    fail<AxisError>(loc, op, "axis ", axis, " is out of range for a tensor of rank ", rank);
+    fail<AxisError>(loc, op, "axis ", axis, " is out of range: it must be in [", -rank, ", ",
+                    rank - 1, "]");
   }
   return axis < 0 ? axis + rank : axis;
+}
+
+void require_room_for_an_axis(const Shape& shape, std::string_view op, std::source_location loc) {
+  if (shape.rank() >= kMaxRank) {
+    fail<ShapeError>(loc, op, "a tensor of shape ", shape.to_string(), " has rank ", shape.rank(),
+                     ", and the result would need one more axis (at most ", kMaxRank, ")");
+  }
 }
 
 }  // namespace lazy::api

@@ -112,5 +112,7 @@ ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
 
 // Normalizes a possibly negative axis of a tensor of `rank`, or throws AxisError.
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc);
+// Throws ShapeError naming `op` where a tensor of `shape` cannot take one more axis.
+void require_room_for_an_axis(const Shape& shape, std::string_view op, std::source_location loc);
 
 }  // namespace lazy::api

@@ -180,9 +180,7 @@ Tensor Tensor::squeeze(int axis, std::source_location loc) const {
 Tensor Tensor::unsqueeze(int axis, std::source_location loc) const {
   ir::Node* in = api::node_of(*this, "unsqueeze", loc);
   int rank = in->shape.rank();
-  if (rank == kMaxRank) {
-    api::fail<ShapeError>(loc, "unsqueeze", "a tensor of rank ", rank, " cannot gain an axis");
-  }
+  api::require_room_for_an_axis(in->shape, "unsqueeze", loc);
   axis = api::normalize_axis(axis, rank + 1, "unsqueeze", loc);
   Shape shape;
   for (int i = 0; i < rank; ++i) {
@@ -196,9 +194,10 @@ Tensor Tensor::unsqueeze(int axis, std::source_location loc) const {
 Tensor Tensor::flatten(int start_axis, int end_axis, std::source_location loc) const {
   ir::Node* in = api::node_of(*this, "flatten", loc);
   int rank = in->shape.rank();
+  // A 0-d tensor takes axis 0 or -1 (its one element), as in PyTorch.
+  start_axis = api::normalize_axis(start_axis, std::max(rank, 1), "flatten", loc);
+  end_axis = api::normalize_axis(end_axis, std::max(rank, 1), "flatten", loc);
   if (rank == 0) return reshape(Shape{1}, loc);
-  start_axis = api::normalize_axis(start_axis, rank, "flatten", loc);
-  end_axis = api::normalize_axis(end_axis, rank, "flatten", loc);
   if (start_axis > end_axis) {
     api::fail<AxisError>(loc, "flatten", "start axis ", start_axis, " comes after end axis ",
                          end_axis);

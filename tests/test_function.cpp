@@ -180,6 +180,18 @@ TEST_F(FunctionTest, AFunctionCalledWhileAnotherCapturesRunsInline) {
   EXPECT_EQ(inner.captures(), 0u);
 }
 
+// Found in review: a Function called inside lazy::grad tried to sync its pending inputs, which a
+// differentiated function may not; it runs inline there, as inside another capture.
+TEST_F(FunctionTest, AFunctionCalledInsideGradRunsInline) {
+  lazy::Function square(
+      [](std::span<const Tensor> in) { return std::vector<Tensor>{in[0] * in[0]}; });
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const Tensor g =
+      lazy::grad([&](std::span<const Tensor> in) { return lazy::sum(square({in[0]})[0]); })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(square.captures(), 0u);
+}
+
 TEST_F(FunctionTest, AHostReadOrSyncInsideTheBodyIsARuntimeErrorAtTheCall) {
   const Tensor x = random_tensor({4}, 1);
   const std::vector<std::function<void(const Tensor&)>> reads = {
@@ -191,6 +203,8 @@ TEST_F(FunctionTest, AHostReadOrSyncInsideTheBodyIsARuntimeErrorAtTheCall) {
         Tensor kept = t * 4.0f;
         lazy::sync();
       },
+      [](const Tensor& t) { lazy::eval({t}); },  // nothing pending: refused all the same
+      [](const Tensor&) { lazy::wait(); },
   };
   for (std::size_t k = 0; k < reads.size(); ++k) {
     lazy::Function f([&](std::span<const Tensor> in) {

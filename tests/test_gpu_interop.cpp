@@ -180,6 +180,29 @@ TEST_F(GpuInterop, MemoryGivenOutIsNotWrittenOverUntilTheConsumersReadsAreDone) 
       << "the consumer's copy saw lazyfuse's later write";
 }
 
+// Found in review: the memory data_ptr gives out was written over in place by the next update
+// while the consumer's copy of it was still queued on its own stream.
+TEST_F(GpuInterop, MemoryGivenOutByDataPtrIsNotWrittenOverInPlace) {
+  constexpr std::int64_t kCount = 1 << 20;
+  Tensor warm = lazy_test::random_input(DType::f32, {kCount});
+  lazy::eval({warm * 2.0f});  // compiled now, so that no compile delays the update below
+  Tensor t = lazy_test::random_input(DType::f32, {kCount});
+  const std::vector<float> expected = t.to_vector<float>();
+  const auto address = reinterpret_cast<CUdeviceptr>(t.data_ptr());
+  auto copy = device_->allocate(std::size_t(kCount) * 4);
+  spin_on(CU_STREAM_LEGACY);
+  ASSERT_EQ(
+      driver_->cuMemcpyDtoDAsync(copy->ptr(), address, std::size_t(kCount) * 4, CU_STREAM_LEGACY),
+      CUDA_SUCCESS);
+  const std::int64_t updates = lazy::stats().in_place_updates;
+  t = t * 2.0f;
+  lazy::eval({t});
+  EXPECT_EQ(lazy::stats().in_place_updates, updates);
+  device_->synchronize_all();
+  EXPECT_EQ(read(copy->ptr(), std::size_t(kCount)), expected)
+      << "the consumer's copy saw lazyfuse's later write";
+}
+
 // Found in review: memory taken in 4 bytes past an aligned address (what PyTorch gives out for
 // t[1:]) replayed the plan of an aligned input of the same shape, whose 16-byte loads fault on it.
 TEST_F(GpuInterop, MemoryTakenInOffTheAlignmentOfThePoolIsReadWithLoadsItAllows) {

@@ -270,7 +270,8 @@ std::vector<Tensor> Function::operator()(std::initializer_list<Tensor> inputs,
 
 std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
                                          std::source_location loc) const {
-  if (api::capturing()) return state_->body(inputs);  // part of the outer capture
+  // Part of an outer capture, or of a function being differentiated (a replay has no gradient).
+  if (api::syncs_refused()) return state_->body(inputs);
   bool pending = false;
   for (const Tensor& input : inputs) pending |= !api::node_of(input, "Function", loc)->data;
   if (pending) sync();

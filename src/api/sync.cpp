@@ -37,6 +37,9 @@ void sync_trace(ir::Trace& trace, std::shared_ptr<const runtime::Plan>* plan_run
 }  // namespace api
 
 void sync() {
+  // Refused inside a captured or differentiated function even with nothing pending, so that a
+  // body is refused whatever it recorded before.
+  api::refuse_while_capturing("sync (lazy::sync or lazy::eval)");
   api::sync_trace(ir::Trace::current());
 }
 

@@ -114,6 +114,9 @@ void* Tensor::data_ptr(std::source_location loc) const {
   runtime::Device* device = runtime::Device::get();
   if (device == nullptr) return const_cast<std::byte*>(runtime::host_bytes(storage)) + offset;
   const CUdeviceptr address = runtime::device_address(storage, *device);
+  // The consumer reads it on its own streams, which lazyfuse cannot see: no write over it in
+  // place, and its reuse waits for them (lazy/interop.h).
+  device->given_out(storage.device_owner);
   // On the caller's stream the sync ordered itself already; any other stream must find it done.
   if (!device->make_caller_wait()) device->synchronize();
   return reinterpret_cast<void*>(address + offset);

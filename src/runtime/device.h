@@ -108,8 +108,8 @@ class DeviceBuffer {
   mutable std::mutex written_mutex_;
   mutable CUevent written_ = nullptr;
   mutable bool written_is_current_ = false;
-  // Memory given out (to_dlpack) whose consumer let go while lazyfuse still held it: its reuse
-  // or a write over it waits for the consumer's streams first.
+  // Memory given out (data_ptr, or to_dlpack whose consumer let go while lazyfuse still held it):
+  // its reuse waits for the consumer's streams first, and nothing writes over it in place.
   mutable std::atomic<bool> read_elsewhere_{false};
 };
 
@@ -200,6 +200,9 @@ class Device {
   // A consumer of `owner`'s memory given out let go of it: its free now (`last_reference`), else
   // its reuse or a write over it later, waits for the consumer.
   void released_by_consumer(const std::shared_ptr<void>& owner, bool last_reference);
+  // `owner`'s memory was given out (data_ptr) to code that may read it on its own streams while
+  // lazyfuse holds it: no write over it in place, and its reuse waits for the consumer.
+  void given_out(const std::shared_ptr<void>& owner);
   // Work queued on this thread's stream is about to write over `owner`'s memory in place: the
   // next read on another stream waits for it.
   void rewritten(const std::shared_ptr<void>& owner);

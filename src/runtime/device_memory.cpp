@@ -42,11 +42,13 @@ std::shared_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
 
 std::shared_ptr<DeviceBuffer> Device::adopt(CUdeviceptr ptr, std::size_t bytes,
                                             std::function<void()> give_back) {
+  // Ordered after the producer first: if that throws, the memory is still the caller's, and
+  // its give_back must not run (the caller's own cleanup gives it back once).
+  wait_for_producer();
   auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(this, bytes, current_stream()));
   buffer->ptr_ = ptr;
   buffer->give_back_ = std::move(give_back);
   if (!buffer->give_back_) buffer->give_back_ = [] {};
-  wait_for_producer();
   return buffer;
 }
 

@@ -130,7 +130,11 @@ void Device::wait_for_consumers(const DeviceBuffer* buffer) {
 void Device::released_by_consumer(const std::shared_ptr<void>& owner, bool last_reference) {
   if (last_reference) return order_free_after_caller(owner);
   // Another holder may drop the last reference on any thread: the buffer orders its own reuse.
-  static_cast<const DeviceBuffer*>(owner.get())->read_elsewhere_ = true;
+  given_out(owner);
+}
+
+void Device::given_out(const std::shared_ptr<void>& owner) {
+  if (owner != nullptr) static_cast<const DeviceBuffer*>(owner.get())->read_elsewhere_ = true;
 }
 
 void Device::rewritten(const std::shared_ptr<void>& owner) {

@@ -122,6 +122,18 @@ TEST_F(GpuReductions, LongAndShortRows) {
       "1000003", 1e-4);
 }
 
+// Found in review: a full bf16 sum in chunks rounded the chunks' total, the rest and their sum
+// (2129920 here); rounded once, as PyTorch's, it is 2113536.
+TEST_F(GpuReductions, AChunkedHalfSumRoundsOnce) {
+  for (lazy::DType dtype : {lazy::bf16, lazy::f16}) {
+    const lazy::Tensor x = lazy::ones({129 * 16384 + 8191}, dtype);
+    lazy::eval({x});
+    const float once = lazy::sum(x.to(lazy::f32)).to(dtype).item<float>();
+    EXPECT_EQ(lazy::sum(x).item<float>(), once) << lazy::dtype_name(dtype);
+  }
+  EXPECT_EQ(lazy::sum(lazy::ones({129 * 16384 + 8191}, lazy::bf16)).item<float>(), 2113536.0f);
+}
+
 TEST_F(GpuReductions, SameInputGivesBitwiseEqualResults) {
   Tensor x = random_input(DType::f32, {1 << 22});
   std::vector<float> first = lazy::sum(x).to_vector<float>();

@@ -283,6 +283,16 @@ TEST_F(SplitReductions, ChunkedSumWithARestKeepsItsValue) {
   EXPECT_EQ(after, before);
 }
 
+// Found in review: the chunks' total and the rest were each rounded to bf16, then their sum: 129
+// chunks of ones (2113536, exact) and 8191 more (8192 in bf16) tied at 2121728 and rounded up to
+// 2129920, where the sum rounded once is 2113536.
+TEST_F(SplitReductions, ChunkedBf16SumRoundsOnce) {
+  Tensor y = lazy::sum(lazy::ones({129 * 16384 + 8191}, lazy::bf16));
+  const auto [before, after] = both_values(y);
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(after, (std::vector<double>{2113536}));
+}
+
 TEST_F(SplitReductions, ArgmaxInRunsFindsTheFirstOfEqualMaximaAndNaN) {
   std::vector<float> data(2 * 70000, 0.0f);
   data[50000] = 5.0f;

@@ -38,15 +38,17 @@ Node* in_chunks(GraphBuilder& b, Op op, Node* x, const Shape& result_shape, DTyp
   Node* const flat = b.reshape(x, Shape{n});
   Node* const chunks =
       b.reshape(b.slice(flat, 0, 0, whole), Shape{whole / kTwoStageChunk, kTwoStageChunk});
-  Node* const partial = reduce_in_stages(b, op, chunks, axis_bit(1), false,
-                                         partial_dtype(op, compute_dtype), compute_dtype);
-  Node* total = reduce_in_stages(b, op, partial, axis_bit(0), false, dtype, compute_dtype);
+  // Every stage keeps the partials' dtype, rounded to the result's once, after the last.
+  const DType partials = partial_dtype(op, compute_dtype);
+  Node* const partial =
+      reduce_in_stages(b, op, chunks, axis_bit(1), false, partials, compute_dtype);
+  Node* total = reduce_in_stages(b, op, partial, axis_bit(0), false, partials, compute_dtype);
   if (whole < n) {
     Node* const rest = reduce_in_stages(b, op, b.slice(flat, 0, whole, n), axis_bit(0), false,
-                                        dtype, compute_dtype);
+                                        partials, compute_dtype);
     total = combine(b, op, total, rest);
   }
-  return b.reshape(total, result_shape);
+  return b.reshape(b.cast(total, dtype), result_shape);
 }
 
 // Few long rows (a sum over the last axis of [64, 2^20], say): each row folds in chunks first,

@@ -1,8 +1,8 @@
 // A CUDA driver that does nothing, for profiling lazyfuse's host side (record, sync, replay) with
-// callgrind on a machine without a GPU. Every call succeeds: memory comes from malloc, copies and
-// memsets are memcpy and memset, launches and events do nothing, so results are garbage. Put its
-// directory first on LD_LIBRARY_PATH; never ship it. See docs/architecture.md, "Cost of
-// recording".
+// callgrind on a machine without a GPU, and for tests of failure paths. Calls succeed (but one
+// that can be told to fail, below): memory comes from malloc, copies and memsets are memcpy and
+// memset, launches and events do nothing, so results are garbage. Put its directory first on
+// LD_LIBRARY_PATH; never ship it. See docs/architecture.md, "Cost of recording".
 #include <cuda.h>
 #include <cstdlib>
 #include <cstring>
@@ -99,8 +99,10 @@ CUresult cuStreamCreate(CUstream* s, unsigned) {
 CUresult cuStreamSynchronize(CUstream) {
   return CUDA_SUCCESS;
 }
+// LAZY_STUB_FAIL_STREAM_WAIT set: fails, as a lost context would (tests of failure paths).
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) {
-  return CUDA_SUCCESS;
+  return std::getenv("LAZY_STUB_FAIL_STREAM_WAIT") != nullptr ? CUDA_ERROR_LAUNCH_FAILED
+                                                              : CUDA_SUCCESS;
 }
 static int pool_dummy;
 CUresult cuMemPoolCreate(CUmemoryPool* p, const CUmemPoolProps*) {

@@ -151,22 +151,26 @@ TEST(CompositeGradients, TheStdOfEqualElementsTakesNoGradient) {
 // n flips the gradient's sign and n itself gives inf * (x - mean); over all elements with none
 // left, inf off the mean and NaN on it.
 TEST(CompositeGradients, VarianceWithoutDegreesOfFreedomAsPyTorch) {
-  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  // A mean of 3 that every order of operations computes exactly (a fused kernel contracts
+  // x - sum * (1 / n) into one fma, so a mean like 6 / 3 would be off by an ulp).
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3, 6}, {4});
   const auto grad_of = [&](const lazy_test::Fn& variance) {
     return lazy::grad(variance)({x})[0].to_vector<float>();
   };
-  EXPECT_EQ(grad_of([](auto t) { return lazy::var(t[0], 0, 4.0); }),
-            (std::vector<float>{2, 0, -2}));
-  const std::vector<float> over_axis = grad_of([](auto t) { return lazy::var(t[0], 0, 3.0); });
+  EXPECT_EQ(grad_of([](auto t) { return lazy::var(t[0], 0, 5.0); }),
+            (std::vector<float>{4, 2, 0, -6}));
+  const std::vector<float> over_axis = grad_of([](auto t) { return lazy::var(t[0], 0, 4.0); });
   EXPECT_EQ(over_axis[0], -INFINITY);
-  EXPECT_TRUE(std::isnan(over_axis[1]));
-  EXPECT_EQ(over_axis[2], INFINITY);
-  const std::vector<float> over_all = grad_of([](auto t) { return lazy::var(t[0], {}, 5.0); });
+  EXPECT_EQ(over_axis[1], -INFINITY);
+  EXPECT_TRUE(std::isnan(over_axis[2]));
+  EXPECT_EQ(over_axis[3], INFINITY);
+  const std::vector<float> over_all = grad_of([](auto t) { return lazy::var(t[0], {}, 6.0); });
   EXPECT_EQ(over_all[0], INFINITY);
-  EXPECT_TRUE(std::isnan(over_all[1]));
-  EXPECT_EQ(over_all[2], INFINITY);
+  EXPECT_EQ(over_all[1], INFINITY);
+  EXPECT_TRUE(std::isnan(over_all[2]));
+  EXPECT_EQ(over_all[3], INFINITY);
   // std = sqrt(inf): its gradient 0 reaches the variance's rule, 0 * inf and 0 * NaN.
-  for (float g : grad_of([](auto t) { return lazy::std(t[0], {}, 3.0); }))
+  for (float g : grad_of([](auto t) { return lazy::std(t[0], {}, 4.0); }))
     EXPECT_TRUE(std::isnan(g));
 }
 

@@ -179,7 +179,9 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
   // max(0, n - correction), as PyTorch: fewer elements than the correction gives inf or NaN.
   const double divisor = std::max(0.0, n - correction);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    Tensor centered = sub(v, mean(v, axes, true, loc), loc);
+    // The mean as a quotient, not the sum times 1 / n: a kernel may contract x - sum * (1 / n)
+    // into one fma, whose exact product leaves a row of equal elements a variance above 0.
+    Tensor centered = sub(v, div(sum(v, axes, true, loc), n, loc), loc);
     Tensor result = div(sum(mul(centered, centered, loc), axes, true, loc), divisor, loc);
     api::mark_composite(result, {api::CompositeKind::variance, v, {}, axes, n - correction});
     return keepdim ? result

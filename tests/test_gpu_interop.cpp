@@ -70,6 +70,17 @@ class GpuInterop : public lazy_test::GpuTest {
   }
   void spin_on_caller() { spin_on(caller_); }
 
+  // A consumer's copy of `count` floats at `address`, queued on the legacy default stream behind
+  // a spin: it reads them well after lazyfuse's next work was queued.
+  std::shared_ptr<lazy::runtime::DeviceBuffer> slow_consumer_copy(CUdeviceptr address,
+                                                                  std::size_t count) {
+    auto copy = device_->allocate(count * 4);
+    spin_on(CU_STREAM_LEGACY);
+    EXPECT_EQ(driver_->cuMemcpyDtoDAsync(copy->ptr(), address, count * 4, CU_STREAM_LEGACY),
+              CUDA_SUCCESS);
+    return copy;
+  }
+
   std::vector<float> read(CUdeviceptr address, std::size_t count) {
     std::vector<float> values(count);
     device_->synchronize();
@@ -165,13 +176,9 @@ TEST_F(GpuInterop, MemoryGivenOutIsNotWrittenOverUntilTheConsumersReadsAreDone) 
   Tensor t = lazy_test::random_input(DType::f32, {kCount});
   const std::vector<float> expected = t.to_vector<float>();
   DLManagedTensor* out = lazy::to_dlpack(t);
-  auto copy = device_->allocate(std::size_t(kCount) * 4);
-  spin_on(CU_STREAM_LEGACY);
-  const auto address =
-      reinterpret_cast<CUdeviceptr>(out->dl_tensor.data) + out->dl_tensor.byte_offset;
-  ASSERT_EQ(
-      driver_->cuMemcpyDtoDAsync(copy->ptr(), address, std::size_t(kCount) * 4, CU_STREAM_LEGACY),
-      CUDA_SUCCESS);
+  const auto copy = slow_consumer_copy(
+      reinterpret_cast<CUdeviceptr>(out->dl_tensor.data) + out->dl_tensor.byte_offset,
+      std::size_t(kCount));
   out->deleter(out);  // the consumer lets go; its copy is still queued
   t = t * 2.0f;
   lazy::eval({t});
@@ -188,12 +195,8 @@ TEST_F(GpuInterop, MemoryGivenOutByDataPtrIsNotWrittenOverInPlace) {
   lazy::eval({warm * 2.0f});  // compiled now, so that no compile delays the update below
   Tensor t = lazy_test::random_input(DType::f32, {kCount});
   const std::vector<float> expected = t.to_vector<float>();
-  const auto address = reinterpret_cast<CUdeviceptr>(t.data_ptr());
-  auto copy = device_->allocate(std::size_t(kCount) * 4);
-  spin_on(CU_STREAM_LEGACY);
-  ASSERT_EQ(
-      driver_->cuMemcpyDtoDAsync(copy->ptr(), address, std::size_t(kCount) * 4, CU_STREAM_LEGACY),
-      CUDA_SUCCESS);
+  const auto copy =
+      slow_consumer_copy(reinterpret_cast<CUdeviceptr>(t.data_ptr()), std::size_t(kCount));
   const std::int64_t updates = lazy::stats().in_place_updates;
   t = t * 2.0f;
   lazy::eval({t});

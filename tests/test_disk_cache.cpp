@@ -303,6 +303,44 @@ TEST_F(DiskCache, EvictionKeepsTheDirectoryUnderItsBound) {
   EXPECT_FALSE(cache.load({1, 7}, "source 1", {13, 0}, 90).has_value());  // the oldest went
 }
 
+// Found in review: a root shared with other files (LAZY_CACHE_DIR=$HOME) lost every file named
+// like an entry to eviction and clearing, wherever it was.
+TEST_F(DiskCache, ClearingAndEvictionTouchOnlyEntries) {
+  TempDir dir;
+  lazy::jit::DiskCacheConfig config;
+  config.root = dir.path();
+  config.max_bytes = 8 << 10;
+  const fs::path foreign = dir.path() / "projects" / "pricing.algo";
+  const fs::path lookalike = dir.path() / "v1" / "notes.lzk";  // in the tree, not an entry
+  for (const fs::path& file : {foreign, lookalike}) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << std::string(64 << 10, 'u');
+  }
+  lazy::jit::DiskCache cache(config);
+  ASSERT_TRUE(cache.usable());
+  for (std::uint64_t i = 1; i <= 8; ++i)
+    cache.store({i, i}, "source " + std::to_string(i), std::vector<char>(4096, 'x'), {13, 0}, 90);
+  EXPECT_EQ(cache.entries().size(), 1u);  // the bound evicted the others, not the user's files
+  EXPECT_EQ(cache.clear(), 1u);
+  EXPECT_TRUE(fs::exists(foreign));
+  EXPECT_TRUE(fs::exists(lookalike));
+}
+
+// Found in review: a FIFO where an entry would be blocked the program in its open.
+TEST_F(DiskCache, AFifoAtAnEntrysPathIsIgnoredWithoutOpeningIt) {
+  TempDir dir;
+  lazy::jit::DiskCacheConfig config;
+  config.root = dir.path();
+  lazy::jit::DiskCache cache(config);
+  cache.store({3, 4}, "the source", std::vector<char>(100, 'c'), {13, 0}, 90);
+  const std::vector<fs::path> stored = entries_in(dir.path());
+  ASSERT_EQ(stored.size(), 1u);
+  fs::remove(stored[0]);
+  ASSERT_EQ(::mkfifo(stored[0].c_str(), 0600), 0);
+  EXPECT_FALSE(cache.load({3, 4}, "the source", {13, 0}, 90).has_value());
+  EXPECT_TRUE(cache.entries().empty());
+}
+
 TEST_F(DiskCache, LoadComparesTheSource) {
   TempDir dir;
   lazy::jit::DiskCacheConfig config;

@@ -140,6 +140,19 @@ CacheEntryParts parse_cache_entry(std::string_view bytes, const ir::Hash128& key
   return parts;
 }
 
+bool is_cache_entry_file(const fs::path& path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
+  // Non-blocking and no link: a FIFO or a link swapped in after the check cannot hang this.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[sizeof kMagic];
+  const bool matches = ::read(fd, magic, sizeof magic) == ssize_t(sizeof magic) &&
+                       std::memcmp(magic, kMagic, sizeof kMagic) == 0;
+  ::close(fd);
+  return matches;
+}
+
 std::optional<ir::Hash128> cache_entry_key(std::string_view bytes) {
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return std::nullopt;

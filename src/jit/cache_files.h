@@ -57,4 +57,8 @@ CacheEntryParts parse_cache_entry(std::string_view bytes, const ir::Hash128& key
 // `bytes` has no header.
 std::optional<ir::Hash128> cache_entry_key(std::string_view bytes);
 
+// Whether `path` is a regular file (not a link) that starts with an entry's magic: what
+// eviction and clearing may delete, where a cache directory shared with other files holds them.
+bool is_cache_entry_file(const std::filesystem::path& path);
+
 }  // namespace lazy::jit

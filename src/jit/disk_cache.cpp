@@ -29,6 +29,17 @@ fs::path source_beside(fs::path entry) {
   return entry.replace_extension(kSourceExtension);
 }
 
+// `file`, an entry, with its size (its source's too) and when it was last used.
+void add_entry(const fs::directory_entry& file, std::vector<DiskCacheEntry>& out) {
+  std::error_code info_error;
+  std::uint64_t bytes = file.file_size(info_error);
+  const auto time = file.last_write_time(info_error);
+  std::error_code no_source;
+  const std::uint64_t source_bytes = fs::file_size(source_beside(file.path()), no_source);
+  if (!no_source) bytes += source_bytes;
+  if (!info_error) out.push_back({file.path(), bytes, time});
+}
+
 void remove_entry(const fs::path& entry, std::error_code& error) {
   fs::remove(entry, error);
   std::error_code ignored;
@@ -103,8 +114,8 @@ std::optional<std::vector<char>> DiskCache::load(const ir::Hash128& key, std::st
                                                  NvrtcVersion version, int arch) {
   if (!usable_) return std::nullopt;
   const fs::path path = entry_path(key, version, arch);
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
+  std::error_code missing;
+  if (!fs::exists(fs::symlink_status(path, missing))) {
     counters_.misses++;
     return std::nullopt;
   }
@@ -123,6 +134,12 @@ std::optional<std::vector<char>> DiskCache::load(const ir::Hash128& key, std::st
       ir::debug_print("lazyfuse: cache entry " + path.string() +
                       " is not owned by this user or is writable by others; ignored");
     }
+    return std::nullopt;
+  }
+  // Opened only once known to be a regular file: a FIFO at the path would block the open.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    counters_.misses++;
     return std::nullopt;
   }
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -179,20 +196,27 @@ std::vector<DiskCacheEntry> DiskCache::entries() const {
   std::vector<DiskCacheEntry> out;
   std::error_code error;
   if (config_.root.empty() || !fs::is_directory(config_.root, error)) return out;
-  for (fs::recursive_directory_iterator it(config_.root, error), end; !error && it != end;
+  // Only the format directories (v<N>) hold entries, and only files with an entry's magic are
+  // ones: a root shared with other files (LAZY_CACHE_DIR=$HOME) loses none of them.
+  std::vector<fs::path> formats;
+  for (fs::directory_iterator it(config_.root, error), end; !error && it != end;
        it.increment(error)) {
-    const fs::path extension = it->path().extension();
-    if (!it->is_regular_file(error) ||
-        (extension != kKernelEntryExtension && extension != kAlgorithmEntryExtension)) {
-      continue;
+    const std::string name = it->path().filename().string();
+    const bool format_name = name.size() > 1 && name[0] == 'v' &&
+                             name.find_first_not_of("0123456789", 1) == std::string::npos;
+    if (format_name && it->is_directory(error) && !it->is_symlink(error))
+      formats.push_back(it->path());
+  }
+  for (const fs::path& format : formats) {
+    for (fs::recursive_directory_iterator it(format, error), end; !error && it != end;
+         it.increment(error)) {
+      const fs::path extension = it->path().extension();
+      if ((extension != kKernelEntryExtension && extension != kAlgorithmEntryExtension) ||
+          !is_cache_entry_file(it->path())) {
+        continue;
+      }
+      add_entry(*it, out);
     }
-    std::error_code info_error;
-    std::uint64_t bytes = it->file_size(info_error);
-    auto time = it->last_write_time(info_error);
-    std::error_code no_source;
-    std::uint64_t source_bytes = fs::file_size(source_beside(it->path()), no_source);
-    if (!no_source) bytes += source_bytes;
-    if (!info_error) out.push_back({it->path(), bytes, time});
   }
   return out;
 }

@@ -54,12 +54,15 @@ std::optional<cublasLtMatmulAlgo_t> read_entry(const ir::Hash128& key, std::stri
   const std::optional<fs::path> root = usable_root();
   if (!root) return std::nullopt;
   const fs::path path = matmul_algorithm_path(*root, key, scope);
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return std::nullopt;
+  std::error_code missing;
+  if (!fs::exists(fs::symlink_status(path, missing))) return std::nullopt;
   if (!jit::owned_privately(path, false)) {
     debug_note(path, "is not owned by this user or is writable by others; ignored");
     return std::nullopt;
   }
+  // Opened only once known to be a regular file: a FIFO at the path would block the open.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::nullopt;
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const jit::CacheEntryParts entry = jit::parse_cache_entry(bytes, key);
   const char* rejected = entry.rejected;

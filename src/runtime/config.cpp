@@ -17,8 +17,9 @@ std::atomic<int> fast_math_setting{kUnread};
 bool read_setting(std::atomic<int>& setting, ir::Setting variable) {
   int value = setting.load();
   if (value == kUnread) {
-    value = int(ir::on_off_setting(variable));
-    setting = value;
+    // Only over the unread mark: a set_* call racing this first read keeps its value.
+    const int from_environment = int(ir::on_off_setting(variable));
+    if (setting.compare_exchange_strong(value, from_environment)) value = from_environment;
   }
   return value == 1;
 }

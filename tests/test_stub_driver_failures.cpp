@@ -12,11 +12,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs `program` with the stub driver first on the loader's path and `environment` set; its
-// output.
-std::string run_under_stub(const char* program, const std::string& environment) {
-  const std::string command = "LD_LIBRARY_PATH='" + std::string(LAZY_STUB_DRIVER_DIR) + "' " +
-                              environment + " " + lazy_test::helper_program(program) + " 2>&1";
+// Runs stub_driver_program in `mode` with the stub driver first on the loader's path and
+// `environment` set; its output.
+std::string run_under_stub(const std::string& mode, const std::string& environment) {
+  const std::string command =
+      "LD_LIBRARY_PATH='" + std::string(LAZY_STUB_DRIVER_DIR) + "' " + environment + " " +
+      lazy_test::helper_program(LAZY_STUB_DRIVER_PROGRAM) + " " + mode + " 2>&1";
   std::string output;
   if (std::FILE* pipe = ::popen(command.c_str(), "r")) {
     char buffer[4096];
@@ -27,15 +28,28 @@ std::string run_under_stub(const char* program, const std::string& environment) 
   return output;
 }
 
+bool stub_built() {
+  return fs::exists(fs::path(LAZY_STUB_DRIVER_DIR) / "libcuda.so.1");
+}
+constexpr const char* kNoStub = "the stub CUDA driver was not built (ninja lazyfuse-stub-driver)";
+
 // Found in review: a producer wait that failed destroyed the adopted buffer, whose give-back ran
 // the caller's deleter; from_dlpack's cleanup then ran it again (a double free).
 TEST(StubDriverFailures, AnImportWhoseProducerWaitFailsLeavesTheMemoryToTheCaller) {
-  if (!fs::exists(fs::path(LAZY_STUB_DRIVER_DIR) / "libcuda.so.1"))
-    GTEST_SKIP() << "the stub CUDA driver was not built (ninja lazyfuse-stub-driver)";
-  const std::string output =
-      run_under_stub(LAZY_ADOPT_AFTER_FAILURE, "LAZY_STUB_FAIL_STREAM_WAIT=1");
+  if (!stub_built()) GTEST_SKIP() << kNoStub;
+  const std::string output = run_under_stub("imports", "LAZY_STUB_FAIL_STREAM_WAIT=1");
   EXPECT_NE(output.find("gpu=1 dlpack_deletes=1 blob_deletes=0"), std::string::npos) << output;
   EXPECT_EQ(output.find("did not throw"), std::string::npos) << output;
+}
+
+// Found in review: a memory limit under 256 bytes refused the device's warm-up allocation, which
+// threw out of its constructor with the thread's stream pointing at it: a crash at exit.
+TEST(StubDriverFailures, ATinyMemoryLimitRefusesTheFirstSyncAndTheProgramEndsWell) {
+  if (!stub_built()) GTEST_SKIP() << kNoStub;
+  const std::string output = run_under_stub("computes", "LAZY_MEMORY_LIMIT=200");
+  EXPECT_NE(output.find("refused: "), std::string::npos) << output;
+  EXPECT_NE(output.find("memory limit"), std::string::npos) << output;
+  EXPECT_NE(output.find("gpu=1"), std::string::npos) << output;
 }
 
 }  // namespace

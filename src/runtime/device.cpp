@@ -178,10 +178,16 @@ Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal
   cuuint64_t threshold = kPoolReleaseThreshold;
   check_cuda(driver_.cuMemPoolSetAttribute(pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
              "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
-  limit_ = ir::integer_setting(ir::Setting::memory_limit);
   // The pool's first allocation sets the driver's allocator up (about 7 ms on an H100): part of
-  // initialising the device, not of the program's first sync.
-  allocate(1).reset();  // also gives this thread its stream
+  // initialising the device, not of the program's first sync. It gives this thread its stream,
+  // which holds the device, so it must not throw: a GPU already full reports at the program's
+  // first allocation, and LAZY_MEMORY_LIMIT applies after it (a limit under 256 bytes refused
+  // this one and left the stream pointing at a device never made).
+  try {
+    allocate(1).reset();
+  } catch (const OutOfDeviceMemory&) {
+  }
+  limit_ = ir::integer_setting(ir::Setting::memory_limit);
 }
 
 Device::~Device() = default;

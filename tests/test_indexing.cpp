@@ -314,6 +314,7 @@ TEST(OneHot, WithMinusOneCountsMaxPlusOneClassesAsPyTorch) {
   EXPECT_EQ(got.shape(), Shape({2, 3}));
   EXPECT_EQ(got.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 1, 0, 0}));
   EXPECT_THROW(lazy::one_hot(lazy::zeros({0}, DType::i64), -1), lazy::ValueError);
+  EXPECT_THROW(lazy::one_hot(lazy::zeros({0}, DType::i64), 0), lazy::ValueError);  // as PyTorch
   EXPECT_THROW(lazy::one_hot(lazy::zeros({2}, DType::i64), -2), lazy::ValueError);
 }
 

@@ -62,6 +62,12 @@ TEST(TopK, EqualValuesComeInOrderOfPositionAndNaNRanksAboveNumbers) {
   // k = 0, and a 0-d tensor as one element.
   EXPECT_EQ(lazy::topk(x, 0).values.shape(), Shape({0}));
   EXPECT_EQ(lazy::topk(lazy::full({}, 2.5f), 1).values.item<float>(), 2.5f);
+  // PyTorch's k = 0 of a 0-d tensor is still the tensor and index 0 (a review found [0]).
+  const lazy::ValuesAndIndices none_of_one = lazy::topk(lazy::full({}, 2.5f), 0);
+  EXPECT_EQ(none_of_one.values.shape(), Shape({}));
+  EXPECT_EQ(none_of_one.values.item<float>(), 2.5f);
+  EXPECT_EQ(none_of_one.indices.item<std::int64_t>(), 0);
+  EXPECT_THROW(lazy::topk(lazy::full({}, 2.5f), 2), lazy::ValueError);
 }
 
 TEST(TopK, BadInputIsRefusedAtTheCall) {
@@ -81,8 +87,7 @@ TEST(TopKKernels, TheProducingWorkRunsInsideTheTopKKernelWithBothOutputs) {
   EXPECT_NE(g.kernels[0].source.find("lz_div"), std::string::npos) << g.kernels[0].source;
   EXPECT_EQ(g.partition.regions[0].roots.size(), 2u);
   const std::string described = g.partition.describe();
-  EXPECT_NE(described.find("selects the 5 largest of rows of 300"), std::string::npos)
-      << described;
+  EXPECT_NE(described.find("selects the 5 largest of rows of 300"), std::string::npos) << described;
   lazy::sync();
   std::vector<float> xs = logits.to_vector<float>();
   std::vector<std::int64_t> at = best.indices.to_vector<std::int64_t>();

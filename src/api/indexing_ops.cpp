@@ -169,6 +169,9 @@ Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_locat
     n = max(ids, Axes{}, false, loc).item<std::int64_t>(loc) + 1;  // a host read, as PyTorch's
   }
   if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes (or -1), got ", n);
+  if (n == 0 && picks->shape.numel() == 0) {
+    api::fail<ValueError>(loc, "one_hot", "cannot count the classes of empty ids; pass n > 0");
+  }
   api::require_room_for_an_axis(picks->shape, "one_hot", loc);
   return eq(ids.unsqueeze(-1, loc), arange(0, n, 1, DType::i64, loc), loc).to(dtype, loc);
 }

@@ -21,8 +21,9 @@ ValuesAndIndices best_along(const Tensor& x, std::optional<std::int64_t> k, int 
   const int rank = input->shape.rank();
   if (rank == 0) {
     api::normalize_axis(axis, 1, op, loc);
-    ValuesAndIndices one = best_along(x.reshape({1}, loc), k, 0, largest, op, loc);
-    if (k == 0) return one;  // nothing picked: [0], as PyTorch
+    // PyTorch's top-k of a 0-d tensor is the tensor itself and index 0 for k 0 too.
+    const std::optional<std::int64_t> picked = k == 0 ? std::optional<std::int64_t>(1) : k;
+    ValuesAndIndices one = best_along(x.reshape({1}, loc), picked, 0, largest, op, loc);
     return {one.values.reshape({}, loc), one.indices.reshape({}, loc)};
   }
   axis = api::normalize_axis(axis, rank, op, loc);

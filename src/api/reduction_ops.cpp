@@ -29,7 +29,7 @@ ReducedShape reduced_shape(const Shape& in, const Axes& axes, bool keepdim, std:
   if (in.rank() == 0) {
     // A 0-d tensor's one element is named by axis 0 or -1, as in PyTorch (once).
     for (int axis : axes.list())
-      if (axis != 0 && axis != -1) api::normalize_axis(axis, 0, name, loc);
+      if (axis != 0 && axis != -1) api::normalize_axis(axis, 1, name, loc);
     if (axes.list().size() > 1) api::fail<AxisError>(loc, name, "axis 0 is named twice");
     return out;
   }

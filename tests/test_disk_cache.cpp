@@ -326,6 +326,18 @@ TEST_F(DiskCache, ClearingAndEvictionTouchOnlyEntries) {
   EXPECT_TRUE(fs::exists(lookalike));
 }
 
+// Found in review: a bound of 0 wrote each entry and deleted it at once.
+TEST_F(DiskCache, ABoundOfZeroWritesNothing) {
+  TempDir dir;
+  lazy::jit::DiskCacheConfig config;
+  config.root = dir.path();
+  config.max_bytes = 0;
+  lazy::jit::DiskCache cache(config);
+  cache.store({5, 6}, "the source", std::vector<char>(100, 'c'), {13, 0}, 90);
+  EXPECT_EQ(cache.counters().writes.load(), 0);
+  EXPECT_TRUE(entries_in(dir.path()).empty());
+}
+
 // Found in review: a FIFO where an entry would be blocked the program in its open.
 TEST_F(DiskCache, AFifoAtAnEntrysPathIsIgnoredWithoutOpeningIt) {
   TempDir dir;

@@ -112,7 +112,8 @@ constexpr SettingSpec kSettings[] = {
      .default_value = 4096,
      .min = 1,
      .max = kNoUpperBound,
-     .effect = "compiled kernels kept in memory, least recently used first out"},
+     .effect = "compiled kernels kept in host memory, least recently used first out (a kernel "
+               "loaded on the GPU stays loaded until the process ends)"},
     {.setting = Setting::sync_launches,
      .name = "LAZY_SYNC_LAUNCHES",
      .kind = SettingKind::on_off,
@@ -175,7 +176,7 @@ constexpr SettingSpec kSettings[] = {
      .min = 0,
      .max = kMaxCacheMegabytes,
      .effect = "the bound of the cache on disk in MB (2^20 bytes); least recently used entries go "
-               "first, a load refreshes an entry"},
+               "first, a load refreshes an entry; 0 writes nothing"},
     {.setting = Setting::cache_save_source,
      .name = "LAZY_CACHE_SAVE_SOURCE",
      .kind = SettingKind::on_off,

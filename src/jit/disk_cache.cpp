@@ -154,7 +154,7 @@ std::optional<std::vector<char>> DiskCache::load(const ir::Hash128& key, std::st
 
 void DiskCache::store(const ir::Hash128& key, std::string_view source,
                       const std::vector<char>& cubin, NvrtcVersion version, int arch) {
-  if (!usable_) return;
+  if (!usable_ || config_.max_bytes == 0) return;  // a bound of 0 keeps nothing
   const fs::path path = entry_path(key, version, arch);
   if (!make_private_directories(path.parent_path())) {
     disable(std::string("cannot hold a new directory: ") + std::strerror(errno));

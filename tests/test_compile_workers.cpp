@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "jit/compile_workers.h"
@@ -74,6 +78,33 @@ TEST_F(CompileWorkers, WorkersThatStopAnsweringLeaveRequestsNotOk) {
     if (result.log.find("stopped answering") != std::string::npos) ++stopped;
   }
   EXPECT_EQ(stopped, 2);  // one per worker; the other requests were never sent
+  EXPECT_EQ(pool.running(), 0u);
+}
+
+// Found in review: a worker alive but stuck (here a script that sleeps) held the program forever;
+// past LAZY_NVRTC_WORKER_TIMEOUT it is stopped and its request comes back not ok.
+TEST_F(CompileWorkers, AWorkerThatHangsIsStoppedAfterItsTimeout) {
+  const std::string script = testing::TempDir() + "/lazyfuse-hung-worker.sh";
+  {
+    std::FILE* file = std::fopen(script.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fputs("#!/bin/sh\nexec sleep 1000\n", file);
+    std::fclose(file);
+  }
+  ASSERT_EQ(::chmod(script.c_str(), 0700), 0);
+  ::setenv("LAZY_NVRTC_WORKER_TIMEOUT", "1", 1);
+  lazy::jit::WorkerPool pool(script);
+  pool.start(1);
+  const std::vector<CompileRequest> requests = {{"k1", kernel_source(1), 90, {}}};
+  const auto start = std::chrono::steady_clock::now();
+  auto results = pool.compile(requests, 1);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::unsetenv("LAZY_NVRTC_WORKER_TIMEOUT");
+  ASSERT_TRUE(results.has_value());
+  EXPECT_FALSE((*results)[0].ok);
+  EXPECT_THAT((*results)[0].log, ::testing::HasSubstr("stopped answering"));
+  EXPECT_LT(seconds, 30.0);
   EXPECT_EQ(pool.running(), 0u);
 }
 

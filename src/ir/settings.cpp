@@ -205,6 +205,14 @@ constexpr SettingSpec kSettings[] = {
      .accepted_text = "an executable's path",
      .effect = "the compile worker program; one that cannot be run leaves compiles in the "
                "process"},
+    {.setting = Setting::nvrtc_worker_timeout,
+     .name = "LAZY_NVRTC_WORKER_TIMEOUT",
+     .kind = SettingKind::integer,
+     .default_value = 120,
+     .min = 1,
+     .max = 3600,
+     .effect = "seconds a compile worker may take to answer one request before it is stopped "
+               "and its kernels compile in the process (the slowest kernels take a few seconds)"},
     {.setting = Setting::shipped_kernels,
      .name = "LAZY_SHIPPED_KERNELS",
      .kind = SettingKind::on_off,

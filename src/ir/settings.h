@@ -38,6 +38,7 @@ enum class Setting {
   fast_compile,
   compile_threads,
   nvrtc_worker,
+  nvrtc_worker_timeout,
   shipped_kernels,
 };
 

@@ -1,13 +1,16 @@
 #include "jit/compile_workers.h"
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -74,6 +77,21 @@ bool read_blob(int fd, std::string* blob) {
   if (!read_word(fd, &size) || size > kMaxBlob) return false;
   blob->resize(size);
   return read_all(fd, blob->data(), size);
+}
+
+// Whether `fd` has something to read (or was closed) within `seconds`: a worker that stopped
+// without dying (a deadlock, a stopped process) must not stop the program with it.
+bool answers_within(int fd, int seconds) {
+  pollfd watched{fd, POLLIN, 0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    const int ready = ::poll(&watched, 1, int(left.count()));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) return true;  // let the read report it
+  }
 }
 
 bool write_request(int fd, const CompileRequest& request) {
@@ -180,14 +198,17 @@ void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
                               std::span<const CompileRequest> requests,
                               std::vector<CompileResult>& results) {
   // A request left unserved (every worker stopped) stays not ok: the caller compiles it itself.
+  const int timeout_seconds = int(ir::integer_setting(ir::Setting::nvrtc_worker_timeout));
   for (std::size_t r = next++; worker.socket >= 0 && r < requests.size(); r = next++) {
     CompileResult& result = results[r];
     std::uint64_t status = 0, micros = 0;
     std::string payload;
-    if (!write_request(worker.socket, requests[r]) || !read_word(worker.socket, &status) ||
+    if (!write_request(worker.socket, requests[r]) ||
+        !answers_within(worker.socket, timeout_seconds) || !read_word(worker.socket, &status) ||
         !read_word(worker.socket, &micros) || !read_blob(worker.socket, &payload)) {
       result.log = "the compile worker " + program_ + " stopped answering";
       ::close(worker.socket);
+      ::kill(worker.pid, SIGKILL);  // it may be alive but stuck: closing its input is not enough
       int ignored;
       ::waitpid(worker.pid, &ignored, 0);
       worker.socket = -1;

@@ -293,6 +293,14 @@ TEST(Full, WithAValueOverflowingAFloatDTypeThrowsValueError) {
   EXPECT_THROW(lazy::full({2}, 65520, lazy::f16), lazy::ValueError);
   EXPECT_THROW(lazy::full({2}, 1e39, lazy::bf16), lazy::ValueError);
   EXPECT_THROW(lazy::full({2}, 1e39, lazy::f32), lazy::ValueError);
+  // Past the largest finite value though it rounds to it, as PyTorch's checked conversion (a
+  // review found 65519 filled as 65504); infinities are values like any other.
+  EXPECT_THROW(lazy::full({2}, 65519.0, lazy::f16), lazy::ValueError);
+  EXPECT_THROW(lazy::full({2}, 3.4e38, lazy::bf16), lazy::ValueError);
+  EXPECT_THROW(
+      lazy::masked_fill(lazy::zeros({2}, lazy::f16), lazy::ones({2}, lazy::bool_), 65519.0),
+      lazy::ValueError);
+  EXPECT_EQ(lazy::full({1}, -INFINITY, lazy::f16).item<double>(), -INFINITY);
 }
 
 TEST(Full, WithAnIntegerOverflowingI32ThrowsValueError) {

@@ -2,6 +2,7 @@
 #include "lazy/factories.h"
 
 #include <cmath>
+#include <limits>
 
 #include <absl/strings/str_cat.h>
 
@@ -63,6 +64,23 @@ DType default_dtype_of(const Scalar& value) {
   return DType::f32;
 }
 
+// A number as the user wrote it, for messages: integers without an exponent.
+std::string text_of(const Scalar& value) {
+  return value.kind() == Scalar::Kind::floating ? absl::StrCat(value.to_double())
+                                                : absl::StrCat(value.to_int());
+}
+
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return 65504.0;
+    case DType::bf16:
+      return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
 // full, zeros and ones, each named in its errors.
 Tensor filled(const Shape& shape, const Scalar& value, std::optional<DType> dtype,
               std::string_view name, std::source_location loc) {
@@ -70,14 +88,15 @@ Tensor filled(const Shape& shape, const Scalar& value, std::optional<DType> dtyp
   api::check_shape(shape, name, loc);
   DType type = dtype.value_or(default_dtype_of(value));
   api::check_scalar_fits(value, type, name, loc);
+  // As PyTorch's checked conversion, a fill past the dtype's largest finite value is refused,
+  // though it would round to that value rather than to infinity.
+  const double v = value.to_double();
+  if (is_floating(type) && std::isfinite(v) && std::fabs(v) > largest_finite(type)) {
+    api::fail<ValueError>(loc, name, "the value ", text_of(value), " is past ", dtype_name(type),
+                          "'s largest finite value (", largest_finite(type), ")");
+  }
   ir::Node* scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
   return Tensor(ir::NodePtr(api::expand_node(scalar, shape, loc)));
-}
-
-// A number as the user wrote it, for messages: integers without an exponent.
-std::string text_of(const Scalar& value) {
-  return value.kind() == Scalar::Kind::floating ? absl::StrCat(value.to_double())
-                                                : absl::StrCat(value.to_int());
 }
 
 // Elements in [start, stop) by step; ShapeError past kMaxElements. Integers count in unsigned

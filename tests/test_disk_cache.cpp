@@ -228,6 +228,17 @@ TEST_F(DiskCache, ReadOnlyDirectoryWarnsOnceAndRunsFromMemory) {
   EXPECT_EQ(count_warnings(run.stderr_text), 1) << run.stderr_text;
 }
 
+// Found in review: a regular file as the cache directory was said to be owned by another user.
+TEST_F(DiskCache, AFileForADirectoryIsNamedAsSuch) {
+  TempDir dir;
+  const fs::path file = dir.path() / "not-a-directory";
+  std::ofstream(file) << "x";
+  ChildRun run = run_child(file, kKernels);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.counts["writes"], 0);
+  EXPECT_THAT(run.stderr_text, HasSubstr("is not a directory"));
+}
+
 TEST_F(DiskCache, DirectoryWritableByOthersIsRefused) {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::all);  // 0777

@@ -73,6 +73,11 @@ DiskCacheConfig disk_cache_config_from_env() {
 
 DiskCache::DiskCache(DiskCacheConfig config) : config_(std::move(config)) {
   if (!config_.enabled) return;
+  std::error_code error;
+  if (fs::exists(config_.root, error) && !fs::is_directory(config_.root, error)) {
+    disable("is not a directory");
+    return;
+  }
   if (!make_private_directories(config_.root)) {
     disable(std::string("cannot be created: ") + std::strerror(errno));
     return;

@@ -66,7 +66,8 @@ TEST(Settings, EverySpellingOfOnIsOn) {
 }
 
 TEST(Settings, EverySpellingOfOffIsOff) {
-  for (const char* off : {"0", "false", "FALSE", "False", "off", "OFF", "no", "No"}) {
+  // Spaces around the word are ignored, as around a number (a review found "off " warned).
+  for (const char* off : {"0", "false", "FALSE", "False", "off", "OFF", "no", "No", "off ", " 0"}) {
     ScopedVariable variable(Setting::fusion, off);
     EXPECT_FALSE(on_off_setting(Setting::fusion)) << off;
   }

@@ -287,7 +287,8 @@ std::string default_description(const SettingSpec& spec) {
 }
 
 std::optional<bool> parse_on_off(std::string_view text) {
-  std::string lower(text);
+  // Spaces around the word are ignored, as around a number (absl::SimpleAtoi's).
+  std::string lower(absl::StripAsciiWhitespace(text));
   absl::AsciiStrToLower(&lower);
   for (std::string_view on : {"1", "true", "on", "yes"})
     if (lower == on) return true;

@@ -362,6 +362,12 @@ TEST_F(DiskCache, AFifoAtAnEntrysPathIsIgnoredWithoutOpeningIt) {
   ASSERT_EQ(::mkfifo(stored[0].c_str(), 0600), 0);
   EXPECT_FALSE(cache.load({3, 4}, "the source", {13, 0}, 90).has_value());
   EXPECT_TRUE(cache.entries().empty());
+  // Nor is it replaced, and the cache stays in use for other entries (a directory there turned
+  // the whole cache off).
+  cache.store({3, 4}, "the source", std::vector<char>(100, 'c'), {13, 0}, 90);
+  EXPECT_TRUE(cache.usable());
+  cache.store({7, 8}, "another source", std::vector<char>(100, 'c'), {13, 0}, 90);
+  EXPECT_EQ(cache.entries().size(), 1u);
 }
 
 TEST_F(DiskCache, LoadComparesTheSource) {

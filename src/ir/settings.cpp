@@ -288,7 +288,7 @@ std::string default_description(const SettingSpec& spec) {
 
 std::optional<bool> parse_on_off(std::string_view text) {
   // Spaces around the word are ignored, as around a number (absl::SimpleAtoi's).
-  std::string lower(absl::StripAsciiWhitespace(text));
+  std::string lower(absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())));
   absl::AsciiStrToLower(&lower);
   for (std::string_view on : {"1", "true", "on", "yes"})
     if (lower == on) return true;

@@ -165,6 +165,14 @@ void DiskCache::store(const ir::Hash128& key, std::string_view source,
     disable(std::string("cannot hold a new directory: ") + std::strerror(errno));
     return;
   }
+  // Something else at the entry's path (a directory, a FIFO) is not ours to replace: this entry
+  // stays in memory, the others are still written.
+  std::error_code status_error;
+  const fs::file_status status = fs::symlink_status(path, status_error);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    counters_.rejected++;
+    return;
+  }
   const std::string_view payload(cubin.data(), cubin.size());
   const std::string header = cache_entry_header(key, source, payload);
   int error = 0;

@@ -163,4 +163,23 @@ TEST_F(GpuIndexing, ABadIndexIsThrownAtTheNextSyncAndTheProgramGoesOn) {
   EXPECT_EQ(fine.to_vector<float>().size(), 8u);
 }
 
+TEST_F(GpuIndexing, ABadIndexNamesItsOwnLineWhenTheSameStepRanFromAnotherLine) {
+  // Plans are found by structure; one built for a gather on another line must not name that line.
+  Tensor table = random_input(DType::f32, {16, 8});
+  const auto ids_of = [](std::int64_t last) {
+    return lazy::from_data<std::int64_t>({3, 1, 5, last}, {4});
+  };
+  lazy::eval({lazy::embedding(table, ids_of(2)) * 2.0f});
+  Tensor bad = lazy::embedding(table, ids_of(40)) * 2.0f;
+  const int line = __LINE__ - 1;
+  try {
+    lazy::eval({bad});
+    (void)bad.to_vector<float>();
+    ADD_FAILURE() << "index 40 of 16 rows was not refused";
+  } catch (const lazy::IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 40"), std::string::npos) << e.what();
+    EXPECT_EQ(e.where().line(), std::uint_least32_t(line)) << e.what();
+  }
+}
+
 }  // namespace

@@ -201,4 +201,21 @@ TEST_F(SyncKey, EveryInputOfAManyInputNodeIsInTheKey) {
   EXPECT_NE(key_of_cat(repeated), in_order);
 }
 
+TEST_F(SyncKey, AGatherOnAnotherLineGivesAnotherKey) {
+  // A plan names the line of each index check in the error a bad index raises.
+  lazy::Tensor table = lazy::from_data<float>({1, 2, 3, 4}, {4});
+  lazy::Tensor ids = lazy::from_data<std::int64_t>({1, 3}, {2});
+  Hash128 keys[3];
+  for (int i = 0; i < 2; ++i) {
+    lazy::Tensor picked = lazy::index_select(table, 0, ids);
+    keys[i] = key_and_forget();
+  }
+  {
+    lazy::Tensor picked = lazy::index_select(table, 0, ids);
+    keys[2] = key_and_forget();
+  }
+  EXPECT_EQ(keys[0], keys[1]);
+  EXPECT_NE(keys[0], keys[2]);
+}
+
 }  // namespace

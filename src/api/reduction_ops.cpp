@@ -181,9 +181,10 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     // The mean as a quotient, not the sum times 1 / n: a kernel may contract x - sum * (1 / n)
     // into one fma, whose exact product leaves a row of equal elements a variance above 0.
-    Tensor centered = sub(v, div(sum(v, axes, true, loc), n, loc), loc);
+    const Tensor row_mean = div(sum(v, axes, true, loc), n, loc);
+    const Tensor centered = sub(v, row_mean, loc);
     Tensor result = div(sum(mul(centered, centered, loc), axes, true, loc), divisor, loc);
-    api::mark_composite(result, {api::CompositeKind::variance, v, {}, axes, n - correction});
+    api::mark_composite(result, {api::CompositeKind::variance, v, row_mean, axes, n - correction});
     return keepdim ? result
                    : result.reshape(reduced_shape(v.shape(), axes, false, "var", loc).shape, loc);
   });

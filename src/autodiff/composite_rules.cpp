@@ -37,11 +37,7 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
     case api::CompositeKind::variance: {
       // PyTorch's var_backward: 2 / (n - correction) * g * (x - mean), the divisor not clamped
       // at 0; over all elements with none left, inf where x is off the mean and NaN on it.
-      // The forward's mean, a quotient (reduction_ops.cpp says why).
-      const double n = y.shape().numel() == 0
-                           ? 0.0
-                           : double(mark.input.shape().numel()) / double(y.shape().numel());
-      const Tensor row_mean_x = div(row_sum(mark.input), n, loc);
+      const Tensor& row_mean_x = mark.saved;  // the forward's mean, not computed again
       if (mark.axes.list().empty() && mark.number <= 0) {
         const double inf = std::numeric_limits<double>::infinity();
         const double nan = std::numeric_limits<double>::quiet_NaN();

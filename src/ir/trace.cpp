@@ -47,6 +47,13 @@ void Trace::append(NodePtr node) {
   for (int i = 0; i < count; ++i) program_.push_back(std::uint64_t(node->attrs[i]));
   for (Node* input : node->inputs)
     program_.push_back(input->trace == this ? input->trace_index : external_ref(input));
+  // A plan bakes in where each index check was called (the line a bad index names), so a
+  // gather or scatter recorded on another line makes another plan.
+  if (const OpKind kind = op_kind(node->op); kind == OpKind::gather || kind == OpKind::scatter) {
+    const std::string_view file = node->loc.file_name();  // hashed: the same in every run
+    program_.push_back(hash_bytes(file.data(), file.size()).lo);
+    program_.push_back(std::uint64_t(node->loc.line()) | std::uint64_t(node->loc.column()) << 32);
+  }
   node->trace = this;
   node->trace_index = std::uint32_t(nodes_.size());
   nodes_.push_back(std::move(node));

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -335,6 +336,23 @@ TEST_F(DiskCache, ClearingAndEvictionTouchOnlyEntries) {
   EXPECT_EQ(cache.clear(), 1u);
   EXPECT_TRUE(fs::exists(foreign));
   EXPECT_TRUE(fs::exists(lookalike));
+}
+
+// Found in review: a process killed while writing an entry left its temp file for ever.
+TEST_F(DiskCache, ClearingRemovesTempFilesAbandonedLongAgoAndKeepsFreshOnes) {
+  TempDir dir;
+  lazy::jit::DiskCacheConfig config;
+  config.root = dir.path();
+  lazy::jit::DiskCache cache(config);
+  ASSERT_TRUE(cache.usable());
+  cache.store({1, 1}, "source", std::vector<char>(64, 'x'), {13, 0}, 90);
+  const fs::path entries = lazy::jit::DiskCache::entry_directory(dir.path(), {13, 0}, 90);
+  const fs::path abandoned = entries / ".tmp-4242-1-0-7", in_progress = entries / ".tmp-4243-1-0-8";
+  for (const fs::path& file : {abandoned, in_progress}) std::ofstream(file) << "half an entry";
+  fs::last_write_time(abandoned, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  EXPECT_EQ(cache.clear(), 1u);
+  EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_TRUE(fs::exists(in_progress));  // perhaps another process's write: left alone
 }
 
 // Found in review: a bound of 0 wrote each entry and deleted it at once.

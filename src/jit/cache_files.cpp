@@ -64,7 +64,7 @@ bool write_atomically(const fs::path& path, std::initializer_list<std::string_vi
                       int* error) {
   static std::atomic<std::uint64_t> counter{0};
   std::random_device random;
-  std::string name = ".tmp-" + std::to_string(::getpid()) + "-" +
+  std::string name = std::string(kTempFilePrefix) + std::to_string(::getpid()) + "-" +
                      std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
                      "-" + std::to_string(counter++) + "-" + std::to_string(random());
   fs::path temp = path.parent_path() / name;

@@ -31,8 +31,9 @@ inline constexpr std::string_view kAlgorithmEntryExtension = ".algo";
 bool make_private_directories(const std::filesystem::path& path);
 
 // Writes `parts` to `path` through a temp file in the same directory, named uniquely across
-// processes and threads, then a rename: readers see the old file or the whole new one. On
-// failure returns false with errno in *error.
+// processes and threads (starting with kTempFilePrefix), then a rename: readers see the old file
+// or the whole new one. On failure returns false with errno in *error.
+inline constexpr std::string_view kTempFilePrefix = ".tmp-";
 bool write_atomically(const std::filesystem::path& path,
                       std::initializer_list<std::string_view> parts, int* error);
 

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+
+#include <absl/functional/function_ref.h>
 
 #include "ir/debug.h"
 #include "ir/settings.h"
@@ -38,6 +41,42 @@ void add_entry(const fs::directory_entry& file, std::vector<DiskCacheEntry>& out
   const std::uint64_t source_bytes = fs::file_size(source_beside(file.path()), no_source);
   if (!no_source) bytes += source_bytes;
   if (!info_error) out.push_back({file.path(), bytes, time});
+}
+
+// A temp file this old was left by a process that died while writing it (a write takes
+// milliseconds); younger ones may be another process's write in progress.
+constexpr auto kAbandonedTempAge = std::chrono::hours(1);
+
+// Calls `visit` for each file in the format directories (v<N>) under `root`: only they hold
+// entries, so a root shared with other files (LAZY_CACHE_DIR=$HOME) loses none of them.
+void for_each_file_in_formats(const fs::path& root,
+                              absl::FunctionRef<void(const fs::directory_entry&)> visit) {
+  std::error_code error;
+  if (root.empty() || !fs::is_directory(root, error)) return;
+  std::vector<fs::path> formats;
+  for (fs::directory_iterator it(root, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const bool format_name = name.size() > 1 && name[0] == 'v' &&
+                             name.find_first_not_of("0123456789", 1) == std::string::npos;
+    if (format_name && it->is_directory(error) && !it->is_symlink(error))
+      formats.push_back(it->path());
+  }
+  for (const fs::path& format : formats) {
+    for (fs::recursive_directory_iterator it(format, error), end; !error && it != end;
+         it.increment(error)) {
+      if (it->is_regular_file(error) && !it->is_symlink(error)) visit(*it);
+    }
+  }
+}
+
+void remove_abandoned_temp_files(const fs::path& root) {
+  const auto now = fs::file_time_type::clock::now();
+  for_each_file_in_formats(root, [&](const fs::directory_entry& file) {
+    std::error_code error;
+    if (!file.path().filename().string().starts_with(kTempFilePrefix)) return;
+    const auto written = file.last_write_time(error);
+    if (!error && now - written > kAbandonedTempAge) fs::remove(file.path(), error);
+  });
 }
 
 void remove_entry(const fs::path& entry, std::error_code& error) {
@@ -207,30 +246,13 @@ void DiskCache::reject(const ir::Hash128& key, NvrtcVersion version, int arch) {
 
 std::vector<DiskCacheEntry> DiskCache::entries() const {
   std::vector<DiskCacheEntry> out;
-  std::error_code error;
-  if (config_.root.empty() || !fs::is_directory(config_.root, error)) return out;
-  // Only the format directories (v<N>) hold entries, and only files with an entry's magic are
-  // ones: a root shared with other files (LAZY_CACHE_DIR=$HOME) loses none of them.
-  std::vector<fs::path> formats;
-  for (fs::directory_iterator it(config_.root, error), end; !error && it != end;
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    const bool format_name = name.size() > 1 && name[0] == 'v' &&
-                             name.find_first_not_of("0123456789", 1) == std::string::npos;
-    if (format_name && it->is_directory(error) && !it->is_symlink(error))
-      formats.push_back(it->path());
-  }
-  for (const fs::path& format : formats) {
-    for (fs::recursive_directory_iterator it(format, error), end; !error && it != end;
-         it.increment(error)) {
-      const fs::path extension = it->path().extension();
-      if ((extension != kKernelEntryExtension && extension != kAlgorithmEntryExtension) ||
-          !is_cache_entry_file(it->path())) {
-        continue;
-      }
-      add_entry(*it, out);
+  for_each_file_in_formats(config_.root, [&](const fs::directory_entry& file) {
+    const fs::path extension = file.path().extension();
+    if ((extension == kKernelEntryExtension || extension == kAlgorithmEntryExtension) &&
+        is_cache_entry_file(file.path())) {
+      add_entry(file, out);
     }
-  }
+  });
   return out;
 }
 
@@ -241,6 +263,7 @@ std::size_t DiskCache::prune(std::uint64_t max_bytes) {
 }
 
 std::size_t DiskCache::prune_locked(std::uint64_t max_bytes) {
+  remove_abandoned_temp_files(config_.root);
   std::vector<DiskCacheEntry> all = entries();
   std::sort(all.begin(), all.end(), [](const DiskCacheEntry& a, const DiskCacheEntry& b) {
     return a.last_used < b.last_used;
@@ -262,6 +285,7 @@ std::size_t DiskCache::prune_locked(std::uint64_t max_bytes) {
 }
 
 std::size_t DiskCache::clear() {
+  remove_abandoned_temp_files(config_.root);
   std::size_t removed = 0;
   for (const DiskCacheEntry& entry : entries()) {
     std::error_code error;

@@ -75,6 +75,7 @@ class DiskCache {
   // algorithms); an entry's bytes include the .cu saved beside it.
   std::vector<DiskCacheEntry> entries() const;
   // Deletes least recently used entries until the total is at most max_bytes; returns how many.
+  // Both this and clear() also delete temp files a killed writer left over an hour ago.
   std::size_t prune(std::uint64_t max_bytes);
   // Deletes every entry; returns how many.
   std::size_t clear();

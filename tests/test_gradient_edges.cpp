@@ -1,8 +1,10 @@
 // Gradients at the edges, each against what PyTorch's autograd gives there: clamp at NaN and at
-// bounds that meet, a quotient's gradient near f32's range, a stepped slice at the highest rank.
+// bounds that meet, a quotient's gradient near f32's range, a stepped slice at the highest rank,
+// second derivatives of products through zeros.
 // Found in review; the reference evaluator computes them here, the GPU suite runs them there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -73,6 +75,51 @@ TEST(GradientEdges, AStepSliceOfARankEightTensor) {
                                               : std::vector<float>{3, 3, 3, 3, 0, 0, 0, 0};
     EXPECT_EQ(g[0].to_vector<float>(), want) << "axis " << axis;
     EXPECT_EQ(g[0].shape(), x.shape());
+  }
+}
+
+// Row j of the Hessian of f at x: the gradient of f's gradient's element j.
+std::vector<float> hessian_row(lazy::ScalarFunction f, const std::vector<float>& x, int j) {
+  const auto n = std::int64_t(x.size());
+  const auto element_of_gradient = [&](std::span<const Tensor> in) {
+    return lazy::grad(f)({in[0]})[0].slice(0, j, j + 1).reshape({});
+  };
+  return lazy::grad(element_of_gradient)({lazy::from_data(x, {n})})[0].to_vector<float>();
+}
+
+// Found in review: a zero in x made prod's Hessian NaN everywhere (a division by it in a branch
+// the values never took) and lost the slopes in the zeros of prod's and cumprod's.
+TEST(GradientEdges, HessiansOfProductsThroughZeros) {
+  // d2/dxj dxk of prod(x) is the product of all but xj and xk; of sum(cumprod(x)), the sum over
+  // i >= max(j, k) of the products of x0..xi without them.
+  const auto prod_entry = [](const std::vector<float>& x, int j, int k) {
+    double p = j == k ? 0 : 1;
+    for (int l = 0; l < int(x.size()); ++l) p *= l == j || l == k ? 1 : x[std::size_t(l)];
+    return p;
+  };
+  const auto cumprod_entry = [](const std::vector<float>& x, int j, int k) {
+    double total = 0;
+    for (int i = std::max(j, k); i < int(x.size()) && j != k; ++i) {
+      double p = 1;
+      for (int l = 0; l <= i; ++l) p *= l == j || l == k ? 1 : x[std::size_t(l)];
+      total += p;
+    }
+    return total;
+  };
+  const lazy::ScalarFunction prod = [](auto t) { return lazy::prod(t[0]); };
+  const lazy::ScalarFunction cumprod = [](auto t) { return lazy::sum(lazy::cumprod(t[0], 0)); };
+  for (const std::vector<float>& x : {std::vector<float>{2, 0, 3, 0.5f, 4},
+                                      {1.5f, 0, 2, 0, 3},
+                                      {0, 2, 3, 0, 0.5f},
+                                      {2, 1.5f, 3, 0.5f}}) {
+    for (int j = 0; j < int(x.size()); ++j) {
+      const std::vector<float> of_prod = hessian_row(prod, x, j);
+      const std::vector<float> of_cumprod = hessian_row(cumprod, x, j);
+      for (int k = 0; k < int(x.size()); ++k) {
+        EXPECT_NEAR(of_prod[std::size_t(k)], prod_entry(x, j, k), 1e-4) << j << "," << k;
+        EXPECT_NEAR(of_cumprod[std::size_t(k)], cumprod_entry(x, j, k), 1e-3) << j << "," << k;
+      }
+    }
   }
 }
 

@@ -22,25 +22,43 @@ InputCotangents cumsum_vjp(const VjpArgs& a) {
   return only(suffix_sum(a.cotangent, a.loc));
 }
 
-InputCotangents cumprod_vjp(const VjpArgs& a) {
-  // d y_i / d x_j (i >= j) is the product of x_0..x_i without x_j. Before a line's first zero
-  // that is y_i / x_j; at the first zero z, the running product with x_z taken as 1; after it,
-  // every such product holds that zero.
-  const Tensor& g = a.cotangent;
-  const Tensor x = a.inputs[0].to(g.dtype(), a.loc);
-  const Tensor y = a.output.to(g.dtype(), a.loc);
-  const Tensor is_zero = lazy::eq(x, 0, a.loc);
-  const Tensor zeros_so_far = lazy::cumsum(is_zero.to(DType::i32, a.loc), -1, a.loc);
-  const Tensor before = lazy::eq(zeros_so_far, 0, a.loc);
-  const Tensor first_zero = lazy::logical_and(is_zero, lazy::eq(zeros_so_far, 1, a.loc), a.loc);
+namespace {
+
+// The cotangent of x for y = cumprod(x) along the last axis. d y_i / d x_j (i >= j) is the
+// product of x_0..x_i without x_j. Before a line's first zero z that is y_i / x_j; at z, the
+// running product with x_z taken as 1; after z, x_z times the same products with x_z taken as 1
+// (`after_zero`, found by this function one level down): 0, but with the slope in x_z a second
+// derivative needs. One level down, positions past the next zero take 0 instead: their slope
+// in x_z is still right, since their products hold that next zero.
+Tensor cumprod_gradient(const Tensor& x, const Tensor& y, const Tensor& g, bool after_zero,
+                        std::source_location loc) {
+  const Tensor is_zero = lazy::eq(x, 0, loc);
+  const Tensor zeros_so_far = lazy::cumsum(is_zero.to(DType::i32, loc), -1, loc);
+  const Tensor before = lazy::eq(zeros_so_far, 0, loc);
+  const Tensor first_zero = lazy::logical_and(is_zero, lazy::eq(zeros_so_far, 1, loc), loc);
   // Where it is not used, x is read as 1, so no division by zero makes a NaN that a where hides
   // from the values but not from a second derivative.
-  const Tensor nonzero_x = lazy::where(before, x, 1.0, a.loc);
-  const Tensor without_first_zero =
-      lazy::cumprod(lazy::where(first_zero, 1.0, x, a.loc), -1, a.loc);
-  const Tensor ahead = lazy::div(suffix_sum(lazy::mul(g, y, a.loc), a.loc), nonzero_x, a.loc);
-  const Tensor at_zero = suffix_sum(lazy::mul(g, without_first_zero, a.loc), a.loc);
-  return only(lazy::where(before, ahead, lazy::where(first_zero, at_zero, 0.0, a.loc), a.loc));
+  const Tensor nonzero_x = lazy::where(before, x, 1.0, loc);
+  const Tensor zero_as_one = lazy::where(first_zero, 1.0, x, loc);
+  const Tensor without_first_zero = lazy::cumprod(zero_as_one, -1, loc);
+  const Tensor ahead = lazy::div(suffix_sum(lazy::mul(g, y, loc), loc), nonzero_x, loc);
+  const Tensor at_zero = suffix_sum(lazy::mul(g, without_first_zero, loc), loc);
+  Tensor from_zero = lazy::where(first_zero, at_zero, 0.0, loc);
+  if (after_zero) {
+    const Tensor zero_value = lazy::sum(lazy::where(first_zero, x, 0.0, loc), -1, true, loc);
+    const Tensor past_zero = lazy::mul(
+        zero_value, cumprod_gradient(zero_as_one, without_first_zero, g, false, loc), loc);
+    from_zero = lazy::where(first_zero, at_zero, past_zero, loc);
+  }
+  return lazy::where(before, ahead, from_zero, loc);
+}
+
+}  // namespace
+
+InputCotangents cumprod_vjp(const VjpArgs& a) {
+  const Tensor& g = a.cotangent;
+  return only(cumprod_gradient(a.inputs[0].to(g.dtype(), a.loc), a.output.to(g.dtype(), a.loc), g,
+                               true, a.loc));
 }
 
 }  // namespace lazy::autodiff

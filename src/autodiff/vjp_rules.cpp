@@ -320,7 +320,8 @@ InputCotangents extreme_vjp(const VjpArgs& a) {
 InputCotangents prod_vjp(const VjpArgs& a) {
   // The product of the other elements: out / x without zeros; with one zero, the product of the
   // rest at the zero and elsewhere 0, or NaN where the others hold an infinity or NaN (PyTorch's
-  // exclusive products); with more, 0.
+  // exclusive products); with more, 0. Zeros are written as products with them, so that the
+  // gradient's own gradient (a Hessian) has their slopes.
   const Tensor& x = a.inputs[0];
   const Shape& in = a.node.inputs[0]->shape;
   const Axes axes(reduced_axes(a.node));
@@ -334,13 +335,30 @@ InputCotangents prod_vjp(const VjpArgs& a) {
       lazy::logical_or(lazy::isnan(x, a.loc), lazy::isinf(x, a.loc), a.loc).to(DType::i64, a.loc);
   const Tensor others_non_finite =
       lazy::sub(lazy::sum(non_finite, axes, true, a.loc).expand(in, a.loc), non_finite, a.loc);
-  const Tensor beside_the_zero = lazy::where(lazy::gt(others_non_finite, 0, a.loc),
-                                             std::numeric_limits<double>::quiet_NaN(), 0, a.loc)
-                                     .to(a.cotangent.dtype(), a.loc);
+  // x read as 1 at a zero: a division by 0 there, hidden from the values by a where, would
+  // still make every second derivative NaN.
+  const Tensor nonzero_x = lazy::where(is_zero, 1, x, a.loc);
+  // Beside the zero, the zero's value times the product of the rest: 0, with the slope in the
+  // zero that a second derivative needs (a finite x only; others give 0 and keep their value).
+  const Tensor zero_value =
+      lazy::sum(lazy::where(is_zero, x, 0, a.loc), axes, true, a.loc).expand(in, a.loc);
+  const Tensor slope_in_the_zero =
+      lazy::where(lazy::eq(non_finite, 0, a.loc), lazy::div(rest, nonzero_x, a.loc), 0, a.loc);
+  const Tensor beside_the_zero =
+      lazy::where(lazy::gt(others_non_finite, 0, a.loc), std::numeric_limits<double>::quiet_NaN(),
+                  lazy::mul(zero_value, slope_in_the_zero, a.loc), a.loc)
+          .to(a.cotangent.dtype(), a.loc);
   const Tensor one_zero = lazy::where(is_zero, rest, beside_the_zero, a.loc);
+  // With two, each zero's is the other's value times the rest: 0 (NaN beside an infinity), with
+  // the slope in the other zero.
+  const Tensor two_zeros =
+      lazy::where(is_zero, lazy::mul(lazy::sub(zero_value, x, a.loc), rest, a.loc), 0, a.loc)
+          .to(a.cotangent.dtype(), a.loc);
   const Tensor others =
-      lazy::where(lazy::eq(zeros, 0, a.loc), lazy::div(rest, x, a.loc),
-                  lazy::where(lazy::eq(zeros, 1, a.loc), one_zero, 0, a.loc), a.loc);
+      lazy::where(lazy::eq(zeros, 0, a.loc), lazy::div(rest, nonzero_x, a.loc),
+                  lazy::where(lazy::eq(zeros, 1, a.loc), one_zero,
+                              lazy::where(lazy::eq(zeros, 2, a.loc), two_zeros, 0, a.loc), a.loc),
+                  a.loc);
   return only(
       lazy::mul(with_kept_axes(a.cotangent, a.node, a.loc).expand(in, a.loc), others, a.loc));
 }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -254,7 +256,64 @@ TEST_F(FunctionTest, ThreadsCallingOneFunctionEachGetTheirOwnResults) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_GE(f.captures(), 1u);
+  EXPECT_EQ(f.captures(), 1u);
+}
+
+// Found in review: threads making a signature's first call at once each ran the body and each
+// kept a capture.
+TEST_F(FunctionTest, ThreadsCallingASignatureFirstAtOnceCaptureItOnce) {
+  std::atomic<int> runs{0};
+  lazy::Function f([&](std::span<const Tensor> in) {
+    runs++;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the others arrive meanwhile
+    return std::vector<Tensor>{in[0] + 1.0f};
+  });
+  const Tensor x = random_tensor({8}, 3);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      const std::vector<float> got = f({x})[0].to_vector<float>(), in = x.to_vector<float>();
+      for (std::size_t k = 0; k < got.size(); ++k) failures += got[k] != in[k] + 1.0f;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(f.captures(), 1u);
+}
+
+// Found in review: a body that threw dropped what it had recorded, and a tensor it had stored
+// outside could never be read ("the thread that recorded it ended").
+TEST_F(FunctionTest, ABodyThatThrowsLeavesWhatItStoredOutsideComputable) {
+  Tensor stored;
+  lazy::Function f([&](std::span<const Tensor> in) -> std::vector<Tensor> {
+    stored = in[0] * 2.0f;
+    throw std::runtime_error("the body failed");
+  });
+  const Tensor x = random_tensor({5}, 4);
+  EXPECT_THROW(f({x}), std::runtime_error);
+  EXPECT_EQ(f.captures(), 0u);
+  const std::vector<float> in = x.to_vector<float>(), twice = stored.to_vector<float>();
+  for (std::size_t k = 0; k < in.size(); ++k) EXPECT_EQ(twice[k], in[k] * 2.0f);
+}
+
+TEST_F(FunctionTest, AnEmptyBodyIsAValueErrorAtTheConstructor) {
+  EXPECT_THROW(lazy::Function(lazy::Function::Body{}), lazy::ValueError);
+}
+
+TEST_F(FunctionTest, TheBodyMayReadTheStridesOfItsInputs) {
+  // Layouts are part of a capture's signature: reading them is not a host read of values.
+  lazy::Function f([](std::span<const Tensor> in) {
+    return std::vector<Tensor>{in[0] * float(in[0].strides()[0])};
+  });
+  const Tensor x = random_tensor({3, 4}, 5);
+  const std::vector<float> got = f({x})[0].to_vector<float>(), in = x.to_vector<float>();
+  for (std::size_t k = 0; k < in.size(); ++k) EXPECT_EQ(got[k], in[k] * 4.0f);
+  const Tensor columns = random_tensor({4, 3}, 6).transpose(0, 1);  // strides [1, 3]
+  const std::vector<float> by_one = f({columns})[0].to_vector<float>();
+  EXPECT_EQ(by_one, columns.to_vector<float>());
+  EXPECT_EQ(f.captures(), 2u);
 }
 
 }  // namespace

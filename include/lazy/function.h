@@ -25,15 +25,23 @@ namespace lazy {
 //   are those of the capture. Pass what changes as tensors (a 0-d tensor for a number);
 // - tensors the function reaches other than through its inputs: they are those of the capture;
 // - host reads. Reading values (item, to_vector) or syncing (lazy::sync, lazy::eval) inside the
-//   function is refused with a RuntimeError at the call.
+//   function is refused with a RuntimeError at the call (a computed tensor's strides() may be
+//   read: layouts are part of what a capture is for);
+// - its random numbers anew: rand and randn take their seed on the host, so every replay draws
+//   those of the capture. Pass random tensors in as inputs where each call needs new ones;
+// - tensors it stores outside: they hold the capture's values; a replay returns only outputs.
 // Inputs still pending are computed first (a sync point). A Function called while another one
-// captures runs inline, as part of the outer capture. Calls from several threads are safe.
+// captures, or inside lazy::grad / vjp, runs inline, as part of the outer work. Calls from
+// several threads are safe: the first call of a signature captures it, others of that signature
+// wait for it and replay. If the function throws, the call rethrows and nothing is captured; what
+// it recorded and the caller still holds is computed first.
 // Without a GPU a replay records the captured graph again and computes it on the host.
 class Function {
  public:
   using Body = std::function<std::vector<Tensor>(std::span<const Tensor>)>;
 
-  explicit Function(Body body);
+  // Throws lazy::ValueError for an empty body.
+  explicit Function(Body body, std::source_location loc = std::source_location::current());
 
   std::vector<Tensor> operator()(std::span<const Tensor> inputs,
                                  std::source_location loc = std::source_location::current()) const;

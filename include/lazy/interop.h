@@ -43,7 +43,8 @@ namespace lazy {
 Tensor from_dlpack(DLManagedTensor* tensor,
                    std::source_location loc = std::source_location::current());
 
-// The tensor as DLPack, without a copy (computed first). The caller owns the result and must call
+// The tensor as DLPack, without a copy (computed first; a view with a negative step, which
+// DLPack's consumers refuse, goes out as a dense copy). The caller owns the result and must call
 // its deleter, which keeps lazyfuse's memory alive until then. Device memory when lazyfuse
 // computes on a GPU, host memory otherwise.
 DLManagedTensor* to_dlpack(const Tensor& tensor,

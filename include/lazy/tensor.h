@@ -18,6 +18,7 @@ namespace lazy {
 
 namespace ir {
 struct Node;
+struct TensorData;
 class NodePtr;
 // A handle's owner of its node, added and dropped in the library, where a node is complete.
 void add_handle(Node* node) noexcept;
@@ -70,14 +71,17 @@ class Tensor {
   bool is_evaluated() const;
 
   // Sync points. item() needs a tensor of one element.
+  // The element converted to T as to_vector converts.
   template <HostElement T>
   T item(std::source_location loc = std::source_location::current()) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(item_as_double(loc));
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return item_as_int(loc) != 0;
+    if constexpr (std::is_same_v<T, bool>) {
+      std::uint8_t value = 0;
+      item_to_host(HostType::boolean, &value, loc);
+      return value != 0;
     } else {
-      return static_cast<T>(item_as_int(loc));
+      T value{};
+      item_to_host(host_type<T>(), &value, loc);
+      return value;
     }
   }
   // All elements in row-major order, converted to T as a cast would. Throws lazy::RuntimeError,
@@ -149,8 +153,9 @@ class Tensor {
     if constexpr (std::is_same_v<T, std::int32_t>) return HostType::i32;
     return HostType::i64;
   }
-  double item_as_double(std::source_location loc) const;
-  std::int64_t item_as_int(std::source_location loc) const;
+  void item_to_host(HostType as, void* dst, std::source_location loc) const;
+  // Each element of `data`, in row-major order, converted as a cast would (rounded once).
+  static void convert_to_host(const ir::TensorData& data, HostType as, void* dst);
   // The element count of a host copy of `element_bytes` per element, once it is known to fit.
   std::size_t host_elements(std::size_t element_bytes, std::source_location loc) const;
   void copy_to_host(HostType as, void* dst, std::source_location loc) const;

@@ -58,6 +58,10 @@ Subscripts parse(std::string_view equation, std::source_location loc) {
                        "an ellipsis is not supported; name every axis with a letter");
   }
   const std::size_t arrow = text.find("->");
+  if (arrow == std::string::npos ? text.find_first_of("->") != std::string::npos
+                                 : text.find_first_of("->", arrow + 2) != std::string::npos) {
+    refuse<ValueError>(equation, loc, "has a stray '-' or '>'; write one '->' before the output");
+  }
   const std::string inputs = text.substr(0, arrow);
   const std::size_t comma = inputs.find(',');
   if (comma == std::string::npos || inputs.find(',', comma + 1) != std::string::npos) {
@@ -66,11 +70,15 @@ Subscripts parse(std::string_view equation, std::source_location loc) {
   Subscripts s{{inputs.substr(0, comma), inputs.substr(comma + 1)}, {}};
   s.out = arrow == std::string::npos ? implicit_output(s) : text.substr(arrow + 2);
   for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
-    for (std::size_t i = 0; i < part->size(); ++i) {
-      const char c = (*part)[i];
+    for (const char c : *part) {
       if (!is_index(c)) {
         refuse<ValueError>(equation, loc, "'", c, "' is not an index; indices are letters");
       }
+    }
+  }
+  for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
+    for (std::size_t i = 0; i < part->size(); ++i) {
+      const char c = (*part)[i];
       if (part->find(c, i + 1) != std::string::npos) {
         refuse<ValueError>(equation, loc, "index '", c, "' repeats in ",
                            part == &s.out ? "the output" : "an operand",

@@ -123,6 +123,7 @@ std::vector<ir::NodePtr> externals_for(const Capture& capture, std::span<const T
 struct Function::State {
   Body body;
   mutable std::mutex mutex;
+  std::mutex capture_mutex;  // one capture at a time, so that a signature is captured once
   std::vector<std::shared_ptr<const Capture>> captures;
 
   std::shared_ptr<const Capture> find(const Signature& signature,
@@ -162,8 +163,13 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     outputs = body(leaves);
     for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
   } catch (...) {
-    // The body's partial recording: nothing of the user's, since the trace was empty.
-    trace.clear();
+    // The body's partial recording (the trace was empty before it): what the caller still holds
+    // of it, such as a tensor the body stored outside, is computed, the rest dropped.
+    try {
+      sync();
+    } catch (...) {
+      trace.clear();
+    }
     throw;
   }
 
@@ -259,7 +265,9 @@ std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inp
 
 }  // namespace
 
-Function::Function(Body body) : state_(std::make_shared<State>()) {
+Function::Function(Body body, std::source_location loc) : state_(std::make_shared<State>()) {
+  if (!body)
+    api::fail<ValueError>(loc, "Function", "needs a function to capture, got an empty one");
   state_->body = std::move(body);
 }
 
@@ -278,7 +286,11 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
 
   Signature signature = input_signature(inputs);
   std::shared_ptr<const Capture> capture = state_->find(signature, inputs);
-  if (capture == nullptr) return state_->capture(inputs, std::move(signature), loc);
+  if (capture == nullptr) {
+    std::unique_lock capturing(state_->capture_mutex);
+    capture = state_->find(signature, inputs);  // another thread's, made while this one waited
+    if (capture == nullptr) return state_->capture(inputs, std::move(signature), loc);
+  }
 
   runtime::counters().function_replays++;
   // No plan: the host computes (or the body recorded nothing and passed tensors through).

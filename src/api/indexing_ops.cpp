@@ -88,10 +88,12 @@ Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::sour
   ir::Node* picks = api::node_of(index, "take_along_axis", loc);
   require_index(picks, "take_along_axis", loc);
   const int rank = source->shape.rank();
-  if (picks->shape.rank() != rank || rank == 0) {
+  if (picks->shape.rank() != rank) {
     api::fail<ShapeError>(loc, "take_along_axis", "index of shape ", picks->shape.to_string(),
-                          " needs the rank of x, which has shape ", source->shape.to_string(),
-                          ", and at least 1 dim");
+                          " needs the rank of x, which has shape ", source->shape.to_string());
+  }
+  if (rank == 0) {  // nothing to broadcast: a gather, which reads a 0-d x as [1]
+    return checked_gather(x, axis, index, GatherCaller::take_along_axis, "take_along_axis", loc);
   }
   axis = api::normalize_axis(axis, rank, "take_along_axis", loc);
   // Broadcast along the other axes: the axis itself keeps each one's own size.
@@ -166,7 +168,12 @@ Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_locat
     if (picks->shape.numel() == 0) {
       api::fail<ValueError>(loc, "one_hot", "cannot count the classes of empty ids; pass n");
     }
-    n = max(ids, Axes{}, false, loc).item<std::int64_t>(loc) + 1;  // a host read, as PyTorch's
+    const std::int64_t largest = max(ids, Axes{}, false, loc).item<std::int64_t>(loc);  // a host
+    if (largest < 0) {  // read, as PyTorch's
+      api::fail<ValueError>(loc, "one_hot", "cannot count the classes of ids that are all ",
+                            "negative (the largest is ", largest, "); ids are classes >= 0");
+    }
+    n = largest + 1;
   }
   if (n < 0) api::fail<ValueError>(loc, "one_hot", "needs n >= 0 classes (or -1), got ", n);
   if (n == 0 && picks->shape.numel() == 0) {
@@ -256,7 +263,7 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, int axis,
   const std::int64_t extent = shape[a];
   // An empty axis gives `chunks` empty pieces, as PyTorch's chunk does.
   if (extent == 0) return split(x, std::vector<std::int64_t>(std::size_t(chunks), 0), a, loc);
-  return split(x, (extent + chunks - 1) / chunks, a, loc);
+  return split(x, extent / chunks + (extent % chunks != 0), a, loc);  // no overflow near 2^63
 }
 
 }  // namespace lazy

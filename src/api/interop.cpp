@@ -207,6 +207,13 @@ DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
   // Computed, and finished or ordered before the caller's stream, as data_ptr says.
   auto* first = static_cast<std::byte*>(tensor.data_ptr(loc));
   const ir::TensorData& data = *tensor.node()->data;
+  // A reversed view goes out as a dense copy: PyTorch and DLPack's other consumers (ours too)
+  // refuse negative strides.
+  if (std::ranges::any_of(data.layout.strides.begin(),
+                          data.layout.strides.begin() + data.layout.shape.rank(),
+                          [](std::int64_t stride) { return stride < 0; })) {
+    return to_dlpack(tensor.contiguous(loc), loc);
+  }
   const runtime::Device* device = runtime::Device::get();
   auto held = std::make_unique<Export>();
   held->storage = data.storage;

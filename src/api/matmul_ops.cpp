@@ -6,6 +6,7 @@
 #include "api/recording.h"
 #include "ir/matmul.h"
 #include "ir/type_promotion.h"
+#include "lazy/factories.h"
 #include "lazy/linalg.h"
 #include "lazy/ops.h"
 
@@ -170,7 +171,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
 
 // beta and alpha of 1 record no multiply, so that addmm(c, a, b) is a product plus c, which the
 // partitioner folds into the call; beta of 0 ignores c's values (NaN in c does not propagate, as
-// in PyTorch) but not its shape.
+// in PyTorch) but not its shape, and alpha of 0 the product's.
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
              const Scalar& alpha, std::source_location loc) {
   api::sync_if_trace_full();
@@ -192,8 +193,10 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   api::check_scalar_fits(beta, number_dtype, "addmm", loc);
   api::check_scalar_fits(alpha, number_dtype, "addmm", loc);
 
-  Tensor result = api::matmul_as(a, b, "addmm", loc);
-  if (alpha.to_double() != 1) result = mul(result, alpha, loc);
+  // alpha of 0 leaves the product out, as PyTorch's: NaN or inf in it does not propagate.
+  Tensor result = alpha.to_double() == 0 ? zeros(product, x->dtype, loc)
+                                         : api::matmul_as(a, b, "addmm", loc);
+  if (alpha.to_double() != 1 && alpha.to_double() != 0) result = mul(result, alpha, loc);
   if (beta.to_double() == 0) return result;
   return add(result, beta.to_double() == 1 ? c : mul(c, beta, loc), loc);
 }

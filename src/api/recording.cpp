@@ -152,6 +152,7 @@ ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,
 }
 
 int normalize_axis(int axis, int rank, std::string_view op, std::source_location loc) {
+  if (rank == 0) fail<AxisError>(loc, op, "axis ", axis, " is out of range: a 0-d tensor has none");
   if (axis < -rank || axis >= rank) {
     fail<AxisError>(loc, op, "axis ", axis, " is out of range: it must be in [", -rank, ", ",
                     rank - 1, "]");

@@ -112,7 +112,11 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& val
                std::source_location loc) {
   api::sync_if_trace_full();
   ir::Node* picks = api::node_of(index, "scatter", loc);
-  api::node_of(x, "scatter", loc);
+  ir::Node* target = api::node_of(x, "scatter", loc);
+  if (picks->shape.rank() != target->shape.rank()) {  // checked here: the user passed no src
+    api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
+                          " needs the rank of x, which has shape ", target->shape.to_string());
+  }
   const Tensor filled = api::scalar_of(x, value, "scatter", loc).expand(picks->shape, loc);
   return scatter(x, axis, index, filled, loc);
 }

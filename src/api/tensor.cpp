@@ -77,28 +77,14 @@ bool Tensor::is_evaluated() const {
   return node_ && node_->data != nullptr;
 }
 
-double Tensor::item_as_double(std::source_location loc) const {
+void Tensor::item_to_host(HostType as, void* dst, std::source_location loc) const {
   if (node_ && node_->shape.numel() != 1) {
     api::fail<ShapeError>(loc, "item", "needs a tensor of one element, not shape ",
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  const double value = ir::load_as_double(runtime::host_bytes(*data.storage), data.storage->dtype,
-                                          data.layout.offset);
+  convert_to_host(data, as, dst);
   runtime::raise_index_faults();  // the read waited for the GPU: its faults show now
-  return value;
-}
-
-std::int64_t Tensor::item_as_int(std::source_location loc) const {
-  if (node_ && node_->shape.numel() != 1) {
-    api::fail<ShapeError>(loc, "item", "needs a tensor of one element, not shape ",
-                          node_->shape.to_string());
-  }
-  const ir::TensorData& data = computed_data(*this, "item", loc);
-  const std::int64_t value =
-      ir::load_as_int(runtime::host_bytes(*data.storage), data.storage->dtype, data.layout.offset);
-  runtime::raise_index_faults();
-  return value;
 }
 
 std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_location loc) const {
@@ -123,7 +109,11 @@ void* Tensor::data_ptr(std::source_location loc) const {
 }
 
 std::vector<std::int64_t> Tensor::strides(std::source_location loc) const {
-  const ir::Layout& layout = computed_data(*this, "strides", loc).layout;
+  // Of a computed tensor, read even while capturing: a layout, not values, and fixed for the
+  // capture (its inputs' layouts are part of what it is for).
+  const ir::Node* node = api::node_of(*this, "strides", loc);
+  const ir::Layout& layout =
+      node->data ? node->data->layout : computed_data(*this, "strides", loc).layout;
   return {layout.strides.begin(), layout.strides.begin() + layout.shape.rank()};
 }
 
@@ -142,12 +132,21 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
     runtime::raise_index_faults();
     return;
   }
+  convert_to_host(data, as, dst);
+  runtime::raise_index_faults();
+}
+
+void Tensor::convert_to_host(const ir::TensorData& data, HostType as, void* dst) {
+  const DType dtype = data.storage->dtype;
   const void* src = runtime::host_bytes(*data.storage);
   std::int64_t i = 0;
   for_each_element(data.layout, [&](std::int64_t offset) {
     switch (as) {
       case HostType::f32:
-        static_cast<float*>(dst)[i] = float(ir::load_as_double(src, dtype, offset));
+        // An integer straight to float: through double, 2^60 + 2^36 + 1 would round twice.
+        static_cast<float*>(dst)[i] = is_floating(dtype)
+                                          ? float(ir::load_as_double(src, dtype, offset))
+                                          : float(ir::load_as_int(src, dtype, offset));
         break;
       case HostType::f64:
         static_cast<double*>(dst)[i] = ir::load_as_double(src, dtype, offset);
@@ -168,7 +167,6 @@ void Tensor::copy_to_host(HostType as, void* dst, std::source_location loc) cons
     }
     ++i;
   });
-  runtime::raise_index_faults();
 }
 
 }  // namespace lazy

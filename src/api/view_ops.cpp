@@ -37,16 +37,20 @@ Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
                             ": sizes must be non-negative, with at most one -1");
     }
   }
-  api::check_shape(target, "reshape", loc);
   std::int64_t numel = in->shape.numel();
   if (inferred_axis >= 0) {
-    const std::int64_t known = target.numel();
-    if (known == 0 || numel % known != 0) {
+    // The other sizes' product, checked for overflow: the shape is checked once -1 is known.
+    std::int64_t known = 1;
+    bool overflows = false;
+    for (std::int64_t size : target)
+      overflows = overflows || __builtin_mul_overflow(known, size, &known);
+    if (overflows || known == 0 || numel % known != 0) {
       api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
                             " elements) to ", shape.to_string());
     }
     target[inferred_axis] = numel / known;
   }
+  api::check_shape(target, "reshape", loc);
   if (target.numel() != numel) {
     api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
                           " elements) to ", shape.to_string(), " (", target.numel(), " elements)");

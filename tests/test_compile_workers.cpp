@@ -108,6 +108,27 @@ TEST_F(CompileWorkers, AWorkerThatHangsIsStoppedAfterItsTimeout) {
   EXPECT_EQ(pool.running(), 0u);
 }
 
+// Found in review: a worker of another lazyfuse (an older install in ../bin, LAZY_NVRTC_WORKER
+// pointing elsewhere) compiled its own templates into our kernels. A pool that names another
+// build stands in for it: each worker refuses, exits and is not used again.
+TEST_F(CompileWorkers, AWorkerOfAnotherBuildCompilesNothing) {
+  lazy::jit::WorkerPool pool(lazy::jit::find_worker_program(),
+                             {~lazy::jit::WorkerPool::this_build().lo, 7});
+  pool.start(2);
+  std::vector<CompileRequest> requests;
+  for (int k = 0; k < 4; ++k)
+    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
+  auto results = pool.compile(requests, 2);
+  ASSERT_TRUE(results.has_value());
+  int refused = 0;
+  for (const auto& result : *results) {
+    EXPECT_FALSE(result.ok);
+    if (result.log.find("another lazyfuse") != std::string::npos) ++refused;
+  }
+  EXPECT_EQ(refused, 2);  // one per worker; the caller compiles every request itself
+  EXPECT_EQ(pool.running(), 0u);
+}
+
 // The device starts two workers while CUDA initialises, so a cold start's first sync (typically
 // two or three new kernels) compiles them in parallel processes, not in one NVRTC.
 TEST(CompileScheduling, ASyncOfAFewKernelsUsesWorkersOnlyWhenEnoughAreWarm) {

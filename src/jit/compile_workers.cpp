@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "codegen/templates.h"
 #include "ir/settings.h"
 #include "jit/kernel_cache.h"
 #include "jit/nvrtc.h"
@@ -32,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kWorkerName = "lazyfuse-nvrtc-worker";
-enum class Status : std::uint64_t { ok = 0, compile_error = 1, failure = 2 };
+enum class Status : std::uint64_t { ok = 0, compile_error = 1, failure = 2, other_build = 3 };
 
 // Sockets, not pipes: MSG_NOSIGNAL turns a dead worker into an error instead of a SIGPIPE that
 // would end the user's program.
@@ -94,9 +95,9 @@ bool answers_within(int fd, int seconds) {
   }
 }
 
-bool write_request(int fd, const CompileRequest& request) {
-  bool ok = write_blob(fd, request.name) && write_word(fd, std::uint64_t(request.arch)) &&
-            write_word(fd, request.options.size());
+bool write_request(int fd, const CompileRequest& request, const ir::Hash128& build) {
+  bool ok = write_word(fd, build.lo) && write_word(fd, build.hi) && write_blob(fd, request.name) &&
+            write_word(fd, std::uint64_t(request.arch)) && write_word(fd, request.options.size());
   for (const std::string& option : request.options) ok = ok && write_blob(fd, option);
   return ok && write_blob(fd, request.source);
 }
@@ -137,6 +138,10 @@ std::string find_worker_program() {
     if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return "";
+}
+
+ir::Hash128 WorkerPool::this_build() {
+  return codegen::templates_checksum();
 }
 
 WorkerPool& WorkerPool::instance() {
@@ -203,12 +208,21 @@ void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
     CompileResult& result = results[r];
     std::uint64_t status = 0, micros = 0;
     std::string payload;
-    if (!write_request(worker.socket, requests[r]) ||
+    if (!write_request(worker.socket, requests[r], build_) ||
         !answers_within(worker.socket, timeout_seconds) || !read_word(worker.socket, &status) ||
         !read_word(worker.socket, &micros) || !read_blob(worker.socket, &payload)) {
       result.log = "the compile worker " + program_ + " stopped answering";
       ::close(worker.socket);
       ::kill(worker.pid, SIGKILL);  // it may be alive but stuck: closing its input is not enough
+      int ignored;
+      ::waitpid(worker.pid, &ignored, 0);
+      worker.socket = -1;
+      --running_;
+      return;
+    }
+    if (status == std::uint64_t(Status::other_build)) {  // it has exited: not used again
+      result.log = "the compile worker " + program_ + " " + payload;
+      ::close(worker.socket);
       int ignored;
       ::waitpid(worker.pid, &ignored, 0);
       worker.socket = -1;
@@ -234,10 +248,21 @@ int serve_compile_requests(int in_fd, int out_fd) {
   // NVRTC's first compile in a process costs most; paid before the first request, it stays out
   // of that request's time (and, for workers started while CUDA initialises, off the cold path).
   warm_up_nvrtc();
+  const ir::Hash128 build = WorkerPool::this_build();
   while (true) {
     CompileRequest request;
+    ir::Hash128 asked;
     std::uint64_t arch = 0, options = 0;
-    if (!read_blob(in_fd, &request.name)) return 0;  // the library closed the pipe: done
+    if (!read_word(in_fd, &asked.lo)) return 0;  // the library closed the pipe: done
+    if (!read_word(in_fd, &asked.hi)) return 1;
+    if (asked != build) {
+      // Its kernels include other templates than ours: the library compiles them itself.
+      const bool answered = write_word(out_fd, std::uint64_t(Status::other_build)) &&
+                            write_word(out_fd, 0) &&
+                            write_blob(out_fd, "was built from another lazyfuse than the library");
+      return answered ? 2 : 1;
+    }
+    if (!read_blob(in_fd, &request.name)) return 1;
     if (!read_word(in_fd, &arch) || !read_word(in_fd, &options)) return 1;
     request.arch = int(arch);
     request.options.resize(options);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/hash.h"
+
 namespace lazy::jit {
 
 struct CompileRequest {
@@ -46,8 +48,13 @@ class WorkerPool {
  public:
   // The process's pool, running find_worker_program().
   static WorkerPool& instance();
-  // A pool of its own running `program` (tests give it a program that is not a worker).
-  explicit WorkerPool(std::string program) : program_(std::move(program)) {}
+  // A pool of its own running `program` (tests give it a program that is not a worker, or a
+  // build other than this library's: `build`, which each request names).
+  explicit WorkerPool(std::string program, ir::Hash128 build = this_build())
+      : program_(std::move(program)), build_(build) {}
+  // What a worker must have been built from to compile for this library: its templates, which
+  // every kernel includes (a worker of another lazyfuse would compile other code).
+  static ir::Hash128 this_build();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
   ~WorkerPool();
@@ -68,6 +75,7 @@ class WorkerPool {
 
   std::mutex mutex_;
   std::string program_;
+  ir::Hash128 build_;
   std::vector<Worker> workers_;
   std::atomic<std::size_t> running_{0};
 };
@@ -78,7 +86,8 @@ class WorkerPool {
 std::optional<std::vector<CompileResult>> compile_in_workers(
     std::span<const CompileRequest> requests, std::size_t max_workers);
 
-// The worker's side: reads requests from in_fd, answers on out_fd, until in_fd closes.
+// The worker's side: reads requests from in_fd, answers on out_fd, until in_fd closes or a
+// request names another build (answered as such, then the worker exits).
 int serve_compile_requests(int in_fd, int out_fd);
 
 }  // namespace lazy::jit

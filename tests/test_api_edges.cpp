@@ -84,6 +84,18 @@ TEST(ApiEdges, TakeAlongAxisOfZeroDimTensorsPicksTheElement) {
   EXPECT_EQ(got.item<float>(), 4.5f);
 }
 
+TEST(ApiEdges, GatherWithAnEmptyIndexOfAnyRankIsEmpty) {
+  // torch.gather checks an index's rank only when it picks something.
+  const Tensor x = lazy::ones({3, 4});
+  const Tensor got = lazy::gather(x, 1, lazy::zeros({0}, DType::i64));
+  EXPECT_EQ(got.shape(), lazy::Shape({0}));
+  EXPECT_EQ(got.dtype(), DType::f32);
+  EXPECT_EQ(lazy::gather(x, -1, lazy::zeros({2, 0, 5}, DType::i64)).shape(),
+            lazy::Shape({2, 0, 5}));
+  EXPECT_THROW((void)lazy::gather(x, 2, lazy::zeros({0}, DType::i64)), lazy::AxisError);
+  EXPECT_THROW((void)lazy::gather(x, 1, lazy::zeros({1}, DType::i64)), lazy::ShapeError);
+}
+
 TEST(ApiEdges, AddmmWithAlphaZeroLeavesTheProductOut) {
   // torch.addmm(c, a, b, alpha=0): inf and NaN in a @ b do not reach the result.
   const Tensor c = lazy::from_data<float>({1, 2, 3, 4, 5, 6}, {2, 3});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <dlpack/dlpack.h>
@@ -115,6 +116,61 @@ TEST(ApiEdges, AReversedViewGoesOutThroughDlpackAsADenseCopy) {
   EXPECT_EQ(out->dl_tensor.strides[0], 1);
   const Tensor back = lazy::from_dlpack(out);
   EXPECT_EQ(back.to_vector<float>(), (std::vector<float>{5, 4, 3, 2, 1, 0}));
+}
+
+// Found in review: the two-pass mean left a residue in rows of equal elements, which the norm
+// blew up (layer_norm of 1000.1s gave -0.02, -1 with eps 1e-12) and var summed (inf for 3e38s).
+TEST(ApiEdges, MomentsOfARowOfEqualElementsAreExact) {
+  const Tensor row = lazy::full({2, 5}, 1000.1f);
+  const Tensor weight = lazy::ones({5}), bias = lazy::zeros({5});
+  EXPECT_EQ(lazy::layer_norm(row, weight, bias).to_vector<float>(), std::vector<float>(10, 0.0f));
+  EXPECT_EQ(lazy::layer_norm(row, weight, bias, 1e-12).to_vector<float>(),
+            std::vector<float>(10, 0.0f));
+  EXPECT_EQ(lazy::var(row, 1).to_vector<float>(), std::vector<float>(2, 0.0f));
+  EXPECT_EQ(lazy::std(row, {0, 1}).item<float>(), 0.0f);
+  EXPECT_EQ(lazy::var(lazy::full({2}, 3e38f)).item<float>(), 0.0f);
+  EXPECT_EQ(lazy::var(lazy::full({3, 4}, 7.3f), 0, 0.0, true).to_vector<float>(),
+            std::vector<float>(4, 0.0f));
+  const Tensor g =
+      lazy::grad([](auto t) { return lazy::std(t[0]); })({lazy::full({3}, 1000.1f)})[0];
+  EXPECT_EQ(g.to_vector<float>(), std::vector<float>(3, 0.0f));  // std's rule at a zero std
+  // Rows that differ still agree with the textbook moments.
+  const Tensor x = lazy::from_data<float>({1, 2, 3, 4, 10, 20, 30, 40}, {2, 4});
+  EXPECT_EQ(lazy::var(x, 1).to_vector<float>(), (std::vector<float>{5.0f / 3, 500.0f / 3}));
+  EXPECT_EQ(lazy::mean(x, 1).to_vector<float>(), (std::vector<float>{2.5f, 25.0f}));
+  EXPECT_EQ(lazy::var(lazy::zeros({0, 3}), 0).shape(), lazy::Shape({3}));
+}
+
+TEST(ApiEdges, StdNamesItselfInItsErrorsAndAxesAreIntegers) {
+  EXPECT_THAT(message_of<lazy::AxisError>([] {
+                (void)lazy::std(lazy::ones({2, 3}), 5);
+              }),
+              HasSubstr("lazy::std"));
+  static_assert(!std::is_constructible_v<lazy::Axes, double>, "max(x, 0.5) meant maximum");
+  static_assert(!std::is_constructible_v<lazy::Axes, bool>);
+  static_assert(std::is_constructible_v<lazy::Axes, int>);
+}
+
+TEST(ApiEdges, ClampTakesOneResultTypeOverItsThreeOperands) {
+  // As torch.clamp's result_type: promoting pair by pair made i32 between f16 and f32 0-d bounds
+  // f16, and bool between i32 and i64 ones i32.
+  const Tensor ints = lazy::from_data<std::int32_t>({-5, 1, 9}, {3});
+  const Tensor clamped =
+      lazy::clamp(ints, lazy::full({}, 0.5, DType::f16), lazy::full({}, 4.25, DType::f32));
+  EXPECT_EQ(clamped.dtype(), DType::f32);
+  EXPECT_EQ(clamped.to_vector<float>(), (std::vector<float>{0.5f, 1.0f, 4.25f}));
+  const Tensor flags = lazy::arange(0, 2, 1, DType::i64) > 0;
+  EXPECT_EQ(
+      lazy::clamp(flags, lazy::full({}, 0, DType::i32), lazy::full({}, 1, DType::i64)).dtype(),
+      DType::i64);
+  EXPECT_EQ(lazy::clamp(ints, 0, 3).dtype(), DType::i32);
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)lazy::clamp(ints, Tensor(), 3); }),
+              HasSubstr("clamp"));
+}
+
+TEST(ApiEdges, NegatingAnOperandThatHoldsANumberIsAValueError) {
+  const lazy::Operand number = 2.0;
+  EXPECT_THROW((void)-number, lazy::ValueError);  // it dereferenced a null tensor
 }
 
 }  // namespace

@@ -418,6 +418,22 @@ TEST(Arange, OfAnIntegerDTypeWithAFloatStepThrowsValueError) {
   EXPECT_THROW(lazy::arange(0, 5, 0.5, lazy::i64), lazy::ValueError);
 }
 
+// Found in review: PyTorch's integer arange takes float numbers (the length from them, start and
+// step truncated); an i32 range past i32 wrapped; a step 0 in f32 repeated start.
+TEST(Arange, OfAnIntegerDTypeTruncatesFloatStartAndStep) {
+  EXPECT_EQ(lazy::arange(0.5, 5, 1, lazy::i64).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(lazy::arange(-2.5, 3, 1.5, lazy::i32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{-2, -1, 0, 1}));
+  EXPECT_EQ(lazy::arange(0, 7, 2.5, lazy::i64).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 2, 4}));
+  const std::int64_t past_i32 = std::int64_t(1) << 31;
+  EXPECT_THROW(lazy::arange(past_i32, past_i32 + 3, 1, lazy::i32), lazy::ValueError);
+  EXPECT_EQ(lazy::arange(past_i32 - 2, past_i32 - 1, 1, lazy::i32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{std::int32_t(past_i32 - 2)}));
+  EXPECT_THROW(lazy::arange(0.0, 1e-44, 1e-46), lazy::ValueError);
+}
+
 // ---- rand and randn ----
 
 TEST(Rand, SameSeedGivesSameValues) {

@@ -123,4 +123,36 @@ TEST(GradientEdges, HessiansOfProductsThroughZeros) {
   }
 }
 
+// Found in review: a number exponent's higher derivatives at x = 0 met 0 * (0^-1 = inf), NaN
+// (PyTorch's pow_backward gives 0 for an exponent of 0, at every order).
+TEST(GradientEdges, HigherDerivativesOfPowersAtZero) {
+  const lazy::ScalarFunction polynomial = [](auto t) {
+    return lazy::sum(lazy::pow(t[0], 0.0) + 2.0f * lazy::pow(t[0], 1.0) +
+                     3.0f * lazy::pow(t[0], 2.0) + lazy::pow(t[0], 3.0));
+  };
+  const std::vector<float> x = {0, 1};
+  const lazy::ScalarFunction slope = [&](auto t) {
+    return lazy::sum(lazy::grad(polynomial)({t[0]})[0]);
+  };
+  // d2/dx2 = 6 + 6x, summed over the other element's zero cross terms.
+  EXPECT_EQ(lazy::grad(slope)({lazy::from_data(x, {2})})[0].to_vector<float>(),
+            (std::vector<float>{6, 12}));
+  const lazy::ScalarFunction curvature = [&](auto t) {
+    return lazy::sum(lazy::grad(slope)({t[0]})[0]);
+  };
+  EXPECT_EQ(lazy::grad(curvature)({lazy::from_data(x, {2})})[0].to_vector<float>(),
+            (std::vector<float>{6, 6}));
+}
+
+// Found in review: ties were counted in the cotangent's dtype, and an f16 count past 65504 is
+// inf, so max's gradient over 70000 equal elements was 0.
+TEST(GradientEdges, MaxSharesItsGradientAmongManyF16Ties) {
+  const Tensor x = lazy::zeros({70000}, lazy::DType::f16);
+  const Tensor g = lazy::grad([](auto t) { return lazy::max(t[0]); })({x})[0];
+  EXPECT_EQ(g.dtype(), lazy::DType::f16);
+  const std::vector<float> shares = g.to_vector<float>();
+  EXPECT_NEAR(shares[0], 1.0 / 70000, 1e-7);
+  EXPECT_EQ(shares[0], shares[69999]);
+}
+
 }  // namespace

@@ -213,4 +213,25 @@ TEST(CatKernels, ASecondConcatenationAndOneAReductionReadsAreWrittenFirst) {
   EXPECT_NEAR(total.item<float>(), 2 * lazy::sum(x).item<float>(), 1e-5);
 }
 
+// Found in review: a Concat of about 1400 parts overflowed the kernel's 32 KiB of arguments (a
+// CompileError, on the host too); joins of many parts go in groups.
+TEST(Joining, CatAndStackOfThousandsOfTensors) {
+  constexpr int kParts = 1500;
+  std::vector<Tensor> rows, scalars;
+  for (int k = 0; k < kParts; ++k) {
+    rows.push_back(lazy::from_data<float>({float(k), float(-k)}, {1, 2}));
+    scalars.push_back(lazy::from_data<std::int32_t>({k}, {}));
+  }
+  const std::vector<float> joined = lazy::cat(rows, 0).to_vector<float>();
+  ASSERT_EQ(joined.size(), std::size_t(2 * kParts));
+  for (int k = 0; k < kParts; ++k) {
+    ASSERT_EQ(joined[std::size_t(2 * k)], float(k));
+    ASSERT_EQ(joined[std::size_t(2 * k + 1)], float(-k));
+  }
+  const Tensor stacked = lazy::stack(scalars, 0);
+  EXPECT_EQ(stacked.shape(), lazy::Shape({kParts}));
+  const std::vector<std::int32_t> values = stacked.to_vector<std::int32_t>();
+  for (int k = 0; k < kParts; ++k) ASSERT_EQ(values[std::size_t(k)], k);
+}
+
 }  // namespace

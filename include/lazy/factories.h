@@ -47,7 +47,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step = 1, std::optional<DType> d
 Tensor arange(Scalar stop, std::source_location loc = std::source_location::current());
 
 // Uniform on [0, 1) and standard normal, from Philox-4x32-10 keyed by seed: the same seed and
-// shape give the same values on every backend. Floating dtypes only.
+// shape give the same values on every backend (randn's within f32 rounding). Floating dtypes only.
 Tensor rand(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
             std::source_location loc = std::source_location::current());
 Tensor randn(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,

@@ -151,9 +151,7 @@ inline Tensor operator/(const Operand& a, const Operand& b) {
 inline Tensor operator%(const Operand& a, const Operand& b) {
   return remainder(a, b, a.loc());
 }
-inline Tensor operator-(const Operand& x) {
-  return neg(x.tensor(), x.loc());
-}
+Tensor operator-(const Operand& x);
 // A number's negation is a number: -lazy::Scalar(2) would otherwise reach the Operand overload.
 Tensor operator-(const Scalar& x) = delete;
 inline Tensor operator==(const Operand& a, const Operand& b) {

@@ -4,6 +4,7 @@
 // their dtype, mean/var/std need a floating input, argmax/argmin give i64, any/all give bool.
 #pragma once
 
+#include <concepts>
 #include <initializer_list>
 #include <optional>
 #include <source_location>
@@ -18,7 +19,11 @@ namespace lazy {
 class Axes {
  public:
   Axes() = default;
-  Axes(int axis) : axes_{axis} {}                         // NOLINT(google-explicit-constructor)
+  Axes(int axis) : axes_{axis} {}  // NOLINT(google-explicit-constructor)
+  // A number or bool where an axis goes (max(x, 0.5) meant maximum) does not compile.
+  template <class T>
+  requires std::floating_point<T> || std::same_as<T, bool> Axes(T)
+  = delete;
   Axes(std::initializer_list<int> axes) : axes_(axes) {}  // NOLINT(google-explicit-constructor)
   Axes(std::span<const int> axes) : axes_(axes.begin(), axes.end()) {}  // NOLINT
   const std::vector<int>& list() const { return axes_; }

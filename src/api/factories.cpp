@@ -188,20 +188,35 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   DType type = dtype.value_or(all_integers ? DType::i64 : DType::f32);
   if (type == DType::bool_) api::fail<DTypeError>(loc, "arange", "cannot make a bool range");
   if (step.to_double() == 0) api::fail<ValueError>(loc, "arange", "step must not be 0");
-  if (is_integer(type) &&
-      (start.kind() == Scalar::Kind::floating || step.kind() == Scalar::Kind::floating)) {
-    api::fail<ValueError>(loc, "arange", "an integer range needs integer start and step");
-  }
-  // Start and step become numbers of scalar_type; stop bounds them, so it must fit as well.
+  // Start and step become numbers of scalar_type; stop bounds them, so it must fit as well. An
+  // i32 range's values lie between start and stop: their fitting i32 is enough.
   DType scalar_type = is_floating(type) ? ir::compute_type_of(type) : DType::i64;
-  for (const Scalar& bound : {start, stop, step})
-    api::check_scalar_fits(bound, scalar_type, "arange", loc);
+  const DType bound_type = type == DType::i32 ? type : scalar_type;
+  api::check_scalar_fits(start, bound_type, "arange", loc);
+  api::check_scalar_fits(stop, bound_type, "arange", loc);
+  api::check_scalar_fits(step, scalar_type, "arange", loc);
   if (!std::isfinite(start.to_double()) || !std::isfinite(stop.to_double()) ||
       !std::isfinite(step.to_double())) {
     api::fail<ValueError>(loc, "arange", "unsupported range: ", text_of(start), " to ",
                           text_of(stop), " by ", text_of(step));
   }
   const std::int64_t length = range_length(start, stop, step, all_integers, loc);
+  if (is_integer(type) && !all_integers) {
+    // As PyTorch: the length from the numbers given, start and step truncated to integers.
+    const auto truncated = [](const Scalar& x) { return Scalar(std::int64_t(x.to_double())); };
+    if (truncated(step).to_int() == 0) {
+      api::fail<ValueError>(loc, "arange", "step ", text_of(step), " truncates to 0 in an ",
+                            dtype_name(type), " range; pass an integer step");
+    }
+    start = truncated(start);
+    step = truncated(step);
+  }
+  // The kernel and the reference compute in scalar_type (f32 for floating ranges, as PyTorch's
+  // CUDA arange does): a step that rounds to 0 there would repeat start.
+  if (is_floating(type) && float(step.to_double()) == 0.0f) {
+    api::fail<ValueError>(loc, "arange", "step ", text_of(step), " is 0 in f32, where ",
+                          dtype_name(type), " ranges are computed");
+  }
   // Start and step are inputs, so a new range of the same length reuses everything compiled.
   ir::NodePtr node = ir::make_node(Op::Arange, type, Shape{length}, loc);
   node->compute_dtype = scalar_type;

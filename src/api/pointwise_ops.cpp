@@ -102,7 +102,7 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, promoted);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,
-                          "subtracting bool tensors is not supported; use logical_xor "
+                          "subtracting bool tensors is not supported; use ne(a, b) (their xor) "
                           "or cast to an integer dtype first");
   }
   if ((op == Op::Remainder || op == Op::Fmod || op == Op::FloorDivide) &&
@@ -195,6 +195,14 @@ Tensor neg(const Tensor& x, std::source_location loc) {
   return unary(Op::Neg, "neg", x, loc);
 }
 
+Tensor operator-(const Operand& x) {
+  // An Operand holding a number (lazy::Operand o = 2.0; -o) has no tensor to negate.
+  if (!x.is_tensor()) {
+    api::fail<ValueError>(x.loc(), "neg", "needs a tensor; negate the number itself instead");
+  }
+  return neg(x.tensor(), x.loc());
+}
+
 Tensor abs(const Tensor& x, std::source_location loc) {
   reject_bool(x, "abs", loc);
   return unary(Op::Abs, "abs", x, loc);
@@ -266,7 +274,20 @@ Tensor lerp(const Tensor& start, const Operand& end, const Operand& weight,
                    loc);
 }
 
-Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi, std::source_location loc) {
+Tensor clamp(const Tensor& given, const Operand& given_lo, const Operand& given_hi,
+             std::source_location loc) {
+  api::sync_if_trace_full();
+  // One result type over the three, as torch.clamp: promoting pair by pair is not associative
+  // (i32 between f16 and f32 0-d bounds would be f16).
+  std::array operands = {promotion_operand(Operand(given, loc), "clamp", loc),
+                         promotion_operand(given_lo, "clamp", loc),
+                         promotion_operand(given_hi, "clamp", loc)};
+  const DType dtype = ir::result_type(operands);
+  const Tensor x = given.to(dtype, loc);
+  const Tensor lo_tensor = given_lo.is_tensor() ? given_lo.tensor().to(dtype, loc) : Tensor();
+  const Tensor hi_tensor = given_hi.is_tensor() ? given_hi.tensor().to(dtype, loc) : Tensor();
+  const Operand lo = given_lo.is_tensor() ? Operand(lo_tensor, loc) : given_lo;
+  const Operand hi = given_hi.is_tensor() ? Operand(hi_tensor, loc) : given_hi;
   // The value is min(max(x, lo), hi), picked so that the gradient goes where PyTorch's clamp
   // sends it: to x inside [lo, hi], ends included; to lo where x < lo < hi; to hi where x > hi or
   // hi < lo; nowhere else (a NaN, or x below lo == hi).

@@ -172,6 +172,21 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_locatio
       x, loc, [&](const Tensor& v) { return mul(sum(v, axes, keepdim, loc), inverse, loc); });
 }
 
+namespace {
+
+// The first element of each row of `axes` (kept as axes of 1); 0 where rows are empty.
+Tensor row_element(const Tensor& x, const Axes& axes, std::string_view op,
+                   std::source_location loc) {
+  const ReducedShape reduced = reduced_shape(x.shape(), axes, true, op, loc);
+  if (reduced.extent == 0) return zeros({}, x.dtype(), loc);
+  Tensor first = x;
+  for (int a = 0; a < x.rank(); ++a)
+    if ((reduced.mask >> a & 1) != 0 && x.shape()[a] != 1) first = first.slice(a, 0, 1, 1, loc);
+  return first;
+}
+
+}  // namespace
+
 Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
            std::source_location loc) {
   api::require_floating(x, "var", loc);
@@ -181,8 +196,12 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     // The mean as a quotient, not the sum times 1 / n: a kernel may contract x - sum * (1 / n)
     // into one fma, whose exact product leaves a row of equal elements a variance above 0.
-    const Tensor row_mean = div(sum(v, axes, true, loc), n, loc);
-    const Tensor centered = sub(v, row_mean, loc);
+    // Moments of x - (one element of its row), which is exactly 0 for a row of equal elements:
+    // their variance is then 0, not a rounded mean's residue (PyTorch's Welford gives 0 too).
+    const Tensor shift = row_element(v, axes, "var", loc);
+    const Tensor shifted = sub(v, shift, loc);
+    const Tensor row_mean = add(shift, div(sum(shifted, axes, true, loc), n, loc), loc);
+    const Tensor centered = sub(shifted, sub(row_mean, shift, loc), loc);
     Tensor result = div(sum(mul(centered, centered, loc), axes, true, loc), divisor, loc);
     api::mark_composite(result, {api::CompositeKind::variance, v, row_mean, axes, n - correction});
     return keepdim ? result
@@ -193,6 +212,7 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdim,
            std::source_location loc) {
   api::require_floating(x, "std", loc);
+  reduced_shape(x.shape(), axes, keepdim, "std", loc);  // a bad axis names std, not var
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     const Tensor variance = var(v, axes, correction, keepdim, loc);
     Tensor result = sqrt(variance, loc);
@@ -249,7 +269,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
   require_per_feature(x, weight, "the weight", "layer_norm", loc);
   require_per_feature(x, bias, "the bias", "layer_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    Tensor centered = sub(v, mean(v, -1, true, loc), loc);
+    const Tensor shifted = sub(v, row_element(v, -1, "layer_norm", loc), loc);  // as var's
+    Tensor centered = sub(shifted, mean(shifted, -1, true, loc), loc);
     Tensor variance = mean(mul(centered, centered, loc), -1, true, loc);
     Tensor scale = rsqrt(add(variance, eps, loc), loc);
     Tensor normed = mul(centered, scale, loc);

@@ -164,11 +164,14 @@ InputCotangents pow_vjp(const VjpArgs& a) {
   const Tensor &x = a.inputs[0], &y = a.inputs[1];
   return {if_wanted(a, 0,
                     [&] {
-                      // y x^(y-1), and 0 where y is 0 (PyTorch's), even at x = 0
+                      // y x^(y-1), and 0 where y is 0 (PyTorch's), even at x = 0. There x is
+                      // read as 1, so that the hidden 0^-1 = inf makes no NaN in the next
+                      // derivative (0 * inf).
+                      const Tensor at_zero = lazy::eq(y, 0, a.loc);
+                      const Tensor base = lazy::where(at_zero, 1, x, a.loc);
                       const Tensor slope =
-                          lazy::mul(y, lazy::pow(x, lazy::sub(y, 1, a.loc), a.loc), a.loc);
-                      return lazy::mul(a.cotangent,
-                                       lazy::where(lazy::eq(y, 0, a.loc), 0, slope, a.loc), a.loc);
+                          lazy::mul(y, lazy::pow(base, lazy::sub(y, 1, a.loc), a.loc), a.loc);
+                      return lazy::mul(a.cotangent, lazy::where(at_zero, 0, slope, a.loc), a.loc);
                     }),
           if_wanted(a, 1, [&] {
             // out log x, and 0 where x is 0 and y >= 0 (PyTorch's)
@@ -311,11 +314,13 @@ InputCotangents sum_vjp(const VjpArgs& a) {
 InputCotangents extreme_vjp(const VjpArgs& a) {
   const Shape& in = a.node.inputs[0]->shape;
   const Tensor chosen =
-      lazy::eq(a.inputs[0], with_kept_axes(a.output, a.node, a.loc).expand(in, a.loc), a.loc)
-          .to(a.cotangent.dtype(), a.loc);
-  const Tensor count = lazy::sum(chosen, Axes(reduced_axes(a.node)), true, a.loc);
+      lazy::eq(a.inputs[0], with_kept_axes(a.output, a.node, a.loc).expand(in, a.loc), a.loc);
+  // Counted in f32: an f16 count of more than 65504 ties is inf, and each share 0.
+  const Tensor count =
+      lazy::sum(chosen.to(DType::f32, a.loc), Axes(reduced_axes(a.node)), true, a.loc);
   const Tensor share = lazy::div(with_kept_axes(a.cotangent, a.node, a.loc), count, a.loc);
-  return only(lazy::mul(chosen, share, a.loc));
+  return only(
+      lazy::mul(chosen.to(share.dtype(), a.loc), share, a.loc).to(a.cotangent.dtype(), a.loc));
 }
 InputCotangents prod_vjp(const VjpArgs& a) {
   // The product of the other elements: out / x without zeros; with one zero, the product of the

@@ -173,4 +173,19 @@ TEST(ApiEdges, NegatingAnOperandThatHoldsANumberIsAValueError) {
   EXPECT_THROW((void)-number, lazy::ValueError);  // it dereferenced a null tensor
 }
 
+// Found in review: a long double past double's range became inf where the same double is
+// refused; characters were numbers (x * 'a' was 97 x); a negative bound pruned the whole cache.
+TEST(ApiEdges, NumbersThatAreNotNumbersAreRefused) {
+  const Tensor x = lazy::ones({2});
+  EXPECT_THROW((void)(x + 1e400L), lazy::ValueError);
+  EXPECT_THROW((void)lazy::full({2}, -1e400L), lazy::ValueError);
+  EXPECT_EQ((x + 2.5L).to_vector<float>(), (std::vector<float>{3.5f, 3.5f}));
+  EXPECT_EQ((x + std::numeric_limits<long double>::infinity()).to_vector<float>()[0], INFINITY);
+  static_assert(!std::is_convertible_v<char, lazy::Operand>, "x * 'a' is a typo");
+  static_assert(!std::is_constructible_v<lazy::Scalar, char32_t>);
+  static_assert(std::is_constructible_v<lazy::Scalar, unsigned char>);
+  EXPECT_THAT(message_of<lazy::ValueError>([] { (void)lazy::prune_kernel_cache(-1); }),
+              HasSubstr("prune_kernel_cache"));
+}
+
 }  // namespace

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "helper_programs.h"
+#include "jit/cache_files.h"
 #include "jit/disk_cache.h"
 #include "jit/nvrtc.h"
 #include "lazy/config.h"
@@ -353,6 +354,32 @@ TEST_F(DiskCache, ClearingRemovesTempFilesAbandonedLongAgoAndKeepsFreshOnes) {
   EXPECT_EQ(cache.clear(), 1u);
   EXPECT_FALSE(fs::exists(abandoned));
   EXPECT_TRUE(fs::exists(in_progress));  // perhaps another process's write: left alone
+}
+
+// Found in review: LAZY_CACHE_DIR naming a symbolic link to a private directory turned the
+// cache off ("owned by another user"), while the same path with a trailing slash worked.
+TEST_F(DiskCache, ASymbolicLinkToThePrivateDirectoryIsFollowed) {
+  TempDir dir;
+  const fs::path target = dir.path() / "real", link = dir.path() / "link";
+  ASSERT_TRUE(lazy::jit::make_private_directories(target));
+  fs::create_directory_symlink(target, link);
+  ::setenv("LAZY_CACHE_DIR", link.c_str(), 1);
+  lazy::jit::DiskCacheConfig config = lazy::jit::disk_cache_config_from_env();
+  ::unsetenv("LAZY_CACHE_DIR");
+  EXPECT_EQ(config.root, fs::canonical(target));
+  lazy::jit::DiskCache cache(config);
+  EXPECT_TRUE(cache.usable());
+}
+
+// Without HOME, XDG_CACHE_HOME or LAZY_CACHE_DIR the cache has no place: off, with a reason.
+TEST_F(DiskCache, NoPlaceForTheCacheTurnsItOffWithAReason) {
+  lazy::jit::DiskCacheConfig config;
+  config.root.clear();
+  testing::internal::CaptureStderr();
+  lazy::jit::DiskCache cache(config);
+  const std::string warning = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(cache.usable());
+  EXPECT_THAT(warning, HasSubstr("HOME"));
 }
 
 // Found in review: a bound of 0 wrote each entry and deleted it at once.

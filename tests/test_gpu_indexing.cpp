@@ -182,4 +182,28 @@ TEST_F(GpuIndexing, ABadIndexNamesItsOwnLineWhenTheSameStepRanFromAnotherLine) {
   }
 }
 
+// Indices computed in the same sync as the gather that reads them (the fuzzer draws its indices
+// as data): a routing step's top-k, an argmax, sorted positions, arithmetic on ids, a running
+// count, each feeding a gather, an embedding or a scatter.
+TEST_F(GpuIndexing, IndicesComputedInTheSameSyncMatchTheReference) {
+  Tensor scores = random_input(DType::f32, {64, 96});
+  Tensor values = random_input(DType::bf16, {64, 96});
+  Tensor table = random_input(DType::f32, {50, 24});
+  Tensor ids = random_picks({64, 7}, 1000, DType::i64);
+  Tensor flags = random_input(DType::f32, {64, 96}) > 0.0f;
+  expect_matches_reference(
+      [&] {
+        const lazy::ValuesAndIndices best = lazy::topk(scores * 2.0f, 8);
+        const Tensor routed = lazy::take_along_axis(values, best.indices, -1);
+        const Tensor chosen = lazy::gather(values, 1, lazy::argmax(scores, 1, true));
+        const Tensor ordered = lazy::take_along_axis(scores, lazy::argsort(-scores, -1), -1);
+        const Tensor rows = lazy::embedding(table, (ids * 7 + 3) % 50) * 0.5f;
+        const Tensor counts = lazy::cumsum(flags.to(DType::i64), 1) % 96;
+        const Tensor spread = lazy::scatter_add(lazy::zeros({64, 96}), 1, counts, scores);
+        const Tensor picked = lazy::index_select(table, 0, lazy::argmax(scores, 1) % 50);
+        return std::vector<Tensor>{routed, chosen, ordered, rows, spread, picked};
+      },
+      "computed indices");
+}
+
 }  // namespace

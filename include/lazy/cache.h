@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ struct KernelCacheEntry {
 KernelCacheInfo kernel_cache_info();
 std::vector<KernelCacheEntry> kernel_cache_entries();
 // Removes least recently used entries until the directory holds at most max_bytes; returns how
-// many were removed.
-std::int64_t prune_kernel_cache(std::int64_t max_bytes);
+// many were removed. Throws lazy::ValueError for a negative max_bytes.
+std::int64_t prune_kernel_cache(std::int64_t max_bytes,
+                                std::source_location loc = std::source_location::current());
 // Removes every entry on disk and every compiled kernel in memory; returns the entries removed.
 std::int64_t clear_kernel_cache();
 

@@ -12,7 +12,8 @@ namespace lazy {
 class Error : public std::runtime_error {
  public:
   Error(const std::string& message, std::source_location where);
-  // Where the user called the op that failed.
+  // Where the user called the op that failed. Errors of the backend found while syncing (no
+  // usable device, a failed compile or launch) may name a line inside the library instead.
   const std::source_location& where() const { return where_; }
 
  private:

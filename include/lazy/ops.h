@@ -12,16 +12,18 @@
 namespace lazy {
 
 // A tensor or a number, where either is accepted. It remembers where it was written, which is
-// how operators (that cannot take a default argument) learn the caller's file:line.
+// how operators (that cannot take a default argument) learn the caller's file:line. It refers
+// to its tensor without owning it: an argument type, not one to keep (`auto o = Operand(x + 1)`
+// would outlive the temporary it names).
 class Operand {
  public:
   Operand(const Tensor& tensor,  // NOLINT(google-explicit-constructor)
           std::source_location loc = std::source_location::current())
       : tensor_(&tensor), scalar_(0), loc_(loc) {}
   template <class T>
-  requires std::is_arithmetic_v<T> Operand(
-      T value,  // NOLINT(google-explicit-constructor)
-      std::source_location loc = std::source_location::current())
+  requires(std::is_arithmetic_v<T>&& std::is_constructible_v<Scalar, T>)
+      Operand(T value,  // NOLINT(google-explicit-constructor)
+              std::source_location loc = std::source_location::current())
       : tensor_(nullptr), scalar_(value), loc_(loc) {}
   Operand(const Scalar& value,  // NOLINT(google-explicit-constructor)
           std::source_location loc = std::source_location::current())

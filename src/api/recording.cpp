@@ -1,5 +1,6 @@
 #include "api/recording.h"
 
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -113,8 +114,16 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
                        std::source_location loc, bool may_round_to_infinity) {
   // Integers are carried as int64; a larger one would wrap. As a double it can be used.
   if (!value.fits_int64()) {
-    fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
+    const double v = value.to_double();  // its digits exactly up to 2^64, else rounded
+    if (v >= 0 && v <= 18446744073709551616.0) {
+      fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
+                       " is past the int64 range; write it as a floating-point number");
+    }
+    fail<ValueError>(loc, op, "the integer ", v,
                      " is past the int64 range; write it as a floating-point number");
+  }
+  if (!value.fits_double()) {
+    fail<ValueError>(loc, op, "the long double number is past double's range (", DBL_MAX, ")");
   }
   if (is_integer(dtype) && value.kind() != Scalar::Kind::floating) {
     std::int64_t v = value.to_int();

@@ -1,9 +1,11 @@
 // lazy/cache.h over the process's disk cache.
 #include <chrono>
+#include <string>
 
 #include "jit/disk_cache.h"
 #include "jit/kernel_cache.h"
 #include "lazy/cache.h"
+#include "lazy/error.h"
 
 namespace lazy {
 
@@ -30,8 +32,13 @@ std::vector<KernelCacheEntry> kernel_cache_entries() {
   return out;
 }
 
-std::int64_t prune_kernel_cache(std::int64_t max_bytes) {
-  return std::int64_t(jit::disk_cache().prune(std::uint64_t(std::max<std::int64_t>(max_bytes, 0))));
+std::int64_t prune_kernel_cache(std::int64_t max_bytes, std::source_location loc) {
+  if (max_bytes < 0) {  // clamped to 0 it would delete every entry
+    throw ValueError("lazy::prune_kernel_cache: needs a bound of 0 bytes or more, got " +
+                         std::to_string(max_bytes),
+                     loc);
+  }
+  return std::int64_t(jit::disk_cache().prune(std::uint64_t(max_bytes)));
 }
 
 std::int64_t clear_kernel_cache() {

@@ -98,13 +98,14 @@ DiskCacheConfig disk_cache_config_from_env() {
     config.root = fs::path(xdg) / "lazyfuse";
   } else if (home != nullptr && *home != '\0') {
     config.root = fs::path(home) / ".cache" / "lazyfuse";
-  } else {
-    config.enabled = false;
-  }
+  }  // else no root: the cache says why it is off
   config.max_bytes = std::uint64_t(ir::integer_setting(ir::Setting::cache_max_mb)) << 20;
   if (!config.root.empty()) {
     std::error_code ignored;
     config.root = fs::absolute(config.root, ignored);  // a relative LAZY_CACHE_DIR works too
+    // Through a symbolic link to the directory it names, which is what the checks must see (a
+    // trailing slash did that already).
+    if (fs::path real = fs::weakly_canonical(config.root, ignored); !ignored) config.root = real;
   }
   config.save_source = ir::on_off_setting(ir::Setting::cache_save_source);
   return config;
@@ -112,6 +113,10 @@ DiskCacheConfig disk_cache_config_from_env() {
 
 DiskCache::DiskCache(DiskCacheConfig config) : config_(std::move(config)) {
   if (!config_.enabled) return;
+  if (config_.root.empty()) {
+    disable("is not set: neither LAZY_CACHE_DIR, XDG_CACHE_HOME nor HOME is");
+    return;
+  }
   std::error_code error;
   if (fs::exists(config_.root, error) && !fs::is_directory(config_.root, error)) {
     disable("is not a directory");
@@ -139,7 +144,7 @@ void DiskCache::disable(const std::string& why) {
                "lazyfuse: warning: the kernel cache directory %s %s; compiled kernels are kept in "
                "memory only (set LAZY_CACHE_DIR to another directory, or LAZY_CACHE=0 to silence "
                "this)\n",
-               config_.root.c_str(), why.c_str());
+               config_.root.empty() ? "(none)" : config_.root.c_str(), why.c_str());
 }
 
 fs::path DiskCache::entry_directory(const fs::path& root, NvrtcVersion version, int arch) {

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "jit/compile_workers.h"
 #include "jit/kernel_cache.h"
@@ -22,6 +25,24 @@ using lazy::jit::CompileRequest;
 std::string kernel_source(int k) {
   return "extern \"C\" __global__ void k" + std::to_string(k) +
          "(float* p) { p[threadIdx.x] = " + std::to_string(k) + ".0f * p[threadIdx.x]; }";
+}
+
+// Compiles `count` kernels on two of `pool`'s workers, each of which must fail; returns how many
+// failures say `reason`.
+int failures_saying(lazy::jit::WorkerPool& pool, int count, std::string_view reason) {
+  std::vector<CompileRequest> requests;
+  for (int k = 0; k < count; ++k)
+    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
+  auto results = pool.compile(requests, 2);
+  EXPECT_TRUE(results.has_value());
+  if (!results) return -1;
+  EXPECT_EQ(results->size(), requests.size());
+  int saying = 0;
+  for (const auto& result : *results) {
+    EXPECT_FALSE(result.ok);
+    if (result.log.find(reason) != std::string::npos) ++saying;
+  }
+  return saying;
 }
 
 class CompileWorkers : public ::testing::Test {
@@ -66,18 +87,8 @@ TEST_F(CompileWorkers, WorkersThatStopAnsweringLeaveRequestsNotOk) {
   lazy::jit::WorkerPool pool("/bin/true");
   pool.start(2);
   EXPECT_EQ(pool.running(), 2u);
-  std::vector<CompileRequest> requests;
-  for (int k = 0; k < 5; ++k)
-    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
-  auto results = pool.compile(requests, 2);
-  ASSERT_TRUE(results.has_value());
-  ASSERT_EQ(results->size(), requests.size());
-  int stopped = 0;
-  for (const auto& result : *results) {
-    EXPECT_FALSE(result.ok);
-    if (result.log.find("stopped answering") != std::string::npos) ++stopped;
-  }
-  EXPECT_EQ(stopped, 2);  // one per worker; the other requests were never sent
+  // One per worker; the other requests were never sent.
+  EXPECT_EQ(failures_saying(pool, 5, "stopped answering"), 2);
   EXPECT_EQ(pool.running(), 0u);
 }
 
@@ -115,17 +126,8 @@ TEST_F(CompileWorkers, AWorkerOfAnotherBuildCompilesNothing) {
   lazy::jit::WorkerPool pool(lazy::jit::find_worker_program(),
                              {~lazy::jit::WorkerPool::this_build().lo, 7});
   pool.start(2);
-  std::vector<CompileRequest> requests;
-  for (int k = 0; k < 4; ++k)
-    requests.push_back({"k" + std::to_string(k), kernel_source(k), 90, {}});
-  auto results = pool.compile(requests, 2);
-  ASSERT_TRUE(results.has_value());
-  int refused = 0;
-  for (const auto& result : *results) {
-    EXPECT_FALSE(result.ok);
-    if (result.log.find("another lazyfuse") != std::string::npos) ++refused;
-  }
-  EXPECT_EQ(refused, 2);  // one per worker; the caller compiles every request itself
+  // One per worker; the caller compiles every request itself.
+  EXPECT_EQ(failures_saying(pool, 4, "another lazyfuse"), 2);
   EXPECT_EQ(pool.running(), 0u);
 }
 

@@ -50,13 +50,9 @@ __device__ __forceinline__ float lz_f64_to_f32_odd(double d) {
   if ((double)f != d && f == f) f = __int_as_float(__float_as_int(f) | 1);
   return f;
 }
-// An integer rounded once to bf16, as a float.
-__device__ __forceinline__ float lz_int_to_bf16(long long x) {
-  float f;
-  asm("cvt.rz.f32.s64 %0, %1;" : "=f"(f) : "l"(x));
-  if ((long long)f != x) f = __int_as_float(__float_as_int(f) | 1);
-  return lz_round_bf16(f);
-}
+// An integer in bf16, as a float: through f32, as PyTorch converts (two roundings: 2^24 + 2^16 + 1
+// is 2^24, not the nearer 2^24 + 2^17).
+__device__ __forceinline__ float lz_int_to_bf16(long long x) { return lz_round_bf16((float)x); }
 
 // NaN-propagating max and min: one instruction from sm_80 on.
 __device__ __forceinline__ float lz_maximum(float a, float b) {

@@ -146,8 +146,7 @@ LZ_OP bool lz_isinf(float x) { return isinf(x); }
 template <class T> LZ_OP bool lz_isinf(T) { return false; }
 
 // Casts, one function per target dtype. Floats to integers truncate and saturate (NaN to 0);
-// integers round once to f16 or bf16 (f32 holds every integer f16 can, not every one bf16
-// rounds).
+// integers go to f16 or bf16 through f32, as PyTorch's casts do.
 LZ_OP float lz_cast_f32(float x) { return x; }
 template <class T> LZ_OP float lz_cast_f32(T x) { return (float)x; }
 LZ_OP float lz_cast_f16(float x) { return lz_round_f16(x); }

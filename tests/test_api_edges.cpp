@@ -118,6 +118,99 @@ TEST(ApiEdges, AReversedViewGoesOutThroughDlpackAsADenseCopy) {
   EXPECT_EQ(back.to_vector<float>(), (std::vector<float>{5, 4, 3, 2, 1, 0}));
 }
 
+// Found in review: a reversed view sliced to one element along the reversed axis kept its
+// negative stride, which contiguous() (rightly) leaves alone: to_dlpack recursed until the stack
+// ran out. That stride steps nowhere; it goes out as the dense one, with no copy.
+TEST(ApiEdges, ANegativeStrideAlongAnAxisOfOneGoesOutThroughDlpackWithoutACopy) {
+  const Tensor grid = lazy::arange(0, 12, 1, DType::f32).reshape({3, 4});
+  const Tensor last_row = grid.slice(0, {}, {}, -1).slice(0, 0, 1);
+  ASSERT_EQ(last_row.strides(), (std::vector<std::int64_t>{-4, 1}));
+  DLManagedTensor* out = lazy::to_dlpack(last_row);
+  EXPECT_EQ(out->dl_tensor.strides[0], 4);
+  EXPECT_EQ(out->dl_tensor.strides[1], 1);
+  EXPECT_EQ(static_cast<char*>(out->dl_tensor.data) + out->dl_tensor.byte_offset,
+            last_row.data_ptr());
+  EXPECT_EQ(lazy::from_dlpack(out).to_vector<float>(), (std::vector<float>{8, 9, 10, 11}));
+  const Tensor one = lazy::arange(0, 4, 1, DType::f32).slice(0, {}, {}, -1).slice(0, 2, 3);
+  EXPECT_EQ(lazy::from_dlpack(lazy::to_dlpack(one)).to_vector<float>(), std::vector<float>{1});
+}
+
+// Found in review: strides whose reach overflowed int64 were taken, and read wrapped addresses
+// (or threw std::length_error); PyTorch's from_blob refuses them.
+TEST(ApiEdges, FromBlobRefusesStridesThatReachPastAnyMemory) {
+  static float memory[16] = {};
+  for (const std::vector<std::int64_t>& strides :
+       {std::vector<std::int64_t>{std::int64_t(1) << 62},
+        std::vector<std::int64_t>(1, std::int64_t(1) << 60)}) {
+    const std::string message = message_of<lazy::ValueError>(
+        [&] { lazy::from_blob(memory, {3}, strides, DType::f32, lazy::MemoryKind::host); });
+    EXPECT_THAT(message, HasSubstr("reach past 2^60 elements"));
+  }
+  const std::vector<std::int64_t> overflowing(4, std::int64_t(1) << 61);
+  EXPECT_THROW(
+      lazy::from_blob(memory, {2, 2, 2, 2}, overflowing, DType::f32, lazy::MemoryKind::host),
+      lazy::ValueError);
+  const std::vector<std::int64_t> fine{1, 0};
+  EXPECT_EQ(lazy::from_blob(memory, {2, 3}, fine, DType::f32, lazy::MemoryKind::host).numel(), 6);
+}
+
+// Found in review: mean multiplied the sum by 1 / n, so three 1.1f had the mean 1.1000001;
+// PyTorch's CPU kernel divides. A large negative correction made var's divisor a number past
+// f32, refused as lazy::div's; PyTorch's quotient is 0.
+TEST(ApiEdges, MeanIsAQuotientAndVarTakesAnyCorrection) {
+  for (const auto& [value, count] : {std::pair{1.1f, 3}, {0.1f, 3}, {5.5f, 7}, {0.7f, 10}}) {
+    EXPECT_EQ(lazy::mean(lazy::full({count}, value)).item<float>(), value) << value;
+    EXPECT_EQ(lazy::mean(lazy::full({2, count}, value), 1).to_vector<float>(),
+              std::vector<float>(2, value));
+  }
+  const Tensor x = lazy::arange(1, 4, 1, DType::f32);
+  EXPECT_EQ(lazy::var(x, {}, -1e300).item<float>(), 0.0f);
+  EXPECT_EQ(lazy::std(x, {}, -1e300).item<float>(), 0.0f);
+  EXPECT_FLOAT_EQ(lazy::var(x, {}, -1e30).item<float>(), 2e-30f);
+}
+
+// Found in review: top-k of a 0-d tensor with a bad k named the [1] it is computed as.
+TEST(ApiEdges, TopKOfAZeroDimensionalTensorNamesItsOneElement) {
+  const std::string message =
+      message_of<lazy::ValueError>([] { lazy::topk(lazy::full({}, 2.5f), 2); });
+  EXPECT_THAT(message, HasSubstr("k = 2 is outside [0, 1] for a 0-d tensor"));
+  EXPECT_THAT(message, Not(HasSubstr("[1]")));
+}
+
+// Found in review: integers went to bf16 in one rounding, where PyTorch's casts go through f32
+// (2^24 + 2^16 + 1 is 2^24 there, 2^24 + 2^17 in one rounding); the reference's maximum of -0 and
+// +0 was the first operand, where the GPU's (and PyTorch's CUDA) is +0.
+TEST(ApiEdges, IntegersGoToBf16ThroughF32AndZerosAreOrdered) {
+  const Tensor ints = lazy::from_data(std::vector<std::int32_t>{16842753, -16842753, 257}, {3});
+  const std::vector<float> expected{16777216.0f, -16777216.0f, 256.0f};
+  EXPECT_EQ(ints.to(DType::bf16).to_vector<float>(), expected);
+  EXPECT_EQ((ints + lazy::zeros({}, DType::bf16)).to_vector<float>(), expected);
+  EXPECT_EQ(ints.to(DType::i64).to(DType::bf16).to_vector<float>(), expected);
+
+  const Tensor zeros = lazy::from_data(std::vector<float>{-0.0f, 0.0f}, {2});
+  const Tensor swapped = lazy::from_data(std::vector<float>{0.0f, -0.0f}, {2});
+  for (const Tensor& z : {lazy::maximum(zeros, swapped), lazy::max(zeros.reshape({1, 2}), 1)})
+    for (float v : z.to_vector<float>()) EXPECT_FALSE(std::signbit(v)) << "max gave -0";
+  for (const Tensor& z : {lazy::minimum(zeros, swapped), lazy::min(swapped.reshape({1, 2}), 1)})
+    for (float v : z.to_vector<float>()) EXPECT_TRUE(std::signbit(v)) << "min gave +0";
+}
+
+// Found in review: clamp's bad bounds were reported as lazy::maximum's or lazy::minimum's, and
+// bool was clamped as bool, which PyTorch's kernels do not take (with integer bounds it is i64).
+TEST(ApiEdges, ClampNamesItselfInErrorsAndRefusesBool) {
+  const Tensor x = lazy::zeros({2});
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::clamp(x, lazy::zeros({3}), 1.0); }),
+              HasSubstr("lazy::clamp"));
+  EXPECT_THAT(message_of<lazy::ValueError>(
+                  [] { lazy::clamp(lazy::zeros({2}, DType::i32), std::int64_t(1) << 40, 1); }),
+              HasSubstr("lazy::clamp"));
+  EXPECT_THAT(message_of<lazy::DTypeError>(
+                  [] { lazy::clamp(lazy::zeros({2}, DType::bool_), false, true); }),
+              HasSubstr("lazy::clamp: x and its bounds are bool"));
+  EXPECT_EQ(lazy::clamp(lazy::arange(0, 4, 1, DType::f32), 1.0, 2.0).to_vector<float>(),
+            (std::vector<float>{1, 1, 2, 2}));
+}
+
 // Found in review: the two-pass mean left a residue in rows of equal elements, which the norm
 // blew up (layer_norm of 1000.1s gave -0.02, -1 with eps 1e-12) and var summed (inf for 3e38s).
 TEST(ApiEdges, MomentsOfARowOfEqualElementsAreExact) {

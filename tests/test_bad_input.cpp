@@ -194,6 +194,38 @@ concept Negatable = requires(T x) {
 static_assert(Negatable<lazy::Tensor>);
 static_assert(!Negatable<lazy::Scalar>);
 
+// Two numbers are not an op: Scalar(2) + 1 would otherwise compile into a call that throws.
+template <class A, class B>
+concept Combinable = requires(A a, B b) {
+  a + b;
+  a - b;
+  a* b;
+  a / b;
+  a % b;
+  a == b;
+  a != b;
+  a < b;
+  a <= b;
+  a > b;
+  a >= b;
+};
+static_assert(Combinable<lazy::Tensor, lazy::Scalar>);
+static_assert(Combinable<lazy::Scalar, lazy::Tensor>);
+static_assert(Combinable<lazy::Tensor, int>);
+template <class A, class B>
+concept Adds = requires(A a, B b) {
+  a + b;
+};
+template <class A, class B>
+concept Compares = requires(A a, B b) {
+  a == b;
+};
+static_assert(!Adds<lazy::Scalar, lazy::Scalar>);
+static_assert(!Adds<lazy::Scalar, int>);
+static_assert(!Adds<double, lazy::Scalar>);
+static_assert(!Compares<lazy::Scalar, lazy::Scalar>);
+static_assert(!Compares<lazy::Scalar, float>);
+
 }  // namespace
 
 namespace {
@@ -213,6 +245,26 @@ TEST(BadInput, AResultLargerThanHostMemoryIsRefusedByTheReferenceEvaluator) {
   }
   lazy::sync();
   EXPECT_EQ((lazy::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
+  lazy::runtime::set_reference_execution(false);
+}
+
+// Found in review: a reduction of a broadcast view larger than the machine passed that check
+// (its result is small) and threw std::bad_alloc making the view whole.
+TEST(BadInput, AReductionOfABroadcastLargerThanHostMemoryIsRefusedAtItsLine) {
+  lazy::runtime::set_reference_execution(true);
+  const lazy::Tensor wide = lazy::full({1}, 1.0f).expand({std::int64_t(1) << 40});
+  for (int op = 0; op < 3; ++op) {
+    lazy::Tensor folded = op == 0   ? lazy::sum(wide)
+                          : op == 1 ? lazy::max(wide)
+                                    : lazy::argmax(wide);
+    const int line = __LINE__ - 3 + op;
+    const std::string message =
+        lazy_test::message_of<lazy::RuntimeError>([&] { lazy::eval({folded}); });
+    EXPECT_THAT(message, ::testing::HasSubstr(lazy_test::file_and_line(__FILE__, line)));
+    EXPECT_THAT(message, ::testing::HasSubstr("bytes of host memory"));
+  }
+  lazy::sync();
+  EXPECT_EQ(lazy::sum(lazy::full({1}, 1.0f).expand({1000})).item<float>(), 1000.0f);
   lazy::runtime::set_reference_execution(false);
 }
 

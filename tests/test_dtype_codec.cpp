@@ -373,14 +373,21 @@ TEST(IntToFloat, StoreIntRoundsOnceToF32) {
   EXPECT_EQ(double(out[1]), -(pow2(62) + pow2(39)));
 }
 
-TEST(IntToFloat, StoreIntRoundsOnceToBF16) {
-  std::uint16_t out[3] = {};
+// PyTorch converts an integer to bf16 through f32: 2^62 + 2^54 + 1 is 2^62 + 2^54 in f32, a tie
+// in bf16 that goes to even (2^62), where one rounding would give 2^62 + 2^55. Found in review.
+TEST(IntToFloat, StoreIntRoundsToBF16ThroughF32AsPyTorch) {
+  std::uint16_t out[5] = {};
   ir::store_int(out, lazy::bf16, 0, (std::int64_t(1) << 62) + (std::int64_t(1) << 54) + 1);
   ir::store_int(out, lazy::bf16, 1, 257);
   ir::store_int(out, lazy::bf16, 2, std::numeric_limits<std::int64_t>::min());
-  EXPECT_EQ(ir::bf16_bits_to_double(out[0]), pow2(62) + pow2(55));
+  ir::store_int(out, lazy::bf16, 3, 16842753);  // 2^24 + 2^16 + 1
+  ir::store_int(out, lazy::bf16, 4, -16842753);
+  EXPECT_EQ(ir::bf16_bits_to_double(out[0]), pow2(62));
   EXPECT_EQ(ir::bf16_bits_to_double(out[1]), 256.0);
   EXPECT_EQ(ir::bf16_bits_to_double(out[2]), -pow2(63));
+  EXPECT_EQ(ir::bf16_bits_to_double(out[3]), pow2(24));
+  EXPECT_EQ(ir::bf16_bits_to_double(out[4]), -pow2(24));
+  EXPECT_EQ(ir::integer_to_float_dtype(16842753, lazy::bf16), pow2(24));
 }
 
 TEST(IntToFloat, StoreIntIntoF16RoundsAndOverflows) {

@@ -52,4 +52,24 @@ TEST(StubDriverFailures, ATinyMemoryLimitRefusesTheFirstSyncAndTheProgramEndsWel
   EXPECT_NE(output.find("gpu=1"), std::string::npos) << output;
 }
 
+// Found in review: LAZY_DEVICE=cuda on a machine without a GPU computed on the host, in double
+// precision, without a word; it asked for a GPU, as torch's device("cuda") does.
+TEST(StubDriverFailures, AGpuNamedByLazyDeviceButAbsentIsAnErrorAtTheSync) {
+  if (!stub_built()) GTEST_SKIP() << kNoStub;
+  for (const char* device : {"cuda", "cuda:0"}) {
+    const std::string output =
+        run_under_stub("computes", std::string("LAZY_STUB_NO_GPU=1 LAZY_DEVICE=") + device);
+    EXPECT_NE(output.find(std::string("refused: LAZY_DEVICE='") + device +
+                          "' asks for a GPU, but there is none usable: the CUDA driver reports "
+                          "no GPU. Set LAZY_DEVICE=cpu"),
+              std::string::npos)
+        << output;
+    EXPECT_NE(output.find("gpu=0"), std::string::npos) << output;
+  }
+  // Unset, it takes the host.
+  const std::string output = run_under_stub("computes", "LAZY_STUB_NO_GPU=1");
+  EXPECT_NE(output.find("computed 8"), std::string::npos) << output;
+  EXPECT_NE(output.find("gpu=0"), std::string::npos) << output;
+}
+
 }  // namespace

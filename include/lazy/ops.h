@@ -154,8 +154,21 @@ inline Tensor operator%(const Operand& a, const Operand& b) {
   return remainder(a, b, a.loc());
 }
 Tensor operator-(const Operand& x);
-// A number's negation is a number: -lazy::Scalar(2) would otherwise reach the Operand overload.
+// Arithmetic and comparisons of two numbers are the numbers' own (to_double, to_int): without
+// these, lazy::Scalar(2) + 1 or lazy::Scalar(2) == 1 would reach the Operand overloads, which need
+// a tensor, and compile into a call that throws.
 Tensor operator-(const Scalar& x) = delete;
+Tensor operator+(const Scalar& a, const Scalar& b) = delete;
+Tensor operator-(const Scalar& a, const Scalar& b) = delete;
+Tensor operator*(const Scalar& a, const Scalar& b) = delete;
+Tensor operator/(const Scalar& a, const Scalar& b) = delete;
+Tensor operator%(const Scalar& a, const Scalar& b) = delete;
+Tensor operator==(const Scalar& a, const Scalar& b) = delete;
+Tensor operator!=(const Scalar& a, const Scalar& b) = delete;
+Tensor operator<(const Scalar& a, const Scalar& b) = delete;
+Tensor operator<=(const Scalar& a, const Scalar& b) = delete;
+Tensor operator>(const Scalar& a, const Scalar& b) = delete;
+Tensor operator>=(const Scalar& a, const Scalar& b) = delete;
 inline Tensor operator==(const Operand& a, const Operand& b) {
   return eq(a, b, a.loc());
 }

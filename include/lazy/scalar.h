@@ -56,7 +56,7 @@ class Scalar {
 
   Kind kind() const { return kind_; }
   double to_double() const { return float_; }
-  // Exact for boolean and integer scalars that fit in int64.
+  // Exact for boolean and integer scalars that fit in int64; 0 for a floating one (to_double).
   std::int64_t to_int() const { return int_; }
   // False for an integer past int64 (to_int() then holds its low bits).
   bool fits_int64() const { return fits_int64_; }

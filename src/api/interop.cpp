@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,11 +64,18 @@ DLDataType dlpack_dtype(DType dtype) {
   return {kDLFloat, 32, 1};
 }
 
-// Elements from the first to the last one the strides (0 or more) reach: the wrapped storage.
-std::int64_t span_of(const Shape& shape, std::span<const std::int64_t> strides) {
+// Elements from the first to the last one the strides (0 or more) reach: the wrapped storage;
+// nothing when that is past kMaxElements (or int64), which no memory holds.
+std::optional<std::int64_t> span_of(const Shape& shape, std::span<const std::int64_t> strides) {
   if (shape.numel() == 0) return 0;
   std::int64_t last = 0;
-  for (int a = 0; a < shape.rank(); ++a) last += (shape[a] - 1) * strides[std::size_t(a)];
+  for (int a = 0; a < shape.rank(); ++a) {
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[a] - 1, strides[std::size_t(a)], &reach) ||
+        __builtin_add_overflow(last, reach, &last) || last >= kMaxElements) {
+      return std::nullopt;
+    }
+  }
   return last + 1;
 }
 
@@ -84,7 +92,16 @@ Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> s
                             "laid out with strides of 0 or more");
     }
   }
-  const std::int64_t span = span_of(shape, strides);
+  const std::optional<std::int64_t> reached = span_of(shape, strides);
+  if (!reached) {
+    std::string listed;
+    for (std::int64_t stride : strides)
+      listed += (listed.empty() ? "" : ", ") + std::to_string(stride);
+    api::fail<ValueError>(
+        loc, op, "strides [", listed, "] over ", shape.to_string(),
+        " reach past 2^60 elements, more memory than there is; check the strides");
+  }
+  const std::int64_t span = *reached;
   std::shared_ptr<ir::Storage> storage;
   std::int64_t offset = 0;
   if (on_device) {
@@ -208,11 +225,13 @@ DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
   auto* first = static_cast<std::byte*>(tensor.data_ptr(loc));
   const ir::TensorData& data = *tensor.node()->data;
   // A reversed view goes out as a dense copy: PyTorch and DLPack's other consumers (ours too)
-  // refuse negative strides.
-  if (std::ranges::any_of(data.layout.strides.begin(),
-                          data.layout.strides.begin() + data.layout.shape.rank(),
-                          [](std::int64_t stride) { return stride < 0; })) {
-    return to_dlpack(tensor.contiguous(loc), loc);
+  // refuse negative strides. One along an axis of size 1 (or of an empty tensor) steps nowhere:
+  // it goes out as the dense stride, with no copy (contiguous() would make none).
+  const ir::Layout& layout = data.layout;
+  const bool empty = layout.shape.numel() == 0;
+  for (int a = 0; a < layout.shape.rank(); ++a) {
+    if (layout.strides[a] < 0 && layout.shape[a] > 1 && !empty)
+      return to_dlpack(tensor.contiguous(loc), loc);
   }
   const runtime::Device* device = runtime::Device::get();
   auto held = std::make_unique<Export>();
@@ -222,9 +241,11 @@ DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
   dl.byte_offset = std::uint64_t(data.layout.offset * itemsize(storage.dtype));
   dl.data = first - dl.byte_offset;  // the storage's base, as allocated
   dl.device = device != nullptr ? DLDevice{kDLCUDA, device->ordinal()} : DLDevice{kDLCPU, 0};
-  const ir::Layout& layout = data.layout;
   held->shape.assign(layout.shape.begin(), layout.shape.end());
   held->strides.assign(layout.strides.begin(), layout.strides.begin() + layout.shape.rank());
+  const ir::Layout dense = ir::Layout::contiguous(layout.shape);
+  for (int a = 0; a < layout.shape.rank(); ++a)
+    if (held->strides[std::size_t(a)] < 0) held->strides[std::size_t(a)] = dense.strides[a];
   dl.ndim = layout.shape.rank();
   dl.dtype = dlpack_dtype(storage.dtype);
   dl.shape = held->shape.data();

@@ -21,6 +21,10 @@ ValuesAndIndices best_along(const Tensor& x, std::optional<std::int64_t> k, int 
   const int rank = input->shape.rank();
   if (rank == 0) {
     api::normalize_axis(axis, 1, op, loc);
+    if (k && (*k < 0 || *k > 1)) {
+      api::fail<ValueError>(loc, op, "k = ", *k,
+                            " is outside [0, 1] for a 0-d tensor (one element)");
+    }
     // PyTorch's top-k of a 0-d tensor is the tensor itself and index 0 for k 0 too.
     const std::optional<std::int64_t> picked = k == 0 ? std::optional<std::int64_t>(1) : k;
     ValuesAndIndices one = best_along(x.reshape({1}, loc), picked, 0, largest, op, loc);

@@ -283,6 +283,21 @@ Tensor clamp(const Tensor& given, const Operand& given_lo, const Operand& given_
                          promotion_operand(given_lo, "clamp", loc),
                          promotion_operand(given_hi, "clamp", loc)};
   const DType dtype = ir::result_type(operands);
+  if (dtype == DType::bool_) {
+    api::fail<DTypeError>(loc, "clamp",
+                          "x and its bounds are bool, which PyTorch does not clamp either; cast x "
+                          "with .to(lazy::i32) first");
+  }
+  // Checked here, so that an error names clamp rather than the maximum and minimum it is made of.
+  std::vector<Shape> shapes{given.shape(loc)};
+  for (const Operand* bound : {&given_lo, &given_hi}) {
+    if (bound->is_tensor()) {
+      shapes.push_back(bound->tensor().shape(loc));
+    } else {
+      api::check_scalar_fits(bound->scalar(), ir::compute_type_of(dtype), "clamp", loc);
+    }
+  }
+  api::broadcast_shapes(shapes, "clamp", loc);
   const Tensor x = given.to(dtype, loc);
   const Tensor lo_tensor = given_lo.is_tensor() ? given_lo.tensor().to(dtype, loc) : Tensor();
   const Tensor hi_tensor = given_hi.is_tensor() ? given_hi.tensor().to(dtype, loc) : Tensor();

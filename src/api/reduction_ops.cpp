@@ -167,9 +167,11 @@ Tensor argmin(const Tensor& x, std::optional<int> axis, bool keepdim, std::sourc
 
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_location loc) {
   api::require_floating(x, "mean", loc);
-  const double inverse = 1.0 / double(folded_count(x, axes, "mean", loc));
+  // A quotient, not the sum times 1 / n (as PyTorch's CPU kernel): a row of equal elements has
+  // their value as its mean (three 1.1f times 1 / 3 make 1.1000001).
+  const double n = double(folded_count(x, axes, "mean", loc));
   return api::in_compute_type(
-      x, loc, [&](const Tensor& v) { return mul(sum(v, axes, keepdim, loc), inverse, loc); });
+      x, loc, [&](const Tensor& v) { return div(sum(v, axes, keepdim, loc), n, loc); });
 }
 
 namespace {
@@ -202,7 +204,12 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
     const Tensor shifted = sub(v, shift, loc);
     const Tensor row_mean = add(shift, div(sum(shifted, axes, true, loc), n, loc), loc);
     const Tensor centered = sub(shifted, sub(row_mean, shift, loc), loc);
-    Tensor result = div(sum(mul(centered, centered, loc), axes, true, loc), divisor, loc);
+    const Tensor squares = sum(mul(centered, centered, loc), axes, true, loc);
+    // A divisor past f32's range (a large negative correction) scales by its reciprocal, which
+    // is 0 or nearly, as PyTorch's quotient is.
+    Tensor result = divisor <= double(std::numeric_limits<float>::max())
+                        ? div(squares, divisor, loc)
+                        : mul(squares, 1.0 / divisor, loc);
     api::mark_composite(result, {api::CompositeKind::variance, v, row_mean, axes, n - correction});
     return keepdim ? result
                    : result.reshape(reduced_shape(v.shape(), axes, false, "var", loc).shape, loc);

@@ -79,18 +79,6 @@ std::int64_t saturating_trunc(double value) {
   return static_cast<std::int64_t>(std::trunc(value));
 }
 
-// Significant bits each floating dtype keeps (with the implicit one).
-int precision_of(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-      return kHalf.precision;
-    case DType::bf16:
-      return kBFloat.precision;
-    default:
-      return std::numeric_limits<float>::digits;
-  }
-}
-
 // Rounds an integer to `precision` significant bits, ties to even, in integer arithmetic. The
 // result is exact in a double, so storing it rounds only once: going through double(value)
 // first would round twice for integers past 2^53.
@@ -172,8 +160,10 @@ std::int64_t float_to_integer_dtype(double value, DType dtype) {
   }
 }
 
+// Through f32, as PyTorch converts an integer to f16 or bf16: two roundings, which for bf16 can
+// differ from one (2^24 + 2^16 + 1 is 2^24, not 2^24 + 2^17).
 double integer_to_float_dtype(std::int64_t value, DType dtype) {
-  return round_to_dtype(round_int_to_precision(value, precision_of(dtype)), dtype);
+  return round_to_dtype(round_int_to_precision(value, std::numeric_limits<float>::digits), dtype);
 }
 
 double scalar_as_float(const Scalar& value, DType dtype) {
@@ -249,7 +239,7 @@ void store_int(void* data, DType dtype, std::int64_t index, std::int64_t value) 
       static_cast<std::uint8_t*>(data)[index] = value != 0;
       return;
     default:
-      store_double(data, dtype, index, round_int_to_precision(value, precision_of(dtype)));
+      store_double(data, dtype, index, integer_to_float_dtype(value, dtype));
       return;
   }
 }

@@ -178,14 +178,17 @@ int64_t pow(int64_t base, int64_t exponent) {
   return result;
 }
 
+// -0 is below +0, as in the GPU's max.NaN and min.NaN (and PyTorch's CUDA kernels).
 double maximum(double a, double b) {
-  return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
 }
 int64_t maximum(int64_t a, int64_t b) {
   return std::max(a, b);
 }
 double minimum(double a, double b) {
-  return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
 }
 int64_t minimum(int64_t a, int64_t b) {
   return std::min(a, b);

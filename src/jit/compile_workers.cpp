@@ -212,21 +212,12 @@ void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
         !answers_within(worker.socket, timeout_seconds) || !read_word(worker.socket, &status) ||
         !read_word(worker.socket, &micros) || !read_blob(worker.socket, &payload)) {
       result.log = "the compile worker " + program_ + " stopped answering";
-      ::close(worker.socket);
-      ::kill(worker.pid, SIGKILL);  // it may be alive but stuck: closing its input is not enough
-      int ignored;
-      ::waitpid(worker.pid, &ignored, 0);
-      worker.socket = -1;
-      --running_;
+      retire_worker(worker, /*stuck=*/true);
       return;
     }
     if (status == std::uint64_t(Status::other_build)) {  // it has exited: not used again
       result.log = "the compile worker " + program_ + " " + payload;
-      ::close(worker.socket);
-      int ignored;
-      ::waitpid(worker.pid, &ignored, 0);
-      worker.socket = -1;
-      --running_;
+      retire_worker(worker, /*stuck=*/false);
       return;
     }
     result.ok = status == std::uint64_t(Status::ok);
@@ -237,6 +228,16 @@ void WorkerPool::serve_worker(Worker& worker, std::atomic<std::size_t>& next,
       result.log = std::move(payload);
     }
   }
+}
+
+void WorkerPool::retire_worker(Worker& worker, bool stuck) {
+  ::close(worker.socket);
+  if (stuck)
+    ::kill(worker.pid, SIGKILL);  // it may be alive but stuck: closing its input is not enough
+  int ignored;
+  ::waitpid(worker.pid, &ignored, 0);
+  worker.socket = -1;
+  --running_;
 }
 
 std::optional<std::vector<CompileResult>> compile_in_workers(

@@ -72,6 +72,8 @@ class WorkerPool {
   // that stops answering fails the requests it takes.
   void serve_worker(Worker& worker, std::atomic<std::size_t>& next,
                     std::span<const CompileRequest> requests, std::vector<CompileResult>& results);
+  // Closes a worker's pipe and reaps it (killing it first when `stuck`): it is not used again.
+  void retire_worker(Worker& worker, bool stuck);
 
   std::mutex mutex_;
   std::string program_;

@@ -45,6 +45,7 @@ struct DeviceSelection {
   const CudaDriver* driver = nullptr;
   int ordinal = 0;
   std::string why_host;
+  bool gpu_asked = false;  // LAZY_DEVICE named a GPU: the host is no stand-in for it
 };
 
 int attribute(const CudaDriver& driver, CUdevice_attribute which, CUdevice device,
@@ -97,11 +98,12 @@ DeviceSelection select_device() {
   if (spec.kind == DeviceSpec::Kind::kHost) {
     return {nullptr, 0, "lazyfuse computes on the host: " + std::string(kDeviceVariable) + "=cpu"};
   }
+  const bool asked = variable.has_value() && !variable->empty();
   const CudaDriver* driver = cuda_driver();
-  if (driver == nullptr) return {nullptr, 0, why_no_cuda_driver()};
+  if (driver == nullptr) return {nullptr, 0, why_no_cuda_driver(), asked};
   int count = 0;
   check_cuda(driver->cuDeviceGetCount(&count), "cuDeviceGetCount");
-  if (count == 0) return {nullptr, 0, "lazyfuse: the CUDA driver reports no GPU"};
+  if (count == 0) return {nullptr, 0, "lazyfuse: the CUDA driver reports no GPU", asked};
   if (spec.ordinal >= count) {
     throw RuntimeError(std::string(kDeviceVariable) + "='" + variable.value_or("") +
                            "' names GPU " + std::to_string(spec.ordinal) +
@@ -140,6 +142,15 @@ std::string Device::why_host() {
   std::string why = device_selection().why_host;
   if (why.starts_with("lazyfuse: ")) why.erase(0, 10);  // the driver loader's messages carry it
   return why;
+}
+
+std::optional<std::string> Device::gpu_asked_for_in_vain() {
+  const DeviceSelection& selection = device_selection();
+  if (selection.driver != nullptr || !selection.gpu_asked) return std::nullopt;
+  return std::string(kDeviceVariable) + "='" + ir::text_setting(ir::Setting::device).value_or("") +
+         "' asks for a GPU, but there is none usable: " + why_host() + ". Set " +
+         std::string(kDeviceVariable) + "=cpu to compute on the host, or unset it to use a GPU " +
+         "when there is one and the host otherwise";
 }
 
 Device::Device(const CudaDriver& driver, int ordinal) : driver_(driver), ordinal_(ordinal) {

@@ -131,6 +131,9 @@ class Device {
   // Why get() returns nullptr, as a clause to put in a sentence (no "lazyfuse:" in front);
   // empty when it does not.
   static std::string why_host();
+  // Why work may not run on the host though no GPU is usable: LAZY_DEVICE named one (cuda or
+  // cuda:N). Nothing when a GPU is in use or the host was not ruled out.
+  static std::optional<std::string> gpu_asked_for_in_vain();
 
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

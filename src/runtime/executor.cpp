@@ -72,7 +72,11 @@ HeldResults execute(const ir::Trace& trace, const ir::LiveBits& live,
   const auto start = ir::debug_level() >= 1 ? std::chrono::steady_clock::now()
                                             : std::chrono::steady_clock::time_point();
   Device* device = Device::get();
-  if (device == nullptr) note_host_execution();
+  if (device == nullptr) {
+    if (std::optional<std::string> why = Device::gpu_asked_for_in_vain())
+      throw RuntimeError(*why, std::source_location::current());
+    note_host_execution();
+  }
   if (std::string why; device != nullptr && !jit::nvrtc_available(&why)) {
     throw RuntimeError("lazyfuse: a GPU is in use but kernels cannot be compiled: " + why +
                            " (or set LAZY_DEVICE=cpu to compute on the host)",

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -209,6 +210,48 @@ TEST(ApiEdges, ClampNamesItselfInErrorsAndRefusesBool) {
               HasSubstr("lazy::clamp: x and its bounds are bool"));
   EXPECT_EQ(lazy::clamp(lazy::arange(0, 4, 1, DType::f32), 1.0, 2.0).to_vector<float>(),
             (std::vector<float>{1, 1, 2, 2}));
+}
+
+// Found in review: size(axis) of a tensor pending on another thread was refused, where shape(),
+// rank() and numel() answer (a shape never changes).
+TEST(ApiEdges, SizeOfATensorPendingOnAnotherThreadIsKnown) {
+  Tensor pending;
+  std::thread([&] { pending = lazy::ones({3, 4}) * 2.0f; }).join();
+  EXPECT_EQ(pending.size(0), 3);
+  EXPECT_EQ(pending.size(-1), 4);
+  EXPECT_EQ(pending.shape()[1], 4);
+}
+
+// Found in review: the reference added scatter sums in double, so it kept what f32 (the GPU,
+// PyTorch) loses: 3e38 + 3e38 - 3e38 was 3e38, 1e8 + 1 - 1e8 was 1.
+TEST(ApiEdges, ScatterSumsAddInF32InTheOrderOfPositions) {
+  const auto f32 = [](std::vector<float> v) {
+    const std::int64_t n = std::int64_t(v.size());
+    return lazy::from_data(v, {n});
+  };
+  const Tensor twice = lazy::from_data(std::vector<std::int64_t>{0, 0}, {2});
+  EXPECT_EQ(lazy::index_add(f32({3e38f}), 0, twice, f32({3e38f, -3e38f})).item<float>(), INFINITY);
+  EXPECT_EQ(lazy::scatter_add(f32({1e8f}), 0, twice, f32({1, -1e8f})).item<float>(), 0.0f);
+  EXPECT_EQ(lazy::scatter_add(f32({1}), 0, twice, f32({0x1p-24f, 0x1p-24f})).item<float>(), 1.0f);
+  const Tensor thrice = lazy::from_data(std::vector<std::int64_t>{0, 0, 0}, {3});
+  EXPECT_EQ(lazy::scatter_add(lazy::zeros({1}, DType::f16), 0, thrice,
+                              f32({2048, 1, 0x1p-13f}).to(DType::f16))
+                .item<float>(),
+            2048.0f);
+}
+
+// Found in review: cat's sizes along the axis were added unchecked: 32 tensors of 2^59 elements
+// wrapped to [0], and 16 made a "negative size".
+TEST(ApiEdges, CatRefusesSizesThatAddUpPastTheMost) {
+  const Tensor half = lazy::zeros({std::int64_t(1) << 59});
+  for (std::size_t parts : {16u, 32u}) {
+    EXPECT_THAT(
+        message_of<lazy::ShapeError>([&] { (void)lazy::cat(std::vector<Tensor>(parts, half)); }),
+        HasSubstr("add up to more than 2^60"));
+  }
+  const Tensor wide = lazy::zeros({0, std::int64_t(1) << 59});
+  EXPECT_THROW((void)lazy::cat(std::vector<Tensor>(32, wide), 1), lazy::ShapeError);
+  EXPECT_EQ(lazy::cat(std::vector<Tensor>(2, half)).size(0), std::int64_t(1) << 60);
 }
 
 // Found in review: the two-pass mean left a residue in rows of equal elements, which the norm

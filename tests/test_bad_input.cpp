@@ -248,6 +248,22 @@ TEST(BadInput, AResultLargerThanHostMemoryIsRefusedByTheReferenceEvaluator) {
   lazy::runtime::set_reference_execution(false);
 }
 
+// Found in review: a bad index found by a sync that then failed (a later node too large) was
+// kept in the fault record and thrown by the next, unrelated sync; that sync kept nothing.
+TEST(BadInput, ABadIndexOfASyncThatFailedIsNotThrownByTheNext) {
+  lazy::runtime::set_reference_execution(true);
+  const lazy::Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  lazy::eval({x});
+  {
+    const lazy::Tensor picked =
+        lazy::gather(x, 0, lazy::from_data(std::vector<std::int64_t>{5}, {1}));
+    const lazy::Tensor big = lazy::zeros({std::int64_t(1) << 45}) + 1.0f;
+    EXPECT_THROW(lazy::sync(), lazy::RuntimeError);
+  }
+  EXPECT_EQ((x * 2.0f).to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  lazy::runtime::set_reference_execution(false);
+}
+
 // Found in review: a reduction of a broadcast view larger than the machine passed that check
 // (its result is small) and threw std::bad_alloc making the view whole.
 TEST(BadInput, AReductionOfABroadcastLargerThanHostMemoryIsRefusedAtItsLine) {

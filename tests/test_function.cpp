@@ -222,6 +222,7 @@ TEST_F(FunctionTest, AHostReadOrSyncInsideTheBodyIsARuntimeErrorAtTheCall) {
       EXPECT_EQ(e.where().line(), std::uint_least32_t(line)) << e.what();
     }
     EXPECT_EQ(f.captures(), 0u);
+    lazy::sync();  // what the body recorded before the read stays pending, as eager code's
     EXPECT_TRUE(lazy::ir::Trace::current().empty()) << "read " << k;
   }
   // The thread goes on recording and computing as before.
@@ -296,6 +297,51 @@ TEST_F(FunctionTest, ABodyThatThrowsLeavesWhatItStoredOutsideComputable) {
   EXPECT_EQ(f.captures(), 0u);
   const std::vector<float> in = x.to_vector<float>(), twice = stored.to_vector<float>();
   for (std::size_t k = 0; k < in.size(); ++k) EXPECT_EQ(twice[k], in[k] * 2.0f);
+}
+
+// Found in review: the failed body's work was synced inside the call, whose catch swallowed the
+// IndexError of a bad index it had stored (then read as 0 without a word), and a failure of that
+// sync cleared it for good. It stays pending now, as eager code's, and reports at the next sync.
+TEST_F(FunctionTest, ABodyThatThrowsLeavesItsErrorsToTheNextSync) {
+  const Tensor x = random_tensor({3}, 5);
+  lazy::eval({x});
+  Tensor stored;
+  lazy::Function bad_index([&](std::span<const Tensor> in) -> std::vector<Tensor> {
+    stored = lazy::gather(in[0], 0, lazy::from_data(std::vector<std::int64_t>{5}, {1}));
+    throw std::runtime_error("the body failed");
+  });
+  EXPECT_THROW(bad_index({x}), std::runtime_error);
+  EXPECT_THROW(stored.to_vector<float>(), lazy::IndexError);
+  EXPECT_EQ(stored.to_vector<float>(), std::vector<float>{0.0f});
+
+  Tensor kept, huge;
+  lazy::Function too_big([&](std::span<const Tensor> in) -> std::vector<Tensor> {
+    kept = in[0] * 2.0f;
+    huge = lazy::zeros({std::int64_t(1) << 50}) + 1.0f;
+    throw std::runtime_error("the body failed");
+  });
+  EXPECT_THROW(too_big({x}), std::runtime_error);
+  huge = Tensor();  // what failed is dropped; the rest computes
+  const std::vector<float> in = x.to_vector<float>(), twice = kept.to_vector<float>();
+  for (std::size_t k = 0; k < in.size(); ++k) EXPECT_EQ(twice[k], in[k] * 2.0f);
+}
+
+// Found in review: a replay without a GPU synced the caller's unrelated pending work with its
+// own, so that work's bad index failed the call and lost its outputs.
+TEST_F(FunctionTest, AReplayComputesItsOwnGraphAlone) {
+  lazy::Function twice(
+      [](std::span<const Tensor> in) -> std::vector<Tensor> { return {in[0] * 2.0f}; });
+  const Tensor x = random_tensor({3}, 6);
+  lazy::eval({x});
+  (void)twice({x});  // captured
+  const Tensor unrelated =
+      lazy::gather(x, 0, lazy::from_data(std::vector<std::int64_t>{7}, {1}));  // pending
+  const std::vector<Tensor> out = twice({x});
+  EXPECT_TRUE(out[0].is_evaluated());
+  EXPECT_FALSE(unrelated.is_evaluated());
+  EXPECT_THROW(lazy::sync(), lazy::IndexError);  // the unrelated work's own, at its own sync
+  const std::vector<float> in = x.to_vector<float>(), doubled = out[0].to_vector<float>();
+  for (std::size_t k = 0; k < in.size(); ++k) EXPECT_EQ(doubled[k], in[k] * 2.0f);
 }
 
 TEST_F(FunctionTest, AnEmptyBodyIsAValueErrorAtTheConstructor) {

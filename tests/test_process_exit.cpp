@@ -31,14 +31,13 @@ struct ProgramEnd {
 };
 
 // Runs init_and_exit with `library_path` first on the loader's path (empty: the system's).
-ProgramEnd run_init_and_exit(const std::string& library_path, int lifetime_us) {
+ProgramEnd run_init_and_exit(const std::string& library_path, const std::string& argument) {
   // One file per test process: CTest may run this file's tests at once.
   const std::string out =
       testing::TempDir() + "/init_and_exit." + std::to_string(::getpid()) + ".out";
   std::string command;
   if (!library_path.empty()) command = "LD_LIBRARY_PATH='" + library_path + "' ";
-  command += lazy_test::helper_program(LAZY_INIT_AND_EXIT) + " " + std::to_string(lifetime_us) +
-             " >" + out + " 2>&1";
+  command += lazy_test::helper_program(LAZY_INIT_AND_EXIT) + " " + argument + " >" + out + " 2>&1";
   ProgramEnd end;
   end.status = std::system(command.c_str());
   std::FILE* file = std::fopen(out.c_str(), "r");
@@ -53,7 +52,7 @@ ProgramEnd run_init_and_exit(const std::string& library_path, int lifetime_us) {
 void expect_clean_exits(const std::string& library_path, const std::string& expected_output) {
   for (int lifetime_us : kLifetimesUs) {
     for (int run = 0; run < kRunsPerLifetime; ++run) {
-      const ProgramEnd end = run_init_and_exit(library_path, lifetime_us);
+      const ProgramEnd end = run_init_and_exit(library_path, std::to_string(lifetime_us));
       ASSERT_TRUE(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0)
           << "ending " << lifetime_us << " us after init: "
           << (WIFSIGNALED(end.status) ? "killed by signal " + std::to_string(WTERMSIG(end.status))
@@ -76,6 +75,22 @@ TEST(ProcessExit, EndingDuringTheNvrtcWarmUpIsCleanWithTheStubDriver) {
 TEST(ProcessExit, EndingRightAfterInitIsCleanOnTheGpu) {
   if (!lazy::on_gpu()) GTEST_SKIP() << "no GPU: " << lazy::device_description();
   expect_clean_exits("", "gpu=1");
+}
+
+// Found in review: a static or thread_local object whose destructor recorded an op, after the
+// thread's trace was destroyed, wrote into freed memory (a crash every time in a worker thread).
+TEST(ProcessExit, AnOpRecordedAfterTheThreadsStateIsGoneIsRefusedCleanly) {
+  const ProgramEnd end = run_init_and_exit("", "destructors");
+  ASSERT_TRUE(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0) << end.output;
+  EXPECT_NE(end.output.find("thread computed 12"), std::string::npos) << end.output;
+  EXPECT_NE(end.output.find("main computed 8"), std::string::npos) << end.output;
+  for (const char* who : {"thread_local", "static"}) {
+    EXPECT_NE(end.output.find(std::string(who) +
+                              ": refused: lazyfuse: an op was recorded after this thread's "
+                              "lazyfuse state was destroyed"),
+              std::string::npos)
+        << end.output;
+  }
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ namespace lazy {
 // captures, or inside lazy::grad / vjp, runs inline, as part of the outer work. Calls from
 // several threads are safe: the first call of a signature captures it, others of that signature
 // wait for it and replay. If the function throws, the call rethrows and nothing is captured; what
-// it recorded and the caller still holds is computed first.
+// it recorded stays pending, as eager code's would: the next sync computes what the caller holds.
 // Without a GPU a replay records the captured graph again and computes it on the host.
 class Function {
  public:

@@ -25,7 +25,8 @@ void sync();
 // timing, or before handing the GPU to other code). Nothing to wait for on the host.
 void wait();
 
-// Makes sure these tensors are computed (a sync of their threads' pending work).
+// Makes sure these tensors are computed: a sync of the calling thread's pending work. A tensor
+// pending on another thread is a lazy::RuntimeError (that thread must sync it).
 void eval(std::span<const Tensor> tensors,
           std::source_location loc = std::source_location::current());
 void eval(std::initializer_list<Tensor> tensors,

@@ -158,19 +158,13 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     leaves.push_back(first < i ? leaves[first] : leaf_over(inputs[i]));
   }
   std::vector<Tensor> outputs;
-  try {
+  {
+    // A body that throws leaves its partial recording (the trace was empty before it) pending, as
+    // eager code's would: what the caller still holds of it, such as a tensor the body stored
+    // outside, computes at the next sync, which reports its errors (a bad index, memory).
     api::CaptureScope scope(loc);
     outputs = body(leaves);
     for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
-  } catch (...) {
-    // The body's partial recording (the trace was empty before it): what the caller still holds
-    // of it, such as a tensor the body stored outside, is computed, the rest dropped.
-    try {
-      sync();
-    } catch (...) {
-      trace.clear();
-    }
-    throw;
   }
 
   auto capture = std::make_shared<Capture>();
@@ -242,10 +236,11 @@ std::vector<Tensor> outputs_of(const Capture& capture, std::span<const Tensor> i
   return outputs;
 }
 
-// Without a GPU: records the captured graph again on `inputs` and syncs it.
+// Without a GPU: records the captured graph again on `inputs`, in a trace of its own (the
+// caller's pending work is no part of the call, as on the GPU), and syncs it.
 std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inputs) {
   const std::vector<ir::NodePtr> externals = externals_for(capture, inputs);
-  ir::Trace& trace = ir::Trace::current();
+  ir::Trace trace;
   std::vector<ir::NodePtr> nodes;
   nodes.reserve(capture.graph.size());
   for (std::size_t i = 0; i < capture.graph.size(); ++i) {
@@ -259,7 +254,7 @@ std::vector<Tensor> rerecord(const Capture& capture, std::span<const Tensor> inp
   std::vector<Tensor> outputs =
       outputs_of(capture, inputs, [&](std::uint32_t i) { return Tensor(nodes[i]); });
   nodes.clear();  // only the outputs' handles say what the sync keeps
-  sync();
+  api::sync_trace(trace);
   return outputs;
 }
 

@@ -73,6 +73,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int axis, std::source_location lo
                             " but tensor ", reference, " has shape ", first.to_string(),
                             ": they must agree on every axis but ", axis);
     }
+    if (shape[axis] > kMaxElements - joined[axis]) {  // the sum would wrap before check_shape
+      api::fail<ShapeError>(loc, "cat", "the sizes along axis ", axis, " of the ", tensors.size(),
+                            " tensors add up to more than 2^60, the most a tensor "
+                            "can hold");
+    }
     joined[axis] += shape[axis];
     joining.push_back(tensors[k]);
   }

@@ -86,8 +86,11 @@ ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_locatio
 // computed. Inline: every op checks each operand.
 inline ir::Node* node_of(const Tensor& t, std::string_view op, std::source_location loc) {
   ir::Node* node = t.node();
-  if (node == nullptr || (node->trace != &ir::Trace::current() &&
-                          (node->trace != nullptr || node->data == nullptr))) [[unlikely]]
+  // Not Trace::current(): reading a computed tensor needs no trace (nor makes one).
+  const bool usable =
+      node != nullptr &&
+      (node->trace == nullptr ? node->data != nullptr : node->trace == ir::Trace::current_if_any());
+  if (!usable) [[unlikely]]
     refuse_node(t, op, loc);
   return node;
 }

@@ -40,7 +40,7 @@ void sync() {
   // Refused inside a captured or differentiated function even with nothing pending, so that a
   // body is refused whatever it recorded before.
   api::refuse_while_capturing("sync (lazy::sync or lazy::eval)");
-  api::sync_trace(ir::Trace::current());
+  if (ir::Trace* trace = ir::Trace::current_if_any()) api::sync_trace(*trace);
 }
 
 void wait() {

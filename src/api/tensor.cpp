@@ -69,7 +69,7 @@ const Shape& Tensor::shape(std::source_location loc) const {
 }
 
 std::int64_t Tensor::size(int axis, std::source_location loc) const {
-  ir::Node* node = api::node_of(*this, "size", loc);
+  ir::Node* node = api::defined_node(*this, "size", loc);
   return node->shape[api::normalize_axis(axis, node->shape.rank(), "size", loc)];
 }
 

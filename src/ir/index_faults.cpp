@@ -26,7 +26,24 @@ Faults& faults() {
   return *f;
 }
 
+constinit thread_local HeldIndexFaults* held_here = nullptr;
+
 }  // namespace
+
+HeldIndexFaults::HeldIndexFaults() : outer_(held_here) {
+  held_here = this;
+}
+
+HeldIndexFaults::~HeldIndexFaults() {
+  held_here = outer_;
+}
+
+void HeldIndexFaults::commit() {
+  held_here = outer_;
+  if (first_) report_index_fault(first_->first, first_->second);
+  first_.reset();
+  held_here = this;
+}
 
 std::uint32_t register_index_site(const IndexSite& site) {
   Faults& f = faults();
@@ -45,6 +62,10 @@ IndexSite index_site(std::uint32_t id) {
 }
 
 void report_index_fault(const IndexSite& site, std::int64_t value) {
+  if (HeldIndexFaults* held = held_here) {
+    if (!held->first_) held->first_.emplace(site, value);
+    return;
+  }
   Faults& f = faults();
   std::lock_guard lock(f.mutex);
   if (f.first) return;
@@ -61,13 +82,12 @@ void throw_index_fault_if_any() {
   f.first.reset();
   f.pending.store(false, std::memory_order_relaxed);
   lock.unlock();
-  throw IndexError(
-      absl::StrCat("lazy::", site.op, ": index ", value, " is out of range [0, ", site.bound,
-                   ") for the axis it picks along; ",
-                   site.scatters ? "the elements it names are not scattered"
-                                 : "the bad elements read as 0",
-                   ", everything else this sync computed is kept"),
-      site.loc);
+  throw IndexError(absl::StrCat("lazy::", site.op, ": index ", value, " is out of range [0, ",
+                                site.bound, ") for the axis it picks along; ",
+                                site.scatters ? "the elements it names are not scattered"
+                                              : "the bad elements read as 0",
+                                ", everything else this sync computed is kept"),
+                   site.loc);
 }
 
 }  // namespace lazy::ir

@@ -7,6 +7,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <utility>
 
 namespace lazy::ir {
 
@@ -26,6 +27,23 @@ IndexSite index_site(std::uint32_t id);
 
 // Keeps the first bad index found since the last throw; later ones are dropped.
 void report_index_fault(const IndexSite& site, std::int64_t value);
+
+// While one lives, the faults its thread reports are held by it: commit() reports the first,
+// once the computation that found it has succeeded; destroyed uncommitted, it drops them (the
+// computation failed and kept nothing, and a retry finds them again).
+class HeldIndexFaults {
+ public:
+  HeldIndexFaults();
+  HeldIndexFaults(const HeldIndexFaults&) = delete;
+  HeldIndexFaults& operator=(const HeldIndexFaults&) = delete;
+  ~HeldIndexFaults();
+  void commit();
+
+ private:
+  friend void report_index_fault(const IndexSite& site, std::int64_t value);
+  HeldIndexFaults* outer_;
+  std::optional<std::pair<IndexSite, std::int64_t>> first_;
+};
 // Throws IndexError for the kept fault, if any, and forgets it.
 void throw_index_fault_if_any();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/settings.h"
+#include "lazy/error.h"
 
 namespace lazy::ir {
 
@@ -19,10 +20,33 @@ std::int64_t max_pending_ops() {
 
 constinit thread_local Trace* Trace::current_ = nullptr;
 
+namespace {
+
+// Set when the thread's own trace is destroyed: its other thread-locals (plans, streams) are
+// going too, so nothing may be recorded or computed on it any more.
+constinit thread_local bool trace_ended = false;
+
+}  // namespace
+
 Trace& Trace::make_current() {
+  if (trace_ended) {
+    throw RuntimeError(
+        "lazyfuse: an op was recorded after this thread's lazyfuse state was destroyed (the "
+        "destructor of a static or thread_local object, run as the thread or the program ends); "
+        "compute what it needs before main returns or the thread ends",
+        std::source_location::current());
+  }
   static thread_local Trace trace;
   current_ = &trace;
   return trace;
+}
+
+Trace::~Trace() {
+  clear();
+  if (current_ == this) {
+    current_ = nullptr;
+    trace_ended = true;
+  }
 }
 
 std::uint64_t Trace::external_ref(Node* node) {

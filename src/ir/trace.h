@@ -35,12 +35,14 @@ class Trace {
       return make_current();
     return *current_;
   }
+  // The calling thread's trace if it has one, else nullptr: nothing of the thread's is pending.
+  static Trace* current_if_any() { return current_; }
 
   Trace() : limit_(std::size_t(max_pending_ops())) {}
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
   // A thread that exits with ops pending forgets them, as clear() does.
-  ~Trace() { clear(); }
+  ~Trace();
 
   // Appends `node`, whose op, dtype, shape, attrs and inputs are set, and owns it until the sync.
   // Inputs must be pending in this trace or computed; the trace owns the computed ones too.
@@ -74,6 +76,8 @@ class Trace {
   void clear();
 
  private:
+  // Throws lazy::RuntimeError once the thread's trace has been destroyed (the thread, or the
+  // program, is ending): the destructor of a static or thread_local object recording an op.
   static Trace& make_current();
   // initial-exec, as the library's own thread-locals (CMakeLists.txt), for the code that inlines
   // current() outside it.

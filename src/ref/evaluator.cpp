@@ -4,6 +4,7 @@
 
 #include "ir/dtype_codec.h"
 #include "ir/host_memory.h"
+#include "ir/index_faults.h"
 #include "ir/view_layout.h"
 #include "ref/concat.h"
 #include "ref/gather.h"
@@ -41,6 +42,9 @@ Value scalar_value(const ir::Node& node) {
 
 std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr> pending,
                                                     const std::vector<bool>& live) {
+  // A bad index found here is reported only if every node computes: a sync that fails keeps
+  // nothing, and its fault must not be thrown by a later, unrelated one.
+  ir::HeldIndexFaults faults;
   const std::size_t n = pending.size();
   // Which pending nodes a live node needs, and how many needed consumers each has left, so a
   // value is dropped as soon as its last consumer has run.
@@ -128,6 +132,7 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
       }
     }
   }
+  faults.commit();
   return results;
 }
 

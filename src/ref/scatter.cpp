@@ -58,11 +58,15 @@ Value evaluate_scatter(const ir::Node& node, std::span<const Value> inputs) {
   const DType dtype = node.dtype;
   auto out = std::make_shared<Buffer>(dtype, shape.numel());
   if (is_floating(dtype)) {
-    std::vector<double> values = gather_floats(inputs[ir::scatter_x], shape, dtype);
-    fold_lines(values, node, index, order,
-               gather_floats(inputs[ir::scatter_src], index_shape, dtype));
-    for (double& v : values) v = ir::round_to_dtype(v, dtype);
-    out->floats = std::move(values);
+    // In f32, each add rounded, as the kernel and PyTorch add (f16 and bf16 in f32 too, rounded
+    // once at the end): in double, 3e38 + 3e38 - 3e38 would be 3e38 where they give inf.
+    const std::vector<double> x = gather_floats(inputs[ir::scatter_x], shape, dtype);
+    const std::vector<double> src = gather_floats(inputs[ir::scatter_src], index_shape, dtype);
+    std::vector<float> values(x.begin(), x.end());
+    fold_lines(values, node, index, order, std::vector<float>(src.begin(), src.end()));
+    out->floats.resize(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+      out->floats[i] = ir::round_to_dtype(double(values[i]), dtype);
   } else {
     std::vector<std::int64_t> values = gather_ints(inputs[ir::scatter_x], shape, dtype);
     fold_lines(values, node, index, order,

@@ -228,9 +228,11 @@ std::vector<cublasLtMatmulAlgo_t> MatmulCall::State::ask_heuristic(int count) co
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c, "MIN_ALIGNMENT_C_BYTES");
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_d, "MIN_ALIGNMENT_D_BYTES");
   // Split-K partial sums in f32 only: summed in the output's f16 or bf16 they would round many
-  // times, where the result must round once.
+  // times, where the result must round once. INPLACE sums in the output's type (cublasLt.h), so
+  // it is allowed for an f32 output alone.
   const std::uint32_t reductions =
-      CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+      CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE |
+      (spec.dtype == DType::f32 ? CUBLASLT_REDUCTION_SCHEME_INPLACE : 0u);
   prefer(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, reductions, "REDUCTION_SCHEME_MASK");
 
   std::vector<cublasLtMatmulHeuristicResult_t> results(count);
@@ -264,6 +266,17 @@ void MatmulCall::State::throw_no_algorithm() const {
 }
 
 bool MatmulCall::State::accepts(const cublasLtMatmulAlgo_t& candidate) const {
+  // An algorithm kept on disk may sum split-K partials in an f16 or bf16 output (an older
+  // library allowed it): not used, as the preference rules it out of the heuristic's answers.
+  std::uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+  std::size_t written = 0;
+  if (spec.dtype != DType::f32 &&
+      library->cublasLtMatmulAlgoConfigGetAttribute(
+          &candidate, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &written) ==
+          CUBLAS_STATUS_SUCCESS &&
+      (scheme & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0) {
+    return false;
+  }
   cublasLtMatmulHeuristicResult_t result{};
   device->make_current();
   const cublasStatus_t status = library->cublasLtMatmulAlgoCheck(

@@ -254,6 +254,24 @@ TEST(ApiEdges, CatRefusesSizesThatAddUpPastTheMost) {
   EXPECT_EQ(lazy::cat(std::vector<Tensor>(2, half)).size(0), std::int64_t(1) << 60);
 }
 
+// Found in review: these messages named shapes the user never wrote: take_along_axis's with the
+// axis set to 1, scatter of a number a "src", index_add of 0-d tensors their [1] reshapes.
+TEST(ApiEdges, IndexingErrorsNameTheShapesTheUserWrote) {
+  const Tensor x = lazy::zeros({2, 3});
+  const Tensor index = lazy::zeros({3, 1}, DType::i64);
+  const std::string taken =
+      message_of<lazy::ShapeError>([&] { (void)lazy::take_along_axis(x, index, 1); });
+  EXPECT_THAT(taken, HasSubstr("x of shape [2, 3] and index of shape [3, 1] differ along axis 0"));
+  const std::string scattered =
+      message_of<lazy::ShapeError>([&] { (void)lazy::scatter(x, 1, index, 1.0); });
+  EXPECT_THAT(scattered, HasSubstr("index of shape [3, 1] is larger than x of shape [2, 3]"));
+  EXPECT_THAT(scattered, Not(HasSubstr("src")));
+  const std::string added = message_of<lazy::ShapeError>([] {
+    (void)lazy::index_add(lazy::zeros({}), 0, lazy::zeros({2}, DType::i64), lazy::zeros({}));
+  });
+  EXPECT_THAT(added, HasSubstr("a 0-d x and src take an index of one element, got shape [2]"));
+}
+
 // Found in review: the two-pass mean left a residue in rows of equal elements, which the norm
 // blew up (layer_norm of 1000.1s gave -0.02, -1 with eps 1e-12) and var summed (inf for 3e38s).
 TEST(ApiEdges, MomentsOfARowOfEqualElementsAreExact) {

@@ -103,6 +103,15 @@ Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::sour
   }
   axis = api::normalize_axis(axis, rank, "take_along_axis", loc);
   // Broadcast along the other axes: the axis itself keeps each one's own size.
+  for (int a = 0; a < rank; ++a) {
+    const std::int64_t from = source->shape[a], picked = picks->shape[a];
+    if (a != axis && from != picked && from != 1 && picked != 1) {
+      api::fail<ShapeError>(loc, "take_along_axis", "x of shape ", source->shape.to_string(),
+                            " and index of shape ", picks->shape.to_string(), " differ along axis ",
+                            a, " (", from, " and ", picked,
+                            "), where they must broadcast; only axis ", axis, " may differ");
+    }
+  }
   Shape x_shape = source->shape, index_shape = picks->shape;
   x_shape[axis] = index_shape[axis] = 1;
   const std::array shapes = {x_shape, index_shape};

@@ -1,6 +1,7 @@
 // Scatters: one ScatterAdd or ScatterLast node (ir/scatter.h), after a stable sort of the index
 // along the axis that makes each output element's contributions one run in order of position
 // (deterministic, and no atomics).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
@@ -117,6 +118,15 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& val
     api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
                           " needs the rank of x, which has shape ", target->shape.to_string());
   }
+  const int rank = target->shape.rank();
+  const int along = api::normalize_axis(axis, std::max(rank, 1), "scatter", loc);
+  for (int a = 0; a < rank; ++a) {
+    if (a != along && picks->shape[a] > target->shape[a]) {
+      api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
+                            " is larger than x of shape ", target->shape.to_string(),
+                            " along axis ", a, ", which it does not scatter along");
+    }
+  }
   const Tensor filled = api::scalar_of(x, value, "scatter", loc).expand(picks->shape, loc);
   return scatter(x, axis, index, filled, loc);
 }
@@ -136,6 +146,10 @@ Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& s
   }
   if (rank == 0) {
     api::normalize_axis(axis, 1, name, loc);
+    if (picks->shape.numel() != 1) {
+      api::fail<ShapeError>(loc, name, "a 0-d x and src take an index of one element, got shape ",
+                            picks->shape.to_string());
+    }
     return index_add(x.reshape({1}, loc), 0, index, src.reshape({1}, loc), alpha, loc)
         .reshape({}, loc);
   }

@@ -34,7 +34,8 @@ constexpr SettingSpec kSettings[] = {
      .default_text = "`cuda` when a GPU is usable, else `cpu`",
      .accepted_text = "`cuda` (GPU 0), `cuda:N` (GPU N), `cpu`",
      .effect = "where recorded work is computed: a GPU, or the host reference evaluator; a value "
-               "naming no device is an error"},
+               "naming no device is an error, and so is `cuda` or `cuda:N` where no GPU is usable "
+               "(at the first sync)"},
     {.setting = Setting::arch,
      .name = "LAZY_ARCH",
      .kind = SettingKind::text,

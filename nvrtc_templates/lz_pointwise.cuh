@@ -271,7 +271,8 @@ LZ_OP float lz_rand_uniform_bf16(unsigned long long seed, unsigned long long ind
 static __device__ __noinline__ float lz_rand_normal(unsigned long long seed,
                                                    unsigned long long index) {
   lz_normal_inputs u = lz_normal_uniforms(seed, index);
-  float radius = sqrtf(-2.0f * logf(u.radius_uniform));
+  // Not below 0: LAZY_FAST_MATH's approximate log of a uniform just under 1 can be above 0.
+  float radius = sqrtf(fmaxf(-2.0f * logf(u.radius_uniform), 0.0f));
   float angle = 6.28318530717958648f * u.angle_uniform;  // below 2π: no large-argument path
   return radius * lz_sin_reduced(angle, u.use_sine ? 0 : 1);
 }

@@ -272,6 +272,41 @@ TEST(ApiEdges, IndexingErrorsNameTheShapesTheUserWrote) {
   EXPECT_THAT(added, HasSubstr("a 0-d x and src take an index of one element, got shape [2]"));
 }
 
+// Found in review: doubles went to f16 and bf16 in one rounding, where PyTorch's tensor() and
+// full() go through f32 (1 + 2^-11 + 2^-40 is a tie in f32, which f16 rounds to even: 1).
+TEST(ApiEdges, DoublesGoToHalfPrecisionThroughF32) {
+  const double near_tie = 1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  EXPECT_EQ(lazy::from_data(std::vector<double>{near_tie}, {1}, DType::f16).item<float>(), 1.0f);
+  EXPECT_EQ(lazy::full({1}, near_tie, DType::f16).item<float>(), 1.0f);
+  const double bf16_tie = 1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  EXPECT_EQ(lazy::from_data(std::vector<double>{bf16_tie}, {1}, DType::bf16).item<float>(), 1.0f);
+  EXPECT_EQ(lazy::full({1}, bf16_tie, DType::bf16).item<float>(), 1.0f);
+  EXPECT_EQ(lazy::full({1}, 1 + std::ldexp(1.0, -10), DType::f16).item<float>(),
+            1 + std::ldexp(1.0f, -10));  // exactly held: kept
+}
+
+// Found in review: Shape's [] read outside its array for a negative or too large axis; a
+// negative one counts from the end now, as size(axis) does, and one out of range is an AxisError.
+TEST(ApiEdges, ShapeIndexingCountsFromTheEndAndChecksItsRange) {
+  const lazy::Shape shape = lazy::zeros({2, 3}).shape();
+  EXPECT_EQ(shape[-1], 3);
+  EXPECT_EQ(shape[-2], 2);
+  EXPECT_THAT(message_of<lazy::AxisError>([&] { (void)shape[2]; }),
+              HasSubstr("axis 2 is out of range for [2, 3] (axes -2 to 1)"));
+  EXPECT_THROW((void)shape[-3], lazy::AxisError);
+  EXPECT_THROW((void)lazy::Shape()[0], lazy::AxisError);
+}
+
+// Found in review: numbers in messages had 6 digits, so 2147483648.0 (refused in i32) and
+// 2147483647.5 (taken) read alike; an i32 arange's stop past i32 was refused.
+TEST(ApiEdges, MessagesShowNumbersAsWritten) {
+  EXPECT_THAT(message_of<lazy::ValueError>([] { (void)lazy::full({2}, 2147483648.0, DType::i32); }),
+              HasSubstr("2147483648 "));
+  EXPECT_THAT(message_of<lazy::ValueError>(
+                  [] { (void)lazy::full({1}, 3.4028235677973366e38 * 2, DType::f32); }),
+              HasSubstr("6.805647135594673e+38"));
+}
+
 // Found in review: the two-pass mean left a residue in rows of equal elements, which the norm
 // blew up (layer_norm of 1000.1s gave -0.02, -1 with eps 1e-12) and var summed (inf for 3e38s).
 TEST(ApiEdges, MomentsOfARowOfEqualElementsAreExact) {

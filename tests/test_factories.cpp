@@ -434,6 +434,20 @@ TEST(Arange, OfAnIntegerDTypeTruncatesFloatStartAndStep) {
   EXPECT_THROW(lazy::arange(0.0, 1e-44, 1e-46), lazy::ValueError);
 }
 
+// Found in review: an i32 range whose exclusive stop is past i32 was refused though every element
+// fits (the usual way to write "all i32 values", as PyTorch takes it); one whose last element
+// does not fit is still refused.
+TEST(Arange, AnI32RangeNeedsItsElementsNotItsStopToFit) {
+  const std::int64_t past_i32 = std::int64_t(1) << 31;
+  EXPECT_EQ(lazy::arange(0, past_i32, std::int64_t(1) << 30, lazy::i32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 1 << 30}));
+  EXPECT_EQ(
+      lazy::arange(0, -past_i32 - 1, -(std::int64_t(1) << 30), lazy::i32).to_vector<std::int32_t>(),
+      (std::vector<std::int32_t>{0, -(1 << 30), std::numeric_limits<std::int32_t>::min()}));
+  EXPECT_THROW(lazy::arange(past_i32 - 2, past_i32 + 1, 1, lazy::i32), lazy::ValueError);
+  EXPECT_THROW(lazy::arange(0, past_i32 + 1, std::int64_t(1) << 30, lazy::i32), lazy::ValueError);
+}
+
 // ---- rand and randn ----
 
 TEST(Rand, SameSeedGivesSameValues) {

@@ -143,6 +143,22 @@ TEST_F(AutodiffOnGpu, SelectionsAndScattersGradientsMatchTheReference) {
 }
 
 // The point of gradients over the trace: a whole step (forward, backward, update) is one sync.
+// Found in review (by reading): max's gradient finds the elements equal to the stored (rounded)
+// maximum; an f16 or bf16 input computed in the same sync, kept unrounded in f32 inside a
+// kernel, would equal none, and the share 1 / 0 make the row NaN.
+TEST_F(AutodiffOnGpu, TheGradientOfAMaxOfAComputedHalfPrecisionInputFindsItsMaximum) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    const Tensor a = random_input(dtype, {8, 33}), b = random_input(dtype, {8, 33});
+    lazy_test::expect_matches_reference(
+        [&] {
+          return lazy::grad([](std::span<const Tensor> p) {
+            return lazy::sum(lazy::max(p[0] * p[1] + 0.1, 1) + lazy::min(p[0] * p[1], 1));
+          })({a, b});
+        },
+        std::string(lazy::dtype_name(dtype)));
+  }
+}
+
 TEST_F(AutodiffOnGpu, ATrainingStepIsOneSyncAndItsLossFalls) {
   const Tensor x = random_input(DType::f32, {64, 8}) * 0.5;
   const Tensor target = lazy::sum(x * x, -1, true);

@@ -89,6 +89,30 @@ std::vector<float> hessian_row(lazy::ScalarFunction f, const std::vector<float>&
 
 // Found in review: a zero in x made prod's Hessian NaN everywhere (a division by it in a branch
 // the values never took) and lost the slopes in the zeros of prod's and cumprod's.
+// Found in review: a product of one element (a 0-d prod, a cumprod along an axis of one) divided
+// its product by x for the others' product, NaN at an infinity or NaN; PyTorch passes g. A 0-d
+// var over axis 0 with a correction past its one element took the per-axis rule (-0, not NaN).
+TEST(GradientEdges, ProductsOfOneElementPassTheirCotangent) {
+  for (float x : {INFINITY, NAN, 0.0f, 2.5f}) {
+    const Tensor scalar = lazy::full({}, x);
+    EXPECT_EQ(lazy::grad([](auto t) { return lazy::prod(t[0]); })({scalar})[0].item<float>(), 1.0f)
+        << x;
+    EXPECT_EQ(lazy::grad([](auto t) { return lazy::prod(t[0], 0); })({scalar})[0].item<float>(),
+              1.0f)
+        << x;
+  }
+  const Tensor column = lazy::from_data(std::vector<float>{INFINITY, NAN, 2}, {3, 1});
+  EXPECT_EQ(lazy::grad([](auto t) { return lazy::sum(lazy::cumprod(t[0], 1)); })({column})[0]
+                .to_vector<float>(),
+            (std::vector<float>{1, 1, 1}));
+  EXPECT_EQ(lazy::grad([](auto t) { return lazy::sum(lazy::prod(t[0], 1)); })({column})[0]
+                .to_vector<float>(),
+            (std::vector<float>{1, 1, 1}));
+  const Tensor g =
+      lazy::grad([](auto t) { return lazy::var(t[0], 0, 2); })({lazy::full({}, 1.5f)})[0];
+  EXPECT_TRUE(std::isnan(g.item<float>()));
+}
+
 TEST(GradientEdges, HessiansOfProductsThroughZeros) {
   // d2/dxj dxk of prod(x) is the product of all but xj and xk; of sum(cumprod(x)), the sum over
   // i >= max(j, k) of the products of x0..xi without them.

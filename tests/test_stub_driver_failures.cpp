@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jit/nvrtc.h"
 #include "tests/helper_programs.h"
 
 namespace {
@@ -70,6 +71,20 @@ TEST(StubDriverFailures, AGpuNamedByLazyDeviceButAbsentIsAnErrorAtTheSync) {
   const std::string output = run_under_stub("computes", "LAZY_STUB_NO_GPU=1");
   EXPECT_NE(output.find("computed 8"), std::string::npos) << output;
   EXPECT_NE(output.find("gpu=0"), std::string::npos) << output;
+}
+
+// Found in review: a LAZY_ARCH NVRTC does not know failed every sync, on the host too, with a
+// CompileError that blamed the generated kernels.
+TEST(StubDriverFailures, AnArchNvrtcDoesNotKnowIsRefusedNamingLazyArch) {
+  if (!stub_built()) GTEST_SKIP() << kNoStub;
+  if (std::string why; !lazy::jit::nvrtc_available(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  const std::string output = run_under_stub("computes", "LAZY_DEVICE=cpu LAZY_ARCH=sm_12");
+  EXPECT_NE(output.find("refused: lazyfuse: LAZY_ARCH=sm_12 is not an architecture this NVRTC "
+                        "compiles for; it takes sm_"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(run_under_stub("computes", "LAZY_DEVICE=cpu LAZY_ARCH=' sm_90 '").find("computed 8"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -31,8 +31,10 @@ class Shape {
                  std::source_location loc = std::source_location::current());
 
   int rank() const { return rank_; }
-  std::int64_t operator[](int axis) const { return dims_[axis]; }
-  std::int64_t& operator[](int axis) { return dims_[axis]; }
+  // The size of an axis; a negative one counts from the end (shape[-1] is the last). Outside
+  // [-rank, rank) throws lazy::AxisError.
+  std::int64_t operator[](int axis) const { return dims_[std::size_t(checked(axis))]; }
+  std::int64_t& operator[](int axis) { return dims_[std::size_t(checked(axis))]; }
   std::span<const std::int64_t> dims() const { return {dims_.data(), std::size_t(rank_)}; }
   const std::int64_t* begin() const { return dims_.data(); }
   const std::int64_t* end() const { return dims_.data() + rank_; }
@@ -54,6 +56,14 @@ class Shape {
   }
 
  private:
+  int checked(int axis) const {
+    const int index = axis < 0 ? axis + rank_ : axis;
+    if (index < 0 || index >= rank_) [[unlikely]]
+      fail_axis(axis);
+    return index;
+  }
+  [[noreturn]] void fail_axis(int axis) const;
+
   std::array<std::int64_t, kMaxRank> dims_{};
   std::int8_t rank_ = 0;
 };

@@ -40,7 +40,9 @@ Tensor data_leaf(std::span<const T> data, const Shape& shape, DType dtype, std::
   auto storage = std::make_shared<ir::Storage>(dtype, shape.numel());
   for (std::size_t i = 0; i < data.size(); ++i) {
     if constexpr (std::is_floating_point_v<T>) {
-      ir::store_double(storage->host.data(), dtype, std::int64_t(i), double(data[i]));
+      const double value =
+          is_floating(dtype) ? ir::double_to_float_dtype(double(data[i]), dtype) : double(data[i]);
+      ir::store_double(storage->host.data(), dtype, std::int64_t(i), value);
     } else if constexpr (std::is_same_v<T, std::uint8_t>) {
       ir::store_int(storage->host.data(), dtype, std::int64_t(i), data[i] != 0);
     } else {
@@ -66,7 +68,7 @@ DType default_dtype_of(const Scalar& value) {
 
 // A number as the user wrote it, for messages: integers without an exponent.
 std::string text_of(const Scalar& value) {
-  return value.kind() == Scalar::Kind::floating ? absl::StrCat(value.to_double())
+  return value.kind() == Scalar::Kind::floating ? api::number_text(value.to_double())
                                                 : absl::StrCat(value.to_int());
 }
 
@@ -189,11 +191,11 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   if (type == DType::bool_) api::fail<DTypeError>(loc, "arange", "cannot make a bool range");
   if (step.to_double() == 0) api::fail<ValueError>(loc, "arange", "step must not be 0");
   // Start and step become numbers of scalar_type; stop bounds them, so it must fit as well. An
-  // i32 range's values lie between start and stop: their fitting i32 is enough.
+  // i32 range's start and last element must fit i32 (checked below), not its exclusive stop:
+  // arange(0, 2^31, 2^30) is [0, 2^30], as in PyTorch.
   DType scalar_type = is_floating(type) ? ir::compute_type_of(type) : DType::i64;
-  const DType bound_type = type == DType::i32 ? type : scalar_type;
-  api::check_scalar_fits(start, bound_type, "arange", loc);
-  api::check_scalar_fits(stop, bound_type, "arange", loc);
+  api::check_scalar_fits(start, type == DType::i32 ? type : scalar_type, "arange", loc);
+  api::check_scalar_fits(stop, scalar_type, "arange", loc);
   api::check_scalar_fits(step, scalar_type, "arange", loc);
   if (!std::isfinite(start.to_double()) || !std::isfinite(stop.to_double()) ||
       !std::isfinite(step.to_double())) {
@@ -210,6 +212,15 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     }
     start = truncated(start);
     step = truncated(step);
+  }
+  if (type == DType::i32 && length > 0) {
+    const __int128 last = __int128(start.to_int()) + __int128(length - 1) * step.to_int();
+    if (last < std::numeric_limits<std::int32_t>::min() ||
+        last > std::numeric_limits<std::int32_t>::max()) {
+      api::fail<ValueError>(loc, "arange", "the i32 range ", text_of(start), " to ", text_of(stop),
+                            " by ", text_of(step), " reaches ", std::int64_t(last),
+                            ", past i32; make it i64");
+    }
   }
   // The kernel and the reference compute in scalar_type (f32 for floating ranges, as PyTorch's
   // CUDA arange does): a step that rounds to 0 there would repeat start.

@@ -221,6 +221,7 @@ Tensor from_dlpack(DLManagedTensor* tensor, std::source_location loc) {
 }
 
 DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
+  api::defined_node(tensor, "to_dlpack", loc);
   // Computed, and finished or ordered before the caller's stream, as data_ptr says.
   auto* first = static_cast<std::byte*>(tensor.data_ptr(loc));
   const ir::TensorData& data = *tensor.node()->data;
@@ -261,6 +262,7 @@ Tensor from_blob(void* data, const Shape& shape, std::span<const std::int64_t> s
     api::fail<ValueError>(loc, "from_blob", strides.size(), " strides for the ", shape.rank(),
                           " axes of ", shape.to_string());
   }
+  api::check_shape(shape, "from_blob", loc);  // before numel(), which a negative size upsets
   if (data == nullptr && shape.numel() > 0) {
     api::fail<ValueError>(loc, "from_blob", "a null pointer for ", shape.numel(), " elements");
   }

@@ -2,11 +2,13 @@
 // the calling thread's trace. Errors are thrown before anything is appended.
 #pragma once
 
+#include <charconv>
 #include <memory>
 #include <source_location>
-#include <string_view>
-
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "ir/node.h"
 #include "ir/trace.h"
@@ -19,12 +21,29 @@ struct Plan;
 
 namespace lazy::api {
 
+// A floating number as the user would write it back: the shortest digits that read as it
+// (a stream's 6 digits made 2147483648.0 and 2147483647.5 one "2.14748e+09").
+inline std::string number_text(double value) {
+  char digits[32];
+  const auto written = std::to_chars(digits, digits + sizeof digits, value);
+  return std::string(digits, written.ptr);
+}
+
+template <class Part>
+void put_part(std::ostringstream& message, const Part& part) {
+  if constexpr (std::is_floating_point_v<Part>) {
+    message << number_text(double(part));
+  } else {
+    message << part;
+  }
+}
+
 // "lazy::<op>: <message parts>"; the error adds the caller's file:line.
 template <class E, class... Parts>
 [[noreturn]] void fail(std::source_location loc, std::string_view op, const Parts&... parts) {
   std::ostringstream message;
   message << "lazy::" << op << ": ";
-  (message << ... << parts);
+  (put_part(message, parts), ...);
   throw E(message.str(), loc);
 }
 

@@ -57,6 +57,9 @@ Tensor cumprod_gradient(const Tensor& x, const Tensor& y, const Tensor& g, bool 
 
 InputCotangents cumprod_vjp(const VjpArgs& a) {
   const Tensor& g = a.cotangent;
+  // Along an axis of one, each output is its input: g, whatever x is (inf / inf was NaN).
+  const Shape& in = a.node.inputs[0]->shape;
+  if (in.rank() == 0 || in[-1] <= 1) return only(g);
   return only(cumprod_gradient(a.inputs[0].to(g.dtype(), a.loc), a.output.to(g.dtype(), a.loc), g,
                                true, a.loc));
 }

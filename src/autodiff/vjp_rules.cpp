@@ -329,6 +329,10 @@ InputCotangents prod_vjp(const VjpArgs& a) {
   // gradient's own gradient (a Hessian) has their slopes.
   const Tensor& x = a.inputs[0];
   const Shape& in = a.node.inputs[0]->shape;
+  std::int64_t folded = 1;
+  for (int axis : reduced_axes(a.node)) folded *= in[axis];
+  // A product of one element: the product of no others is 1, whatever x is (inf / inf was NaN).
+  if (folded == 1) return sum_vjp(a);
   const Axes axes(reduced_axes(a.node));
   const Tensor is_zero = lazy::eq(x, 0, a.loc);
   const Tensor zeros =

@@ -166,8 +166,13 @@ double integer_to_float_dtype(std::int64_t value, DType dtype) {
   return round_to_dtype(round_int_to_precision(value, std::numeric_limits<float>::digits), dtype);
 }
 
+double double_to_float_dtype(double value, DType dtype) {
+  return round_to_dtype(round_to_dtype(value, DType::f32), dtype);
+}
+
 double scalar_as_float(const Scalar& value, DType dtype) {
-  if (value.kind() == Scalar::Kind::floating) return round_to_dtype(value.to_double(), dtype);
+  if (value.kind() == Scalar::Kind::floating)
+    return double_to_float_dtype(value.to_double(), dtype);
   return integer_to_float_dtype(value.to_int(), dtype);
 }
 

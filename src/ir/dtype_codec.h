@@ -20,13 +20,17 @@ std::int64_t wrap_to_dtype(std::int64_t value, DType dtype);
 // NaN giving 0 (bool: non-zero, NaN included, gives 1). Exact where round_to_dtype's double
 // could not hold the result (the saturated i64 maximum).
 std::int64_t float_to_integer_dtype(double value, DType dtype);
-// An integer converted to a floating dtype, rounded once (through double it could round twice
-// past 2^53).
+// An integer converted to a floating dtype as PyTorch converts it: rounded once to f32 (exactly,
+// not through double, which could round twice past 2^53), then to f16 or bf16.
 double integer_to_float_dtype(std::int64_t value, DType dtype);
+// A double the user gives (from_data, full) in a floating dtype as PyTorch stores it: through
+// f32, so a value near an f16 or bf16 tie can round twice (1 + 2^-11 + 2^-40 is 1 in f16).
+double double_to_float_dtype(double value, DType dtype);
 
 // A number as a tensor of `dtype` holds it, the one conversion every backend uses for a Scalar
 // node (a kernel argument, the reference's value, a held 0-d result): a floating number into an
-// integer dtype truncates and saturates, into bool is non-zero; an integer wraps, or rounds once.
+// integer dtype truncates and saturates, into bool is non-zero; an integer wraps, or rounds as
+// integer_to_float_dtype; a float rounds as double_to_float_dtype.
 double scalar_as_float(const Scalar& value, DType dtype);      // `dtype` floating
 std::int64_t scalar_as_int(const Scalar& value, DType dtype);  // `dtype` integer or bool
 

@@ -238,6 +238,10 @@ const OpInfo& op_info(Op op);
 inline std::string_view op_name(Op op) {
   return op_info(op).name;
 }
+// The op as the API spells it where it has one name there (sum, arange, cast, rand_uniform).
+inline std::string_view op_api_name(Op op) {
+  return op_info(op).device_function.substr(3);  // past "lz_"
+}
 inline OpKind op_kind(Op op) {
   return op_info(op).kind;
 }

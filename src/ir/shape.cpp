@@ -25,6 +25,14 @@ Shape::Shape(std::span<const std::int64_t> dims, std::source_location loc) {
   for (std::int64_t dim : dims) dims_[rank_++] = dim;
 }
 
+void Shape::fail_axis(int axis) const {
+  throw AxisError(
+      absl::StrCat("lazy::Shape: axis ", axis, " is out of range for ", to_string(),
+                   rank_ == 0 ? ", which has no axes"
+                              : absl::StrCat(" (axes -", int(rank_), " to ", int(rank_) - 1, ")")),
+      std::source_location::current());
+}
+
 void Shape::push_back(std::int64_t dim, std::source_location loc) {
   if (rank_ == kMaxRank) {
     std::array<std::int64_t, kMaxRank + 1> dims;

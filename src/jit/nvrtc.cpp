@@ -26,7 +26,9 @@ constexpr int kNvrtcMajor = CUDA_VERSION / 1000;
   X(nvrtcGetProgramLog)         \
   X(nvrtcGetCUBINSize)          \
   X(nvrtcGetCUBIN)              \
-  X(nvrtcDestroyProgram)
+  X(nvrtcDestroyProgram)        \
+  X(nvrtcGetNumSupportedArchs)  \
+  X(nvrtcGetSupportedArchs)
 
 #define LAZY_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
 struct NvrtcLibrary {
@@ -143,6 +145,15 @@ bool nvrtc_available(std::string* why) {
 
 NvrtcVersion nvrtc_version() {
   return nvrtc_library().version;
+}
+
+std::vector<int> nvrtc_supported_archs() {
+  const NvrtcLibrary& library = nvrtc_library();
+  int count = 0;
+  check_nvrtc(library, library.nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  std::vector<int> archs(std::size_t(std::max(count, 0)));
+  check_nvrtc(library, library.nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
+  return archs;
 }
 
 std::vector<std::string> nvrtc_compile_options(int sm_arch,

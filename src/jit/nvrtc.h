@@ -24,6 +24,8 @@ bool nvrtc_available(std::string* why = nullptr);
 // The loaded NVRTC's version (part of every kernel cache key). Throws lazy::RuntimeError when
 // NVRTC is unavailable.
 NvrtcVersion nvrtc_version();
+// The sm_XX numbers the loaded NVRTC compiles for, ascending (nvrtc_available() first).
+std::vector<int> nvrtc_supported_archs();
 
 // Where libnvrtc is looked for, in order: the loader's search path (bare names), then
 // <cuda_home>/lib64, <cuda_path>/lib64 (each when not null or empty), /usr/local/cuda/lib64,

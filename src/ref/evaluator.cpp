@@ -77,12 +77,12 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
     // (views compose layouts and make nothing).
     const ir::OpKind kind = ir::op_kind(node.op);
     if (kind != ir::OpKind::leaf && kind != ir::OpKind::view)
-      ir::check_fits_in_host_memory(node.shape.numel(), sizeof(double), ir::op_name(node.op),
+      ir::check_fits_in_host_memory(node.shape.numel(), sizeof(double), ir::op_api_name(node.op),
                                     node.loc);
     // These read each input as a dense array: a reduction of a broadcast view makes it whole.
     if (kind == ir::OpKind::reduction || kind == ir::OpKind::scan || kind == ir::OpKind::top_k) {
       ir::check_fits_in_host_memory(node.inputs[0]->shape.numel(), sizeof(double),
-                                    ir::op_name(node.op), node.loc);
+                                    ir::op_api_name(node.op), node.loc);
     }
     std::vector<Value> inputs;
     inputs.reserve(node.inputs.size());

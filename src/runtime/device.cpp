@@ -9,6 +9,8 @@
 #include <limits>
 #include <thread>
 
+#include <absl/strings/ascii.h>
+
 #include "ir/settings.h"
 #include "jit/nvrtc_warm_up.h"
 #include "lazy/error.h"
@@ -83,8 +85,11 @@ std::optional<DeviceSpec> parse_device_spec(std::string_view text) {
 }
 
 DeviceSpec device_spec_from_env(const char* value) {
-  if (value == nullptr || value[0] == '\0') return DeviceSpec{};
-  if (std::optional<DeviceSpec> spec = parse_device_spec(value)) return *spec;
+  if (value == nullptr) return DeviceSpec{};
+  const absl::string_view stripped = absl::StripAsciiWhitespace(value);  // as other settings
+  const std::string_view word(stripped.data(), stripped.size());
+  if (word.empty()) return DeviceSpec{};
+  if (std::optional<DeviceSpec> spec = parse_device_spec(word)) return *spec;
   throw RuntimeError(std::string(kDeviceVariable) + "='" + value +
                          "' names no device: valid values are " + std::string(kValidDevices),
                      std::source_location::current());
@@ -98,7 +103,7 @@ DeviceSelection select_device() {
   if (spec.kind == DeviceSpec::Kind::kHost) {
     return {nullptr, 0, "lazyfuse computes on the host: " + std::string(kDeviceVariable) + "=cpu"};
   }
-  const bool asked = variable.has_value() && !variable->empty();
+  const bool asked = variable.has_value() && !absl::StripAsciiWhitespace(*variable).empty();
   const CudaDriver* driver = cuda_driver();
   if (driver == nullptr) return {nullptr, 0, why_no_cuda_driver(), asked};
   int count = 0;
@@ -147,8 +152,10 @@ std::string Device::why_host() {
 std::optional<std::string> Device::gpu_asked_for_in_vain() {
   const DeviceSelection& selection = device_selection();
   if (selection.driver != nullptr || !selection.gpu_asked) return std::nullopt;
+  std::string why = why_host();
+  while (!why.empty() && why.back() == '.') why.pop_back();
   return std::string(kDeviceVariable) + "='" + ir::text_setting(ir::Setting::device).value_or("") +
-         "' asks for a GPU, but there is none usable: " + why_host() + ". Set " +
+         "' asks for a GPU, but there is none usable: " + why + ". Set " +
          std::string(kDeviceVariable) + "=cpu to compute on the host, or unset it to use a GPU " +
          "when there is one and the host otherwise";
 }

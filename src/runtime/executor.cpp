@@ -1,10 +1,13 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <sstream>
 
+#include <absl/strings/ascii.h>
 #include <absl/strings/numbers.h>
+#include <absl/strings/str_join.h>
 
 #include "ir/debug.h"
 #include "ir/settings.h"
@@ -33,13 +36,24 @@ int host_arch() {
   static const int arch = [] {
     const std::optional<std::string> env = ir::text_setting(ir::Setting::arch);
     if (!env) return kDefaultHostArch;
-    std::string_view text(*env);
+    const absl::string_view stripped = absl::StripAsciiWhitespace(*env);  // as other settings
+    std::string_view text(stripped.data(), stripped.size());
     if (text.starts_with("sm_")) text.remove_prefix(3);
     int parsed = 0;
     if (!absl::SimpleAtoi(std::string(text), &parsed) || parsed <= 0) {
       throw RuntimeError(
           "lazyfuse: LAZY_ARCH=" + *env + " is not an architecture; use a value like sm_90",
           std::source_location::current());
+    }
+    // One NVRTC does not know would fail every compile, blaming the kernels.
+    if (jit::nvrtc_available()) {
+      const std::vector<int> archs = jit::nvrtc_supported_archs();
+      if (std::find(archs.begin(), archs.end(), parsed) == archs.end()) {
+        throw RuntimeError("lazyfuse: LAZY_ARCH=" + *env +
+                               " is not an architecture this NVRTC compiles for; it takes sm_" +
+                               absl::StrJoin(archs, ", sm_"),
+                           std::source_location::current());
+      }
     }
     return parsed;
   }();

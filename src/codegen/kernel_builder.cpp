@@ -217,8 +217,8 @@ std::string KernelBuilder::load_statement(std::size_t t, const std::string& raw)
 
 std::string KernelBuilder::operand_value(std::size_t t, int i) const {
   const std::size_t operand = std::size_t(region_.terms[t].operands[i]);
-  return convert(term_dtype(operand), ir::operand_dtype(*pending_[region_.terms[t].source], i),
-                 value_name(region_.terms[operand], operand));
+  return operand_as_read(*pending_[region_.terms[t].source], i, term_dtype(operand),
+                         value_name(region_.terms[operand], operand));
 }
 
 std::string KernelBuilder::op_statement(std::size_t t, const std::string& value) const {

@@ -1,6 +1,7 @@
 #include "codegen/op_expressions.h"
 
 #include "codegen/text.h"
+#include "ir/pointwise_dtypes.h"
 
 namespace lazy::codegen {
 
@@ -91,6 +92,14 @@ std::string convert(DType from, DType to, const std::string& value) {
     return narrow_float(to) ? round_to(to, value) : value;
   }
   return call(cat("lz_cast_", dtype_name(to)), value);
+}
+
+std::string operand_as_read(const ir::Node& node, int i, DType from, const std::string& value) {
+  const bool jumps = !is_floating(node.dtype) || node.op == ir::Op::Floor ||
+                     node.op == ir::Op::Ceil || node.op == ir::Op::Round ||
+                     node.op == ir::Op::Trunc || node.op == ir::Op::Sign;
+  const std::string read = jumps && narrow_float(from) ? round_to(from, value) : value;
+  return convert(from, ir::operand_dtype(node, i), read);
 }
 
 std::string op_expression(const ir::Node& node, std::span<const std::string> operands,

@@ -24,6 +24,12 @@ std::string store_conversion(DType dtype, const std::string& value);
 // floats round once; a narrower floating `to` rounds to its precision.
 std::string convert(DType from, DType to, const std::string& value);
 
+// Operand i of `node`, a value of dtype `from` (kept unrounded in f32 when f16 or bf16), as the
+// op reads it. An op whose result jumps (a comparison, a truth test, a cast to an integer or
+// bool, floor, ceil, round, trunc, sign) reads an f16 or bf16 operand rounded, as stored:
+// unrounded, `x == max(x)` found no element equal to the stored maximum.
+std::string operand_as_read(const ir::Node& node, int i, DType from, const std::string& value);
+
 // The call of a pointwise or generator op's device function over operand expressions, each
 // already converted to what the op reads (ir::operand_dtype); a generator's last operand is the
 // element's linear index. With fast_math, ops that have a _fast variant use it.

@@ -307,6 +307,26 @@ TEST(ApiEdges, MessagesShowNumbersAsWritten) {
               HasSubstr("6.805647135594673e+38"));
 }
 
+// Found in review: a host read inside a differentiated (or captured) function named only the
+// call that gave the function; the line of the read is in the message now.
+TEST(ApiEdges, AHostReadInsideGradSaysWhereItWasAsked) {
+  const std::string message = message_of<lazy::RuntimeError>([] {
+    (void)lazy::grad([](std::span<const Tensor> t) {
+      const float v = lazy::sum(t[0]).item<float>();
+      return lazy::sum(t[0]) * v;
+    })({lazy::ones({3})});
+  });
+  EXPECT_THAT(message, HasSubstr("asked for a host read (item) at "));
+  EXPECT_THAT(message, HasSubstr("test_api_edges.cpp:"));
+  const std::string evaluated = message_of<lazy::RuntimeError>([] {
+    (void)lazy::grad([](auto t) {
+      lazy::eval({t[0] * 2.0f});
+      return lazy::sum(t[0]);
+    })({lazy::ones({3})});
+  });
+  EXPECT_THAT(evaluated, HasSubstr("asked for a host sync (lazy::eval) at "));
+}
+
 // Found in review: the two-pass mean left a residue in rows of equal elements, which the norm
 // blew up (layer_norm of 1000.1s gave -0.02, -1 with eps 1e-12) and var summed (inf for 3e38s).
 TEST(ApiEdges, MomentsOfARowOfEqualElementsAreExact) {

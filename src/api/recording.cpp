@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include <absl/strings/str_cat.h>
+
 #include "api/composite_marks.h"
 #include "ir/dtype_codec.h"
 #include "lazy/sync.h"
@@ -57,17 +59,20 @@ bool syncs_refused() {
   return capture_call.has_value() || differentiate_call.has_value();
 }
 
-void refuse_while_capturing(std::string_view what) {
+void refuse_while_capturing(std::string_view what, std::optional<std::source_location> asked) {
+  // The error is the call's (where the function was given), the line that asked is in the text.
+  const std::string place =
+      asked ? absl::StrCat(" at ", asked->file_name(), ":", asked->line()) : std::string();
   if (differentiate_call) {
     fail<RuntimeError>(*differentiate_call, "grad",
-                       "the function being differentiated asked for a host ", what,
+                       "the function being differentiated asked for a host ", what, place,
                        "; a sync computes the values its gradient must be traced through. "
                        "Return the tensor and read it after the call, or pass it through "
                        "lazy::stop_gradient before reading it outside the function");
   }
   if (!capture_call) return;
   const std::source_location call = *capture_call;
-  fail<RuntimeError>(call, "Function", "the function being captured asked for a host ", what,
+  fail<RuntimeError>(call, "Function", "the function being captured asked for a host ", what, place,
                      "; its replays do not run the function, so it may only record ops. Return "
                      "the tensor and read it after the call, or call the function uncompiled");
 }

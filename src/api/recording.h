@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <sstream>
 #include <string>
@@ -92,7 +93,8 @@ bool differentiating();
 // Throws RuntimeError at the capturing (or differentiating) call's line when the thread is
 // capturing: `what` (a sync or a read of values) would give the body a result its replays do not
 // recompute, or cut the graph a gradient is traced through.
-void refuse_while_capturing(std::string_view what);
+void refuse_while_capturing(std::string_view what,
+                            std::optional<std::source_location> asked = std::nullopt);
 
 // The node behind a handle; throws ValueError when the handle is undefined.
 ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_location loc);

@@ -50,6 +50,7 @@ void wait() {
 
 void eval(std::span<const Tensor> tensors, std::source_location loc) {
   for (const Tensor& t : tensors) api::node_of(t, "eval", loc);
+  api::refuse_while_capturing("sync (lazy::eval)", loc);
   sync();
 }
 

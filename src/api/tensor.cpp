@@ -18,7 +18,7 @@ const ir::TensorData& computed_data(const Tensor& t, std::string_view op,
   ir::Node* node = api::node_of(t, op, loc);
   // A replay would not read the value again; a gradient cannot be traced through a sync.
   if (api::capturing() || (!node->data && api::syncs_refused()))
-    api::refuse_while_capturing("read (" + std::string(op) + ")");
+    api::refuse_while_capturing("read (" + std::string(op) + ")", loc);
   if (!node->data) sync();
   return *node->data;
 }

@@ -307,6 +307,19 @@ TEST(ApiEdges, MessagesShowNumbersAsWritten) {
               HasSubstr("6.805647135594673e+38"));
 }
 
+// Found in review: a bad index that only a gather's gradient reached was named scatter_add, an
+// op the user never called.
+TEST(ApiEdges, ABadIndexOnlyAGradientReachesNamesTheGatherItCameFrom) {
+  const Tensor x = lazy::ones({3});
+  const Tensor bad = lazy::from_data(std::vector<std::int64_t>{0, 5}, {2});
+  const Tensor g = lazy::grad([&](std::span<const Tensor> t) {
+    return lazy::sum(lazy::index_select(t[0], 0, bad));
+  })({x})[0];
+  const std::string message = message_of<lazy::IndexError>([&] { (void)g.to_vector<float>(); });
+  EXPECT_THAT(message, HasSubstr("lazy::index_select (its gradient): index 5 is out of range"));
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{1, 0, 0}));
+}
+
 // Found in review: a host read inside a differentiated (or captured) function named only the
 // call that gave the function; the line of the read is in the message now.
 TEST(ApiEdges, AHostReadInsideGradSaysWhereItWasAsked) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "api/recording.h"
+#include "ir/gather.h"
 #include "lazy/factories.h"
 #include "lazy/scalar.h"
 
@@ -24,5 +25,11 @@ inline Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view o
   check_scalar_fits(value, x.dtype(), op, loc);
   return full({}, value, x.dtype(), loc);
 }
+
+// scatter_add of a gather-family op's cotangent into zeros of its source's shape, named in errors
+// as the gradient of `caller`, the op the user called.
+Tensor scatter_gather_cotangent(const Tensor& zeros, int axis, const Tensor& index,
+                                const Tensor& cotangent, ir::GatherCaller caller,
+                                std::source_location loc);
 
 }  // namespace lazy::api

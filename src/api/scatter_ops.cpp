@@ -103,6 +103,19 @@ Tensor scatter_add(const Tensor& x, int axis, const Tensor& index, const Tensor&
                        "scatter_add", loc);
 }
 
+namespace api {
+
+Tensor scatter_gather_cotangent(const Tensor& zeros, int axis, const Tensor& index,
+                                const Tensor& cotangent, ir::GatherCaller caller,
+                                std::source_location loc) {
+  const auto named =
+      ScatterCaller(std::int64_t(ScatterCaller::gather_gradient) + std::int64_t(caller));
+  return scatter_along(zeros, axis, index, cotangent, ir::Op::ScatterAdd, named,
+                       ir::scatter_caller_name_of(named), loc);
+}
+
+}  // namespace api
+
 Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
                std::source_location loc) {
   return scatter_along(x, axis, index, src, ir::Op::ScatterLast, ScatterCaller::scatter, "scatter",

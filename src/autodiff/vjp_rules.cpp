@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/composites.h"
+#include "api/index_arguments.h"
 #include "autodiff/product_rules.h"
 #include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
@@ -300,7 +301,8 @@ InputCotangents concat_vjp(const VjpArgs& a) {
 InputCotangents gather_vjp(const VjpArgs& a) {
   const ir::Node& source = *a.node.inputs[0];
   const Tensor zeros = lazy::zeros(source.shape, a.cotangent.dtype(), a.loc);
-  return {lazy::scatter_add(zeros, int(a.node.attrs[0]), a.inputs[1], a.cotangent, a.loc),
+  return {api::scatter_gather_cotangent(zeros, int(a.node.attrs[0]), a.inputs[1], a.cotangent,
+                                        ir::GatherCaller(a.node.attrs[1]), a.loc),
           Tensor()};
 }
 

@@ -13,7 +13,17 @@
 
 namespace lazy::ir {
 
-enum class ScatterCaller : std::int64_t { scatter_add, index_add, scatter };
+// The last four send a gather-family op's cotangent back to its source (in GatherCaller's order):
+// a bad index there is named as the gradient of the op the user called.
+enum class ScatterCaller : std::int64_t {
+  scatter_add,
+  index_add,
+  scatter,
+  gather_gradient,
+  index_select_gradient,
+  embedding_gradient,
+  take_along_axis_gradient,
+};
 
 inline Attrs scatter_attrs(ScatterCaller caller, int axis) {
   Attrs attrs;
@@ -26,9 +36,18 @@ inline int scatter_axis(const Node& scatter) {
   return int(scatter.attrs[1]);
 }
 
+inline std::string_view scatter_caller_name_of(ScatterCaller caller) {
+  constexpr std::string_view kNames[] = {"scatter_add",
+                                         "index_add",
+                                         "scatter",
+                                         "gather (its gradient)",
+                                         "index_select (its gradient)",
+                                         "embedding (its gradient)",
+                                         "take_along_axis (its gradient)"};
+  return kNames[std::int64_t(caller)];
+}
 inline std::string_view scatter_caller_name(const Node& scatter) {
-  constexpr std::string_view kNames[] = {"scatter_add", "index_add", "scatter"};
-  return kNames[scatter.attrs[0]];
+  return scatter_caller_name_of(ScatterCaller(scatter.attrs[0]));
 }
 
 // The input positions: the node's inputs in this order.

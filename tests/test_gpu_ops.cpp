@@ -184,6 +184,26 @@ TEST_F(GpuOps, MixedDTypeOperandsPromoteAsOnTheHost) {
                            "mixed dtypes");
 }
 
+// Found in review: a computed f16 or bf16 value is kept unrounded in a kernel; an op whose result
+// jumps read it so, where the reference reads it rounded. (1 + e)(2 - 2e) is 2 - 2e^2, which the
+// dtype (its ulp at 1 is e) rounds to 2: floor, floor_divide, a cast and == saw 1.99999... .
+TEST_F(GpuOps, OpsWhoseResultJumpsReadAComputedHalfPrecisionValueRounded) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    const double e = std::ldexp(1.0, dtype == DType::f16 ? -10 : -7);
+    const Tensor a = lazy::full({4}, 1 + e, DType::f32).to(dtype);
+    const Tensor b = lazy::full({4}, 2 - 2 * e, DType::f32).to(dtype);
+    lazy::eval({a, b});
+    expect_matches_reference(
+        [&] {
+          const Tensor x = a * b;
+          return std::vector<Tensor>{
+              lazy::floor(x), lazy::floor_divide(x, 1), lazy::remainder(x, 1), lazy::fmod(x, 1),
+              lazy::eq(x, 2), x.to(DType::i32),         lazy::round(x),        lazy::trunc(x)};
+        },
+        std::string(lazy::dtype_name(dtype)), 0);
+  }
+}
+
 TEST_F(GpuOps, RandomFactoriesEqualTheReferenceValues) {
   std::uint64_t seed = fresh_seed();
   for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {

@@ -95,9 +95,10 @@ std::string convert(DType from, DType to, const std::string& value) {
 }
 
 std::string operand_as_read(const ir::Node& node, int i, DType from, const std::string& value) {
-  const bool jumps = !is_floating(node.dtype) || node.op == ir::Op::Floor ||
-                     node.op == ir::Op::Ceil || node.op == ir::Op::Round ||
-                     node.op == ir::Op::Trunc || node.op == ir::Op::Sign;
+  const bool jumps =
+      !is_floating(node.dtype) || node.op == ir::Op::Floor || node.op == ir::Op::Ceil ||
+      node.op == ir::Op::Round || node.op == ir::Op::Trunc || node.op == ir::Op::Sign ||
+      node.op == ir::Op::FloorDivide || node.op == ir::Op::Remainder || node.op == ir::Op::Fmod;
   const std::string read = jumps && narrow_float(from) ? round_to(from, value) : value;
   return convert(from, ir::operand_dtype(node, i), read);
 }

@@ -26,7 +26,8 @@ std::string convert(DType from, DType to, const std::string& value);
 
 // Operand i of `node`, a value of dtype `from` (kept unrounded in f32 when f16 or bf16), as the
 // op reads it. An op whose result jumps (a comparison, a truth test, a cast to an integer or
-// bool, floor, ceil, round, trunc, sign) reads an f16 or bf16 operand rounded, as stored:
+// bool, floor, ceil, round, trunc, sign, floor_divide, remainder, fmod) reads an f16 or bf16
+// operand rounded, as stored:
 // unrounded, `x == max(x)` found no element equal to the stored maximum.
 std::string operand_as_read(const ir::Node& node, int i, DType from, const std::string& value);
 

@@ -238,7 +238,8 @@ const OpInfo& op_info(Op op);
 inline std::string_view op_name(Op op) {
   return op_info(op).name;
 }
-// The op as the API spells it where it has one name there (sum, arange, cast, rand_uniform).
+// The op's lower-case name, nearer the API's than the enum's (sum for ReduceSum, rand_uniform
+// for RandUniform), for messages that have no API name at hand.
 inline std::string_view op_api_name(Op op) {
   return op_info(op).device_function.substr(3);  // past "lz_"
 }

@@ -298,7 +298,7 @@ TEST(ApiEdges, ShapeIndexingCountsFromTheEndAndChecksItsRange) {
 }
 
 // Found in review: numbers in messages had 6 digits, so 2147483648.0 (refused in i32) and
-// 2147483647.5 (taken) read alike; an i32 arange's stop past i32 was refused.
+// 2147483647.5 (taken) read alike.
 TEST(ApiEdges, MessagesShowNumbersAsWritten) {
   EXPECT_THAT(message_of<lazy::ValueError>([] { (void)lazy::full({2}, 2147483648.0, DType::i32); }),
               HasSubstr("2147483648 "));

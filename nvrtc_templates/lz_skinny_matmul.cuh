@@ -1,7 +1,7 @@
 // Products of few rows (a decode step: x [M <= 16, K] times a weight [N, K] transposed) read the
 // weight once and little else, so they are bound by memory, where a tiled library kernel reaches
 // a fraction of copy bandwidth. Here a block computes 16 rows by kSkinnyColumns columns: each of
-// its warps multiplies a slice of K on tensor cores (m16n8k16, f32 accumulators), rows past M
+// its warps multiplies every kSkinnyWarps-th span of K on tensor cores (m16n8k16, f32 accumulators), rows past M
 // reading zeros, and the warps' partial sums add up in shared memory in a fixed order, so a
 // result has the same bits on every run. codegen/skinny_matmul.cpp writes the kernel around it
 // and its epilogue.
@@ -82,10 +82,10 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
   // operands, which leaves the sum unchanged.
   const int group = lane / 4, quad = lane % 4;
   const long long first_col = (long long)blockIdx.x * kSkinnyColumns;
-  const Offset chunks = (Offset)((k + 31) / 32);
-  const Offset per_warp = (chunks + kSkinnyWarps - 1) / kSkinnyWarps;
-  const Offset k_first = warp * per_warp * 32;
-  const Offset k_last = k_first + per_warp * 32 < k ? k_first + per_warp * 32 : (Offset)k;
+  // The warps take turns along K a span each, so a block's pass reads 2 KiB of each of its rows
+  // at once: 15.4 us against 15.8 with a slice of K a warp ([16, 4096] x [4096, 4096]^T, H200).
+  const Offset k_first = warp * kSkinnySpan, k_last = (Offset)k;
+  constexpr Offset kStride = kSkinnyWarps * kSkinnySpan;
   const bool low_row = group < rows, high_row = group + 8 < rows;
   const unsigned short* x_low = x + (long long)group * x_ld + quad * 8;
   const unsigned short* x_high = x + (long long)(group + 8) * x_ld + quad * 8;
@@ -103,14 +103,14 @@ __device__ __forceinline__ bool lz_skinny_product(const unsigned short* x, long 
   };
   float acc[kSkinnyTiles][4] = {};
   if (k_first < k_last) load(k_first);
-  for (Offset span = k_first; span < k_last; span += kSkinnySpan) {
+  for (Offset span = k_first; span < k_last; span += kStride) {
 #pragma unroll
     for (int i = 0; i < kSkinnyLoads; ++i)
       *reinterpret_cast<lz_pairs4*>(stage + (i * kSkinnyRowsPerLoad + load_row) * kSkinnyPitch +
                                     (lane % 8) * 16) = staged[i];
     __syncwarp();
     // The next span's loads fly while this one multiplies.
-    if (span + kSkinnySpan < k_last) load(span + kSkinnySpan);
+    if (span + kStride < k_last) load(span + kStride);
 #pragma unroll
     for (int c = 0; c < kSkinnySpan / 32; ++c) {
       const Offset at = span + c * 32;

@@ -23,7 +23,7 @@ constexpr std::int64_t kColumnsPerBlock = 16;
 // registers a thread, which fits one.
 constexpr int kBlocksPerSm = 2;
 
-// The longest K whose offsets lz_skinny_product may hold in an int, with a warp's slice and a span
+// The longest K whose offsets lz_skinny_product may hold in an int, with the warps' stride of spans
 // past it.
 constexpr std::int64_t kMaxIntOffsetK = std::int64_t(1) << 30;
 

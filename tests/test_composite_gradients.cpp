@@ -147,6 +147,20 @@ TEST(CompositeGradients, TheStdOfEqualElementsTakesNoGradient) {
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[std::size_t(4 + i)], (2 * i - 3) / scale, 1e-6) << i;
 }
 
+// Found in review: var centred x by its mean rounded at x's magnitude, which put back the error
+// that shifting by a row's element avoids: [1e8, 1e8 + 8] (f32's spacing there is 8) had
+// variance 64 and std gradients [0, 1].
+TEST(CompositeGradients, VarianceOfValuesFarFromZeroCentresExactly) {
+  const Tensor x = lazy::from_data(std::vector<float>{1e8f, 1e8f + 8}, {2});
+  EXPECT_EQ(lazy::var(x).item<float>(), 32.0f);
+  EXPECT_EQ(lazy::var(lazy::from_data(std::vector<float>{16777216, 16777218}, {2})).item<float>(),
+            2.0f);
+  const std::vector<float> g =
+      lazy::grad([](auto t) { return lazy::std(t[0]); })({x})[0].to_vector<float>();
+  EXPECT_NEAR(g[0], -std::sqrt(0.5), 1e-6);
+  EXPECT_NEAR(g[1], std::sqrt(0.5), 1e-6);
+}
+
 // PyTorch's var_backward takes 2 / (n - correction) unclamped: over an axis, a correction past
 // n flips the gradient's sign and n itself gives inf * (x - mean); over all elements with none
 // left, inf off the mean and NaN on it.

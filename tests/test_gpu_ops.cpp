@@ -204,6 +204,43 @@ TEST_F(GpuOps, OpsWhoseResultJumpsReadAComputedHalfPrecisionValueRounded) {
   }
 }
 
+// Found in review: folds that pick or test elements (argmax, argmin, any, all, cummax, sort,
+// top-k) read a computed f16 or bf16 value unrounded, so values that tie once rounded did not
+// tie: 2 against (1 + e)(2 - 2e) = 2 - 2e^2, which the dtype rounds to 2.
+TEST_F(GpuOps, FoldsThatPickOrTestReadAComputedHalfPrecisionValueRounded) {
+  for (DType dtype : {DType::f16, DType::bf16}) {
+    const double e = std::ldexp(1.0, dtype == DType::f16 ? -10 : -7);
+    const auto from = [&](std::vector<float> values) {
+      const std::int64_t n = std::int64_t(values.size());
+      return lazy::from_data(values, {n}, DType::f32).to(dtype);
+    };
+    // Rounded, both rows are [2, 2]: every fold must treat them as a tie.
+    const Tensor a = from({1, float(1 + e)}), b = from({2, float(2 - 2 * e)});
+    const Tensor c = from({float(1 + e), 1}), d = from({float(2 - 2 * e), 2});
+    lazy::eval({a, b, c, d});
+    // Each fold reads its own product, so that the product runs inside the fold's kernel.
+    expect_matches_reference(
+        [&] {
+          return std::vector<Tensor>{lazy::argmin(a * b),
+                                     lazy::argmax(c * d),
+                                     lazy::cummax(a * b, 0).indices,
+                                     lazy::cummin(c * d, 0).indices,
+                                     lazy::argsort(a * b),
+                                     lazy::topk(c * d, 1).indices,
+                                     lazy::topk(a * b, 1, -1, false).indices};
+        },
+        std::string(lazy::dtype_name(dtype)) + " ties", 0);
+  }
+  // 1e-8 is 0 in f16: any and all see zeros.
+  const Tensor ones = lazy::full({3}, 1.0, DType::f16);
+  lazy::eval({ones});
+  expect_matches_reference(
+      [&] {
+        return std::vector<Tensor>{lazy::any(ones * 1e-8), lazy::all(ones * 1e-8)};
+      },
+      "f16 underflow", 0);
+}
+
 TEST_F(GpuOps, RandomFactoriesEqualTheReferenceValues) {
   std::uint64_t seed = fresh_seed();
   for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {

@@ -113,6 +113,31 @@ TEST(GradientEdges, ProductsOfOneElementPassTheirCotangent) {
   EXPECT_TRUE(std::isnan(g.item<float>()));
 }
 
+// Found in review: beside a zero, prod's and cumprod's gradients multiplied 0 by the product of
+// the others, which overflows for finite elements (f16 past 65504): NaN where PyTorch gives 0.
+// Past a cumprod's zero, a forward 0 * inf made the elements before it NaN too.
+TEST(GradientEdges, ProductsBesideAZeroStayZeroWhenTheOthersOverflow) {
+  const auto grad_of = [](const lazy::ScalarFunction& f, const std::vector<float>& x, lazy::DType dtype) {
+    const Tensor in = lazy::from_data(x, {std::int64_t(x.size())}, dtype);
+    return lazy::grad(f)({in})[0].to(lazy::DType::f32).to_vector<float>();
+  };
+  const lazy::ScalarFunction prod = [](auto t) { return lazy::prod(t[0]); };
+  const lazy::ScalarFunction prod_axis = [](auto t) { return lazy::sum(lazy::prod(t[0], 0)); };
+  const lazy::ScalarFunction cumprod = [](auto t) { return lazy::sum(lazy::cumprod(t[0], 0)); };
+  using V = std::vector<float>;
+  EXPECT_EQ(grad_of(prod, {0, 300, 300}, lazy::DType::f16), (V{INFINITY, 0, 0}));
+  EXPECT_EQ(grad_of(prod, {0, 1e30f, 1e30f}, lazy::DType::f32), (V{INFINITY, 0, 0}));
+  EXPECT_EQ(grad_of(prod_axis, {0, 1e30f, 1e30f}, lazy::DType::f32), (V{INFINITY, 0, 0}));
+  EXPECT_EQ(grad_of(prod, {0, 0, 1e30f, 1e30f}, lazy::DType::f32), (V{0, 0, 0, 0}));
+  EXPECT_EQ(grad_of(cumprod, {0, 1e30f, 1e30f}, lazy::DType::f32), (V{INFINITY, 0, 0}));
+  EXPECT_EQ(grad_of(cumprod, {0, 0, 1e30f, 1e30f}, lazy::DType::f32), (V{1, 0, 0, 0}));
+  EXPECT_EQ(grad_of(cumprod, {2, 0, INFINITY}, lazy::DType::f32), (V{1, INFINITY, 0}));
+  EXPECT_EQ(grad_of(cumprod, {0, 300, 300}, lazy::DType::f16), (V{INFINITY, 0, 0}));
+  // A real infinity beside two zeros still makes their gradients NaN, as before.
+  const V beside_inf = grad_of(prod, {0, 0, INFINITY}, lazy::DType::f32);
+  EXPECT_TRUE(std::isnan(beside_inf[0]) && std::isnan(beside_inf[1]));
+}
+
 TEST(GradientEdges, HessiansOfProductsThroughZeros) {
   // d2/dxj dxk of prod(x) is the product of all but xj and xk; of sum(cumprod(x)), the sum over
   // i >= max(j, k) of the products of x0..xi without them.

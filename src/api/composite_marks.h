@@ -21,14 +21,15 @@ enum class CompositeKind : std::uint8_t {
   rms_scale,    // result = input * saved, saved = rsqrt(mean(input^2) + eps) over the last axis
   softplus,     // result = softplus(input)
   std_root,     // result = sqrt(input), the input a variance
-  variance,     // result = var(input, axes, correction), axes kept; saved = the mean, number =
-                // n - correction
+  variance,     // result = var(input, axes, correction), axes kept; saved = input - its mean,
+                // number = n - correction
 };
 
 struct CompositeMark {
   CompositeKind kind;
   Tensor input;       // what the rule differentiates with respect to (f32; logsumexp's folds to y)
-  Tensor saved;       // a forward value the rule reads (the norms' scale, var's mean), or undefined
+  Tensor saved;       // a forward value the rule reads (the norms' scale, var's centred input), or
+                      // undefined
   Axes axes;          // the folded axes, kept as axes of 1 in the result (the row composites)
   double number = 0;  // a number the rule reads (variance: its divisor, unclamped)
 };

@@ -200,17 +200,18 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
     // into one fma, whose exact product leaves a row of equal elements a variance above 0.
     // Moments of x - (one element of its row), which is exactly 0 for a row of equal elements:
     // their variance is then 0, not a rounded mean's residue (PyTorch's Welford gives 0 too).
+    // Centred by the shifted mean itself: the mean at x's magnitude would round back in
+    // ([1e8, 1e8 + 8] had variance 64, not 32).
     const Tensor shift = row_element(v, axes, "var", loc);
     const Tensor shifted = sub(v, shift, loc);
-    const Tensor row_mean = add(shift, div(sum(shifted, axes, true, loc), n, loc), loc);
-    const Tensor centered = sub(shifted, sub(row_mean, shift, loc), loc);
+    const Tensor centered = sub(shifted, div(sum(shifted, axes, true, loc), n, loc), loc);
     const Tensor squares = sum(mul(centered, centered, loc), axes, true, loc);
     // A divisor past f32's range (a large negative correction) scales by its reciprocal, which
     // is 0 or nearly, as PyTorch's quotient is.
     Tensor result = divisor <= double(std::numeric_limits<float>::max())
                         ? div(squares, divisor, loc)
                         : mul(squares, 1.0 / divisor, loc);
-    api::mark_composite(result, {api::CompositeKind::variance, v, row_mean, axes, n - correction});
+    api::mark_composite(result, {api::CompositeKind::variance, v, centered, axes, n - correction});
     return keepdim ? result
                    : result.reshape(reduced_shape(v.shape(), axes, false, "var", loc).shape, loc);
   });

@@ -37,15 +37,16 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
     case api::CompositeKind::variance: {
       // PyTorch's var_backward: 2 / (n - correction) * g * (x - mean), the divisor not clamped
       // at 0; over all elements with none left, inf where x is off the mean and NaN on it.
-      const Tensor& row_mean_x = mark.saved;  // the forward's mean, not computed again
+      // x - mean as the forward centred it, without rounding the mean at x's magnitude.
+      const Tensor& centered = mark.saved;
       // A 0-d x reduces over all of its one element too, whatever axis named it (PyTorch).
       const bool all_elements = mark.axes.list().empty() || mark.input.rank() == 0;
       if (all_elements && mark.number <= 0) {
         const double inf = std::numeric_limits<double>::infinity();
         const double nan = std::numeric_limits<double>::quiet_NaN();
-        return mul(g, where(eq(mark.input, row_mean_x, loc), nan, inf, loc), loc);
+        return mul(g, where(eq(centered, 0, loc), nan, inf, loc), loc);
       }
-      return mul(mul(g, 2.0 / mark.number, loc), sub(mark.input, row_mean_x, loc), loc);
+      return mul(mul(g, 2.0 / mark.number, loc), centered, loc);
     }
   }
   return {};

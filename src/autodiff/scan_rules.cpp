@@ -41,13 +41,24 @@ Tensor cumprod_gradient(const Tensor& x, const Tensor& y, const Tensor& g, bool 
   const Tensor nonzero_x = lazy::where(before, x, 1.0, loc);
   const Tensor zero_as_one = lazy::where(first_zero, 1.0, x, loc);
   const Tensor without_first_zero = lazy::cumprod(zero_as_one, -1, loc);
-  const Tensor ahead = lazy::div(suffix_sum(lazy::mul(g, y, loc), loc), nonzero_x, loc);
-  const Tensor at_zero = suffix_sum(lazy::mul(g, without_first_zero, loc), loc);
+  // Terms past a zero are worth 0 (they hold it) and stay only for their slopes: one that is not
+  // finite there (0 * inf in the forward, or an overflow) is dropped, as PyTorch masks them.
+  const auto kept_past = [&](const Tensor& zero_held, const Tensor& term) {
+    const Tensor not_finite = lazy::logical_or(lazy::isnan(term, loc), lazy::isinf(term, loc), loc);
+    return lazy::where(lazy::logical_and(zero_held, not_finite, loc), 0.0, term, loc);
+  };
+  const Tensor ahead =
+      lazy::div(suffix_sum(kept_past(lazy::logical_not(before, loc), lazy::mul(g, y, loc)), loc),
+                nonzero_x, loc);
+  const Tensor at_zero = suffix_sum(
+      kept_past(lazy::ge(zeros_so_far, 2, loc), lazy::mul(g, without_first_zero, loc)), loc);
   Tensor from_zero = lazy::where(first_zero, at_zero, 0.0, loc);
   if (after_zero) {
     const Tensor zero_value = lazy::sum(lazy::where(first_zero, x, 0.0, loc), -1, true, loc);
-    const Tensor past_zero = lazy::mul(
-        zero_value, cumprod_gradient(zero_as_one, without_first_zero, g, false, loc), loc);
+    // 0 times what one level down gives; 0 where that is not finite (products that overflowed).
+    const Tensor slope = cumprod_gradient(zero_as_one, without_first_zero, g, false, loc);
+    const Tensor past_zero =
+        kept_past(lazy::logical_not(before, loc), lazy::mul(zero_value, slope, loc));
     from_zero = lazy::where(first_zero, at_zero, past_zero, loc);
   }
   return lazy::where(before, ahead, from_zero, loc);

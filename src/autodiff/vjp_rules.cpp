@@ -355,15 +355,23 @@ InputCotangents prod_vjp(const VjpArgs& a) {
       lazy::sum(lazy::where(is_zero, x, 0, a.loc), axes, true, a.loc).expand(in, a.loc);
   const Tensor slope_in_the_zero =
       lazy::where(lazy::eq(non_finite, 0, a.loc), lazy::div(rest, nonzero_x, a.loc), 0, a.loc);
+  // Finite others whose product overflows leave the value 0 there, not 0 * inf (PyTorch's
+  // exclusive products give 0).
+  const Tensor zero_times_slope =
+      lazy::where(lazy::isinf(slope_in_the_zero, a.loc), 0,
+                  lazy::mul(zero_value, slope_in_the_zero, a.loc), a.loc);
   const Tensor beside_the_zero =
       lazy::where(lazy::gt(others_non_finite, 0, a.loc), std::numeric_limits<double>::quiet_NaN(),
-                  lazy::mul(zero_value, slope_in_the_zero, a.loc), a.loc)
+                  zero_times_slope, a.loc)
           .to(a.cotangent.dtype(), a.loc);
   const Tensor one_zero = lazy::where(is_zero, rest, beside_the_zero, a.loc);
   // With two, each zero's is the other's value times the rest: 0 (NaN beside an infinity), with
-  // the slope in the other zero.
+  // the slope in the other zero; 0 too where the finite rest overflowed.
+  const Tensor rest_overflowed =
+      lazy::logical_and(lazy::isinf(rest, a.loc), lazy::eq(others_non_finite, 0, a.loc), a.loc);
   const Tensor two_zeros =
-      lazy::where(is_zero, lazy::mul(lazy::sub(zero_value, x, a.loc), rest, a.loc), 0, a.loc)
+      lazy::where(lazy::logical_and(is_zero, lazy::logical_not(rest_overflowed, a.loc), a.loc),
+                  lazy::mul(lazy::sub(zero_value, x, a.loc), rest, a.loc), 0, a.loc)
           .to(a.cotangent.dtype(), a.loc);
   const Tensor others =
       lazy::where(lazy::eq(zeros, 0, a.loc), lazy::div(rest, nonzero_x, a.loc),

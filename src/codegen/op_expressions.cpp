@@ -94,13 +94,16 @@ std::string convert(DType from, DType to, const std::string& value) {
   return call(cat("lz_cast_", dtype_name(to)), value);
 }
 
+std::string as_stored(DType dtype, const std::string& value) {
+  return narrow_float(dtype) ? round_to(dtype, value) : value;
+}
+
 std::string operand_as_read(const ir::Node& node, int i, DType from, const std::string& value) {
   const bool jumps =
       !is_floating(node.dtype) || node.op == ir::Op::Floor || node.op == ir::Op::Ceil ||
       node.op == ir::Op::Round || node.op == ir::Op::Trunc || node.op == ir::Op::Sign ||
       node.op == ir::Op::FloorDivide || node.op == ir::Op::Remainder || node.op == ir::Op::Fmod;
-  const std::string read = jumps && narrow_float(from) ? round_to(from, value) : value;
-  return convert(from, ir::operand_dtype(node, i), read);
+  return convert(from, ir::operand_dtype(node, i), jumps ? as_stored(from, value) : value);
 }
 
 std::string op_expression(const ir::Node& node, std::span<const std::string> operands,

@@ -24,6 +24,10 @@ std::string store_conversion(DType dtype, const std::string& value);
 // floats round once; a narrower floating `to` rounds to its precision.
 std::string convert(DType from, DType to, const std::string& value);
 
+// A value of dtype `dtype` as memory would hold it: an f16 or bf16 value, which kernels keep
+// unrounded in f32, rounded to its dtype; others unchanged.
+std::string as_stored(DType dtype, const std::string& value);
+
 // Operand i of `node`, a value of dtype `from` (kept unrounded in f32 when f16 or bf16), as the
 // op reads it. An op whose result jumps (a comparison, a truth test, a cast to an integer or
 // bool, floor, ceil, round, trunc, sign, floor_divide, remainder, fmod) reads an f16 or bf16

@@ -45,8 +45,13 @@ Fold fold_of(const ir::Node& reduction) {
 
 std::string fold_input(const ir::Node& reduction, const Fold& fold, DType folded,
                        const std::string& value) {
-  if (fold.logical) return cat("(int)(", convert(folded, DType::bool_, value), ")");
-  return cat("(", fold.acc_type, ")", convert(folded, reduction.compute_dtype, value));
+  // A fold that picks or tests elements (all but sums and products) reads an f16 or bf16 value as
+  // stored, as an op whose result jumps does: unrounded, argmax told apart values that tie.
+  const ir::Op combine = ir::reduction_info(reduction.op).combine;
+  const std::string read =
+      combine == ir::Op::Add || combine == ir::Op::Mul ? value : as_stored(folded, value);
+  if (fold.logical) return cat("(int)(", convert(folded, DType::bool_, read), ")");
+  return cat("(", fold.acc_type, ")", convert(folded, reduction.compute_dtype, read));
 }
 
 std::string fold_result(const ir::Node& reduction, const Fold& fold, const std::string& acc,

@@ -73,12 +73,13 @@ Substitutions top_k_substitutions(const fuse::Region& region, std::span<const ir
   stores.pop_back();
   // The smallest are the largest of the complemented keys.
   const std::string complement = region.top_k->largest ? "" : "~";
-  return {
-      {"$ACC", acc},
-      {"$ELEMENT", std::move(element)},
-      {"$KEY", cat(complement, "lz_order_key((Acc)", convert(value_dtype, compute, value), ")")},
-      {"$FROM_KEY", cat(complement, "keys[j]")},
-      {"$STORES", std::move(stores)}};
+  return {{"$ACC", acc},
+          {"$ELEMENT", std::move(element)},
+          // Ordered as stored: an f16 or bf16 value unrounded would order values that tie.
+          {"$KEY", cat(complement, "lz_order_key((Acc)",
+                       convert(value_dtype, compute, as_stored(value_dtype, value)), ")")},
+          {"$FROM_KEY", cat(complement, "keys[j]")},
+          {"$STORES", std::move(stores)}};
 }
 
 }  // namespace lazy::codegen

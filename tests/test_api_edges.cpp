@@ -320,6 +320,36 @@ TEST(ApiEdges, ABadIndexOnlyAGradientReachesNamesTheGatherItCameFrom) {
   EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{1, 0, 0}));
 }
 
+// Found in review: the same for scatters: a bad index that only src's gradient (or, for scatter,
+// x's) reached was named gather or scatter.
+TEST(ApiEdges, ABadIndexOnlyAScattersGradientReachesNamesThatScatter) {
+  const Tensor bad = lazy::from_data(std::vector<std::int64_t>{0, 3}, {2});
+  const Tensor weights = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const auto src_gradient_message = [&](auto scatter) {
+    const Tensor g = lazy::grad([&](std::span<const Tensor> t) {
+      return lazy::sum(scatter(t[0], t[1]) * weights);
+    })({lazy::zeros({3}), lazy::ones({2})})[1];
+    return message_of<lazy::IndexError>([&] { (void)g.to_vector<float>(); });
+  };
+  EXPECT_THAT(src_gradient_message([&](const Tensor& x, const Tensor& src) {
+                return lazy::scatter_add(x, 0, bad, src);
+              }),
+              HasSubstr("lazy::scatter_add (its gradient): index 3 is out of range"));
+  EXPECT_THAT(src_gradient_message([&](const Tensor& x, const Tensor& src) {
+                return lazy::index_add(x, 0, bad, src);
+              }),
+              HasSubstr("lazy::index_add (its gradient): index 3 is out of range"));
+  EXPECT_THAT(src_gradient_message([&](const Tensor& x, const Tensor& src) {
+                return lazy::scatter(x, 0, bad, src);
+              }),
+              HasSubstr("lazy::scatter (its gradient): index 3 is out of range"));
+  const Tensor x_gradient = lazy::grad([&](std::span<const Tensor> t) {
+    return lazy::sum(lazy::scatter(t[0], 0, bad, lazy::ones({2})) * weights);
+  })({lazy::zeros({3})})[0];
+  EXPECT_THAT(message_of<lazy::IndexError>([&] { (void)x_gradient.to_vector<float>(); }),
+              HasSubstr("lazy::scatter (its gradient): index 3 is out of range"));
+}
+
 // Found in review: a host read inside a differentiated (or captured) function named only the
 // call that gave the function; the line of the read is in the message now.
 TEST(ApiEdges, AHostReadInsideGradSaysWhereItWasAsked) {

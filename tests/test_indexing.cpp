@@ -260,6 +260,27 @@ TEST(Embedding, LooksUpRowsForIdsOfAnyRank) {
   EXPECT_EQ(one.to_vector<float>(), (std::vector<float>{table[12], table[13], table[14]}));
 }
 
+// Found in review: embedding's gradient scattered into its table broadcast over the ids' leading
+// sizes (here [2048, 200000, 16]: 6.5e9 elements) before summing it down. It scatters into the
+// table's [200000, 16] now; each row's gradient counts its ids.
+TEST(Embedding, TheGradientScattersIntoTheTableItself) {
+  constexpr std::int64_t kRows = 200000, kDim = 16, kBatch = 2048;
+  std::vector<std::int64_t> ids;
+  for (std::int64_t i = 0; i < kBatch * 2; ++i) ids.push_back(i * 7919 % 50);
+  ids[5] = kRows - 1;
+  const Tensor picks = lazy::from_data(ids, {kBatch, 2});
+  const Tensor table = lazy::zeros({kRows, kDim});
+  const Tensor g =
+      lazy::grad([&](auto t) { return lazy::sum(lazy::embedding(t[0], picks)); })({table})[0];
+  ASSERT_EQ(g.shape(), Shape({kRows, kDim}));
+  std::vector<float> want(std::size_t(kRows), 0.0f);
+  for (std::int64_t id : ids) want[std::size_t(id)] += 1;
+  const std::vector<float> got = lazy::sum(g, {1}).to_vector<float>();
+  for (std::int64_t r :
+       {std::int64_t(0), std::int64_t(7), std::int64_t(49), std::int64_t(50), kRows - 1})
+    EXPECT_EQ(got[std::size_t(r)], want[std::size_t(r)] * kDim) << r;
+}
+
 TEST(IndexErrors, ABadIndexThrowsNamingTheOpValueRangeAndLineAndKeepsTheRest) {
   Tensor weight = lazy::from_data(random_floats(4 * 2, 10), {4, 2});
   Tensor good = weight * 2.0f;

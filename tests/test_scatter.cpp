@@ -108,6 +108,21 @@ TEST(Scatter, IndexAddWithAlphaIntegersViewsAndScalarScatter) {
   EXPECT_EQ(empty.to_vector<float>(), (std::vector<float>(4, 1.0f)));
 }
 
+// Found in review: the reference added i64 with C++'s signed +, whose overflow is undefined; sums
+// past the dtype wrap, as the kernels' and PyTorch's do.
+TEST(Scatter, IntegerSumsWrap) {
+  constexpr std::int64_t kMax64 = INT64_MAX;
+  const Tensor index = lazy::from_data(std::vector<std::int64_t>{0, 0, 1}, {3});
+  const Tensor x64 = lazy::from_data(std::vector<std::int64_t>{kMax64, -5}, {2});
+  const Tensor src64 = lazy::from_data(std::vector<std::int64_t>{1, kMax64, 3}, {3});
+  EXPECT_EQ(lazy::scatter_add(x64, 0, index, src64).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{-1, -2}));  // max + 1 + max wraps to -1
+  const Tensor x32 = lazy::from_data(std::vector<std::int32_t>{INT32_MAX, 0}, {2});
+  const Tensor src32 = lazy::from_data(std::vector<std::int32_t>{1, 0, -1}, {3});
+  EXPECT_EQ(lazy::scatter_add(x32, 0, index, src32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{INT32_MIN, -1}));
+}
+
 TEST(Scatter, BadInputIsRefusedAtTheCall) {
   const Tensor x = lazy::zeros({3, 4});
   const Tensor index = lazy::zeros({2, 4}, DType::i64);

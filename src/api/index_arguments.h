@@ -6,6 +6,7 @@
 
 #include "api/recording.h"
 #include "ir/gather.h"
+#include "ir/scatter.h"
 #include "lazy/factories.h"
 #include "lazy/scalar.h"
 
@@ -31,5 +32,11 @@ inline Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view o
 Tensor scatter_gather_cotangent(const Tensor& zeros, int axis, const Tensor& index,
                                 const Tensor& cotangent, ir::GatherCaller caller,
                                 std::source_location loc);
+
+// A gather or a scatter that a gradient records, named in errors as `caller` names it.
+Tensor named_gather(const Tensor& x, int axis, const Tensor& index, ir::GatherCaller caller,
+                    std::source_location loc);
+Tensor named_scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                     ir::ScatterCaller caller, std::source_location loc);
 
 }  // namespace lazy::api

@@ -88,6 +88,15 @@ Tensor gather(const Tensor& x, int axis, const Tensor& index, std::source_locati
   return checked_gather(x, axis, index, GatherCaller::gather, "gather", loc);
 }
 
+namespace api {
+
+Tensor named_gather(const Tensor& x, int axis, const Tensor& index, GatherCaller caller,
+                    std::source_location loc) {
+  return checked_gather(x, axis, index, caller, ir::gather_caller_name_of(caller), loc);
+}
+
+}  // namespace api
+
 Tensor take_along_axis(const Tensor& x, const Tensor& index, int axis, std::source_location loc) {
   api::sync_if_trace_full();
   ir::Node* source = api::node_of(x, "take_along_axis", loc);

@@ -114,6 +114,12 @@ Tensor scatter_gather_cotangent(const Tensor& zeros, int axis, const Tensor& ind
                        ir::scatter_caller_name_of(named), loc);
 }
 
+Tensor named_scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,
+                     ScatterCaller caller, std::source_location loc) {
+  return scatter_along(x, axis, index, src, ir::Op::ScatterLast, caller,
+                       ir::scatter_caller_name_of(caller), loc);
+}
+
 }  // namespace api
 
 Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Tensor& src,

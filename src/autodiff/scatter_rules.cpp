@@ -1,5 +1,6 @@
 #include "autodiff/scatter_rules.h"
 
+#include "api/index_arguments.h"
 #include "ir/scatter.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -17,6 +18,11 @@ Tensor in_src_layout(const VjpArgs& a, const Tensor& sorted) {
   return lazy::scatter(zeros, ir::scatter_axis(a.node), a.inputs[ir::scatter_order], sorted, a.loc);
 }
 
+// The name a bad index found by the gradient's gather goes by.
+ir::GatherCaller gradient_caller(const VjpArgs& a) {
+  return ir::gradient_gather_caller(ir::ScatterCaller(a.node.attrs[0]));
+}
+
 }  // namespace
 
 InputCotangents scatter_add_vjp(const VjpArgs& a) {
@@ -26,7 +32,8 @@ InputCotangents scatter_add_vjp(const VjpArgs& a) {
   return {if_wanted(a, ir::scatter_x, [&] { return a.cotangent; }), Tensor(), Tensor(),
           if_wanted(a, ir::scatter_src, [&] {
             return in_src_layout(
-                a, lazy::gather(a.cotangent, axis, a.inputs[ir::scatter_sorted_index], a.loc));
+                a, api::named_gather(a.cotangent, axis, a.inputs[ir::scatter_sorted_index],
+                                     gradient_caller(a), a.loc));
           })};
 }
 
@@ -39,8 +46,11 @@ InputCotangents scatter_last_vjp(const VjpArgs& a) {
   const bool empty = sorted_index.numel() == 0;
   return {if_wanted(a, ir::scatter_x,
                     [&] {
-                      return empty ? a.cotangent
-                                   : lazy::scatter(a.cotangent, axis, sorted_index, 0.0, a.loc);
+                      if (empty) return a.cotangent;
+                      const Tensor zeros = lazy::zeros({}, a.cotangent.dtype(), a.loc)
+                                               .expand(sorted_index.shape(a.loc), a.loc);
+                      return api::named_scatter(a.cotangent, axis, sorted_index, zeros,
+                                                ir::ScatterCaller::scatter_gradient, a.loc);
                     }),
           Tensor(), Tensor(), if_wanted(a, ir::scatter_src, [&] {
             if (empty)
@@ -53,7 +63,8 @@ InputCotangents scatter_last_vjp(const VjpArgs& a) {
                                            lazy::full(one, -1, sorted_index.dtype(), a.loc)},
                                           axis, a.loc);
             const Tensor won = lazy::ne(sorted_index, next, a.loc);
-            const Tensor picked = lazy::gather(a.cotangent, axis, sorted_index, a.loc);
+            const Tensor picked =
+                api::named_gather(a.cotangent, axis, sorted_index, gradient_caller(a), a.loc);
             return in_src_layout(a, lazy::where(won, picked, 0.0, a.loc));
           })};
 }

@@ -75,7 +75,9 @@ class ScatterEmitter {
         {"$X", load_conversion(dtype, cat(input_name(term(ir::scatter_x)), "[", x_at, "]"))},
         {"$SRC", load_conversion(dtype, cat(input_name(term(ir::scatter_src)), "[", src_at,
                                             " + from * a.src_along]"))},
-        {"$FOLD", node_.op == ir::Op::ScatterAdd ? "acc = acc + v" : "acc = v"},
+        {"$FOLD", node_.op != ir::Op::ScatterAdd ? "acc = v"
+                  : floating                     ? "acc = acc + v"
+                                                 : "acc = lz_wrap_add(acc, v)"},
         {"$OUT", output_name(0)},
         {"$STORE", floating              ? store_conversion(dtype, "acc")
                    : dtype == DType::i32 ? std::string("(int)acc")

@@ -9,7 +9,17 @@
 
 namespace lazy::ir {
 
-enum class GatherCaller : std::int64_t { gather, index_select, embedding, take_along_axis };
+// The last three gather a scatter's cotangent (its src's share): a bad index there is named as the
+// gradient of the scatter the user called.
+enum class GatherCaller : std::int64_t {
+  gather,
+  index_select,
+  embedding,
+  take_along_axis,
+  scatter_add_gradient,
+  index_add_gradient,
+  scatter_gradient,
+};
 
 inline Attrs gather_attrs(int axis, GatherCaller caller) {
   Attrs attrs;
@@ -22,9 +32,18 @@ inline int gather_axis(const Node& gather) {
   return int(gather.attrs[0]);
 }
 
+inline std::string_view gather_caller_name_of(GatherCaller caller) {
+  constexpr std::string_view kNames[] = {"gather",
+                                         "index_select",
+                                         "embedding",
+                                         "take_along_axis",
+                                         "scatter_add (its gradient)",
+                                         "index_add (its gradient)",
+                                         "scatter (its gradient)"};
+  return kNames[std::int64_t(caller)];
+}
 inline std::string_view gather_caller_name(const Node& gather) {
-  constexpr std::string_view kNames[] = {"gather", "index_select", "embedding", "take_along_axis"};
-  return kNames[gather.attrs[1]];
+  return gather_caller_name_of(GatherCaller(gather.attrs[1]));
 }
 
 }  // namespace lazy::ir

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ir/gather.h"
 #include "ir/node.h"
 
 namespace lazy::ir {
 
-// The last four send a gather-family op's cotangent back to its source (in GatherCaller's order):
-// a bad index there is named as the gradient of the op the user called.
+// From gather_gradient on, in GatherCaller's order, they send a gather's cotangent back to its
+// source: a bad index there is named as the gradient of the op the user called (the last three:
+// a scatter's gradient gathered, differentiated again, or scatter's own gradient of x).
 enum class ScatterCaller : std::int64_t {
   scatter_add,
   index_add,
@@ -23,6 +25,9 @@ enum class ScatterCaller : std::int64_t {
   index_select_gradient,
   embedding_gradient,
   take_along_axis_gradient,
+  scatter_add_gradient,
+  index_add_gradient,
+  scatter_gradient,
 };
 
 inline Attrs scatter_attrs(ScatterCaller caller, int axis) {
@@ -43,8 +48,19 @@ inline std::string_view scatter_caller_name_of(ScatterCaller caller) {
                                          "gather (its gradient)",
                                          "index_select (its gradient)",
                                          "embedding (its gradient)",
-                                         "take_along_axis (its gradient)"};
+                                         "take_along_axis (its gradient)",
+                                         "scatter_add (its gradient)",
+                                         "index_add (its gradient)",
+                                         "scatter (its gradient)"};
   return kNames[std::int64_t(caller)];
+}
+// The caller of the gather that takes a scatter's cotangent to its src: the scatter's gradient, or
+// for a gather's gradient differentiated again, that gather.
+inline GatherCaller gradient_gather_caller(ScatterCaller caller) {
+  const auto c = std::int64_t(caller),
+             first_gradient = std::int64_t(ScatterCaller::gather_gradient);
+  return GatherCaller(c < first_gradient ? c + std::int64_t(GatherCaller::scatter_add_gradient)
+                                         : c - first_gradient);
 }
 inline std::string_view scatter_caller_name(const Node& scatter) {
   return scatter_caller_name_of(ScatterCaller(scatter.attrs[0]));

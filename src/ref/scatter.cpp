@@ -1,6 +1,8 @@
 #include "ref/scatter.h"
 
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/dtype_codec.h"
@@ -10,6 +12,17 @@
 namespace lazy::ref {
 
 namespace {
+
+// a + b, integers wrapping in two's complement as the kernel's do (signed overflow is undefined
+// in C++).
+template <class T>
+T plus(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return T(std::uint64_t(a) + std::uint64_t(b));
+  } else {
+    return a + b;
+  }
+}
 
 // Folds src's elements into out where the index names them, walking the index in row-major
 // order: along each line of the axis in the sorted order, which among equal indices is the
@@ -36,7 +49,7 @@ void fold_lines(std::vector<T>& out, const ir::Node& node, const std::vector<std
         from += (a == axis ? order[std::size_t(i)] : c[a]) * dense_index.strides[a];
       }
       T& target = out[std::size_t(to)];
-      target = add ? target + src[std::size_t(from)] : src[std::size_t(from)];
+      target = add ? plus(target, src[std::size_t(from)]) : src[std::size_t(from)];
     }
     for (int a = rank - 1; a >= 0; --a) {
       if (++c[a] < index_shape[a]) break;

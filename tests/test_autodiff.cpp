@@ -476,7 +476,7 @@ TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
   });
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, not_a_loss({x}));
   EXPECT_THAT(message_of<lazy::ShapeError>([&] { not_a_loss({x}); }),
-              HasSubstr("0-d floating result"));
+              HasSubstr("a result of one element"));
   EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, of_integers({ids}));
   EXPECT_THAT(message_of<lazy::DTypeError>([&] { of_integers({ids}); }),
               HasSubstr("floating tensors"));
@@ -484,6 +484,45 @@ TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
   EXPECT_THAT(message_of<lazy::RuntimeError>([&] { reads_a_value({x}); }), HasSubstr("host read"));
   // The thread goes on: nothing is left refusing syncs.
   EXPECT_EQ((x * 2).to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+// Found in review: a loss of one element shaped [1] was refused (torch.autograd.grad takes any
+// one-element output), an integer loss was a ShapeError telling to reduce it, and vjp's errors
+// were named grad and spoke of inputs.
+TEST(Autodiff, LossesOfOneElementAndErrorsNamedByTheCall) {
+  using lazy_test::message_of;
+  using testing::HasSubstr;
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2}, {2});
+  const std::vector<Tensor> g = lazy::grad([](auto t) {
+    return lazy::sum(t[0] * t[0]).reshape({1, 1});
+  })({x});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{2, 4}));
+  const lazy::Grad integer_loss([](auto t) { return lazy::argmax(t[0]); });
+  EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, integer_loss({x}));
+  const Tensor ids = lazy::from_data(std::vector<std::int32_t>{1, 2}, {2});
+  const auto identity = [](std::span<const Tensor> t) { return std::vector<Tensor>{t[0]}; };
+  const std::vector<Tensor> cotangent = {lazy::ones({2})};
+  EXPECT_THAT(message_of<lazy::DTypeError>([&] {
+                lazy::vjp(identity, {&ids, 1}, cotangent);
+              }),
+              HasSubstr("lazy::vjp: primal 0 is i32"));
+  const auto reads = [](std::span<const Tensor> t) {
+    (void)lazy::sum(t[0]).item<float>();
+    return std::vector<Tensor>{t[0]};
+  };
+  EXPECT_THAT(message_of<lazy::RuntimeError>([&] {
+                lazy::vjp(reads, {&x, 1}, cotangent);
+              }),
+              HasSubstr("lazy::vjp: the function being differentiated"));
+}
+
+// Each argument is a variable of its own, as in JAX: the same tensor passed twice gets, for each,
+// the gradient with respect to that argument.
+TEST(Autodiff, TheSameTensorPassedTwiceIsTwoArguments) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 3}, {3});
+  const std::vector<Tensor> g = lazy::grad([](auto t) { return lazy::sum(t[0] * t[0]); })({x, x});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0, 0, 0}));
 }
 
 }  // namespace

@@ -385,6 +385,8 @@ TEST(Split, PiecesAreViewsOfTheSizesAsked) {
   EXPECT_EQ(lazy::split(lazy::zeros({0}), 0).size(), 1u);
   EXPECT_THROW(lazy::split(lazy::zeros({0}), -1), lazy::ValueError);
   EXPECT_THROW(lazy::split(lazy::zeros({3}), 0), lazy::ValueError);
+  // Found in review: a negative size after sizes that overshoot was a ShapeError.
+  EXPECT_THROW(lazy::split(lazy::zeros({7}), std::vector<std::int64_t>{8, -1}), lazy::ValueError);
   std::vector<Tensor> chunks = lazy::chunk(lazy::arange(5), 3);
   ASSERT_EQ(chunks.size(), 3u);  // ceil(5 / 3) = 2: sizes 2, 2, 1
   EXPECT_EQ(chunks[2].to_vector<std::int64_t>(), (std::vector<std::int64_t>{4}));

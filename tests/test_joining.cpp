@@ -89,6 +89,10 @@ TEST(Cat, SkipsOneDimensionalEmptyTensors) {
   EXPECT_EQ(alone.dtype(), DType::f32);
   EXPECT_EQ(alone.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(lazy::cat({lazy::zeros({0}), lazy::zeros({0})}).shape(), Shape({0}));
+  // Found in review: with every tensor skipped, the axis is not checked (PyTorch gives [0]).
+  const Tensor none = lazy::cat({lazy::zeros({0}, DType::i32), empty_f32}, 1);
+  EXPECT_EQ(none.shape(), Shape({0}));
+  EXPECT_EQ(none.dtype(), DType::f32);
   // Only 1-d: a [2, 0] tensor must agree with the others.
   EXPECT_THROW(lazy::cat({a, lazy::zeros({2, 0, 1})}, 1), lazy::ShapeError);
   EXPECT_THROW(lazy::cat({lazy::zeros({0}), a}, 2), lazy::AxisError);

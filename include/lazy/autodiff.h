@@ -29,7 +29,7 @@ Tensor stop_gradient(const Tensor& x, std::source_location loc = std::source_loc
 
 // A function of tensors to differentiate.
 using Differentiable = std::function<std::vector<Tensor>(std::span<const Tensor>)>;
-// A function of tensors to one 0-d floating tensor (a loss).
+// A function of tensors to a floating tensor of one element (a loss).
 using ScalarFunction = std::function<Tensor(std::span<const Tensor>)>;
 
 struct VjpResult {
@@ -63,7 +63,8 @@ class ValueAndGrad {
   ScalarFunction f_;
 };
 
-// grad(f)(inputs): the gradient of f with respect to each input.
+// grad(f)(inputs): the gradient of f with respect to each input. Each input is an argument of its
+// own: a tensor passed twice gets, for each, the gradient with respect to that argument.
 class Grad {
  public:
   explicit Grad(ScalarFunction f) : value_and_grad_(std::move(f)) {}

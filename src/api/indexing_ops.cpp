@@ -238,12 +238,14 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size
   const Shape& shape = api::node_of(x, "split", loc)->shape;
   if (shape.rank() == 0) api::fail<ShapeError>(loc, "split", "cannot split a 0-d tensor");
   axis = api::normalize_axis(axis, shape.rank(), "split", loc);
+  // Every size checked before their sum, as PyTorch: a negative one is the error wherever it is.
+  for (const std::int64_t size : sizes)
+    if (size < 0) api::fail<ValueError>(loc, "split", "sizes must be >= 0, got ", size);
   std::int64_t total = 0;
   for (const std::int64_t size : sizes) {
-    if (size < 0) api::fail<ValueError>(loc, "split", "sizes must be >= 0, got ", size);
     if (size > shape[axis] - total) {
-      api::fail<ShapeError>(loc, "split", "sizes add up to more than axis ", axis, " of shape ",
-                            shape.to_string(), " has (", shape[axis], ")");
+      api::fail<ShapeError>(loc, "split", "sizes add up to more than the ", shape[axis],
+                            " elements along axis ", axis, " of shape ", shape.to_string());
     }
     total += size;
   }

@@ -4,6 +4,7 @@
 
 #include "api/recording.h"
 #include "ir/type_promotion.h"
+#include "lazy/factories.h"
 #include "lazy/indexing.h"
 
 namespace lazy {
@@ -57,6 +58,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int axis, std::source_location lo
     dtype = ir::promote_types(dtype, node->dtype);
     if (!found && !is_legacy_empty(node->shape)) reference = k, found = true;
   }
+  // Only skipped tensors: PyTorch's legacy rule leaves the axis unchecked and gives [0].
+  if (!found) return zeros({0}, dtype, loc);
   const Shape& first = tensors[reference].node()->shape;
   axis = api::normalize_axis(axis, first.rank(), "cat", loc);
   Shape joined = first;

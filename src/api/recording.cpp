@@ -19,6 +19,7 @@ namespace {
 thread_local std::optional<std::source_location> capture_call;
 // The line of the outermost lazy::grad / vjp call the thread is differentiating, if any.
 thread_local std::optional<std::source_location> differentiate_call;
+thread_local std::string_view differentiate_op = "grad";
 
 }  // namespace
 
@@ -26,9 +27,10 @@ void sync_full_trace() {
   if (!capture_call && !differentiate_call) sync();
 }
 
-DifferentiationScope::DifferentiationScope(std::source_location call) {
+DifferentiationScope::DifferentiationScope(std::source_location call, std::string_view op) {
   if (!differentiate_call) {
     differentiate_call = call;
+    differentiate_op = op;
     outermost_ = true;
   }
 }
@@ -36,11 +38,16 @@ DifferentiationScope::DifferentiationScope(std::source_location call) {
 DifferentiationScope::~DifferentiationScope() {
   if (!outermost_) return;
   differentiate_call.reset();
+  differentiate_op = "grad";
   clear_composite_marks();
 }
 
 bool differentiating() {
   return differentiate_call.has_value();
+}
+
+std::string_view differentiation_op() {
+  return differentiate_op;
 }
 
 CaptureScope::CaptureScope(std::source_location call) {
@@ -64,11 +71,10 @@ void refuse_while_capturing(std::string_view what, std::optional<std::source_loc
   const std::string place =
       asked ? absl::StrCat(" at ", asked->file_name(), ":", asked->line()) : std::string();
   if (differentiate_call) {
-    fail<RuntimeError>(*differentiate_call, "grad",
+    fail<RuntimeError>(*differentiate_call, differentiate_op,
                        "the function being differentiated asked for a host ", what, place,
                        "; a sync computes the values its gradient must be traced through. "
-                       "Return the tensor and read it after the call, or pass it through "
-                       "lazy::stop_gradient before reading it outside the function");
+                       "Return the tensor, or keep it in a variable, and read it after the call");
   }
   if (!capture_call) return;
   const std::source_location call = *capture_call;

@@ -81,7 +81,8 @@ bool syncs_refused();
 // are, so syncs and host reads are refused and a full trace grows instead. Nests.
 class DifferentiationScope {
  public:
-  explicit DifferentiationScope(std::source_location call);
+  // `op`: the call's name in errors ("grad" or "vjp").
+  DifferentiationScope(std::source_location call, std::string_view op);
   DifferentiationScope(const DifferentiationScope&) = delete;
   DifferentiationScope& operator=(const DifferentiationScope&) = delete;
   ~DifferentiationScope();
@@ -90,6 +91,8 @@ class DifferentiationScope {
   bool outermost_ = false;
 };
 bool differentiating();
+// The outermost differentiating call's name ("grad" or "vjp"); "grad" when there is none.
+std::string_view differentiation_op();
 // Throws RuntimeError at the capturing (or differentiating) call's line when the thread is
 // capturing: `what` (a sync or a read of values) would give the body a result its replays do not
 // recompute, or cut the graph a gradient is traced through.

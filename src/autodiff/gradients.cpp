@@ -21,10 +21,6 @@ Tensor alias(const Tensor& x, autodiff::AliasRole role, std::string_view op,
   return api::record(std::move(node));
 }
 
-std::string ordinal(std::size_t i) {
-  return "input " + std::to_string(i);
-}
-
 }  // namespace
 
 Tensor stop_gradient(const Tensor& x, std::source_location loc) {
@@ -34,21 +30,23 @@ Tensor stop_gradient(const Tensor& x, std::source_location loc) {
 namespace {
 
 // f's outputs at the primals and their gradients, for the cotangents `seed` gives the outputs
-// once f has run.
+// once f has run. `op` is the call's name and `argument` its word for a primal, in errors. Each
+// primal is an argument of its own: the same tensor passed twice gets, for each, the gradient
+// with respect to that argument (as JAX's; torch.autograd.grad gives each the total).
 VjpResult differentiate(const Differentiable& f, std::span<const Tensor> primals,
                         const std::function<std::vector<Tensor>(std::span<const Tensor>)>& seed,
-                        std::source_location loc) {
-  api::DifferentiationScope differentiating(loc);
+                        std::string_view op, std::string_view argument, std::source_location loc) {
+  api::DifferentiationScope differentiating(loc, op);
   std::vector<Tensor> inputs;
   std::vector<ir::Node*> input_nodes;
   for (std::size_t i = 0; i < primals.size(); ++i) {
-    const DType dtype = api::node_of(primals[i], "grad", loc)->dtype;
+    const DType dtype = api::node_of(primals[i], op, loc)->dtype;
     if (!is_floating(dtype)) {
-      api::fail<DTypeError>(loc, "grad", ordinal(i), " is ", dtype_name(dtype),
+      api::fail<DTypeError>(loc, op, argument, " ", i, " is ", dtype_name(dtype),
                             "; gradients are taken with respect to floating tensors (f32, f16, "
                             "bf16): convert it, or capture it in the function as a constant");
     }
-    inputs.push_back(alias(primals[i], autodiff::AliasRole::input, "grad", loc));
+    inputs.push_back(alias(primals[i], autodiff::AliasRole::input, op, loc));
     input_nodes.push_back(inputs.back().node());
   }
   VjpResult result;
@@ -83,7 +81,7 @@ VjpResult vjp(const Differentiable& f, std::span<const Tensor> primals,
         }
         return std::vector<Tensor>(cotangents.begin(), cotangents.end());
       },
-      loc);
+      "vjp", "primal", loc);
 }
 
 ValueAndGradients ValueAndGrad::operator()(std::span<const Tensor> inputs,
@@ -92,15 +90,22 @@ ValueAndGradients ValueAndGrad::operator()(std::span<const Tensor> inputs,
       [&](std::span<const Tensor> in) { return std::vector<Tensor>{f_(in)}; }, inputs,
       [&](std::span<const Tensor> outputs) {
         const ir::Node* value = api::node_of(outputs[0], "grad", loc);
-        if (value->shape.rank() != 0 || !is_floating(value->dtype)) {
-          api::fail<ShapeError>(loc, "grad", "the function returned a ", dtype_name(value->dtype),
-                                " tensor of shape ", value->shape.to_string(),
-                                "; grad needs a 0-d floating result (a loss): reduce it with sum "
-                                "or mean, or use lazy::vjp with a cotangent of its shape");
+        // One element of any shape is a loss, as torch.autograd.grad takes it.
+        if (value->shape.numel() != 1) {
+          api::fail<ShapeError>(loc, "grad", "the function returned a tensor of shape ",
+                                value->shape.to_string(),
+                                "; grad needs a result of one element (a loss): reduce it with "
+                                "sum or mean, or use lazy::vjp with a cotangent of its shape");
         }
-        return std::vector<Tensor>{lazy::ones({}, value->dtype, loc)};
+        if (!is_floating(value->dtype)) {
+          api::fail<DTypeError>(loc, "grad", "the function returned a loss of dtype ",
+                                dtype_name(value->dtype),
+                                ", which passes no gradient; grad needs a floating loss (f32, "
+                                "f16, bf16): compute it from floating values");
+        }
+        return std::vector<Tensor>{lazy::ones(value->shape, value->dtype, loc)};
       },
-      loc);
+      "grad", "input", loc);
   return {std::move(result.outputs[0]), std::move(result.gradients)};
 }
 

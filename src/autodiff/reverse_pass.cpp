@@ -168,8 +168,9 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       case Differentiability::none:
         continue;
       case Differentiability::missing:
-        api::fail<ValueError>(call, "grad", "the gradient of ", ir::op_name(node->op),
-                              " (recorded at ", node->loc.file_name(), ":", node->loc.line(),
+        api::fail<ValueError>(call, api::differentiation_op(), "the gradient of ",
+                              ir::op_name(node->op), " (recorded at ", node->loc.file_name(), ":",
+                              node->loc.line(),
                               ") is not implemented yet; pass its input through "
                               "lazy::stop_gradient if no gradient should flow there");
       case Differentiability::rule:
@@ -196,14 +197,8 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       kept.add(input, flowing[i], node->loc);
     }
   }
-  // An input passed twice gets its cotangent for each argument.
-  absl::flat_hash_map<const ir::Node*, Tensor> of_input;
   std::vector<Tensor> result(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto [found, first] = of_input.try_emplace(inputs[i]);
-    if (first) found->second = kept.take(inputs[i], call);
-    result[i] = found->second;
-  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) result[i] = kept.take(inputs[i], call);
   return result;
 }
 

@@ -96,6 +96,14 @@ TEST(ApiEdges, GatherWithAnEmptyIndexOfAnyRankIsEmpty) {
             lazy::Shape({2, 0, 5}));
   EXPECT_THROW((void)lazy::gather(x, 2, lazy::zeros({0}, DType::i64)), lazy::AxisError);
   EXPECT_THROW((void)lazy::gather(x, 1, lazy::zeros({1}, DType::i64)), lazy::ShapeError);
+  // Found in review: nor its sizes, when it has x's rank; scatters check neither either.
+  EXPECT_EQ(lazy::gather(x, 1, lazy::zeros({5, 0}, DType::i64)).shape(), lazy::Shape({5, 0}));
+  const Tensor none = lazy::zeros({5, 0}, DType::i64);
+  EXPECT_EQ(lazy::scatter_add(x, 1, none, lazy::zeros({5, 0})).to_vector<float>(),
+            x.to_vector<float>());
+  EXPECT_EQ(lazy::scatter(x, 0, lazy::zeros({0}, DType::i64), lazy::zeros({2})).shape(),
+            x.shape());
+  EXPECT_THROW((void)lazy::scatter_add(x, 2, none, lazy::zeros({5, 0})), lazy::AxisError);
 }
 
 TEST(ApiEdges, AddmmWithAlphaZeroLeavesTheProductOut) {

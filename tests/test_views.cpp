@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "ir/node.h"
@@ -138,6 +139,18 @@ TEST(Reshape, ThatChangesTheElementCountThrowsShapeError) {
 TEST(Reshape, WithAMinusOneThatCannotDivideThrowsShapeError) {
   Source x = random_tensor({2, 3}, 8);
   EXPECT_THROW(x.tensor.reshape({-1, 4}), lazy::ShapeError);
+}
+
+// Found in review: the message did not say why; beside a 0, any size fits the -1 (PyTorch: "is
+// ambiguous").
+TEST(Reshape, AMinusOneBesideAZeroSizeIsAmbiguous) {
+  try {
+    (void)lazy::zeros({0, 3}).reshape({0, -1});
+    FAIL() << "no ShapeError";
+  } catch (const lazy::ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("the -1 could be any size"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Reshape, WithTwoMinusOnesOrANegativeSizeThrowsShapeError) {

@@ -41,9 +41,10 @@ Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCall
   ir::Node* picks = api::node_of(index, op, loc);
   require_index(picks, op, loc);
   const int rank = source->shape.rank();
-  if (picks->shape.rank() != rank && picks->shape.numel() == 0 && caller == GatherCaller::gather) {
+  // An empty index picks nothing, whatever its rank and sizes: torch.gather checks neither.
+  if (picks->shape.numel() == 0 && caller == GatherCaller::gather) {
     api::normalize_axis(axis, std::max(rank, 1), op, loc);
-    return zeros(picks->shape, source->dtype, loc);  // picks nothing, of any rank: torch.gather
+    return zeros(picks->shape, source->dtype, loc);
   }
   if (picks->shape.rank() != rank) {
     api::fail<ShapeError>(loc, op, "index of shape ", picks->shape.to_string(),

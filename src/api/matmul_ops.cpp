@@ -24,8 +24,8 @@ std::string both(const Shape& a, const Shape& b) {
 
 void require_matmul_dtypes(DType a, DType b, std::string_view op, std::source_location loc) {
   if (!is_floating(a) || !is_floating(b)) {
-    fail<DTypeError>(loc, op, "integer matrix products are not supported (got ", dtype_name(a),
-                     " and ", dtype_name(b), "); cast to f32 with .to(lazy::f32)");
+    fail<DTypeError>(loc, op, "integer and bool matrix products are not supported (got ",
+                     dtype_name(a), " and ", dtype_name(b), "); cast to f32 with .to(lazy::f32)");
   }
   if (a != b) {
     fail<DTypeError>(loc, op, "both operands must have one dtype, got ", dtype_name(a), " and ",

@@ -67,6 +67,11 @@ Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tenso
                      ScatterCaller caller, std::string_view name, std::source_location loc) {
   const auto [target, picks, from] = checked_operands(x, index, src, name, loc);
   const int rank = target->shape.rank();
+  // An empty index scatters nothing, whatever its shape and src's: PyTorch checks neither.
+  if (picks->shape.numel() == 0) {
+    api::normalize_axis(axis, std::max(rank, 1), name, loc);
+    return x;
+  }
   if (picks->shape.rank() != rank || from->shape.rank() != rank) {
     api::fail<ShapeError>(loc, name, "index of shape ", picks->shape.to_string(),
                           " and src of shape ", from->shape.to_string(),
@@ -87,7 +92,6 @@ Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tenso
                             " (along axis ", a, ")");
     }
   }
-  if (picks->shape.numel() == 0) return x;
   require_room(target->shape, axis, name, loc);
   Tensor src_part = src;
   for (int a = 0; a < rank; ++a)

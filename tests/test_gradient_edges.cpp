@@ -117,7 +117,8 @@ TEST(GradientEdges, ProductsOfOneElementPassTheirCotangent) {
 // the others, which overflows for finite elements (f16 past 65504): NaN where PyTorch gives 0.
 // Past a cumprod's zero, a forward 0 * inf made the elements before it NaN too.
 TEST(GradientEdges, ProductsBesideAZeroStayZeroWhenTheOthersOverflow) {
-  const auto grad_of = [](const lazy::ScalarFunction& f, const std::vector<float>& x, lazy::DType dtype) {
+  const auto grad_of = [](const lazy::ScalarFunction& f, const std::vector<float>& x,
+                          lazy::DType dtype) {
     const Tensor in = lazy::from_data(x, {std::int64_t(x.size())}, dtype);
     return lazy::grad(f)({in})[0].to(lazy::DType::f32).to_vector<float>();
   };
@@ -136,6 +137,27 @@ TEST(GradientEdges, ProductsBesideAZeroStayZeroWhenTheOthersOverflow) {
   // A real infinity beside two zeros still makes their gradients NaN, as before.
   const V beside_inf = grad_of(prod, {0, 0, INFINITY}, lazy::DType::f32);
   EXPECT_TRUE(std::isnan(beside_inf[0]) && std::isnan(beside_inf[1]));
+}
+
+// Found in review: a bf16 weight broadcast over f32 rows took each row's share rounded to bf16
+// before the rows were summed; PyTorch sums in f32 and rounds once. 1 + 2^-9 rounds to 1 in
+// bf16, so the shares of [1 + 2^-9, -1, 1 + 2^-9, -1] summed to 0, not 2^-8. A norm's bf16
+// weight took its gradient so.
+TEST(GradientEdges, ABroadcastOperandSumsItsGradientBeforeRoundingIt) {
+  const float up = 1.0f + std::ldexp(1.0f, -9);
+  const Tensor x = lazy::from_data(std::vector<float>{up, -1, up, -1}, {4, 1});
+  const Tensor w = lazy::ones({1}, lazy::DType::bf16);
+  const Tensor g = lazy::grad([&](auto t) { return lazy::sum(lazy::mul(x, t[0])); })({w})[0];
+  EXPECT_EQ(g.dtype(), lazy::DType::bf16);
+  EXPECT_EQ(g.to(lazy::DType::f32).to_vector<float>(), (std::vector<float>{std::ldexp(1.0f, -8)}));
+  const Tensor rows = lazy::from_data(std::vector<float>{-1, 1, -1.0078125f, 1.0078125f}, {2, 2})
+                          .to(lazy::DType::bf16);
+  const Tensor c = lazy::from_data(std::vector<float>{0, 1, 0, -1}, {2, 2});
+  const std::vector<Tensor> norm = lazy::grad([&](auto t) {
+    return lazy::sum(lazy::mul(lazy::layer_norm(rows, t[0], t[1], 0.5).to(lazy::DType::f32), c));
+  })({lazy::ones({2}, lazy::DType::bf16), lazy::zeros({2}, lazy::DType::bf16)});
+  // In f32 the weight's second gradient is -0.00210977, -0.00210571 in bf16 (not -0.00390625).
+  EXPECT_NEAR(norm[0].to(lazy::DType::f32).to_vector<float>()[1], -0.00210571f, 1e-7);
 }
 
 TEST(GradientEdges, HessiansOfProductsThroughZeros) {

@@ -1229,6 +1229,23 @@ TEST(NormArguments, AWeightOrBiasHoldsOneValuePerFeatureAndNothingIsRecordedOthe
   }
 }
 
+// Found in review: an undefined weight or bias was refused; PyTorch takes None for either.
+TEST(NormArguments, AnUndefinedWeightOrBiasIsLeftOut) {
+  const Tensor x = lazy::from_data(std::vector<float>{1, 2, 4, -3, 0.5f, 7}, {2, 3});
+  const Tensor ones = lazy::ones({3}), zeros = lazy::zeros({3}), b = lazy::full({3}, 0.25);
+  EXPECT_EQ(lazy::layer_norm(x, Tensor(), Tensor()).to_vector<float>(),
+            lazy::layer_norm(x, ones, zeros).to_vector<float>());
+  EXPECT_EQ(lazy::layer_norm(x, Tensor(), b).to_vector<float>(),
+            lazy::layer_norm(x, ones, b).to_vector<float>());
+  EXPECT_EQ(lazy::rms_norm(x, Tensor()).to_vector<float>(),
+            lazy::rms_norm(x, ones).to_vector<float>());
+  const Tensor g = lazy::grad(
+      [](auto t) { return lazy::sum(lazy::layer_norm(t[0], Tensor(), Tensor()) * t[0]); })({x})[0];
+  const Tensor g_with = lazy::grad(
+      [&](auto t) { return lazy::sum(lazy::layer_norm(t[0], ones, zeros) * t[0]); })({x})[0];
+  EXPECT_EQ(g.to_vector<float>(), g_with.to_vector<float>());
+}
+
 TEST(NormArguments, RmsNormsEpsDefaultsToF32sMachineEpsilon) {
   // Rows of 1e-3: mean(x^2) = 1e-6 is as large as an eps of 1e-6, far larger than 2^-23.
   const Tensor x = lazy::full({2}, 1e-3), w = lazy::ones({2});

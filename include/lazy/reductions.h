@@ -66,7 +66,8 @@ Tensor softmax(const Tensor& x, int axis = -1,
 Tensor log_softmax(const Tensor& x, int axis = -1,
                    std::source_location loc = std::source_location::current());
 // (x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, as PyTorch).
-// weight and bias hold one value per element of that axis (shape [x.shape()[-1]]).
+// weight and bias hold one value per element of that axis (shape [x.shape()[-1]]); an undefined
+// Tensor() leaves either out, as PyTorch's None.
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps = 1e-5,
                   std::source_location loc = std::source_location::current());
 // x / sqrt(mean(x^2) + eps) * weight over the last axis; weight as layer_norm's. eps defaults to

@@ -274,8 +274,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
                   std::source_location loc) {
   api::require_floating(x, "layer_norm", loc);
   require_last_axis(x, "layer_norm", loc);
-  require_per_feature(x, weight, "the weight", "layer_norm", loc);
-  require_per_feature(x, bias, "the bias", "layer_norm", loc);
+  if (weight.defined()) require_per_feature(x, weight, "the weight", "layer_norm", loc);
+  if (bias.defined()) require_per_feature(x, bias, "the bias", "layer_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     const Tensor shifted = sub(v, row_element(v, -1, "layer_norm", loc), loc);  // as var's
     Tensor centered = sub(shifted, mean(shifted, -1, true, loc), loc);
@@ -283,19 +283,20 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     Tensor scale = rsqrt(add(variance, eps, loc), loc);
     Tensor normed = mul(centered, scale, loc);
     api::mark_composite(normed, {api::CompositeKind::normalize, v, scale, -1});
-    return add(mul(normed, weight, loc), bias, loc);
+    const Tensor scaled = weight.defined() ? mul(normed, weight, loc) : normed;
+    return bias.defined() ? add(scaled, bias, loc) : scaled;
   });
 }
 
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps, std::source_location loc) {
   api::require_floating(x, "rms_norm", loc);
   require_last_axis(x, "rms_norm", loc);
-  require_per_feature(x, weight, "the weight", "rms_norm", loc);
+  if (weight.defined()) require_per_feature(x, weight, "the weight", "rms_norm", loc);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
     Tensor scale = rsqrt(add(mean(mul(v, v, loc), -1, true, loc), eps, loc), loc);
     Tensor normed = mul(v, scale, loc);
     api::mark_composite(normed, {api::CompositeKind::rms_scale, v, scale, -1});
-    return mul(normed, weight, loc);
+    return weight.defined() ? mul(normed, weight, loc) : normed;
   });
 }
 

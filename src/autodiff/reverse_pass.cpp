@@ -96,10 +96,13 @@ Tensor sum_to(const Tensor& t, const Shape& shape, std::source_location loc) {
 // slices sent back, joined once (autodiff/slice_pieces.h).
 class Cotangents {
  public:
-  // Adds `more` into the cotangent kept for `node`, in the node's dtype and shape.
+  // Adds `more` into the cotangent kept for `node`, in the node's dtype and shape. An Expand's
+  // keeps its own dtype until the Expand sums it down to its input, as PyTorch sums a broadcast
+  // gradient before casting it: rounded to a bf16 weight's dtype first, rows that nearly cancel
+  // lost their difference.
   void add(ir::Node* node, Tensor more, std::source_location loc) {
     more = sum_to(more, node->shape, loc);
-    if (more.dtype() != node->dtype) more = more.to(node->dtype, loc);
+    if (more.dtype() != node->dtype && node->op != ir::Op::Expand) more = more.to(node->dtype, loc);
     Tensor& kept = sums_[node];
     kept = kept.node() == nullptr ? std::move(more) : lazy::add(kept, more, loc);
   }

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -172,6 +173,12 @@ std::vector<std::string> nvrtc_compile_options(int sm_arch,
   static constexpr const char* kFastCompileLevels[] = {"min", "mid", "max"};
   if (fast_compile > 0)
     options.push_back(std::string("--Ofast-compile=") + kFastCompileLevels[fast_compile - 1]);
+  // Each f32 multiply and add rounded, as eager PyTorch's separate kernels round them: contracted
+  // into one fma, floor(x * 10 - 7) at x = 0.7f was -1 and sqrt(a * a - b * b) NaN where a == b.
+  // Fast math contracts again. Templates that want an fma call fmaf.
+  if (std::find(extra_options.begin(), extra_options.end(), "--use_fast_math") ==
+      extra_options.end())
+    options.push_back("--fmad=false");
   options.insert(options.end(), extra_options.begin(), extra_options.end());
   return options;
 }

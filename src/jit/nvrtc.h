@@ -33,7 +33,8 @@ std::vector<int> nvrtc_supported_archs();
 std::vector<std::string> nvrtc_library_candidates(const char* cuda_home, const char* cuda_path);
 
 // The options compile_to_cubin passes: a real CUBIN for sm_<sm_arch>, C++17, IEEE math (no
-// --use_fast_math unless extra_options has it), then extra_options.
+// --use_fast_math unless extra_options has it; without it --fmad=false, each multiply and add
+// rounded), then extra_options.
 std::vector<std::string> nvrtc_compile_options(int sm_arch,
                                                std::span<const std::string> extra_options = {});
 

@@ -136,7 +136,7 @@ TEST(BadInput, UndefinedOperandNamesTheCallersLine) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, undefined * 2);
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, -undefined);
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::where(a > 0, undefined, 1));
-  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::layer_norm(a, undefined, a));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::layer_norm(undefined, a, a));
   EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)(a + undefined); }), HasSubstr("add"));
 }
 

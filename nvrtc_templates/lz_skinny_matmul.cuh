@@ -1,9 +1,9 @@
 // Products of few rows (a decode step: x [M <= 16, K] times a weight [N, K] transposed) read the
 // weight once and little else, so they are bound by memory, where a tiled library kernel reaches
 // a fraction of copy bandwidth. Here a block computes 16 rows by kSkinnyColumns columns: each of
-// its warps multiplies every kSkinnyWarps-th span of K on tensor cores (m16n8k16, f32 accumulators), rows past M
-// reading zeros, and the warps' partial sums add up in shared memory in a fixed order, so a
-// result has the same bits on every run. codegen/skinny_matmul.cpp writes the kernel around it
+// its warps multiplies every kSkinnyWarps-th span of K on tensor cores (m16n8k16, f32
+// accumulators), rows past M reading zeros, and the warps' partial sums add up in shared memory in
+// a fixed order, so a result has the same bits on every run. codegen/skinny_matmul.cpp writes the kernel around it
 // and its epilogue.
 #pragma once
 
@@ -13,7 +13,7 @@
 // the speed of that access pattern alone: 17.0 us for [16, 4096] x [4096, 4096]^T on H100 with
 // L2 clean, where whole 512-byte row pieces took 15.0. So each warp loads rows coalesced, 128
 // bytes of a row per 8 lanes, and passes them to the mma through its own shared-memory stage.
-constexpr int kSkinnyWarps = 16;  // a block's warps, each folding a slice of K
+constexpr int kSkinnyWarps = 16;  // a block's warps, taking turns along K a span each
 constexpr int kSkinnyTiles = 2;   // tiles of 8 columns a block multiplies
 constexpr int kSkinnyColumns = 8 * kSkinnyTiles;
 constexpr int kSkinnyThreads = 32 * kSkinnyWarps;

@@ -158,6 +158,15 @@ TEST(GradientEdges, ABroadcastOperandSumsItsGradientBeforeRoundingIt) {
   })({lazy::ones({2}, lazy::DType::bf16), lazy::zeros({2}, lazy::DType::bf16)});
   // In f32 the weight's second gradient is -0.00210977, -0.00210571 in bf16 (not -0.00390625).
   EXPECT_NEAR(norm[0].to(lazy::DType::f32).to_vector<float>()[1], -0.00210571f, 1e-7);
+  // An f32 operand expanded, then cast to bf16, still sums in f32: 256 + 1 + 1 + 1 is 259 (bf16
+  // sums would round it to 260).
+  const Tensor weights =
+      lazy::from_data(std::vector<float>{256, 1, 1, 1}, {4, 1}).to(lazy::DType::bf16);
+  const Tensor narrowed = lazy::grad([&](auto t) {
+    return lazy::sum(t[0].expand({4, 1}).to(lazy::DType::bf16) * weights);
+  })({lazy::ones({1})})[0];
+  EXPECT_EQ(narrowed.dtype(), lazy::DType::f32);
+  EXPECT_EQ(narrowed.to_vector<float>(), (std::vector<float>{259}));
 }
 
 TEST(GradientEdges, HessiansOfProductsThroughZeros) {

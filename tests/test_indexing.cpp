@@ -261,10 +261,10 @@ TEST(Embedding, LooksUpRowsForIdsOfAnyRank) {
 }
 
 // Found in review: embedding's gradient scattered into its table broadcast over the ids' leading
-// sizes (here [2048, 200000, 16]: 6.5e9 elements) before summing it down. It scatters into the
-// table's [200000, 16] now; each row's gradient counts its ids.
+// sizes (here [2048, 10^6, 32]: 6.5e10 elements, more than any host or GPU holds) before summing
+// it down. It scatters into the table's [10^6, 32] now; each row's gradient counts its ids.
 TEST(Embedding, TheGradientScattersIntoTheTableItself) {
-  constexpr std::int64_t kRows = 200000, kDim = 16, kBatch = 2048;
+  constexpr std::int64_t kRows = 1000000, kDim = 32, kBatch = 2048;
   std::vector<std::int64_t> ids;
   for (std::int64_t i = 0; i < kBatch * 2; ++i) ids.push_back(i * 7919 % 50);
   ids[5] = kRows - 1;

@@ -151,6 +151,13 @@ TEST(Reshape, AMinusOneBesideAZeroSizeIsAmbiguous) {
     EXPECT_NE(std::string(e.what()).find("the -1 could be any size"), std::string::npos)
         << e.what();
   }
+  // With elements, no size fits: not ambiguous, just wrong.
+  try {
+    (void)lazy::zeros({2, 3}).reshape({0, -1});
+    FAIL() << "no ShapeError";
+  } catch (const lazy::ShapeError& e) {
+    EXPECT_EQ(std::string(e.what()).find("could be any size"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Reshape, WithTwoMinusOnesOrANegativeSizeThrowsShapeError) {

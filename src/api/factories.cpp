@@ -222,8 +222,8 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
                             ", past i32; make it i64");
     }
   }
-  // The kernel and the reference compute in scalar_type (f32 for floating ranges, as PyTorch's
-  // CUDA arange does): a step that rounds to 0 there would repeat start.
+  // The kernel and the reference take start and step in scalar_type (f32 for floating ranges)
+  // and compute each element exactly from them: a step that rounds to 0 there would repeat start.
   if (is_floating(type) && float(step.to_double()) == 0.0f) {
     api::fail<ValueError>(loc, "arange", "step ", text_of(step), " is 0 in f32, where ",
                           dtype_name(type), " ranges are computed");

@@ -196,8 +196,8 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
   // max(0, n - correction), as PyTorch: fewer elements than the correction gives inf or NaN.
   const double divisor = std::max(0.0, n - correction);
   return api::in_compute_type(x, loc, [&](const Tensor& v) {
-    // The mean as a quotient, not the sum times 1 / n: a kernel may contract x - sum * (1 / n)
-    // into one fma, whose exact product leaves a row of equal elements a variance above 0.
+    // The mean as a quotient, not the sum times 1 / n: under LAZY_FAST_MATH a kernel contracts
+    // x - sum * (1 / n) into one fma, whose exact product leaves equal elements a variance > 0.
     // Moments of x - (one element of its row), which is exactly 0 for a row of equal elements:
     // their variance is then 0, not a rounded mean's residue (PyTorch's Welford gives 0 too).
     // Centred by the shifted mean itself: the mean at x's magnitude would round back in

@@ -44,12 +44,13 @@ Tensor Tensor::reshape(const Shape& shape, std::source_location loc) const {
     bool overflows = false;
     for (std::int64_t size : target)
       overflows = overflows || __builtin_mul_overflow(known, size, &known);
-    if (!overflows && known == 0) {
+    if (!overflows && known == 0 && numel == 0) {
       api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " to ",
-                            shape.to_string(), ": beside a size of 0 the -1 could be any size; "
+                            shape.to_string(),
+                            ": beside a size of 0 the -1 could be any size; "
                             "give it explicitly");
     }
-    if (overflows || numel % known != 0) {
+    if (overflows || known == 0 || numel % known != 0) {
       api::fail<ShapeError>(loc, "reshape", "cannot reshape ", in->shape.to_string(), " (", numel,
                             " elements) to ", shape.to_string());
     }

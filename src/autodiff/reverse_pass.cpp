@@ -11,6 +11,7 @@
 #include "autodiff/composite_rules.h"
 #include "autodiff/slice_pieces.h"
 #include "autodiff/vjp_rules.h"
+#include "ir/type_promotion.h"
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
 
@@ -92,24 +93,31 @@ Tensor sum_to(const Tensor& t, const Shape& shape, std::source_location loc) {
   return lazy::sum(t, Axes(axes), false, loc).reshape(shape, loc);
 }
 
+// A cotangent of `flowing` dtype is kept in the node's dtype, except that an Expand's is not
+// narrowed until the Expand sums it down to its input, as PyTorch sums a broadcast gradient
+// before casting it: rounded to a bf16 weight's dtype first, rows that nearly cancel lost their
+// difference. A narrower one is widened first, as a cast's gradient is.
+DType kept_dtype(const ir::Node& node, DType flowing) {
+  return node.op == ir::Op::Expand ? ir::promote_types(node.dtype, flowing) : node.dtype;
+}
+
 // The cotangents gathered for each node until the walk reaches it: a sum, and the pieces its
 // slices sent back, joined once (autodiff/slice_pieces.h).
 class Cotangents {
  public:
-  // Adds `more` into the cotangent kept for `node`, in the node's dtype and shape. An Expand's
-  // keeps its own dtype until the Expand sums it down to its input, as PyTorch sums a broadcast
-  // gradient before casting it: rounded to a bf16 weight's dtype first, rows that nearly cancel
-  // lost their difference.
+  // Adds `more` into the cotangent kept for `node`, in the node's shape and kept_dtype.
   void add(ir::Node* node, Tensor more, std::source_location loc) {
     more = sum_to(more, node->shape, loc);
-    if (more.dtype() != node->dtype && node->op != ir::Op::Expand) more = more.to(node->dtype, loc);
+    if (const DType kept = kept_dtype(*node, more.dtype()); more.dtype() != kept)
+      more = more.to(kept, loc);
     Tensor& kept = sums_[node];
     kept = kept.node() == nullptr ? std::move(more) : lazy::add(kept, more, loc);
   }
 
   void add_piece(ir::Node* node, SlicePiece piece, std::source_location loc) {
-    if (piece.cotangent.dtype() != node->dtype)
-      piece.cotangent = piece.cotangent.to(node->dtype, loc);
+    if (const DType kept = kept_dtype(*node, piece.cotangent.dtype());
+        piece.cotangent.dtype() != kept)
+      piece.cotangent = piece.cotangent.to(kept, loc);
     pieces_[node].push_back(std::move(piece));
   }
 

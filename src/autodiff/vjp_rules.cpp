@@ -1,6 +1,5 @@
 #include "autodiff/vjp_rules.h"
 
-#include <algorithm>
 #include <array>
 #include <limits>
 #include <numbers>
@@ -8,7 +7,6 @@
 #include <vector>
 
 #include "api/composites.h"
-#include "api/index_arguments.h"
 #include "autodiff/product_rules.h"
 #include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
@@ -299,37 +297,6 @@ InputCotangents concat_vjp(const VjpArgs& a) {
   }
   return out;
 }
-InputCotangents gather_vjp(const VjpArgs& a) {
-  const ir::Node& source = *a.node.inputs[0];
-  const int axis = int(a.node.attrs[0]);
-  const auto caller = ir::GatherCaller(a.node.attrs[1]);
-  // A source broadcast over new leading axes (embedding's table seen as [ids' leading sizes...,
-  // num, dim]) takes its cotangent in its own shape, those axes folded into the gathered one: the
-  // scatter into the broadcast shape held batch * num * dim elements.
-  if (source.op == ir::Op::Expand && axis > 0) {
-    const ir::Node& base = *source.inputs[0];
-    const std::span<const std::int64_t> kept = source.shape.dims().subspan(std::size_t(axis));
-    if (std::equal(kept.begin(), kept.end(), base.shape.begin(), base.shape.end())) {
-      const Shape& picked = a.inputs[1].shape(a.loc);
-      std::vector<std::int64_t> flat = {1};
-      for (int d = 0; d < picked.rank(); ++d) {
-        if (d <= axis)
-          flat[0] *= picked[d];
-        else
-          flat.push_back(picked[d]);
-      }
-      const Shape flat_shape(flat, a.loc);
-      const Tensor zeros = lazy::zeros(base.shape, a.cotangent.dtype(), a.loc);
-      return {api::scatter_gather_cotangent(zeros, 0, a.inputs[1].reshape(flat_shape, a.loc),
-                                            a.cotangent.reshape(flat_shape, a.loc), caller, a.loc),
-              Tensor()};
-    }
-  }
-  const Tensor zeros = lazy::zeros(source.shape, a.cotangent.dtype(), a.loc);
-  return {api::scatter_gather_cotangent(zeros, axis, a.inputs[1], a.cotangent, caller, a.loc),
-          Tensor()};
-}
-
 // ---- reductions and scans ----
 
 InputCotangents sum_vjp(const VjpArgs& a) {

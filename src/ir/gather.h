@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "ir/node.h"
@@ -40,6 +41,7 @@ inline std::string_view gather_caller_name_of(GatherCaller caller) {
                                          "scatter_add (its gradient)",
                                          "index_add (its gradient)",
                                          "scatter (its gradient)"};
+  static_assert(std::size(kNames) == std::size_t(GatherCaller::scatter_gradient) + 1);
   return kNames[std::int64_t(caller)];
 }
 inline std::string_view gather_caller_name(const Node& gather) {

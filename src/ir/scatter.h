@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "ir/gather.h"
@@ -52,10 +53,15 @@ inline std::string_view scatter_caller_name_of(ScatterCaller caller) {
                                          "scatter_add (its gradient)",
                                          "index_add (its gradient)",
                                          "scatter (its gradient)"};
+  static_assert(std::size(kNames) == std::size_t(ScatterCaller::scatter_gradient) + 1);
   return kNames[std::int64_t(caller)];
 }
 // The caller of the gather that takes a scatter's cotangent to its src: the scatter's gradient, or
 // for a gather's gradient differentiated again, that gather.
+// From gather_gradient on, ScatterCaller follows GatherCaller's order.
+static_assert(std::int64_t(ScatterCaller::scatter_gradient) -
+                  std::int64_t(ScatterCaller::gather_gradient) ==
+              std::int64_t(GatherCaller::scatter_gradient));
 inline GatherCaller gradient_gather_caller(ScatterCaller caller) {
   const auto c = std::int64_t(caller),
              first_gradient = std::int64_t(ScatterCaller::gather_gradient);

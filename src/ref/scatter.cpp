@@ -1,24 +1,24 @@
 #include "ref/scatter.h"
 
-#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "ir/dtype_codec.h"
 #include "ir/index_faults.h"
+#include "ir/op_reference.h"
 #include "ir/scatter.h"
 
 namespace lazy::ref {
 
 namespace {
 
-// a + b, integers wrapping in two's complement as the kernel's do (signed overflow is undefined
-// in C++).
+// a + b, integers wrapping as add's do (C++'s signed overflow is undefined), floats in f32 as the
+// kernel adds.
 template <class T>
 T plus(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    return T(std::uint64_t(a) + std::uint64_t(b));
+    return ir::reference::add(a, b);
   } else {
     return a + b;
   }

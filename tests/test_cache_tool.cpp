@@ -227,6 +227,41 @@ TEST_F(CacheTool, ClearRemovesEveryEntry) {
   EXPECT_THAT(run_tool({"stats"}).out, HasSubstr("entries:   0\n"));
 }
 
+// Found in review: with no usable directory, clear and prune said "removed 0 entries" and exited
+// 0, as if they had cleared it.
+TEST_F(CacheTool, ClearAndPruneWithoutAUsableDirectoryExitWith1) {
+  const fs::path directory = root_, file = root_ / "a-file";
+  std::ofstream(file) << "not a directory";
+  root_ = file;  // run_tool's LAZY_CACHE_DIR
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"clear"}, std::vector<std::string>{"prune", "--max-mb", "0"}}) {
+    ToolRun run = run_tool(args);
+    EXPECT_EQ(run.exit_code, 1) << args[0] << ": " << run.out;
+    EXPECT_THAT(run.err, HasSubstr("no usable cache directory")) << args[0];
+  }
+  root_ = directory;
+  EXPECT_EQ(remaining_entries().size(), kEntries.size());
+}
+
+// Found in review: a folder the tool could not read ended the walk, hiding every later entry (the
+// size bound stopped pruning), and entries it could not remove were not reported. Root reads and
+// removes whatever the permissions say, so this needs another user.
+TEST_F(CacheTool, FoldersThatCannotBeReadOrEntriesThatCannotBeRemovedAreReported) {
+  if (::geteuid() == 0) GTEST_SKIP() << "runs as root, which permissions do not stop";
+  const fs::path locked = paths_[0].parent_path();  // the first two entries' folder
+  fs::permissions(locked, fs::perms::none);
+  EXPECT_THAT(run_tool({"stats"}).out, HasSubstr("entries:   1\n"));
+  ToolRun run = run_tool({"clear"});
+  fs::permissions(locked, fs::perms::owner_all);
+  EXPECT_EQ(run.exit_code, 0) << run.err;  // the one it can see is removed
+  EXPECT_EQ(remaining_entries(), (std::vector<fs::path>{paths_[0], paths_[1]}));
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  run = run_tool({"clear"});
+  fs::permissions(locked, fs::perms::owner_all);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_THAT(run.err, HasSubstr("could not be removed"));
+}
+
 TEST_F(CacheTool, HelpPrintsUsageNamingLazyCacheDir) {
   ToolRun run = run_tool({"--help"});
   EXPECT_EQ(run.exit_code, 0);

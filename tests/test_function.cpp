@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -232,8 +233,18 @@ TEST_F(FunctionTest, AHostReadOrSyncInsideTheBodyIsARuntimeErrorAtTheCall) {
 TEST_F(FunctionTest, UndefinedInputsAndOutputsAreValueErrors) {
   lazy::Function passes([](std::span<const Tensor> in) { return std::vector<Tensor>{in[0]}; });
   EXPECT_THROW(passes({Tensor()}), lazy::ValueError);
-  lazy::Function undefined([](std::span<const Tensor>) { return std::vector<Tensor>{Tensor()}; });
-  EXPECT_THROW(undefined({random_tensor({2}, 1)}), lazy::ValueError);
+  lazy::Function undefined([](std::span<const Tensor> in) {
+    return std::vector<Tensor>{in[0] + 1.0f, Tensor()};
+  });
+  // Found in review: the message did not say which output.
+  try {
+    undefined({random_tensor({2}, 1)});
+    FAIL() << "no ValueError";
+  } catch (const lazy::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("output 1 of the function is undefined"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(FunctionTest, ThreadsCallingOneFunctionEachGetTheirOwnResults) {

@@ -85,6 +85,25 @@ TEST(Interop, ANegativeStrideIsAValueErrorAndTheTensorIsGivenBack) {
   EXPECT_EQ(deleted, 1);
 }
 
+// Found in review: a negative stride along an axis of one (NumPy's reversed axis of one) was
+// refused too, though it never moves, and to_dlpack sends such a stride out as dense.
+TEST(Interop, ANegativeStrideAlongAnAxisOfOneIsTaken) {
+  std::vector<std::int32_t> values = {1, 2, 3};
+  std::vector<std::int64_t> strides = {-3, 1};
+  int deleted = 0;
+  {
+    const Tensor t =
+        lazy::from_dlpack(host_dlpack(values.data(), {kDLInt, 32, 1}, {1, 3}, strides, &deleted));
+    EXPECT_EQ(t.to_vector<std::int32_t>(), values);
+    const std::int64_t across[] = {-3, 1};
+    EXPECT_EQ(lazy::from_blob(values.data(), {1, 3}, across, DType::i32, lazy::MemoryKind::host)
+                  .to_vector<std::int32_t>(),
+              values);
+  }
+  lazy::sync();
+  EXPECT_EQ(deleted, 1);
+}
+
 // Random ranks, sizes and strides (zero and overlapping ones too) over one buffer:
 // each element must be the one its strides point at.
 TEST(Interop, RandomStridesReadTheElementsTheyPointAt) {

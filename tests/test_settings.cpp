@@ -210,6 +210,13 @@ TEST(Settings, TextIsPassedAsSet) {
   }
   ScopedVariable variable(Setting::nvrtc_worker, "");
   EXPECT_EQ(text_setting(Setting::nvrtc_worker), std::nullopt);
+  // Found in review: spaces were kept, and a value of spaces named a directory.
+  {
+    ScopedVariable spaced(Setting::cache_dir, " /tmp/some dir  ");
+    EXPECT_EQ(text_setting(Setting::cache_dir), "/tmp/some dir");
+  }
+  ScopedVariable spaces(Setting::cache_dir, "   ");
+  EXPECT_EQ(text_setting(Setting::cache_dir), std::nullopt);
 }
 
 TEST(Settings, TheTableNamesEachLazyVariableOnceWithUsableDefaults) {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <span>
 #include <string>
@@ -37,6 +38,9 @@ commands:
 The directory is chosen by the library's rules: LAZY_CACHE_DIR, else $XDG_CACHE_HOME/lazyfuse,
 else ~/.cache/lazyfuse. LAZY_CACHE=0 shows the cache as disabled (its entries can still be listed
 and removed); LAZY_CACHE_MAX_MB is the bound that stats shows (default 256). 1 MB = 2^20 bytes.
+
+Exit status: 0; 1 when prune or clear could not remove an entry, or no usable directory is set;
+2 for a command line it does not understand.
 )";
 
 int usage_error(const std::string& what) {
@@ -101,17 +105,45 @@ int print_list() {
   return 0;
 }
 
+// clear and prune change the directory (also under LAZY_CACHE=0): one that is unset or not a
+// directory is an error, where "removed 0 entries" would read as success. A missing one is empty.
+bool has_directory(const lazy::KernelCacheInfo& info) {
+  std::error_code error;
+  const std::filesystem::path directory(info.directory);
+  if (!directory.empty() && (!std::filesystem::exists(directory, error) ||
+                             std::filesystem::is_directory(directory, error)))
+    return true;
+  std::fprintf(stderr, "lazyfuse-cache: no usable cache directory (%s); set LAZY_CACHE_DIR\n",
+               directory.empty() ? "HOME is not set" : info.directory.c_str());
+  return false;
+}
+
+// Entries left that should have gone could not be removed (permissions): an error, exit 1.
+int removal_failed(const std::string& what, const lazy::KernelCacheInfo& info) {
+  std::fprintf(stderr,
+               "lazyfuse-cache: %s: some entries could not be removed; check the "
+               "permissions under %s\n",
+               what.c_str(), info.directory.c_str());
+  return 1;
+}
+
 int prune(std::int64_t max_megabytes) {
-  const std::int64_t removed = lazy::prune_kernel_cache(max_megabytes * kBytesPerMegabyte);
+  if (!has_directory(lazy::kernel_cache_info())) return 1;
+  const std::int64_t max_bytes = max_megabytes * kBytesPerMegabyte;
+  const std::int64_t removed = lazy::prune_kernel_cache(max_bytes);
   const lazy::KernelCacheInfo info = lazy::kernel_cache_info();
-  std::printf("removed %s; %s remain, %s (%lld bytes)\n", entry_count(removed).c_str(),
-              entry_count(info.entries).c_str(), megabytes(info.bytes).c_str(),
-              static_cast<long long>(info.bytes));
+  std::printf("removed %s; %s %s, %s (%lld bytes)\n", entry_count(removed).c_str(),
+              entry_count(info.entries).c_str(), info.entries == 1 ? "remains" : "remain",
+              megabytes(info.bytes).c_str(), static_cast<long long>(info.bytes));
+  if (info.bytes > max_bytes) return removal_failed("still over " + megabytes(max_bytes), info);
   return 0;
 }
 
 int clear() {
+  if (!has_directory(lazy::kernel_cache_info())) return 1;
   std::printf("removed %s\n", entry_count(lazy::clear_kernel_cache()).c_str());
+  const lazy::KernelCacheInfo info = lazy::kernel_cache_info();
+  if (info.entries > 0) return removal_failed(entry_count(info.entries) + " left", info);
   return 0;
 }
 

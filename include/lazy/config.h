@@ -8,7 +8,7 @@ namespace lazy {
 
 // True when recorded work runs on a GPU (LAZY_DEVICE, default: the first GPU if one is usable).
 bool on_gpu();
-// "NVIDIA H100 80GB HBM3 (sm_90)", or "host: <why no GPU>".
+// "NVIDIA H100 80GB HBM3 (sm_90)", or "host (<why no GPU>)".
 std::string device_description();
 
 // Fusion of ops into shared kernels (LAZY_FUSION, default on). Off, every op is its own kernel:

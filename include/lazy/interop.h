@@ -37,7 +37,8 @@ struct DLManagedTensor;
 namespace lazy {
 
 // Wraps a DLPack tensor: kDLCUDA memory of the GPU lazyfuse computes on, or host memory (kDLCPU,
-// kDLCUDAHost), of any strides of 0 or more, and of dtype f32, f16, bf16, i32, i64 or bool.
+// kDLCUDAHost), of strides of 0 or more (a negative one along an axis of one is taken as 0), and
+// of dtype f32, f16, bf16, i32, i64 or bool.
 // lazyfuse takes ownership: it calls the tensor's deleter when done (also when it throws). Throws
 // lazy::ValueError for another device or dtype, naming what it got and what it accepts.
 Tensor from_dlpack(DLManagedTensor* tensor,
@@ -76,11 +77,12 @@ class StreamGuard {
 
 enum class MemoryKind : std::uint8_t { host, cuda };
 
-// Wraps `data` without a copy: `shape` elements of `dtype` at `strides` (in elements, 0 or more;
-// empty for row-major), host memory or device memory of the GPU lazyfuse computes on. `deleter`,
-// if given, is called with `data` once lazyfuse no longer needs it. Throws lazy::ValueError for a
-// null pointer with elements, strides of the wrong rank or negative (as PyTorch refuses them), or
-// device memory without a GPU.
+// Wraps `data` without a copy: `shape` elements of `dtype` at `strides` (in elements, 0 or more,
+// a negative one along an axis of one taken as 0; empty for row-major), host memory or device
+// memory of the GPU lazyfuse computes on. `deleter`, if given, is called with `data` once
+// lazyfuse no longer needs it. Throws lazy::ValueError for a null pointer with elements, strides
+// of the wrong rank or negative (as PyTorch refuses them), or device memory without a GPU; a call
+// that throws never calls `deleter`: the memory stays the caller's.
 Tensor from_blob(void* data, const Shape& shape, std::span<const std::int64_t> strides, DType dtype,
                  MemoryKind memory, std::function<void(void*)> deleter = {},
                  std::source_location loc = std::source_location::current());

@@ -164,7 +164,13 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     // outside, computes at the next sync, which reports its errors (a bad index, memory).
     api::CaptureScope scope(loc);
     outputs = body(leaves);
-    for (const Tensor& output : outputs) api::defined_node(output, "Function", loc);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].defined()) {
+        api::fail<ValueError>(loc, "Function", "output ", i,
+                              " of the function is undefined (a default-constructed Tensor); "
+                              "return only tensors it computed or was given");
+      }
+    }
   }
 
   auto capture = std::make_shared<Capture>();

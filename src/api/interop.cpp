@@ -80,10 +80,15 @@ std::optional<std::int64_t> span_of(const Shape& shape, std::span<const std::int
 }
 
 // A computed leaf over memory someone else owns; `give_back` runs once lazyfuse is done with it.
-Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> strides, DType dtype,
-            bool on_device, std::function<void()> give_back, const char* op,
+Tensor wrap(std::byte* data, const Shape& shape, std::span<const std::int64_t> given_strides,
+            DType dtype, bool on_device, std::function<void()> give_back, const char* op,
             std::source_location loc) {
   api::check_shape(shape, op, loc);
+  // A negative stride that never moves (along an axis of one, or of an empty tensor) is taken as
+  // 0: NumPy gives a reversed axis of one a negative stride, and to_dlpack sends it as dense.
+  std::vector<std::int64_t> strides(given_strides.begin(), given_strides.end());
+  for (std::size_t a = 0; a < strides.size(); ++a)
+    if (strides[a] < 0 && (shape.numel() == 0 || shape[int(a)] <= 1)) strides[a] = 0;
   for (std::size_t a = 0; a < strides.size(); ++a) {
     if (strides[a] < 0) {
       api::fail<ValueError>(loc, op, "stride ", strides[a], " along axis ", a, " of ",

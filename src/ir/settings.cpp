@@ -326,9 +326,13 @@ std::int64_t integer_setting(Setting setting) {
 }
 
 std::optional<std::string> text_setting(Setting setting) {
+  // Spaces around the text go, as every setting's do: LAZY_CACHE_DIR=" " made a directory named
+  // by a space.
   const char* value = raw_value(setting_spec(setting));
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
+  if (value == nullptr) return std::nullopt;
+  const absl::string_view text = absl::StripAsciiWhitespace(value);
+  if (text.empty()) return std::nullopt;
+  return std::string(text);
 }
 
 std::string settings_table_markdown() {

@@ -78,7 +78,7 @@ std::optional<bool> parse_on_off(std::string_view text);
 // warns once per variable and value).
 bool on_off_setting(Setting setting);
 std::int64_t integer_setting(Setting setting);
-// The text as set, or nullopt when unset or empty.
+// The text as set without the spaces around it, or nullopt when unset or only spaces.
 std::optional<std::string> text_setting(Setting setting);
 
 // README.md's settings table, a row per setting: variable, accepts, default, effect.

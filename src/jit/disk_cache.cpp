@@ -48,7 +48,9 @@ void add_entry(const fs::directory_entry& file, std::vector<DiskCacheEntry>& out
 constexpr auto kAbandonedTempAge = std::chrono::hours(1);
 
 // Calls `visit` for each file in the format directories (v<N>) under `root`: only they hold
-// entries, so a root shared with other files (LAZY_CACHE_DIR=$HOME) loses none of them.
+// entries, so a root shared with other files (LAZY_CACHE_DIR=$HOME) loses none of them. A folder
+// it may not read is skipped: stopping there hid every later entry, from the listing and from
+// the size bound's pruning.
 void for_each_file_in_formats(const fs::path& root,
                               absl::FunctionRef<void(const fs::directory_entry&)> visit) {
   std::error_code error;
@@ -62,8 +64,10 @@ void for_each_file_in_formats(const fs::path& root,
       formats.push_back(it->path());
   }
   for (const fs::path& format : formats) {
-    for (fs::recursive_directory_iterator it(format, error), end; !error && it != end;
-         it.increment(error)) {
+    for (fs::recursive_directory_iterator
+             it(format, fs::directory_options::skip_permission_denied, error),
+         end;
+         !error && it != end; it.increment(error)) {
       if (it->is_regular_file(error) && !it->is_symlink(error)) visit(*it);
     }
   }

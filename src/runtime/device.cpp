@@ -101,7 +101,7 @@ DeviceSelection select_device() {
   const std::optional<std::string> variable = ir::text_setting(ir::Setting::device);
   const DeviceSpec spec = device_spec_from_env(variable ? variable->c_str() : nullptr);
   if (spec.kind == DeviceSpec::Kind::kHost) {
-    return {nullptr, 0, "lazyfuse computes on the host: " + std::string(kDeviceVariable) + "=cpu"};
+    return {nullptr, 0, std::string(kDeviceVariable) + "=cpu asks for it"};
   }
   const bool asked = variable.has_value() && !absl::StripAsciiWhitespace(*variable).empty();
   const CudaDriver* driver = cuda_driver();

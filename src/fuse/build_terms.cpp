@@ -1,6 +1,7 @@
 #include "fuse/build_terms.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -263,33 +264,30 @@ class TermBuilder {
     return layout;
   }
 
+  // The walk recurses once per fused op (up to kMaxFusedDepth deep), so visit and visit_uncached
+  // keep only small locals: work that needs a term or a layout on the stack is in helpers kept
+  // out of line, or each level took 3.5 KB and a 128-op chain overflowed a 384 KB thread stack.
   std::int32_t visit(Node* node, std::vector<const Node*>& path) {
-    if (std::optional<std::int32_t> known = memo_.find(node, path, per_row_)) return *known;
+    if (std::optional<std::int32_t> known = find_visited(node, path)) return *known;
     const std::int32_t term = visit_uncached(node, path);
-    if (term != kFailed) memo_.remember(node, path, per_row_, term);
+    if (term != kFailed) remember_visited(node, path, term);
     return term;
   }
 
+  [[gnu::noinline]] std::optional<std::int32_t> find_visited(const Node* node,
+                                                             const std::vector<const Node*>& path) {
+    return memo_.find(node, path, per_row_);
+  }
+  [[gnu::noinline]] void remember_visited(const Node* node, const std::vector<const Node*>& path,
+                                          std::int32_t term) {
+    memo_.remember(node, path, per_row_, term);
+  }
+
   std::int32_t visit_uncached(Node* node, std::vector<const Node*>& path) {
-    if (!node->is_pending()) {
-      const std::uint32_t slot = slot_of_.at(node);
-      if (p_.cuts.external_copy[slot]) return load_root_copy(slot, node->shape, path);
-      std::optional<ir::Layout> layout = compose_or_cut(node->data->layout, path);
-      return layout ? add_load(slot, true, *layout) : kFailed;
-    }
+    if (!node->is_pending()) return load_external(*node, path);
     const std::uint32_t index = node->trace_index;
     const std::int32_t region = p_.region_of[index];
-    if (region != Partition::kNoRegion && region < current_ && !p_.cuts.stored[index] &&
-        p_.regions[region].row && ir::op_kind(node->op) == OpKind::reduction) {
-      // A later kernel reads a row region's reduction: the region writes it too.
-      p_.cuts.stored[index] = true;
-      cut_added_ = true;
-      return kFailed;
-    }
-    if (region != Partition::kNoRegion && region < current_) {
-      std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
-      return layout ? add_load(index, false, *layout) : kFailed;
-    }
+    if (region != Partition::kNoRegion && region < current_) return load_earlier(*node, path);
     switch (ir::op_kind(node->op)) {
       case OpKind::leaf:
         return add_term(make_term(Term::Kind::scalar, index));
@@ -302,8 +300,9 @@ class TermBuilder {
       case OpKind::copy:
         return visit(node->inputs[0], path);
       case OpKind::pointwise:
+        return visit_op(*node, path);
       case OpKind::generator:
-        break;
+        return visit_generator(*node, path);
       case OpKind::reduction:
         return visit_row_reduction(*node, path);
       case OpKind::matmul:
@@ -317,28 +316,75 @@ class TermBuilder {
       case OpKind::scatter:
         internal_error(*node, "a scan, top-k or scatter read inside a region before its kernel");
     }
-    Term term = make_term(
-        ir::op_kind(node->op) == OpKind::generator ? Term::Kind::generator : Term::Kind::op, index);
-    if (term.kind == Term::Kind::generator) {
-      std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node->shape), path);
-      if (!layout) return kFailed;
-      term.layout = *layout;
+    internal_error(*node, "an op of no kind");
+  }
+
+  // An input of the graph, or the dense copy an earlier region made of it.
+  [[gnu::noinline]] std::int32_t load_external(const Node& node,
+                                               const std::vector<const Node*>& path) {
+    const std::uint32_t slot = slot_of_.at(&node);
+    if (p_.cuts.external_copy[slot]) return load_root_copy(slot, node.shape, path);
+    std::optional<ir::Layout> layout = compose_or_cut(node.data->layout, path);
+    return layout ? add_load(slot, true, *layout) : kFailed;
+  }
+
+  // A node an earlier region writes.
+  [[gnu::noinline]] std::int32_t load_earlier(const Node& node,
+                                              const std::vector<const Node*>& path) {
+    const std::uint32_t index = node.trace_index;
+    if (p_.regions[p_.region_of[index]].row && !p_.cuts.stored[index] &&
+        ir::op_kind(node.op) == OpKind::reduction) {
+      // A later kernel reads a row region's reduction: the region writes it too.
+      p_.cuts.stored[index] = true;
+      cut_added_ = true;
+      return kFailed;
     }
-    for (Node* input : node->inputs) {
-      // 0-d inputs (scalars) are the same for every element: no views apply to them.
+    std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node.shape), path);
+    return layout ? add_load(index, false, *layout) : kFailed;
+  }
+
+  // A pointwise op: its operands' terms (0-d operands are the same for every element: no views
+  // apply to them), then its own.
+  std::int32_t visit_op(const Node& node, std::vector<const Node*>& path) {
+    std::array<std::int32_t, 3> operands{-1, -1, -1};
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+      Node* input = node.inputs[k];
+      const bool uniform = input->shape.rank() == 0 && node.shape.rank() > 0;
       std::vector<const Node*> none;
-      const bool uniform = input->shape.rank() == 0 && node->shape.rank() > 0;
-      const std::int32_t operand =
-          visit(input, (uniform || term.kind == Term::Kind::generator) ? none : path);
-      if (operand == kFailed) return kFailed;
-      term.operands[term.n_operands++] = operand;
+      operands.at(k) = visit(input, uniform ? none : path);
+      if (operands[k] == kFailed) return kFailed;
     }
+    return add_op_term(Term::Kind::op, node, operands, std::nullopt);
+  }
+
+  // A generator (arange, random) at the element's own index: no views apply to its operands.
+  [[gnu::noinline]] std::int32_t visit_generator(const Node& node,
+                                                 const std::vector<const Node*>& path) {
+    const std::optional<ir::Layout> layout =
+        compose_or_cut(ir::Layout::contiguous(node.shape), path);
+    if (!layout) return kFailed;
+    std::array<std::int32_t, 3> operands{-1, -1, -1};
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+      std::vector<const Node*> none;
+      operands.at(k) = visit(node.inputs[k], none);
+      if (operands[k] == kFailed) return kFailed;
+    }
+    return add_op_term(Term::Kind::generator, node, operands, layout);
+  }
+
+  [[gnu::noinline]] std::int32_t add_op_term(Term::Kind kind, const Node& node,
+                                             const std::array<std::int32_t, 3>& operands,
+                                             const std::optional<ir::Layout>& layout) {
+    Term term = make_term(kind, node.trace_index);
+    if (layout) term.layout = *layout;
+    term.operands = operands;
+    term.n_operands = int(node.inputs.size());
     return add_term(std::move(term));
   }
 
   // A gather: its index as an operand over the same views, then a load of its source (written by
   // an earlier region, or an input) whose layout walks every axis but the picked one.
-  std::int32_t visit_gather(const Node& node, std::vector<const Node*>& path) {
+  [[gnu::noinline]] std::int32_t visit_gather(const Node& node, std::vector<const Node*>& path) {
     const std::uint32_t index = node.trace_index;
     if (current().row || current().reduction || current().scan || current().top_k) {
       cut_added_ = p_.cuts.add_read_back(index, CutReason::gather_in_reduction) || cut_added_;
@@ -403,7 +449,7 @@ class TermBuilder {
   // A concatenation: a term mapping the iteration space onto its elements, and each input's terms
   // over the iteration space, read through a slice that moves the input to its part of the joined
   // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
-  std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
+  [[gnu::noinline]] std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction || current().scan || current().top_k;
     if (folds || concat_visited_) {
@@ -440,7 +486,8 @@ class TermBuilder {
 
   // A reduction met inside a region: earlier regions' reductions were loaded by the caller, so it
   // is this row region's, read as the row's own value (or cut to be read back across rows).
-  std::int32_t visit_row_reduction(const Node& node, std::vector<const Node*>& path) {
+  [[gnu::noinline]] std::int32_t visit_row_reduction(const Node& node,
+                                                     std::vector<const Node*>& path) {
     const std::uint32_t index = node.trace_index;
     if (!current().row || p_.region_of[index] != current_)
       internal_error(node, "a reduction read inside a region that does not fold it");

@@ -137,6 +137,22 @@ TEST_F(PartitionTest, OverlongChainIsCutAtTheDepthLimit) {
   EXPECT_EQ(p.regions[0].roots[0].reason, CutReason::kernel_size_limit);
 }
 
+TEST_F(PartitionTest, EveryNestedConcatenationIsCutInOnePass) {
+  // cat joins at most 64 tensors a node, so 64^2 + 1 of them are a tree of cats three deep, each
+  // nested one cut (a kernel computes one concatenation). Finding one cut a pass took 66 passes.
+  Tensor x = computed({2});
+  std::vector<Tensor> parts;
+  for (int i = 0; i < 64 * 64 + 1; ++i) parts.push_back(x * float(i));
+  Tensor joined = lazy::cat(parts, 0);
+  Partition p = partition_pending();
+  EXPECT_LE(p.passes, 3);
+  int concat_cuts = 0;
+  for (std::size_t i = 0; i < p.graph.size(); ++i)
+    concat_cuts += p.cuts.cut[i] && p.cuts.reason[i] == CutReason::concat_per_kernel;
+  EXPECT_EQ(concat_cuts, 65);  // the 64 + 1 cats under the outermost
+  EXPECT_NE(p.describe().find("partitioned in "), std::string::npos);
+}
+
 TEST_F(PartitionTest, HeldScalarNeedsNoKernel) {
   Tensor s = lazy::full({}, 3.0f);
   Partition p = partition_pending();

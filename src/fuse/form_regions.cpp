@@ -3,6 +3,8 @@
 #include <bit>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+#include <absl/types/span.h>
 
 namespace lazy::fuse {
 
@@ -77,6 +79,22 @@ bool is_per_row_shape(const Region& region, const Shape& shape) {
   return shape != region.shape;
 }
 
+struct ShapeHash {
+  std::size_t operator()(const Shape& shape) const {
+    return absl::HashOf(absl::MakeConstSpan(shape.dims()));
+  }
+};
+
+// Regions over a shape: the last one made, and those that were open and neither a scan nor a
+// top-k when made, in order (some since closed or full).
+struct RegionsOver {
+  std::int32_t last = Partition::kNoRegion;
+  std::vector<std::int32_t> open;
+};
+
+// Placing a node looks only at regions still open, and finds those over a shape through a table:
+// scanning every region made so far made a sync quadratic in its kernels (3.2x10^4 reductions
+// took 13 s to partition).
 class RegionForming {
  public:
   RegionForming(Partition& p, PartitionOptions options) : p_(p), options_(options) {}
@@ -89,8 +107,7 @@ class RegionForming {
       region.roots.push_back({slot, CutReason::reshape_not_strided, true});
       // A dense copy is read back by its consumers: nothing joins it.
       region.closed = RegionClosing{Refusal::written_alone, -1};
-      p_.regions.push_back(std::move(region));
-      closed_.push_back(true);
+      add_region(std::move(region), true, Refusal::written_alone, 0);
     }
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
       if (p_.cuts.cut[i]) place(i);
@@ -105,10 +122,34 @@ class RegionForming {
   }
 
   std::int32_t add_region(Region region, bool alone, Refusal why_alone, std::uint32_t by) {
+    const auto r = std::int32_t(p_.regions.size());
     p_.regions.push_back(std::move(region));
     closed_.push_back(false);
-    if (alone) close(p_.regions.size() - 1, why_alone, by);
-    return std::int32_t(p_.regions.size() - 1);
+    const Region& added = p_.regions.back();
+    RegionsOver& over = over_shape_[added.shape];
+    over.last = r;
+    if (alone) {
+      close(r, why_alone, by);
+      return r;
+    }
+    open_.push_back(r);
+    if (added.scan || added.top_k) {
+      open_row_ops_.push_back(r);
+    } else {
+      over.open.push_back(r);
+    }
+    return r;
+  }
+
+  // Closes every open region but `kept`.
+  void close_open(Refusal reason, std::uint32_t by, std::int32_t kept = Partition::kNoRegion) {
+    for (const std::int32_t r : open_)
+      if (r != kept) close(r, reason, by);
+    std::erase_if(open_, [&](std::int32_t r) { return closed_[r]; });
+  }
+
+  bool full(std::int32_t r) const {
+    return int(p_.regions[r].roots.size()) >= kMaxOutputsPerKernel;
   }
 
   // A root cut so that its consumers read it back from memory gets a region of its own, which
@@ -125,7 +166,7 @@ class RegionForming {
     }
     if (node.op == Op::MatMul) {
       Region region = region_over(node.shape);
-      region.matmul = MatmulRegion{i, {}};
+      region.matmul = MatmulRegion{i, {}, {}};
       return place_alone(i, std::move(region), Refusal::before_matmul, Refusal::library_call);
     }
     if (ir::op_kind(node.op) == OpKind::scatter) {
@@ -146,10 +187,8 @@ class RegionForming {
     }
     if (options_.fusion && !read_back) target = open_region_over(node.shape, i);
     if (target == Partition::kNoRegion) {
-      if (read_back) {
-        for (std::size_t r = 0; r < p_.regions.size(); ++r)
-          close(r, is_reduction ? Refusal::before_reduction : Refusal::before_read_back, i);
-      }
+      if (read_back)
+        close_open(is_reduction ? Refusal::before_reduction : Refusal::before_read_back, i);
       target =
           add_region(is_reduction ? reduction_region(node, i) : region_over(node.shape), read_back,
                      is_reduction ? Refusal::reduction_kernel : Refusal::written_alone, i);
@@ -162,7 +201,7 @@ class RegionForming {
   // closed to other work (`alone`). Regions before it close (`before`): work reading its result
   // must come after it.
   void place_alone(std::uint32_t i, Region region, Refusal before, Refusal alone) {
-    for (std::size_t r = 0; r < p_.regions.size(); ++r) close(r, before, i);
+    close_open(before, i);
     const std::int32_t target = add_region(std::move(region), true, alone, i);
     p_.regions[target].roots.push_back({i, p_.cuts.reason[i]});
     p_.region_of[i] = target;
@@ -186,16 +225,14 @@ class RegionForming {
     const Node& node = *p_.graph.nodes[i];
     const bool scan = ir::op_kind(node.op) == OpKind::scan;
     std::int32_t target = Partition::kNoRegion;
-    for (std::size_t r = 0; r < p_.regions.size() && options_.fusion; ++r) {
-      const Region& region = p_.regions[r];
-      if (!closed_[r] && (region.scan || region.top_k) &&
-          same_row_op(*p_.graph.nodes[region.roots[0].node], node) &&
-          int(region.roots.size()) < kMaxOutputsPerKernel)
-        target = std::int32_t(r);
+    std::erase_if(open_row_ops_, [&](std::int32_t r) { return closed_[r]; });
+    for (const std::int32_t r : open_row_ops_) {
+      if (options_.fusion && same_row_op(*p_.graph.nodes[p_.regions[r].roots[0].node], node) &&
+          !full(r))
+        target = r;
     }
     if (target == Partition::kNoRegion) {
-      for (std::size_t r = 0; r < p_.regions.size(); ++r)
-        close(r, scan ? Refusal::before_scan : Refusal::before_top_k, i);
+      close_open(scan ? Refusal::before_scan : Refusal::before_top_k, i);
       const Shape& space = node.inputs[0]->shape;
       const std::int64_t extent = space[space.rank() - 1];
       const std::int64_t rows = extent == 0 ? 0 : space.numel() / extent;
@@ -217,21 +254,28 @@ class RegionForming {
   // The last open region over `shape` with room for one more output; where an earlier region
   // has the shape but takes no more, node i's refusal says why.
   std::int32_t open_region_over(const Shape& shape, std::uint32_t i) {
-    std::int32_t target = Partition::kNoRegion;
-    std::optional<Refusal> refused;
-    for (std::size_t r = 0; r < p_.regions.size(); ++r) {
-      const Region& region = p_.regions[r];
-      if (region.shape != shape) continue;
-      if (closed_[r] || region.scan || region.top_k) {
-        refused = Refusal::region_closed;
-      } else if (int(region.roots.size()) >= kMaxOutputsPerKernel) {
-        refused = Refusal::outputs_limit;
-      } else {
-        target = std::int32_t(r);
-      }
+    const auto it = over_shape_.find(shape);
+    if (it == over_shape_.end()) return Partition::kNoRegion;
+    const std::int32_t target = last_open_over(it->second, [](std::int32_t) { return true; });
+    if (target == Partition::kNoRegion) {
+      // Every region over the shape is closed or full: the last one's state says why.
+      const std::int32_t last = it->second.last;
+      const Region& region = p_.regions[last];
+      const bool closed = closed_[last] || region.scan || region.top_k;
+      p_.refusals.push_back({closed ? Refusal::region_closed : Refusal::outputs_limit, i});
     }
-    if (target == Partition::kNoRegion && refused) p_.refusals.push_back({*refused, i});
     return target;
+  }
+
+  // The last region of `over` that is open, has room and `fits`. Regions that are closed or full
+  // stay so: those at the end of the list leave it.
+  template <class Fits>
+  std::int32_t last_open_over(RegionsOver& over, Fits fits) {
+    while (!over.open.empty() && (closed_[over.open.back()] || full(over.open.back())))
+      over.open.pop_back();
+    for (auto r = over.open.rbegin(); r != over.open.rend(); ++r)
+      if (!closed_[*r] && !full(*r) && fits(*r)) return *r;
+    return Partition::kNoRegion;
   }
 
   // Why reduction i does not fold in a row region, if it does not. A reduction over trailing
@@ -260,13 +304,11 @@ class RegionForming {
     const bool alone = cuts.read_back[index] || !options_.fusion;
     if (alone) cuts.stored[index] = true;
     std::int32_t target = Partition::kNoRegion;
-    for (std::size_t r = 0; r < p_.regions.size() && !alone; ++r) {
-      const Region& region = p_.regions[r];
-      if (!closed_[r] && region.shape == space && !region.reduction && !region.scan &&
-          !region.top_k && (!region.row || region.row->folded_axes == folded) &&
-          int(region.roots.size()) < kMaxOutputsPerKernel) {
-        target = std::int32_t(r);
-      }
+    if (const auto it = over_shape_.find(space); it != over_shape_.end() && !alone) {
+      target = last_open_over(it->second, [&](std::int32_t r) {
+        const Region& region = p_.regions[r];
+        return !region.reduction && (!region.row || region.row->folded_axes == folded);
+      });
     }
     if (target == Partition::kNoRegion)
       target = add_region(region_over(space), alone, Refusal::written_alone, index);
@@ -277,23 +319,22 @@ class RegionForming {
       std::int64_t extent = 1;
       for (int a = kept; a < space.rank(); ++a) extent *= space[a];
       region.row = RowInfo{rows, extent, folded, {}, {}};
+      if (!closed_[target]) open_rows_.push_back(target);
     }
     region.row->reductions.push_back(index);
     if (cuts.stored[index]) region.roots.push_back({index, cuts.reason[index], false, true});
     p_.region_of[index] = target;
-    for (std::size_t r = 0; r < closed_.size(); ++r)
-      if (r != std::size_t(target) && !closed_[r]) close(r, Refusal::before_reduction, index);
+    close_open(Refusal::before_reduction, index, target);
   }
 
   // The open row region that computes `index` once per row: it has the region's kept axes (the
   // folded ones dropped or kept as 1s) and reads one of the region's per-row values.
-  std::int32_t row_region_computing(std::uint32_t index) const {
-    for (std::size_t r = 0; r < p_.regions.size(); ++r) {
-      const Region& region = p_.regions[r];
-      if (closed_[r] || !region.row || int(region.roots.size()) >= kMaxOutputsPerKernel) continue;
-      if (!is_per_row_shape(region, p_.graph.nodes[index]->shape)) continue;
+  std::int32_t row_region_computing(std::uint32_t index) {
+    std::erase_if(open_rows_, [&](std::int32_t r) { return closed_[r]; });
+    for (const std::int32_t r : open_rows_) {
+      if (full(r) || !is_per_row_shape(p_.regions[r], p_.graph.nodes[index]->shape)) continue;
       absl::flat_hash_map<std::uint32_t, bool> seen;
-      if (reads_per_row_value(index, std::int32_t(r), seen)) return std::int32_t(r);
+      if (reads_per_row_value(index, r, seen)) return r;
     }
     return Partition::kNoRegion;
   }
@@ -316,7 +357,12 @@ class RegionForming {
 
   Partition& p_;
   PartitionOptions options_;
-  std::vector<bool> closed_;  // by region: nothing more joins it
+  std::vector<bool> closed_;        // by region: nothing more joins it
+  std::vector<std::int32_t> open_;  // the regions not closed, in order
+  absl::flat_hash_map<Shape, RegionsOver, ShapeHash> over_shape_;
+  // Open row regions and open scan or top-k regions, in order (some since closed).
+  std::vector<std::int32_t> open_rows_;
+  std::vector<std::int32_t> open_row_ops_;
 };
 
 }  // namespace

@@ -132,6 +132,7 @@ Partition partition(std::span<const ir::NodePtr> pending, const std::vector<bool
   }
   Partition p = cut_nodes(split_reductions(std::move(graph)), options);
   do {
+    ++p.passes;
     p = form_regions(std::move(p), options);
     if (cut_values_recomputed_by_several_regions(p)) p = form_regions(std::move(p), options);
     if (store_row_reductions_read_later(p)) p = form_regions(std::move(p), options);
@@ -144,6 +145,7 @@ std::string Partition::describe() const {
   std::span<const ir::NodePtr> nodes = graph.nodes;
   std::ostringstream out;
   out << graph.describe_rewrites();
+  out << "partitioned in " << passes << (passes == 1 ? " pass\n" : " passes\n");
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const Region& region = regions[r];
     out << "region " << r << ": iteration space " << region.shape.to_string() << ", "

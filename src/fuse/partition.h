@@ -270,6 +270,8 @@ struct Partition {
   std::vector<std::uint32_t> live_scalars;
   std::vector<RefusedFusion> refusals;  // by form_regions
   bool terms_built = false;             // by build_terms: every region has its terms
+  // Rounds of forming regions and building terms: each round adds the cuts its terms need.
+  int passes = 0;
 
   // The graph's rewrites, then regions, roots and why each was cut or closed, and the fusions
   // refused, one line each (LAZY_DEBUG=2).

@@ -177,6 +177,24 @@ TEST_F(FunctionTest, AClosureTensorAlsoGivenAsAnInputStaysAConstant) {
   }
 }
 
+// Each call looks its inputs up among the constants' memory (a table since review found the scan
+// quadratic): an input over a constant's memory captures apart, one over other memory does not.
+TEST_F(FunctionTest, AnInputOverAConstantsMemoryCapturesApart) {
+  const Tensor unused = random_tensor({8}, 31);
+  const Tensor w = random_tensor({8}, 32);
+  lazy::eval({unused, w});
+  lazy::Function f([&](std::span<const Tensor> in) {
+    return std::vector<Tensor>{in[0] * 2.0f + w.slice(0, 0, 4)};
+  });
+  const Tensor x = random_tensor({4}, 33);
+  lazy::eval({x});
+  for (const Tensor& input : {x, w.slice(0, 0, 4), unused.slice(0, 0, 4), x}) {
+    const Tensor input_copy = input + 0.0f;  // the same values in memory of its own
+    expect_equal_outputs(f({input}), {input_copy * 2.0f + w.slice(0, 0, 4)});
+  }
+  EXPECT_EQ(f.captures(), 2u);  // the input over w's memory is the second
+}
+
 // The matrix products' precision is read when they are recorded: a capture under one precision
 // does not replay under the other.
 TEST_F(FunctionTest, ChangingTheMatmulPrecisionCapturesAgain) {

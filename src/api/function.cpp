@@ -54,6 +54,8 @@ struct Capture {
   // Per external slot: the input it is, or -1 for a tensor computed before (in `constants`).
   std::vector<std::int32_t> slot_inputs;
   std::vector<ir::NodePtr> constants;
+  // The first constant slot over each storage: every call looks its inputs up in it.
+  absl::flat_hash_map<const ir::Storage*, std::int32_t> constant_of_storage;
   std::vector<CapturedOutput> outputs;
 };
 
@@ -92,12 +94,9 @@ Signature input_signature(std::span<const Tensor> inputs) {
 }
 
 // The constant slot whose storage `input` shares, or -1.
-std::int32_t constant_alias(const Tensor& input, std::span<const ir::NodePtr> constants) {
-  const ir::Storage* storage = input.node()->data->storage.get();
-  for (std::size_t slot = 0; slot < constants.size(); ++slot)
-    if (constants[slot] && constants[slot]->data->storage.get() == storage)
-      return std::int32_t(slot);
-  return -1;
+std::int32_t constant_alias(const Tensor& input, const Capture& capture) {
+  const auto it = capture.constant_of_storage.find(input.node()->data->storage.get());
+  return it == capture.constant_of_storage.end() ? -1 : it->second;
 }
 
 // A computed leaf of its own over `input`'s memory and layout.
@@ -143,8 +142,7 @@ struct Function::State {
       if (capture->signature != signature) continue;
       bool same_aliases = true;
       for (std::size_t i = 0; i < inputs.size() && same_aliases; ++i)
-        same_aliases =
-            constant_alias(inputs[i], capture->constants) == capture->constant_aliases[i];
+        same_aliases = constant_alias(inputs[i], *capture) == capture->constant_aliases[i];
       if (same_aliases) return capture;
     }
     return nullptr;
@@ -161,11 +159,14 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
   // The body gets new leaves over the inputs' memory, so that a tensor it also reaches through
   // its closure stays a constant of the capture: given the same tensor as an input, `in[0] + w`
   // would otherwise add each later call's input to itself.
+  // Maps, not scans, so that a first call with 10^4 inputs is not quadratic.
   std::vector<Tensor> leaves;
+  absl::flat_hash_map<const ir::Node*, std::size_t> first_of_node;
+  absl::flat_hash_map<const ir::Node*, std::int32_t> input_of_leaf;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::size_t first = 0;
-    while (inputs[first].node() != inputs[i].node()) ++first;
+    const std::size_t first = first_of_node.try_emplace(inputs[i].node(), i).first->second;
     leaves.push_back(first < i ? leaves[first] : leaf_over(inputs[i]));
+    input_of_leaf.try_emplace(leaves[i].node(), std::int32_t(i));
   }
   std::vector<Tensor> outputs;
   {
@@ -191,12 +192,16 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
   capture->constants.resize(externals.size());
   for (std::uint32_t slot = 0; slot < externals.size(); ++slot) {
     slot_of[externals[slot].get()] = slot;
-    for (std::size_t i = 0; i < inputs.size() && capture->slot_inputs[slot] < 0; ++i)
-      if (leaves[i].node() == externals[slot]) capture->slot_inputs[slot] = std::int32_t(i);
-    if (capture->slot_inputs[slot] < 0) capture->constants[slot] = externals[slot];
+    if (const auto it = input_of_leaf.find(externals[slot].get()); it != input_of_leaf.end()) {
+      capture->slot_inputs[slot] = it->second;
+    } else {
+      capture->constants[slot] = externals[slot];
+      capture->constant_of_storage.try_emplace(externals[slot]->data->storage.get(),
+                                               std::int32_t(slot));
+    }
   }
   for (const Tensor& input : inputs)
-    capture->constant_aliases.push_back(constant_alias(input, capture->constants));
+    capture->constant_aliases.push_back(constant_alias(input, *capture));
   for (const ir::NodePtr& node : trace.pending()) {
     capture->graph.push_back(detached_copy(*node));
     auto& wiring = capture->wiring.emplace_back();
@@ -208,13 +213,9 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     CapturedOutput out{CapturedOutput::Kind::constant, 0, ir::NodePtr(node)};
     if (node->trace == &trace) {
       out = {CapturedOutput::Kind::node, node->trace_index, nullptr};
-    } else {
-      for (std::size_t j = 0; j < inputs.size() && out.kind != CapturedOutput::Kind::input; ++j) {
-        if (leaves[j].node() == node) {
-          out = {CapturedOutput::Kind::input, std::uint32_t(j), nullptr};
-          outputs[i] = inputs[j];  // the caller's tensor, as replays return
-        }
-      }
+    } else if (const auto it = input_of_leaf.find(node); it != input_of_leaf.end()) {
+      out = {CapturedOutput::Kind::input, std::uint32_t(it->second), nullptr};
+      outputs[i] = inputs[std::size_t(it->second)];  // the caller's tensor, as replays return
     }
     capture->outputs.push_back(std::move(out));
   }

@@ -107,7 +107,7 @@ class RegionForming {
       region.roots.push_back({slot, CutReason::reshape_not_strided, true});
       // A dense copy is read back by its consumers: nothing joins it.
       region.closed = RegionClosing{Refusal::written_alone, -1};
-      add_region(std::move(region), true, Refusal::written_alone, 0);
+      add_region(std::move(region), true, Refusal::written_alone, 0);  // keeps its closing
     }
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
       if (p_.cuts.cut[i]) place(i);
@@ -271,10 +271,15 @@ class RegionForming {
   // stay so: those at the end of the list leave it.
   template <class Fits>
   std::int32_t last_open_over(RegionsOver& over, Fits fits) {
-    while (!over.open.empty() && (closed_[over.open.back()] || full(over.open.back())))
-      over.open.pop_back();
+    const auto stale = [&](std::int32_t r) { return closed_[r] || full(r); };
+    while (!over.open.empty() && stale(over.open.back())) over.open.pop_back();
+    if (over.open.empty() || fits(over.open.back()))
+      return over.open.empty() ? Partition::kNoRegion : over.open.back();
+    // The last does not fit (a row region folding other axes): the others, stale ones dropped
+    // first, so that reductions alternating between two folds stay linear.
+    std::erase_if(over.open, stale);
     for (auto r = over.open.rbegin(); r != over.open.rend(); ++r)
-      if (!closed_[*r] && !full(*r) && fits(*r)) return *r;
+      if (fits(*r)) return *r;
     return Partition::kNoRegion;
   }
 

@@ -143,6 +143,35 @@ TEST(CompileScheduling, ASyncOfAFewKernelsUsesWorkersOnlyWhenEnoughAreWarm) {
   EXPECT_FALSE(compiles_in_workers(8, 2, 1));  // LAZY_COMPILE_THREADS=1: all in-process
 }
 
+// Found in review: each layer of a model made the same kernel, and a cold sync compiled it once
+// per layer (a 32-layer step: 33 compiles of 2 sources).
+TEST(CompileScheduling, AKernelRepeatedInASyncCompilesOnce) {
+  std::string why;
+  if (!lazy::jit::nvrtc_available(&why)) GTEST_SKIP() << "no NVRTC: " << why;
+  // Sources no cache holds: their constants are this run's clock.
+  const int nonce = int(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
+  auto kernel = [&](int k) {
+    lazy::codegen::GeneratedKernel generated;
+    generated.name = "k" + std::to_string(nonce + k);
+    generated.source = kernel_source(nonce + k);
+    return generated;
+  };
+  const std::vector<lazy::codegen::GeneratedKernel> kernels = {kernel(0), kernel(0), kernel(1),
+                                                               kernel(0)};
+  const auto lookups = lazy::runtime::compile_all(kernels, 90);
+  ASSERT_EQ(lookups.size(), kernels.size());
+  int compiled = 0;
+  for (const auto& lookup : lookups) compiled += lookup.compiled();
+  EXPECT_EQ(compiled, 2);
+  EXPECT_TRUE(lookups[0].compiled());
+  EXPECT_TRUE(lookups[2].compiled());
+  for (const std::size_t repeat : {1, 3}) {
+    EXPECT_EQ(lookups[repeat].origin, lazy::jit::KernelCache::Origin::memory);
+    EXPECT_EQ(lookups[repeat].kernel, lookups[0].kernel);
+  }
+  EXPECT_NE(lookups[2].kernel, lookups[0].kernel);
+}
+
 TEST(CompileScheduling, TheDeviceStartsWorkersWhileCudaInitialises) {
   if (lazy::runtime::Device::get() == nullptr) GTEST_SKIP() << "no GPU: the device starts none";
   if (lazy::jit::find_worker_program().empty()) GTEST_SKIP() << "lazyfuse-nvrtc-worker not built";

@@ -4,8 +4,12 @@
 #include <atomic>
 #include <future>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
+#include "ir/hash.h"
 #include "ir/settings.h"
 #include "jit/compile_workers.h"
 #include "jit/nvrtc.h"
@@ -26,31 +30,11 @@ std::size_t compile_threads() {
   return threads;
 }
 
-}  // namespace
-
-bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads) {
-  if (threads == 1 || misses < 2) return false;
-  return misses >= jit::kMinKernelsForWorkers || misses <= running_workers;
-}
-
-void start_compile_workers() {
-  if (compile_threads() > 1) jit::WorkerPool::instance().start(kWorkersStartedAhead);
-}
-
-std::vector<jit::KernelCache::Lookup> compile_all(
-    const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
-  if (kernels.empty() || !jit::nvrtc_available()) return {};
+// Compiles kernels[k] for each k of `misses` into lookups[k].
+void compile_misses(const std::vector<codegen::GeneratedKernel>& kernels,
+                    const std::vector<std::size_t>& misses, int arch,
+                    std::vector<jit::KernelCache::Lookup>& lookups) {
   jit::KernelCache& cache = jit::KernelCache::instance();
-  std::vector<jit::KernelCache::Lookup> lookups(kernels.size());
-  std::vector<std::size_t> misses;
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    const codegen::GeneratedKernel& kernel = kernels[k];
-    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options, kernel.source_hash)) {
-      lookups[k] = *found;
-    } else {
-      misses.push_back(k);
-    }
-  }
   auto compile_here = [&](std::size_t k) {
     lookups[k] = cache.compile(kernels[k].name, kernels[k].source, arch, kernels[k].nvrtc_options);
   };
@@ -71,7 +55,7 @@ std::vector<jit::KernelCache::Lookup> compile_all(
           compile_here(k);  // in-process: a genuine error comes back with NVRTC's log
         }
       }
-      return lookups;
+      return;
     }
   }
   const std::size_t workers = std::min<std::size_t>(misses.size(), compile_threads());
@@ -83,6 +67,50 @@ std::vector<jit::KernelCache::Lookup> compile_all(
     }));
   }
   for (std::future<void>& f : done) f.get();  // rethrows a CompileError
+}
+
+}  // namespace
+
+bool compiles_in_workers(std::size_t misses, std::size_t running_workers, std::size_t threads) {
+  if (threads == 1 || misses < 2) return false;
+  return misses >= jit::kMinKernelsForWorkers || misses <= running_workers;
+}
+
+void start_compile_workers() {
+  if (compile_threads() > 1) jit::WorkerPool::instance().start(kWorkersStartedAhead);
+}
+
+std::vector<jit::KernelCache::Lookup> compile_all(
+    const std::vector<codegen::GeneratedKernel>& kernels, int arch) {
+  if (kernels.empty() || !jit::nvrtc_available()) return {};
+  jit::KernelCache& cache = jit::KernelCache::instance();
+  std::vector<jit::KernelCache::Lookup> lookups(kernels.size());
+  std::vector<std::size_t> misses;
+  // A kernel the sync has twice (each layer of a model) compiles once: the repeats take the
+  // first one's lookup (a cold 32-layer step compiled 33 kernels of 2 sources).
+  absl::flat_hash_map<ir::Hash128, std::size_t> first_miss;
+  std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (kernel, the miss it repeats)
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const codegen::GeneratedKernel& kernel = kernels[k];
+    if (auto found = cache.find(kernel.source, arch, kernel.nvrtc_options, kernel.source_hash)) {
+      lookups[k] = *found;
+      continue;
+    }
+    const ir::Hash128 hash = kernel.source_hash
+                                 ? *kernel.source_hash
+                                 : ir::hash_bytes(kernel.source.data(), kernel.source.size());
+    const auto [first, added] = first_miss.try_emplace(hash, k);
+    const codegen::GeneratedKernel& earlier = kernels[first->second];
+    if (!added && earlier.source == kernel.source &&
+        earlier.nvrtc_options == kernel.nvrtc_options) {
+      repeats.emplace_back(k, first->second);
+    } else {
+      misses.push_back(k);
+    }
+  }
+  compile_misses(kernels, misses, arch, lookups);
+  for (const auto& [k, first] : repeats)
+    lookups[k] = {lookups[first].kernel, jit::KernelCache::Origin::memory, 0};
   return lookups;
 }
 

@@ -62,10 +62,18 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
 
   std::vector<std::optional<Value>> values(n);
   absl::flat_hash_map<const ir::Node*, Value> externals;
+  // Each storage is read once, however many inputs are views of it: reading it per input took
+  // 15 s and 8 GB for 4000 slices of one 2 MB tensor.
+  absl::flat_hash_map<const ir::Storage*, std::shared_ptr<Buffer>> read_storage;
   auto input_value = [&](const ir::Node* input) -> const Value& {
     if (input->is_pending()) return *values[input->trace_index];
     auto it = externals.find(input);
-    if (it == externals.end()) it = externals.emplace(input, value_of_data(*input->data)).first;
+    if (it == externals.end()) {
+      const ir::TensorData& data = *input->data;
+      std::shared_ptr<Buffer>& buffer = read_storage[data.storage.get()];
+      if (!buffer) buffer = value_of_data(data).buffer;
+      it = externals.emplace(input, Value{buffer, data.layout}).first;
+    }
     return it->second;
   };
 

@@ -133,13 +133,17 @@ struct Function::State {
   Body body;
   mutable std::mutex mutex;
   std::mutex capture_mutex;  // one capture at a time, so that a signature is captured once
-  std::vector<std::shared_ptr<const Capture>> captures;
+  // By signature: a call finds its capture in a table, not by comparing with each (a replay took
+  // 68 us among 8000 captures).
+  absl::flat_hash_map<Signature, std::vector<std::shared_ptr<const Capture>>> captures;
+  std::size_t capture_count = 0;
 
   std::shared_ptr<const Capture> find(const Signature& signature,
                                       std::span<const Tensor> inputs) const {
     std::lock_guard lock(mutex);
-    for (const std::shared_ptr<const Capture>& capture : captures) {
-      if (capture->signature != signature) continue;
+    const auto same_signature = captures.find(signature);
+    if (same_signature == captures.end()) return nullptr;
+    for (const std::shared_ptr<const Capture>& capture : same_signature->second) {
       bool same_aliases = true;
       for (std::size_t i = 0; i < inputs.size() && same_aliases; ++i)
         same_aliases = constant_alias(inputs[i], *capture) == capture->constant_aliases[i];
@@ -225,7 +229,8 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
         runtime::GraphReplay::for_plan(*capture->plan, runtime::GraphReplay::Numbers::captured);
 
   std::lock_guard lock(mutex);
-  captures.push_back(std::move(capture));
+  captures[capture->signature].push_back(std::move(capture));
+  ++capture_count;
   return outputs;
 }
 
@@ -335,7 +340,7 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
 
 std::size_t Function::captures() const {
   std::lock_guard lock(state_->mutex);
-  return state_->captures.size();
+  return state_->capture_count;
 }
 
 }  // namespace lazy

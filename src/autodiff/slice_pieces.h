@@ -30,8 +30,9 @@ std::optional<SlicePiece> slice_piece(const ir::Node& slice, const Tensor& cotan
                                       std::source_location loc);
 
 // The cotangent of `sliced` (of its shape) the pieces make: unit-stride runs along one axis that
-// do not overlap are one concatenation, zeros filling the gaps; else each is put in place with
-// zeros around it and they are summed.
+// do not overlap are one concatenation, zeros filling the gaps; more than a few others along one
+// axis are added at their positions by one index_add; else each is put in place with zeros
+// around it and they are summed.
 Tensor join_pieces(std::vector<SlicePiece> pieces, const ir::Node& sliced,
                    std::source_location loc);
 

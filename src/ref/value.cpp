@@ -46,17 +46,34 @@ std::int64_t Buffer::numel() const {
 }
 
 Value value_of_data(const ir::TensorData& data) {
+  return value_of_data(data, 0, data.storage->numel);
+}
+
+Value value_of_data(const ir::TensorData& data, std::int64_t first, std::int64_t count) {
   const ir::Storage& storage = *data.storage;
-  auto buffer = std::make_shared<Buffer>(storage.dtype, storage.numel);
-  for (std::int64_t i = 0; i < storage.numel; ++i) {
+  auto buffer = std::make_shared<Buffer>(storage.dtype, count);
+  for (std::int64_t i = 0; i < count; ++i) {
     if (is_floating(storage.dtype)) {
-      buffer->floats[i] = ir::load_as_double(storage.host_data(), storage.dtype, i);
+      buffer->floats[i] = ir::load_as_double(storage.host_data(), storage.dtype, first + i);
     } else {
-      buffer->ints[i] = ir::load_as_int(storage.host_data(), storage.dtype, i);
+      buffer->ints[i] = ir::load_as_int(storage.host_data(), storage.dtype, first + i);
     }
   }
   buffer->storage = data.storage;
-  return {buffer, data.layout};
+  buffer->storage_offset = first;
+  ir::Layout layout = data.layout;
+  layout.offset -= first;
+  return {buffer, layout};
+}
+
+std::pair<std::int64_t, std::int64_t> reached_elements(const ir::Layout& layout) {
+  if (layout.shape.numel() == 0) return {layout.offset, layout.offset};
+  std::int64_t first = layout.offset, last = layout.offset;
+  for (int a = 0; a < layout.shape.rank(); ++a) {
+    const std::int64_t span = (layout.shape[a] - 1) * layout.strides[a];
+    (span < 0 ? first : last) += span;
+  }
+  return {first, last + 1};
 }
 
 ir::TensorData materialize(const Value& value) {
@@ -72,7 +89,9 @@ ir::TensorData materialize(const Value& value) {
     }
     buffer.storage = std::move(storage);
   }
-  return {buffer.storage, value.layout};
+  ir::Layout layout = value.layout;
+  layout.offset += buffer.storage_offset;
+  return {buffer.storage, layout};
 }
 
 std::vector<double> gather_floats(const Value& value, const Shape& shape, DType as) {

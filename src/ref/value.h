@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "ir/layout.h"
@@ -15,8 +16,10 @@ struct Buffer {
   DType dtype;
   std::vector<double> floats;      // used when dtype is floating
   std::vector<std::int64_t> ints;  // used otherwise
-  // The storage these elements were read from or written to, so views of it share it.
+  // The storage these elements were read from or written to, so views of it share it, and the
+  // element of it the first one is (a read of part of it).
   std::shared_ptr<const ir::Storage> storage;
+  std::int64_t storage_offset = 0;
 
   Buffer(DType dtype, std::int64_t numel);
   std::int64_t numel() const;
@@ -27,8 +30,12 @@ struct Value {
   ir::Layout layout;
 };
 
-// Reads a computed tensor's storage.
+// Reads a computed tensor's storage, or its elements [first, first + count), which must hold
+// every element the tensor's layout reaches.
 Value value_of_data(const ir::TensorData& data);
+Value value_of_data(const ir::TensorData& data, std::int64_t first, std::int64_t count);
+// The elements [first, end) of its storage a layout reaches (none for an empty one).
+std::pair<std::int64_t, std::int64_t> reached_elements(const ir::Layout& layout);
 // Writes the buffer into a storage of its dtype (once) and returns the tensor's view of it.
 ir::TensorData materialize(const Value& value);
 

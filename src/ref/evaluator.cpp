@@ -8,6 +8,7 @@
 #include "ir/view_layout.h"
 #include "ref/concat.h"
 #include "ref/gather.h"
+#include "ref/input_reach.h"
 #include "ref/matmul.h"
 #include "ref/pointwise.h"
 #include "ref/reduction.h"
@@ -62,10 +63,12 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
 
   std::vector<std::optional<Value>> values(n);
   absl::flat_hash_map<const ir::Node*, Value> externals;
-  // An input reads the part of its storage it reaches, until the parts read add up to the
-  // storage, which is then read whole once for all: a slice of a large tensor converts only its
-  // elements, and views of one storage do not each convert all of it (reading it whole per input
-  // took 15 s and 8 GB for 4000 slices of one 2 MB tensor).
+  // An input reads the part of its storage the sync reaches (input_reach.h), until the parts
+  // read add up to the storage, which is then read whole once for all: a slice of a large tensor
+  // converts only its elements, and views of one storage do not each convert all of it (reading
+  // it whole per input took 15 s and 8 GB for 4000 slices of one 2 MB tensor).
+  const absl::flat_hash_map<const ir::Node*, ElementRange> reach =
+      input_reach(pending, needed, live);
   struct StorageRead {
     std::shared_ptr<Buffer> whole;
     std::int64_t parts = 0;  // elements read for inputs that reach part of it
@@ -77,7 +80,9 @@ std::vector<std::optional<ir::TensorData>> evaluate(std::span<const ir::NodePtr>
     if (it != externals.end()) return it->second;
     const ir::TensorData& data = *input->data;
     StorageRead& read = read_storage[data.storage.get()];
-    const auto [first, end] = reached_elements(data.layout);
+    const auto reached = reach.find(input);
+    const auto [first, end] =
+        reached == reach.end() ? reached_elements(data.layout) : reached->second;
     const std::int64_t numel = data.storage->numel;
     Value value;
     if (!read.whole && end - first < numel && read.parts + (end - first) <= numel) {

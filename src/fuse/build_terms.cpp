@@ -6,7 +6,6 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
-#include <absl/hash/hash.h>
 
 #include "fuse/dense_operands.h"
 #include "fuse/gather_pushdown.h"
@@ -156,23 +155,11 @@ class TermBuilder {
       region.root_terms.push_back(term);
     }
     per_row_ = false;
-    for (const Term& term : region.terms) {
-      if (term.kind != Term::Kind::load && term.kind != Term::Kind::generator) continue;
-      if (term.layout.shape.rank() == 0 || row.rows * row.extent == 0) continue;
-      const std::optional<RowWalk> walk = row_walk(term.layout, row.folded_axes);
-      // A load whose rows are neighbours in memory (sum over axis 1 of a transpose) reads
-      // coalesced in the column kernel, not here.
-      const bool column_major = walk && row.rows > 1 && row.extent > 1 && walk->row_stride == 1 &&
-                                walk->extent_stride > 1;
-      if (!walk || (column_major && term.kind == Term::Kind::load)) {
-        const Refusal why =
-            walk ? Refusal::rows_adjacent_in_memory : Refusal::access_not_row_strided;
-        for (std::uint32_t reduction : row.reductions) p_.cuts.no_row[reduction] = why;
-        cut_added_ = true;
-        return false;
-      }
-    }
-    return true;
+    const std::optional<Refusal> refused = row_access_refusal(region);
+    if (!refused) return true;
+    for (std::uint32_t reduction : row.reductions) p_.cuts.no_row[reduction] = *refused;
+    cut_added_ = true;
+    return false;
   }
 
   Region& current() { return p_.regions[current_]; }
@@ -191,34 +178,6 @@ class TermBuilder {
       if (terms[t].kind == Term::Kind::reduced && terms[t].source == reduction)
         return std::int32_t(t);
     return add_term(make_term(Term::Kind::reduced, reduction));
-  }
-
-  // A layout over a per-row root's shape (the kept axes, the folded ones dropped or kept as 1s)
-  // as one over the row region's iteration space: the same element for the whole row.
-  ir::Layout per_row_layout(const ir::Layout& layout) {
-    const Region& region = current();
-    const int kept = region.shape.rank() - region.row->folded_axes;
-    ir::Layout out;
-    out.shape = region.shape;
-    out.offset = layout.offset;
-    for (int a = 0; a < kept; ++a) out.strides[a] = layout.strides[a];
-    return out;
-  }
-
-  // Whether `layout` (over a row region's iteration space) reads a reduction's result as the
-  // row's own value: stride 0 along the folded axes, the row's index along the kept ones.
-  bool is_row_broadcast(const ir::Layout& layout) {
-    const Region& region = current();
-    const int kept = region.shape.rank() - region.row->folded_axes;
-    Shape kept_shape;
-    for (int a = 0; a < kept; ++a) kept_shape.push_back(region.shape[a]);
-    const ir::Layout rows = ir::Layout::contiguous(kept_shape);
-    if (layout.offset != 0) return false;
-    for (int a = 0; a < region.shape.rank(); ++a) {
-      if (region.shape[a] == 1) continue;
-      if (layout.strides[a] != (a < kept ? rows.strides[a] : 0)) return false;
-    }
-    return true;
   }
 
   std::int32_t add_term(Term term) {
@@ -249,7 +208,8 @@ class TermBuilder {
     std::optional<GatheredLayout> gathered = compose_through_gather(base, views, &failed);
     std::optional<ir::Layout> layout;
     if (gathered) layout = gathered->layout, pushed_ = gathered->gather;
-    if (layout && per_row_ && layout->shape.rank() > 0) layout = per_row_layout(*layout);
+    if (layout && per_row_ && layout->shape.rank() > 0)
+      layout = per_row_layout(*layout, current().shape, current().row->folded_axes);
     if (!layout) {
       Node* input = failed->inputs[0];
       if (input->is_pending()) {
@@ -264,23 +224,13 @@ class TermBuilder {
     return layout;
   }
 
-  // The walk recurses once per fused op (up to kMaxFusedDepth deep), so visit and visit_uncached
-  // keep only small locals: work that needs a term or a layout on the stack is in helpers kept
-  // out of line, or each level took 3.5 KB and a 128-op chain overflowed a 384 KB thread stack.
+  // The walk recurses once per fused op (kMaxFusedDepth deep): visit and visit_uncached keep small
+  // locals, terms and layouts live in helpers out of line (3.5 KB a level overflowed 384 KB).
   std::int32_t visit(Node* node, std::vector<const Node*>& path) {
-    if (std::optional<std::int32_t> known = find_visited(node, path)) return *known;
+    if (std::optional<std::int32_t> known = memo_.find(node, path, per_row_)) return *known;
     const std::int32_t term = visit_uncached(node, path);
-    if (term != kFailed) remember_visited(node, path, term);
+    if (term != kFailed) memo_.remember(node, path, per_row_, term);
     return term;
-  }
-
-  [[gnu::noinline]] std::optional<std::int32_t> find_visited(const Node* node,
-                                                             const std::vector<const Node*>& path) {
-    return memo_.find(node, path, per_row_);
-  }
-  [[gnu::noinline]] void remember_visited(const Node* node, const std::vector<const Node*>& path,
-                                          std::int32_t term) {
-    memo_.remember(node, path, per_row_, term);
   }
 
   std::int32_t visit_uncached(Node* node, std::vector<const Node*>& path) {
@@ -348,10 +298,9 @@ class TermBuilder {
   std::int32_t visit_op(const Node& node, std::vector<const Node*>& path) {
     std::array<std::int32_t, 3> operands{-1, -1, -1};
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
-      Node* input = node.inputs[k];
-      const bool uniform = input->shape.rank() == 0 && node.shape.rank() > 0;
+      const bool uniform = node.inputs[k]->shape.rank() == 0 && node.shape.rank() > 0;
       std::vector<const Node*> none;
-      operands.at(k) = visit(input, uniform ? none : path);
+      operands.at(k) = visit(node.inputs[k], uniform ? none : path);
       if (operands[k] == kFailed) return kFailed;
     }
     return add_op_term(Term::Kind::op, node, operands, std::nullopt);
@@ -360,8 +309,7 @@ class TermBuilder {
   // A generator (arange, random) at the element's own index: no views apply to its operands.
   [[gnu::noinline]] std::int32_t visit_generator(const Node& node,
                                                  const std::vector<const Node*>& path) {
-    const std::optional<ir::Layout> layout =
-        compose_or_cut(ir::Layout::contiguous(node.shape), path);
+    const auto layout = compose_or_cut(ir::Layout::contiguous(node.shape), path);
     if (!layout) return kFailed;
     std::array<std::int32_t, 3> operands{-1, -1, -1};
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
@@ -497,7 +445,8 @@ class TermBuilder {
       internal_error(node, "a reduction read inside a region that does not fold it");
     std::optional<ir::Layout> layout = compose_or_cut(ir::Layout::contiguous(node.shape), path);
     if (!layout) return kFailed;
-    if (layout->shape.rank() > 0 && !is_row_broadcast(*layout)) {
+    if (layout->shape.rank() > 0 &&
+        !is_row_broadcast(*layout, current().shape, current().row->folded_axes)) {
       cut_added_ = p_.cuts.add_read_back(index, CutReason::reduction) || cut_added_;
       return kFailed;
     }

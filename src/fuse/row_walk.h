@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "fuse/partition.h"
 #include "ir/layout.h"
 
 namespace lazy::fuse {
@@ -26,5 +27,18 @@ struct RowWalk {
 // The walk of `layout` over a row region whose last `folded_axes` axes make each row; nothing
 // when the folded axes do not collapse into one stride or the kept ones into two.
 std::optional<RowWalk> row_walk(const ir::Layout& layout, int folded_axes);
+
+// Why the terms of row region `region` cannot all be walked by rows, if they cannot: a load or
+// generator whose axes do not collapse as above, or a load whose rows are neighbours in memory
+// (sum over axis 1 of a transpose), which the column kernel reads coalesced instead.
+std::optional<Refusal> row_access_refusal(const Region& region);
+
+// A layout over a per-row root's shape (the kept axes, the folded ones dropped or kept as 1s) as
+// one over the row region's iteration space `space`: the same element for the whole row.
+ir::Layout per_row_layout(const ir::Layout& layout, const Shape& space, int folded_axes);
+
+// Whether `layout` (over a row region's iteration space `space`) reads a reduction's result as
+// the row's own value: stride 0 along the folded axes, the row's index along the kept ones.
+bool is_row_broadcast(const ir::Layout& layout, const Shape& space, int folded_axes);
 
 }  // namespace lazy::fuse

@@ -32,7 +32,9 @@ class TermMemo {
   // rather than emptying the tables: abseil frees a large table's memory when it is cleared.
   void clear() { ++region_; }
 
-  std::optional<std::int32_t> find(const ir::Node* node, const Path& path, bool per_row) const {
+  // Out of line: build_terms's walk recurses through its callers, whose frames stay small.
+  [[gnu::noinline]] std::optional<std::int32_t> find(const ir::Node* node, const Path& path,
+                                                     bool per_row) const {
     if (path.empty()) {
       if (auto it = plain_.find(std::make_tuple(node, per_row, region_)); it != plain_.end())
         return it->second;
@@ -45,7 +47,8 @@ class TermMemo {
       return it->second;
     return std::nullopt;
   }
-  void remember(const ir::Node* node, const Path& path, bool per_row, std::int32_t term) {
+  [[gnu::noinline]] void remember(const ir::Node* node, const Path& path, bool per_row,
+                                  std::int32_t term) {
     if (path.empty()) {
       plain_.emplace(std::make_tuple(node, per_row, region_), term);
       return;

@@ -18,11 +18,13 @@
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/export.h"
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/step_gradients.h"
 
 namespace {
 
 using namespace lazy::fuzz;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> lines_of(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -112,6 +114,82 @@ TEST_F(FuzzExport, NamesTheStepsOpAndResult) {
   EXPECT_THAT(json, HasSubstr("\"args\":[{\"step\":0}"));
   EXPECT_THAT(json, HasSubstr("\"result\":{\"dtype\":"));
   EXPECT_THAT(json, HasSubstr("\"bounds\":{\"lo\":"));
+}
+
+Step data_step(std::vector<Dim> shape, lazy::DType dtype, std::uint64_t key) {
+  Step s;
+  s.dtype = dtype;
+  s.shape = std::move(shape);
+  s.data.key = key;
+  s.data.lo = -2;
+  s.data.hi = 2;
+  return s;
+}
+
+Step mul_step(int a, int b) {
+  Step s;
+  s.op = Op::binary;
+  s.name = "mul";
+  s.args = {Arg{a}, Arg{b}};
+  return s;
+}
+
+// Each step's gradient is taken alone, at the values the forward computed for its arguments, with
+// respect to each floating argument once, in that argument's dtype: a * b for a [3, 4] f32 and a
+// [4] bf16, then t2 * t2.
+TEST(StepGradients, AreEachStepsVjpAtItsArgumentsValues) {
+  Program program;
+  program.steps = {data_step({Dim{{}, 3}, Dim{{}, 4}}, lazy::DType::f32, 5),
+                   data_step({Dim{{}, 4}}, lazy::DType::bf16, 6), mul_step(0, 1), mul_step(2, 2)};
+  Builder forward(program);
+  forward.apply_all();
+  std::vector<lazy::Tensor> all;
+  for (int i = 0; i < forward.size(); ++i) all.push_back(forward.tensor(i));
+  lazy::eval(all);
+  const std::vector<StepGradient> gradients = record_step_gradients(program, forward, 99);
+  ASSERT_EQ(gradients.size(), 2u);
+  const StepGradient& product = gradients[0];
+  const StepGradient& square = gradients[1];
+  ASSERT_EQ(product.step, 2);
+  ASSERT_EQ(square.step, 3);
+  EXPECT_EQ(product.wrt, (std::vector<int>{0, 1}));
+  EXPECT_EQ(square.wrt, (std::vector<int>{2}));
+  ASSERT_TRUE(product.refused.empty() && square.refused.empty());
+  EXPECT_EQ(product.gradients[1].dtype(), lazy::DType::bf16);
+  EXPECT_EQ(product.gradients[1].shape(), lazy::Shape({4}));
+
+  const std::vector<double> a = forward.tensor(0).to_vector<double>();
+  const std::vector<double> b = forward.tensor(1).to_vector<double>();
+  const std::vector<double> t2 = forward.tensor(2).to_vector<double>();
+  const std::vector<double> c = product.cotangent.to_vector<double>();
+  const std::vector<double> da = product.gradients[0].to_vector<double>();
+  const std::vector<double> db = product.gradients[1].to_vector<double>();
+  const std::vector<double> c3 = square.cotangent.to_vector<double>();
+  const std::vector<double> d2 = square.gradients[0].to_vector<double>();
+  for (int j = 0; j < 4; ++j) {
+    double want_db = 0;
+    for (int i = 0; i < 3; ++i) {
+      const std::size_t k = std::size_t(i * 4 + j);
+      EXPECT_NEAR(da[k], c[k] * b[std::size_t(j)], 1e-6) << k;
+      EXPECT_NEAR(d2[k], 2 * c3[k] * t2[k], 1e-5 * std::abs(2 * c3[k] * t2[k]) + 1e-6) << k;
+      want_db += c[k] * a[k];
+    }
+    EXPECT_NEAR(db[std::size_t(j)], want_db, 1e-2 * std::abs(want_db) + 1e-2) << j;  // bf16
+  }
+}
+
+TEST_F(FuzzExport, WritesEachStepsGradientWhenAsked) {
+  SessionOptions options;
+  options.seed = 5;
+  options.start = 1;
+  options.count = 1;
+  options.gradients = true;
+  std::ostringstream log;
+  ASSERT_EQ(export_programs(options, dir_.string(), log).programs, 1);
+  const std::string json = lines_of(dir_ / "programs.jsonl").at(0);
+  EXPECT_THAT(json, HasSubstr("\"grad\":{\"cotangent\":"));
+  EXPECT_THAT(json, HasSubstr("\"wrt\":[{\"step\":0,\"dtype\":\"f32\""));
+  EXPECT_THAT(json, Not(HasSubstr("grad_error")));
 }
 
 TEST_F(FuzzExport, SaysWhenItCannotWrite) {

@@ -11,6 +11,8 @@
 
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/input_values.h"
+#include "tools/fuzz/step_gradients.h"
 
 namespace lazy::fuzz {
 
@@ -105,7 +107,7 @@ std::string dtype_text(DType d) {
 
 // One step: what it does, as Step holds it, and what it gave.
 std::string step_json(const Program& program, const Step& s, const Tensor& t, const Bounds& b,
-                      std::int64_t offset) {
+                      std::int64_t offset, const std::string& gradient) {
   std::ostringstream j;
   j << "{\"op\":\"" << op_name(s.op) << "\",\"name\":" << json_string(s.name)
     << ",\"args\":" << args_json(s) << ",\"dtype\":\"" << dtype_text(s.dtype) << "\""
@@ -120,7 +122,7 @@ std::string step_json(const Program& program, const Step& s, const Tensor& t, co
     << ",\"equation\":" << json_string(s.equation) << ",\"k\":" << s.k
     << ",\"largest\":" << (s.largest ? "true" : "false") << ",\"result\":{\"dtype\":\""
     << dtype_text(t.dtype()) << "\",\"shape\":" << shape_json(t.shape()) << ",\"offset\":" << offset
-    << ",\"bounds\":" << bounds_json(b) << "}}";
+    << ",\"bounds\":" << bounds_json(b) << "}" << gradient << "}";
   return j.str();
 }
 
@@ -135,6 +137,43 @@ std::int64_t write_values(const Tensor& t, std::ofstream& values) {
     values.write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * 8));
   }
   return offset;
+}
+
+// A step's gradient as JSON (a field to append to its object): the cotangent's values and, per
+// argument differentiated, the gradient's dtype, shape and values; or why vjp refused the step.
+std::string gradient_json(const StepGradient& g, std::ofstream& values) {
+  if (!g.refused.empty()) return ",\"grad\":{\"refused\":" + json_string(g.refused) + "}";
+  std::string out =
+      ",\"grad\":{\"cotangent\":" + std::to_string(write_values(g.cotangent, values)) +
+      ",\"wrt\":[";
+  for (std::size_t k = 0; k < g.wrt.size(); ++k) {
+    const Tensor& t = g.gradients[k];
+    out += std::string(k ? "," : "") + "{\"step\":" + std::to_string(g.wrt[k]) + ",\"dtype\":\"" +
+           dtype_text(t.dtype()) + "\",\"shape\":" + shape_json(t.shape()) +
+           ",\"offset\":" + std::to_string(write_values(t, values)) + "}";
+  }
+  return out + "]}";
+}
+
+// Each step's gradient alone (step_gradients.h), computed in one sync; an error that sync throws
+// is the program's "grad_error".
+std::vector<StepGradient> step_gradients(const Program& program, const Builder& forward,
+                                         std::string& error) {
+  std::vector<StepGradient> gradients = record_step_gradients(
+      program, forward, fz_mix(program.seed ^ fz_mix(std::uint64_t(program.index))));
+  std::vector<Tensor> all;
+  for (const StepGradient& g : gradients) {
+    all.push_back(g.cotangent);
+    all.insert(all.end(), g.gradients.begin(), g.gradients.end());
+  }
+  try {
+    lazy::eval(all);
+  } catch (const std::exception& e) {
+    error = e.what();
+    discard_recording();
+    return {};
+  }
+  return gradients;
 }
 
 }  // namespace
@@ -167,12 +206,20 @@ ExportSummary export_programs(const SessionOptions& options, const std::string& 
       ++summary.failed;
       continue;
     }
+    std::string gradient_error;
+    std::vector<StepGradient> gradients;
+    if (options.gradients) gradients = step_gradients(program, builder, gradient_error);
+    if (!gradient_error.empty()) programs << ",\"grad_error\":" << json_string(gradient_error);
     programs << ",\"steps\":[";
+    auto gradient = gradients.begin();
     for (int i = 0; i < builder.size(); ++i) {
       const std::int64_t offset = write_values(builder.tensor(i), values);
+      std::string gradient_text;
+      if (gradient != gradients.end() && gradient->step == i)
+        gradient_text = gradient_json(*gradient++, values);
       programs << (i ? "," : "")
-               << step_json(program, program.steps[i], builder.tensor(i), builder.bounds(i),
-                            offset);
+               << step_json(program, program.steps[i], builder.tensor(i), builder.bounds(i), offset,
+                            gradient_text);
     }
     programs << "]}\n";
     ++summary.programs;

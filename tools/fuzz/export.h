@@ -19,7 +19,9 @@ struct ExportSummary {
 // Programs (seed, start) to (seed, start + count - 1), each recorded with every step held and
 // synced on the current device. `dir`/programs.jsonl gets one JSON object a program: its steps
 // (op, arguments, attributes), each step's result dtype, shape and bounds (bounds.h) and where
-// its values lie in `dir`/values.bin (f64 for floating dtypes, i64 for the others).
+// its values lie in `dir`/values.bin (f64 for floating dtypes, i64 for the others). With
+// options.gradients each step also gets "grad": its gradient alone for a random cotangent
+// (step_gradients.h), whose values go to values.bin as well.
 ExportSummary export_programs(const SessionOptions& options, const std::string& dir,
                               std::ostream& log);
 

@@ -7,7 +7,8 @@
 // matrix products most of every program's steps, each program holding at least one. --gradients
 // checks each program's gradients against central differences instead (gradient_check.h), one
 // program at a time. --export writes programs (seed, start) to (seed, start + count - 1) with
-// their values for tools/fuzz/torch_check.py (export.h) instead. --generation picks the op set of
+// their values for tools/fuzz/torch_check.py (export.h) instead, with each step's gradient when
+// --gradients is given too. --generation picks the op set of
 // an earlier generator (generator.h), to reproduce a program it numbered. Exit status: 0
 // when every program agreed with the reference, 1 on any failure, 2 on bad arguments. A crash
 // prints its call stack (crash_report.h).

@@ -9,6 +9,9 @@ checked on its own, so a difference names the op that made it.
 
     python3 tools/fuzz/torch_check.py --fuzz build/tools/lazyfuse-fuzz --seed 17400 --count 500
 
+With --fuzz-args=--gradients each step's gradient is compared with PyTorch's autograd as well
+(torch_check_gradients.py).
+
 Values agree within the step's bounds (tools/fuzz/bounds.h: twice the error bound lazyfuse may
 have, plus 2^(2 - significand bits) of the value, two to four ulps), NaN where NaN, and exactly
 where the bounds say the value is exact; the sign of a zero is not compared. PyTorch refusing what lazyfuse accepts, and the
@@ -27,6 +30,8 @@ import warnings
 
 import torch
 import torch.nn.functional as F
+
+import torch_check_gradients
 
 DTYPES = {
     "f32": torch.float32,
@@ -195,7 +200,7 @@ def run_step(step, inputs, device):
     if op == "unsqueeze":
         return a[0].unsqueeze(step["axis"])
     if op == "contiguous":
-        return a[0].contiguous()
+        return a[0].detach() if name == "stop_gradient" else a[0].contiguous()
     if op == "reduce":
         x, dims, keep = a[0], reduce_dims(a[0], step["axes"]), step["keepdim"]
         if name == "prod":
@@ -390,6 +395,8 @@ class Tally:
         self.refused = collections.Counter()  # (op, PyTorch's message)
         self.refused_example = {}  # (op, message): the first (program, step) refused so
         self.differences = []  # (seed, program, step, op, what differs)
+        self.gradients_compared = collections.Counter()  # steps' gradients, by op
+        self.no_gradient = collections.Counter()  # steps lazyfuse has no gradient for, by op
 
 
 def check_program(program, values, device, tally):
@@ -417,6 +424,9 @@ def check_program(program, values, device, tally):
         tally.compared[label] += 1
         if problem:
             tally.differences.append((program["seed"], program["index"], i, label, problem))
+        if "grad" in step:
+            torch_check_gradients.check(program, i, step, inputs, values, device, tally, run_step,
+                                        load_values)
 
 
 def main():
@@ -449,6 +459,9 @@ def main():
         if "error" in program:
             sync_errors += 1
             continue
+        if "grad_error" in program:
+            tally.differences.append((program["seed"], program["index"], -1, "gradient sync",
+                                      program["grad_error"][:300]))
         check_program(program, values, device, tally)
     for seed, index, i, label, problem in tally.differences[:args.show]:
         print(f"DIFF seed {seed} program {index} step t{i} {label}: {problem}")
@@ -462,6 +475,9 @@ def main():
 
     print("agreeing with PyTorch's CPU kernels only: " + by_op(tally.cpu_only))
     print("differences by op: " + by_op(collections.Counter(d[3] for d in tally.differences)))
+    if tally.gradients_compared or tally.no_gradient:
+        print("gradients compared by op: " + by_op(tally.gradients_compared))
+        print("no lazyfuse gradient: " + by_op(tally.no_gradient))
     print(f"torch_check: {len(programs)} programs ({sync_errors} whose sync failed), "
           f"{sum(tally.compared.values())} steps compared over {len(tally.compared)} ops, "
           f"{len(tally.differences)} differ, {sum(tally.refused.values())} refused by PyTorch; "

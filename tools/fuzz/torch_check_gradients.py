@@ -1,0 +1,133 @@
+"""Each step's gradient, as lazyfuse computed it alone (tools/fuzz/step_gradients.h), against
+PyTorch's autograd on the same inputs and cotangent.
+
+Both are compared with PyTorch's gradient computed in float64 on those inputs: lazyfuse may be off
+by four times PyTorch's own largest error in the tensor, plus eight roundings of the element in the
+gradient's dtype (and a unary op's |x| * 2^-24, see argument_scale). Where PyTorch's gradient is NaN or infinite lazyfuse's must be the same, unless
+it is finite and within that slack of the float64 one. A convention at a kink or a tie (which
+side gets a gradient, how ties share it) shows as a difference of the element's size.
+"""
+
+import torch
+
+SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8, torch.float64: 53}
+
+
+def torch_gradients(run_step, step, inputs, wrt, cotangent, device, in_double):
+    """PyTorch's gradient of the step with respect to the arguments `wrt` (step ids)."""
+    leaves = {}
+    args = []
+    for arg, value in zip(step["args"], inputs):
+        if "step" in arg and arg["step"] in wrt:
+            if arg["step"] not in leaves:
+                leaf = value.detach().clone()
+                leaves[arg["step"]] = (leaf.double() if in_double else leaf).requires_grad_(True)
+            value = leaves[arg["step"]]
+        args.append(value)
+    out = run_step(step, args, device)
+    ordered = [leaves[s] for s in wrt]
+    if not out.requires_grad:
+        return [torch.zeros_like(leaf) for leaf in ordered]
+    found = torch.autograd.grad(out, ordered, grad_outputs=cotangent.to(out.dtype),
+                                allow_unused=True)
+    return [torch.zeros_like(leaf) if g is None else g for leaf, g in zip(ordered, found)]
+
+
+def excused(step, inputs, position):
+    """Whether docs/semantics.md says the gradient for argument `position` differs from PyTorch's
+    on these inputs: the whole of it is skipped then."""
+    op, name = step["op"], step["name"]
+    if op == "binary" and name in ("hypot", "atan2"):
+        # 0 at the origin, and where x^2 + y^2 underflows (PyTorch: NaN or inf).
+        x, y = (v.float() if torch.is_tensor(v) else torch.tensor(float(v)) for v in inputs)
+        return bool((x.to(y.device) ** 2 + y ** 2 == 0).any())
+    if op == "scatter" and name == "scatter" and position == 2:
+        # Of src elements sent to one place, only the last gets the gradient.
+        index = inputs[1].long()
+        hits = torch.zeros(inputs[0].shape, dtype=torch.int64, device=index.device)
+        hits.scatter_add_(step["axis"], index, torch.ones_like(index))
+        return bool((hits > 1).any())
+    return False
+
+
+def argument_scale(step, inputs):
+    """How far lazyfuse's transcendental functions may be off, relative, in f32 units: a unary
+    op's hardware exponent (sigmoid, as Inductor's) is within |x| * 2^-24 of the exact one."""
+    if step["op"] != "unary" or not inputs[0].is_floating_point():
+        return 0.0
+    finite = inputs[0][torch.isfinite(inputs[0])]
+    return min(128.0, float(finite.abs().max())) if finite.numel() else 0.0
+
+
+def compare_gradient(ours, native, double, scale):
+    """The first element of lazyfuse's gradient that differs, described; None when all agree."""
+    if ours.dtype != native.dtype:
+        return f"gradient dtype: lazyfuse {ours.dtype}, PyTorch {native.dtype}"
+    if list(ours.shape) != list(native.shape):
+        return f"gradient shape: lazyfuse {list(ours.shape)}, PyTorch {list(native.shape)}"
+    if ours.numel() == 0:
+        return None
+    r, t, d = ours.double().flatten(), native.double().flatten(), double.double().flatten()
+    u = 2.0**-SIGNIFICAND_BITS[ours.dtype]
+    finite = torch.isfinite(t) & torch.isfinite(d)
+    own_error = float((t - d)[finite].abs().max()) if bool(finite.any()) else 0.0
+    slack = 4 * own_error + (8 * u + 2 * scale * 2.0**-24) * d.abs()
+    close = torch.isfinite(r) & torch.isfinite(d) & ((r - d).abs() <= slack)
+    same_special = (torch.isnan(r) & torch.isnan(t)) | (torch.isinf(r) & (r == t))
+    bad = ~(close | same_special)
+    if not bool(bad.any()):
+        return None
+    k = int(bad.nonzero()[0])
+    return (f"{int(bad.sum())} of {r.numel()} gradient elements differ; element {k}: lazyfuse "
+            f"{float(r[k])!r}, PyTorch {float(t[k])!r} (float64 {float(d[k])!r}, tolerance "
+            f"{float(slack[k]):.3g})")
+
+
+def gradient_problem(run_step, load_values, step, inputs, values, device):
+    """What differs between lazyfuse's gradient of a step and PyTorch's, or None; "refused: ..."
+    when PyTorch has none, "lazyfuse refused: ..." when lazyfuse has none."""
+    grad = step["grad"]
+    result = step["result"]
+    if "refused" in grad:
+        return "lazyfuse refused: " + grad["refused"].split("\n")[0][:120]
+    cotangent = load_values(values, dict(result, offset=grad["cotangent"]), device)
+    wrt = [w["step"] for w in grad["wrt"]]
+    ours = [load_values(values, w, device) for w in grad["wrt"]]
+    try:
+        native = torch_gradients(run_step, step, inputs, wrt, cotangent, device, False)
+        double = torch_gradients(run_step, step, inputs, wrt, cotangent, device, True)
+    except (RuntimeError, TypeError, IndexError, ValueError, NotImplementedError) as e:
+        return "refused: " + str(e).split("\n")[0][:90]
+    positions = {}
+    for k, arg in enumerate(step["args"]):
+        if "step" in arg:
+            positions.setdefault(arg["step"], k)
+    for s, mine, theirs, exact in zip(wrt, ours, native, double):
+        if excused(step, inputs, positions[s]):
+            continue
+        problem = compare_gradient(mine, theirs, exact, argument_scale(step, inputs))
+        if problem:
+            return f"d/d t{s}: {problem}"
+    return None
+
+
+def check(program, i, step, inputs, values, device, tally, run_step, load_values):
+    """Compares the step's gradient (exported with --gradients) with PyTorch's autograd."""
+    label = step["name"] or step["op"]
+    problem = gradient_problem(run_step, load_values, step, inputs, values, device)
+    if problem and device != "cpu" and not problem.startswith("lazyfuse refused"):
+        on_cpu = [v.cpu() if torch.is_tensor(v) else v for v in inputs]
+        if gradient_problem(run_step, load_values, step, on_cpu, values, "cpu") is None:
+            tally.cpu_only["grad " + label] += 1
+            problem = None
+    if problem and problem.startswith("refused: "):
+        key = ("grad " + label, problem[len("refused: "):])
+        tally.refused[key] += 1
+        tally.refused_example.setdefault(key, (program["index"], i))
+        return
+    if problem and problem.startswith("lazyfuse refused: "):
+        tally.no_gradient[label] += 1
+        return
+    tally.gradients_compared[label] += 1
+    if problem:
+        tally.differences.append((program["seed"], program["index"], i, "grad " + label, problem))

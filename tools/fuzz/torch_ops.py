@@ -1,0 +1,247 @@
+"""PyTorch's form of each step of a fuzz program (tools/fuzz/program.h), for torch_check.py."""
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "i32": torch.int32,
+    "i64": torch.int64,
+    "bool": torch.bool,
+}
+
+# Unary ops by lazyfuse's name: PyTorch's function of the same name, or these.
+UNARY = {
+    name: getattr(torch, name)
+    for name in ("neg abs sign square relu floor ceil round trunc exp exp2 log log2 log1p expm1 "
+                 "sqrt rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf").split()
+}
+UNARY.update({
+    "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+    "softplus": F.softplus,
+})
+
+# Binary ops PyTorch takes a Python number on either side of, through its operators.
+OPERATORS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "floor_divide": lambda a, b: a // b,
+    "remainder": lambda a, b: a % b,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
+# Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
+TENSOR_ONLY = {
+    name: getattr(torch, name)
+    for name in "maximum minimum fmod atan2 hypot logaddexp logical_and logical_or".split()
+}
+FLOATING_RESULT = {"atan2", "hypot", "logaddexp"}
+
+
+def promoted_dtype(*values):
+    """PyTorch's result type of tensors and numbers together (torch.result_type takes two)."""
+    def category(dtype):
+        return 2 if dtype.is_floating_point else 0 if dtype == torch.bool else 1
+
+    tiers = [[], [], []]  # dimensioned tensors, 0-d tensors, numbers
+    for v in values:
+        if torch.is_tensor(v):
+            tiers[0 if v.dim() else 1].append(v.dtype)
+        else:
+            tiers[2].append(torch.bool if isinstance(v, bool) else
+                            torch.int64 if isinstance(v, int) else torch.float32)
+    result = None
+    for tier in tiers:
+        if not tier:
+            continue
+        dtype = tier[0]
+        for other in tier[1:]:
+            dtype = torch.promote_types(dtype, other)
+        if tier is tiers[2] and category(dtype) == 2:
+            dtype = torch.float32
+        if result is None or category(dtype) > category(result):
+            result = dtype
+    return result
+
+
+def as_tensor(value, dtype, device):
+    return value.to(dtype) if torch.is_tensor(value) else torch.tensor(value, dtype=dtype,
+                                                                      device=device)
+
+
+def number_of(arg):
+    if arg["kind"] == "bool":
+        return arg["number"] != 0
+    if arg["kind"] == "int":
+        return int(arg["number"])
+    return float(arg["number"])
+
+
+def reduce_dims(x, axes):
+    """The dims a reduction folds: all of them when none are named; None for a 0-d tensor."""
+    if x.dim() == 0:
+        return None
+    return list(range(x.dim())) if not axes else [a % x.dim() for a in axes]
+
+
+def fold_each(fn, x, dims, keepdim):
+    """Folds `dims` one at a time with a single-dim reduction (torch.prod takes one dim)."""
+    if dims is None:
+        return fn(x)
+    for d in sorted(dims, reverse=True):
+        x = fn(x, d, keepdim=True)
+    return x if keepdim else x.squeeze(dims) if dims else x
+
+
+def run_step(step, inputs, device):
+    """PyTorch's result of one step, given its tensor arguments' values (numbers as Python's)."""
+    op, name = step["op"], step["name"]
+    a = inputs
+    dtype = DTYPES[step["dtype"]]
+    if op == "full":
+        shape = step["shape"]
+        value = 0 if name == "zeros" else 1 if name == "ones" else a[0]
+        return torch.full(shape, value, dtype=dtype, device=device)
+    if op == "arange":
+        n = step["shape"][0]
+        return torch.arange(step["start"], step["start"] + step["step"] * n, step["step"],
+                            dtype=dtype, device=device)
+    if op == "unary":
+        return UNARY[name](a[0])
+    if op == "binary":
+        x, y = a
+        if name in OPERATORS:
+            return OPERATORS[name](x, y)
+        # lazyfuse takes numbers on either side, and integers for atan2, hypot and logaddexp
+        # (f32 results): PyTorch's promotion, then its op on tensors of that dtype.
+        promoted = promoted_dtype(x, y)
+        if name in FLOATING_RESULT and not promoted.is_floating_point:
+            promoted = torch.float32
+        return TENSOR_ONLY[name](as_tensor(x, promoted, device), as_tensor(y, promoted, device))
+    if op == "where":
+        return torch.where(a[0], a[1], a[2])
+    if op == "clamp":
+        # PyTorch takes bounds both numbers or both tensors: a number beside a tensor becomes a 0-d
+        # tensor (the same promotion), so that the gradient follows the tensor bounds' rule.
+        x, lo, hi = a
+        if torch.is_tensor(lo) != torch.is_tensor(hi):
+            lo, hi = (v if torch.is_tensor(v) else torch.tensor(v, device=device) for v in (lo, hi))
+        return torch.clamp(x, lo, hi)
+    if op == "lerp":
+        # lazyfuse promotes mixed dtypes and takes a number as end; PyTorch takes one dtype.
+        promoted = promoted_dtype(*a)
+        weight = a[2] if not torch.is_tensor(a[2]) else a[2].to(promoted)
+        return torch.lerp(as_tensor(a[0], promoted, device), as_tensor(a[1], promoted, device),
+                          weight)
+    if op == "cast":
+        return a[0].to(dtype)
+    if op == "reshape":
+        if name == "flatten":
+            return a[0].flatten(step["axes"][0], step["axes"][1])
+        shape = list(step["shape"])
+        if name == "reshape_infer":
+            shape[step["axis"]] = -1
+        return a[0].reshape(shape)
+    if op == "permute":
+        if name == "transpose":
+            return a[0].transpose(step["axes"][0], step["axes"][1])
+        return a[0].permute(step["axes"])
+    if op == "expand":
+        return a[0].expand(step["shape"]) if name == "expand" else torch.broadcast_to(
+            a[0], step["shape"])
+    if op == "slice":
+        x, axis = a[0], step["axis"] % a[0].dim()
+        bounds = slice(step["start"] if step["has_start"] else None,
+                       step["stop"] if step["has_stop"] else None, step["step"])
+        picks = list(range(*bounds.indices(x.shape[axis])))  # Python's rule, any step
+        return x.index_select(axis, torch.tensor(picks, dtype=torch.int64, device=device))
+    if op == "squeeze":
+        return a[0].squeeze() if name == "squeeze_all" else a[0].squeeze(step["axis"])
+    if op == "unsqueeze":
+        return a[0].unsqueeze(step["axis"])
+    if op == "contiguous":
+        return a[0].detach() if name == "stop_gradient" else a[0].contiguous()
+    if op == "reduce":
+        x, dims, keep = a[0], reduce_dims(a[0], step["axes"]), step["keepdim"]
+        if name == "prod":
+            return fold_each(torch.prod, x, dims, keep)
+        fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax, "min": torch.amin,
+              "logsumexp": torch.logsumexp, "any": torch.any, "all": torch.all}[name]
+        if dims is None:
+            return fn(x, dim=0) if name == "logsumexp" else fn(x)
+        return fn(x, dim=dims, keepdim=keep)
+    if op == "arg_reduce":
+        fn = torch.argmax if name == "argmax" else torch.argmin
+        x = a[0].to(torch.uint8) if a[0].dtype == torch.bool else a[0]  # lazyfuse takes bool
+        return fn(x, dim=None if step["no_axis"] else step["axis"], keepdim=step["keepdim"])
+    if op in ("var", "std_dev"):
+        fn = torch.var if op == "var" else torch.std
+        x, dims = a[0], reduce_dims(a[0], step["axes"])
+        return fn(x, dim=dims, correction=step["correction"], keepdim=step["keepdim"])
+    if op == "softmax":
+        return torch.softmax(a[0], step["axis"])
+    if op == "log_softmax":
+        return torch.log_softmax(a[0], step["axis"])
+    if op in ("layer_norm", "rms_norm"):
+        x = a[0]
+        n = [x.shape[-1]] if x.dim() else []
+        if op == "rms_norm":
+            return F.rms_norm(x, n, a[1], step["eps"])
+        return F.layer_norm(x, n, a[1], a[2], step["eps"])
+    if op == "join":
+        return (torch.stack if name == "stack" else torch.cat)(list(a), step["axis"])
+    if op == "gather":
+        if name == "embedding":
+            return F.embedding(a[1].long(), a[0])
+        if name == "index_select":
+            return torch.index_select(a[0], step["axis"], a[1])
+        if name == "take_along_axis":
+            return torch.take_along_dim(a[0], a[1].long(), dim=step["axis"])
+        return torch.gather(a[0], step["axis"], a[1].long())
+    if op == "scan":
+        x, axis = a[0], step["axis"]
+        if name in ("cumsum", "cumprod"):
+            return (torch.cumsum if name == "cumsum" else torch.cumprod)(x, axis)
+        values, indices = (torch.cummax if name.startswith("cummax") else torch.cummin)(x, axis)
+        return indices if name.endswith("_indices") else values
+    if op == "top_k":
+        x, axis = a[0], step["axis"]
+        if x.dtype == torch.bool:  # lazyfuse orders bools; PyTorch's topk refuses them
+            picked = run_step(step, [x.to(torch.uint8)], device)
+            return picked if name.endswith("_indices") else picked.to(torch.bool)
+        if name.startswith("sort"):
+            values, indices = torch.sort(x, dim=axis, descending=step["largest"], stable=True)
+        else:
+            n = x.shape[axis] if x.dim() else 1
+            values, indices = torch.topk(x, min(step["k"], n), dim=axis, largest=step["largest"])
+        return indices if name.endswith("_indices") else values
+    if op == "scatter":
+        # The result has x's dtype (src converted); PyTorch's scatters take only that.
+        x, index, src = a[0], a[1].long(), a[2].to(a[0].dtype)
+        if name == "index_add":
+            return torch.index_add(x, step["axis"], a[1], src)
+        fn = torch.scatter_add if name == "scatter_add" else torch.scatter
+        return fn(x, step["axis"], index, src)
+    if op == "product":
+        if name == "matmul":
+            return torch.matmul(a[0], a[1])
+        if name == "bmm":
+            return torch.bmm(a[0], a[1])
+        if name == "linear":
+            return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
+        if name == "addmm":
+            return torch.addmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
+        if name == "einsum":
+            return torch.einsum(step["equation"], a[0], a[1])
+    raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

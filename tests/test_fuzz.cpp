@@ -20,6 +20,7 @@
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/input_values.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
 #include "tools/fuzz/session.h"
@@ -48,12 +49,12 @@ TEST(FuzzGenerator, EveryPointwiseOpOfTheApiIsGenerated) {
       if (s.op == Op::lerp) seen.insert("lerp");
     }
   for (const char* op :
-       {"neg",   "abs",   "sign",      "square",     "relu",        "floor",       "ceil",
-        "round", "exp",   "exp2",      "log",        "log2",        "log1p",       "expm1",
-        "sqrt",  "rsqrt", "sin",       "cos",        "tanh",        "erf",         "sigmoid",
-        "gelu",  "silu",  "softplus",  "reciprocal", "logical_not", "isnan",       "isinf",
-        "add",   "sub",   "mul",       "div",        "pow",         "maximum",     "minimum",
-        "atan2", "hypot", "logaddexp", "eq",         "lt",          "logical_and", "lerp",
+       {"neg",   "abs",          "sign",      "square",     "relu",        "floor",       "ceil",
+        "round", "exp",          "exp2",      "log",        "log2",        "log1p",       "expm1",
+        "sqrt",  "rsqrt",        "sin",       "cos",        "tanh",        "erf",         "sigmoid",
+        "gelu",  "silu",         "softplus",  "reciprocal", "logical_not", "isnan",       "isinf",
+        "add",   "sub",          "mul",       "div",        "pow",         "maximum",     "minimum",
+        "atan2", "hypot",        "logaddexp", "eq",         "lt",          "logical_and", "lerp",
         "trunc", "floor_divide", "remainder", "fmod"})
     EXPECT_TRUE(seen.count(op)) << op << " never generated";
 }
@@ -287,6 +288,41 @@ TEST(FuzzCrashReport, PrintsTheSignalAndTheStackThenDiesOfIt) {
   EXPECT_NE(report.find("lazyfuse-fuzz: crashed with SEGV; call stack:\n"), std::string::npos)
       << report;
   EXPECT_GE(std::count(report.begin(), report.end(), '\n'), 3) << report;  // frames follow
+}
+
+// Generation 3's leaves in memory taken in: the same values as from_data, read through strides
+// that are not row-major (layout 2) or from an address off the 16-byte alignment (layout 1).
+TEST(FuzzExternalLeaves, HoldTheirValuesInTheLayoutTheyName) {
+  const lazy::Shape shape{3, 4, 5};
+  const std::vector<double> values = fz_floats(17, shape.numel(), -4, 4, 3, 0);
+  const lazy::Tensor padded = fz_external(values, shape, lazy::DType::f32, 1);
+  const lazy::Tensor column_major = fz_external(values, shape, lazy::DType::f32, 2);
+  EXPECT_EQ(padded.strides(), (std::vector<std::int64_t>{32, 8, 1}));
+  EXPECT_EQ(column_major.strides(), (std::vector<std::int64_t>{1, 3, 12}));
+  EXPECT_NE(reinterpret_cast<std::uintptr_t>(padded.data_ptr()) % 16, 0u);
+  EXPECT_EQ(padded.to_vector<double>(), values);
+  EXPECT_EQ(column_major.to_vector<double>(), values);
+  EXPECT_EQ((padded + column_major).to_vector<double>(),
+            (lazy::from_data(values, shape) * 2.0).to_vector<double>());
+}
+
+TEST(FuzzExternalLeaves, AreAQuarterOfGeneration3sLeavesAndNoneBefore) {
+  GenerateOptions latest, second;
+  second.generation = 2;
+  int leaves = 0, external = 0;
+  for (int index = 0; index < 40; ++index) {
+    const Program a = generate(5, index, latest), b = generate(5, index, second);
+    ASSERT_EQ(a.steps.size(), b.steps.size());
+    for (std::size_t i = 0; i < a.steps.size(); ++i) {
+      EXPECT_EQ(a.steps[i].op, b.steps[i].op);
+      EXPECT_EQ(b.steps[i].data.external, 0);
+      if (a.steps[i].op != Op::data) continue;
+      ++leaves;
+      external += a.steps[i].data.external != 0;
+    }
+  }
+  EXPECT_GT(external, leaves / 8);
+  EXPECT_LT(external, leaves / 2);
 }
 
 }  // namespace

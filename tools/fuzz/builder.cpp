@@ -190,16 +190,19 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::data: {
       Shape sh = concrete_shape(program_, s.shape);
       std::int64_t n = sh.numel();
-      if (is_floating(s.dtype)) {
-        out = from_data(
-            fz_floats(s.data.key, n, s.data.lo, s.data.hi, s.data.quantum, s.data.special), sh,
-            s.dtype, loc);
-      } else if (s.dtype == DType::bool_) {
-        out = from_data(fz_bools(s.data.key, n, s.data.bool_percent), sh, s.dtype, loc);
-      } else {
-        out = from_data(fz_ints(s.data.key, n, std::int64_t(s.data.lo), std::int64_t(s.data.hi)),
-                        sh, s.dtype, loc);
-      }
+      // A leaf replaced anyway is not made: a compiled call's body may not take memory in.
+      const auto replaced = substitutes_.find(int(&s - program_.steps.data()));
+      const auto leaf = [&](const auto& values) {
+        if (replaced != substitutes_.end()) return replaced->second;
+        return s.data.external ? fz_external(values, sh, s.dtype, s.data.external)
+                               : from_data(values, sh, s.dtype, loc);
+      };
+      if (is_floating(s.dtype))
+        out = leaf(fz_floats(s.data.key, n, s.data.lo, s.data.hi, s.data.quantum, s.data.special));
+      else if (s.dtype == DType::bool_)
+        out = leaf(fz_bools(s.data.key, n, s.data.bool_percent));
+      else
+        out = leaf(fz_ints(s.data.key, n, std::int64_t(s.data.lo), std::int64_t(s.data.hi)));
       b = data_bounds(s.data, s.dtype);
       shape = s.shape;
       return;

@@ -1,4 +1,5 @@
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/input_values.h"
 
 #include <algorithm>
 #include <numeric>
@@ -422,6 +423,12 @@ Program generate(std::uint64_t seed, std::int64_t index, const GenerateOptions& 
     program = generator.run();
   }
   discard_recording();
+  if (options.generation >= 3) {
+    for (Step& s : program.steps) {
+      const std::uint64_t pick = fz_mix(s.data.key ^ 0xb10bu);
+      if (s.op == Op::data && pick % 4 == 0) s.data.external = 1 + int((pick >> 8) % 2);
+    }
+  }
   return program;
 }
 

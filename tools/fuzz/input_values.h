@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include <lazy/lazy.h>
+
 #define LAZY_FUZZ_INPUT_VALUES(...)                                                             \
   inline std::uint64_t fz_mix(std::uint64_t z) {                                                \
     z += 0x9e3779b97f4a7c15ull;                                                                 \
@@ -44,6 +46,39 @@
       v[static_cast<std::size_t>(i)] =                                                          \
           static_cast<int>(fz_mix(key + static_cast<std::uint64_t>(i)) % 100) < percent;        \
     return v;                                                                                   \
+  }                                                                                             \
+  /* The values (row-major) in memory lazyfuse takes in through from_blob: layout 1 starts one  \
+     element in, rows padded by 3 (off the 16-byte alignment); layout 2 has the axes in reverse \
+     order (column-major). The buffer is a tensor of its own, kept by the deleter. */           \
+  template <class T>                                                                            \
+  lazy::Tensor fz_external(const std::vector<T>& values, const lazy::Shape& shape,              \
+                           lazy::DType dtype, int layout) {                                     \
+    const int rank = shape.rank();                                                              \
+    if (values.empty() || rank == 0) return lazy::from_data(values, shape, dtype);              \
+    std::vector<std::int64_t> strides(static_cast<std::size_t>(rank));                          \
+    std::int64_t step = 1;                                                                      \
+    for (int j = 0; j < rank; ++j) {                                                            \
+      const int k = layout == 1 ? rank - 1 - j : j;                                             \
+      strides[static_cast<std::size_t>(k)] = step;                                              \
+      step *= shape[k] + (layout == 1 && j == 0 ? 3 : 0);                                       \
+    }                                                                                           \
+    const std::int64_t start = layout == 1 ? 1 : 0;                                             \
+    std::vector<T> buffer(static_cast<std::size_t>(start + step), T{});                         \
+    std::vector<std::int64_t> at(static_cast<std::size_t>(rank), 0);                            \
+    for (std::size_t i = 0; i < values.size(); ++i) {                                           \
+      std::int64_t offset = start;                                                              \
+      for (int k = 0; k < rank; ++k)                                                            \
+        offset += at[static_cast<std::size_t>(k)] * strides[static_cast<std::size_t>(k)];       \
+      buffer[static_cast<std::size_t>(offset)] = values[i];                                     \
+      for (int k = rank - 1; k >= 0 && ++at[static_cast<std::size_t>(k)] == shape[k]; --k)      \
+        at[static_cast<std::size_t>(k)] = 0;                                                    \
+    }                                                                                           \
+    lazy::Tensor memory =                                                                       \
+        lazy::from_data(buffer, lazy::Shape{static_cast<std::int64_t>(buffer.size())}, dtype);  \
+    char* base = static_cast<char*>(memory.data_ptr()) + start * lazy::itemsize(dtype);         \
+    return lazy::from_blob(base, shape, strides, dtype,                                         \
+                           lazy::on_gpu() ? lazy::MemoryKind::cuda : lazy::MemoryKind::host,    \
+                           [memory](void*) {});                                                 \
   }
 
 #define LAZY_FUZZ_STRINGIFY(...) #__VA_ARGS__

@@ -62,17 +62,20 @@ std::string step_expression(const Program& program, const Step& s, const std::st
   std::ostringstream e;
   switch (s.op) {
     case Op::data:
+      e << (s.data.external ? "fz_external(" : "lazy::from_data(");
       if (is_floating(s.dtype))
-        e << "lazy::from_data(fz_floats(0x" << std::hex << s.data.key << std::dec << "ull, " << n
-          << ", " << number(s.data.lo) << ", " << number(s.data.hi) << ", " << s.data.quantum
-          << ", " << s.data.special << "), ";
+        e << "fz_floats(0x" << std::hex << s.data.key << std::dec << "ull, " << n << ", "
+          << number(s.data.lo) << ", " << number(s.data.hi) << ", " << s.data.quantum << ", "
+          << s.data.special << "), ";
       else if (s.dtype == DType::bool_)
-        e << "lazy::from_data(fz_bools(0x" << std::hex << s.data.key << std::dec << "ull, " << n
-          << ", " << s.data.bool_percent << "), ";
+        e << "fz_bools(0x" << std::hex << s.data.key << std::dec << "ull, " << n << ", "
+          << s.data.bool_percent << "), ";
       else
-        e << "lazy::from_data(fz_ints(0x" << std::hex << s.data.key << std::dec << "ull, " << n
-          << ", " << std::int64_t(s.data.lo) << ", " << std::int64_t(s.data.hi) << "), ";
-      e << shape_text(target) << ", " << dtype_literal(s.dtype) << ")";
+        e << "fz_ints(0x" << std::hex << s.data.key << std::dec << "ull, " << n << ", "
+          << std::int64_t(s.data.lo) << ", " << std::int64_t(s.data.hi) << "), ";
+      e << shape_text(target) << ", " << dtype_literal(s.dtype);
+      if (s.data.external) e << ", " << s.data.external;
+      e << ")";
       break;
     case Op::full:
       if (s.name == "full")

@@ -89,6 +89,9 @@ struct DataSpec {
   int quantum = -1;
   int special = 0;
   int bool_percent = 50;
+  // 0: lazy::from_data; 1 or 2: memory taken in through from_blob, laid out as fz_external's
+  // layout of that number (input_values.h).
+  int external = 0;
 };
 
 struct Step {

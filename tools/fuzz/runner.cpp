@@ -1,5 +1,7 @@
 #include "tools/fuzz/runner.h"
 
+#include "tools/fuzz/input_values.h"
+
 #include <cmath>
 #include <optional>
 #include <span>
@@ -172,10 +174,15 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
   return result;
 }
 
-// A tensor with `t`'s values in memory of its own (host data, uploaded when a kernel reads it).
-Tensor copy_of(const Tensor& t) {
-  if (t.dtype() == DType::i64) return from_data(t.to_vector<std::int64_t>(), t.shape(), t.dtype());
-  return from_data(t.to_vector<double>(), t.shape(), t.dtype());
+// A tensor with `t`'s values in memory of its own (host data, uploaded when a kernel reads it),
+// taken in as the leaf was (`external`), so that a compiled call sees the same input layout.
+Tensor copy_of(const Tensor& t, int external) {
+  const auto copy = [&](const auto& values) {
+    return external ? fz_external(values, t.shape(), t.dtype(), external)
+                    : from_data(values, t.shape(), t.dtype());
+  };
+  if (t.dtype() == DType::i64) return copy(t.to_vector<std::int64_t>());
+  return copy(t.to_vector<double>());
 }
 
 // The compiled mode. A replay does not run the body: it launches the captured plan (as one CUDA
@@ -208,7 +215,11 @@ ModeResult compiled_run(std::vector<Program>& programs) {
   try {
     (void)function(std::span<const Tensor>(leaves));
     std::vector<Tensor> copies;
-    for (const Tensor& leaf : leaves) copies.push_back(copy_of(leaf));
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      const auto [p, i] = leaf_steps[k];
+      copies.push_back(
+          copy_of(leaves[k], programs[std::size_t(p)].steps[std::size_t(i)].data.external));
+    }
     const std::vector<Tensor> outputs = function(std::span<const Tensor>(copies));
     if (function.captures() != 1) {
       result.error = "the second call captured again: its inputs' signature should have matched";

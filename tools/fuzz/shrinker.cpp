@@ -152,13 +152,16 @@ class Shrinker {
     return progress;
   }
 
+  // Data leaves without special values, and in memory of lazyfuse's own.
   bool plain_data(std::size_t p) {
     bool progress = false;
     for (std::size_t i = 0; i < best_[p].steps.size(); ++i) {
-      if (best_[p].steps[i].op != Op::data || best_[p].steps[i].data.special == 0) continue;
-      Program candidate = best_[p];
-      candidate.steps[i].data.special = 0;
-      progress |= try_program(p, candidate);
+      for (int DataSpec::*field : {&DataSpec::special, &DataSpec::external}) {
+        if (best_[p].steps[i].op != Op::data || best_[p].steps[i].data.*field == 0) continue;
+        Program candidate = best_[p];
+        candidate.steps[i].data.*field = 0;
+        progress |= try_program(p, candidate);
+      }
     }
     return progress;
   }

@@ -40,6 +40,7 @@ struct Found {
   std::int64_t index;
   bool must_check;
   const char* what;
+  int generation = 1;
 };
 
 TEST(FuzzGradients, ProgramsThatOnceFailedPass) {
@@ -62,9 +63,13 @@ TEST(FuzzGradients, ProgramsThatOnceFailedPass) {
        "a leaf added to a NaN (scatter_add of special data), then a max whose result an empty "
        "slice drops: max's rule, as PyTorch's amax, shares the gradient among the elements "
        "equal to the NaN result, none, so 0 / 0; gradients through NaN are not judged"},
+      {17550, 46, true,
+       "a cummin of 14049 near-equal values crossed kinks within the move, which one linear "
+       "output's noise hid from the smoothness check; the short move's estimate now counts",
+       3},
   };
   for (const Found& f : found) {
-    const GradientOutcome outcome = check(f.seed, f.index);
+    const GradientOutcome outcome = check(f.seed, f.index, f.generation);
     EXPECT_NE(outcome.kind, GradientOutcome::Kind::failed)
         << "seed " << f.seed << " program " << f.index << ": " << f.what << "\n"
         << outcome.detail;

@@ -133,10 +133,11 @@ def run_step(step, inputs, device):
         return torch.where(a[0], a[1], a[2])
     if op == "clamp":
         # PyTorch takes bounds both numbers or both tensors: a number beside a tensor becomes a 0-d
-        # tensor (the same promotion), so that the gradient follows the tensor bounds' rule.
+        # tensor of the promoted dtype, so that the gradient follows the tensor bounds' rule.
         x, lo, hi = a
         if torch.is_tensor(lo) != torch.is_tensor(hi):
-            lo, hi = (v if torch.is_tensor(v) else torch.tensor(v, device=device) for v in (lo, hi))
+            promoted = promoted_dtype(x, lo, hi)
+            lo, hi = (v if torch.is_tensor(v) else as_tensor(v, promoted, device) for v in (lo, hi))
         return torch.clamp(x, lo, hi)
     if op == "lerp":
         # lazyfuse promotes mixed dtypes and takes a number as end; PyTorch takes one dtype.

@@ -9,8 +9,8 @@
 #include "ir/type_promotion.h"
 #include "tools/fuzz/api_functions.h"
 #include "tools/fuzz/data_bounds.h"
+#include "tools/fuzz/data_leaf.h"
 #include "tools/fuzz/indexing_recording.h"
-#include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
@@ -188,21 +188,11 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
   };
   switch (s.op) {
     case Op::data: {
-      Shape sh = concrete_shape(program_, s.shape);
-      std::int64_t n = sh.numel();
       // A leaf replaced anyway is not made: a compiled call's body may not take memory in.
       const auto replaced = substitutes_.find(int(&s - program_.steps.data()));
-      const auto leaf = [&](const auto& values) {
-        if (replaced != substitutes_.end()) return replaced->second;
-        return s.data.external ? fz_external(values, sh, s.dtype, s.data.external)
-                               : from_data(values, sh, s.dtype, loc);
-      };
-      if (is_floating(s.dtype))
-        out = leaf(fz_floats(s.data.key, n, s.data.lo, s.data.hi, s.data.quantum, s.data.special));
-      else if (s.dtype == DType::bool_)
-        out = leaf(fz_bools(s.data.key, n, s.data.bool_percent));
-      else
-        out = leaf(fz_ints(s.data.key, n, std::int64_t(s.data.lo), std::int64_t(s.data.hi)));
+      out = replaced != substitutes_.end()
+                ? replaced->second
+                : data_leaf(s.data, s.dtype, concrete_shape(program_, s.shape), loc);
       b = data_bounds(s.data, s.dtype);
       shape = s.shape;
       return;

@@ -226,13 +226,21 @@ LZ_FOLD(lz_fold_min, long long, acc = x < acc ? x : acc)
 LZ_FOLD(lz_fold_min, int, acc = lz_minimum(acc, x))
 LZ_FOLD(lz_fold_any, int, acc = acc | x)
 LZ_FOLD(lz_fold_all, int, acc = acc & x)
+// The order an arg-reduction or running extreme compares in: an int's in lz_maximum's flipped
+// unsigned form, since ptxas 13.0 made VIMNMX3 of argmax's signed compares too and lost a negation
+// folded into it (argmax of -fmod(...) beside the fmod's output: seed 17662 program 50).
+__device__ __forceinline__ unsigned lz_fold_key(int x) { return (unsigned)x ^ 0x80000000u; }
+__device__ __forceinline__ long long lz_fold_key(long long x) { return x; }
+__device__ __forceinline__ float lz_fold_key(float x) { return x; }
 // NaN beats numbers (the first NaN wins), then the larger (smaller) value, then the earlier one.
 #define LZ_FOLD_ARG(name, type, beats)                                                      \
   __device__ __forceinline__ void name(type& acc, long long& at, type x, long long i) {   \
     if (i < 0) return;                                                                      \
     const bool acc_nan = acc != acc, x_nan = x != x;                                        \
-    const bool better = at < 0 || (acc_nan ? (x_nan && i < at)                              \
-                                           : (x_nan || (x beats acc) || (x == acc && i < at))); \
+    const bool better =                                                                     \
+        at < 0 || (acc_nan ? (x_nan && i < at)                                              \
+                           : (x_nan || (lz_fold_key(x) beats lz_fold_key(acc)) ||        \
+                              (x == acc && i < at)));                                    \
     if (better) {                                                                           \
       acc = x;                                                                              \
       at = i;                                                                               \
@@ -251,7 +259,7 @@ LZ_FOLD_ARG(lz_fold_argmin, int, <)
   __device__ __forceinline__ void name(type& acc, long long& at, type x, long long i) { \
     if (i < 0) return;                                                    \
     const bool acc_nan = acc != acc, x_nan = x != x;                      \
-    if (at < 0 || (!acc_nan && (x_nan || x replaces acc))) {              \
+    if (at < 0 || (!acc_nan && (x_nan || lz_fold_key(x) replaces lz_fold_key(acc)))) { \
       acc = x;                                                            \
       at = i;                                                             \
     }                                                                     \

@@ -415,6 +415,48 @@ TEST_F(GpuFuzzRegressions, TinyGeluTanhTimesInfinityIsInfinite) {
       "gelu_tanh of -7.36 times -inf");
 }
 
+// torch_check, lazyfuse-fuzz seed 17662 program 50 (--steps 40): every step held, the row kernel
+// kept fmod's values between its argmax fold and its stores, and ptxas 13.0 (sm_90) made a
+// three-input max of the negated values that dropped the negation: argmax gave 4 where the first
+// maximum of the stored neg was at 6. Its values, then the same chain on fresh values, with argmax,
+// argmin, cummax and cummin of negated integers beside their operands.
+TEST_F(GpuFuzzRegressions, ArgReductionsOfNegatedIntegersBesideTheirOperandsPickTheFirstExtreme) {
+  const auto chain = [](const Tensor& a, const Tensor& b, const Tensor& c) {
+    const Tensor gt = lazy::gt(a, b);
+    const Tensor divisor = lazy::add(lazy::abs(c), 1);
+    const Tensor mod = lazy::fmod(gt, divisor);
+    const Tensor neg = lazy::neg(mod);
+    return std::vector<Tensor>{gt,
+                               divisor,
+                               mod,
+                               neg,
+                               lazy::argmax(neg, std::nullopt, false),
+                               lazy::argmin(-divisor, std::nullopt, false),
+                               lazy::cummax(neg, 0).values,
+                               lazy::cummin(-divisor, 0).indices};
+  };
+  const std::uint64_t seed = lazy_test::fresh_seed();
+  auto program = [&] {
+    const Shape n{223};
+    std::vector<Tensor> out = chain(
+        lazy::from_data(lazy::fuzz::fz_ints(0x86adba57cd14095cull, 223, -100, 100), n, DType::i32),
+        lazy::from_data(lazy::fuzz::fz_floats(0xfbfe5ec7ba7e1735ull, 223, 0.1, 5.0, -1, 0), n,
+                        DType::bf16),
+        lazy::from_data(lazy::fuzz::fz_ints(0x5cd7acba81d7da1ull, 223, 0, 222), n, DType::i32));
+    for (std::int64_t size : {223, 1000, 4099}) {
+      const Shape shape{size};
+      const std::vector<Tensor> more =
+          chain(lazy::from_data(lazy::fuzz::fz_ints(seed, size, -100, 100), shape, DType::i32),
+                lazy::from_data(lazy::fuzz::fz_floats(seed + 1, size, 0.1, 5.0, -1, 0), shape,
+                                DType::bf16),
+                lazy::from_data(lazy::fuzz::fz_ints(seed + 2, size, 0, 222), shape, DType::i32));
+      out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+  };
+  expect_gpu_matches_reference(program, "arg reductions of negated integers");
+}
+
 }  // namespace
 
 // lazyfuse-fuzz seed 17061 program 1262, shrunk: ptxas (CUDA 13.0, sm_90) folds a negation into

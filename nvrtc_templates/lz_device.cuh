@@ -239,8 +239,8 @@ __device__ __forceinline__ float lz_fold_key(float x) { return x; }
     const bool acc_nan = acc != acc, x_nan = x != x;                                        \
     const bool better =                                                                     \
         at < 0 || (acc_nan ? (x_nan && i < at)                                              \
-                           : (x_nan || (lz_fold_key(x) beats lz_fold_key(acc)) ||        \
-                              (x == acc && i < at)));                                    \
+                           : (x_nan || (lz_fold_key(x) beats lz_fold_key(acc)) ||           \
+                              (x == acc && i < at)));                                       \
     if (better) {                                                                           \
       acc = x;                                                                              \
       at = i;                                                                               \

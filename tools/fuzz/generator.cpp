@@ -1,11 +1,11 @@
 #include "tools/fuzz/generator.h"
-#include "tools/fuzz/input_values.h"
 
 #include <algorithm>
 #include <numeric>
 
 #include "tools/fuzz/growing_program.h"
 #include "tools/fuzz/indexing_steps.h"
+#include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_steps.h"
 
 namespace lazy::fuzz {

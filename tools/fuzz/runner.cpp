@@ -1,7 +1,5 @@
 #include "tools/fuzz/runner.h"
 
-#include "tools/fuzz/input_values.h"
-
 #include <cmath>
 #include <optional>
 #include <span>
@@ -20,6 +18,7 @@
 #include "runtime/storage_mirror.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
+#include "tools/fuzz/input_values.h"
 
 namespace lazy::fuzz {
 

@@ -25,8 +25,8 @@ struct StepGradient {
 };
 
 // Records the gradient of every step of `forward`'s program that has a floating result and a
-// floating tensor argument (leaves and `full` excepted), each step on its own. `forward` has
-// recorded every step and its tensors hold computed values. Nothing is synced.
+// floating tensor argument (leaves, `full` and `arange` excepted), each step on its own. `forward`
+// has recorded every step and its tensors hold computed values. Nothing is synced.
 std::vector<StepGradient> record_step_gradients(const Program& program, const Builder& forward,
                                                 std::uint64_t key);
 

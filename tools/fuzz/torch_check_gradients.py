@@ -1,12 +1,13 @@
 """Each step's gradient, as lazyfuse computed it alone (tools/fuzz/step_gradients.h), against
 PyTorch's autograd on the same inputs and cotangent.
 
-Both are compared with PyTorch's gradient computed in float64 on those inputs: lazyfuse may be off
+Both are compared with PyTorch's gradient computed in float64 on those inputs. lazyfuse may be off
 by four times PyTorch's own largest error in the tensor, plus eight roundings of the element in the
-gradient's dtype (and a unary op's |x| * 2^-24, see argument_scale; and for an op that sums,
-eight roundings of the tensor's largest element). Where PyTorch's gradient is NaN or infinite lazyfuse's must be the same, unless
-it is finite and within that slack of the float64 one. A convention at a kink or a tie (which
-side gets a gradient, how ties share it) shows as a difference of the element's size.
+gradient's dtype; for a unary op, plus |x| * 2^-24 of it (argument_scale); for an op that sums,
+plus eight roundings of the tensor's largest element. Where PyTorch's gradient is NaN or infinite,
+lazyfuse's must be the same, unless it is finite and within that slack of the float64 one. A
+convention at a kink or a tie (which side gets a gradient, how ties share it) shows as a difference
+of the element's size.
 """
 
 import torch

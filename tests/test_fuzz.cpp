@@ -74,6 +74,32 @@ TEST(FuzzGenerator, EveryIndexingAndOrderingOpIsGenerated) {
     EXPECT_TRUE(seen.count(op)) << op << " never generated";
 }
 
+// Generation 4's ops record, agree with the reference across the session's modes, and print as
+// the API calls them.
+TEST(FuzzGenerator, TrianglesAndMaskedFillsAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> with_masks;
+  for (std::int64_t index = 0; index < 300; ++index) {
+    Program p = generate(9, index, {});
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op != Op::triangle && s.op != Op::masked_fill) continue;
+      seen.insert(s.name);
+      has = true;
+    }
+    if (has && with_masks.size() < 6) with_masks.push_back(std::move(p));
+  }
+  for (const char* op : {"tril", "triu", "masked_fill"})
+    EXPECT_TRUE(seen.count(op)) << op << " never generated";
+  ASSERT_FALSE(with_masks.empty());
+  const std::string source = print_program(with_masks);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(tril|triu|masked_fill)\\(p[0-9]+_t"));
+  const RunReport report = run_programs(with_masks);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
 TEST(FuzzPrinter, PrintsAStandaloneProgramThatHoldsTheOutputs) {
   std::vector<Program> programs = {generate(5, 3, {})};
   std::string source = print_program(programs);
@@ -307,11 +333,12 @@ TEST(FuzzExternalLeaves, HoldTheirValuesInTheLayoutTheyName) {
 }
 
 TEST(FuzzExternalLeaves, AreAQuarterOfGeneration3sLeavesAndNoneBefore) {
-  GenerateOptions latest, second;
+  GenerateOptions third, second;
+  third.generation = 3;
   second.generation = 2;
   int leaves = 0, external = 0;
   for (int index = 0; index < 40; ++index) {
-    const Program a = generate(5, index, latest), b = generate(5, index, second);
+    const Program a = generate(5, index, third), b = generate(5, index, second);
     ASSERT_EQ(a.steps.size(), b.steps.size());
     for (std::size_t i = 0; i < a.steps.size(); ++i) {
       EXPECT_EQ(a.steps[i].op, b.steps[i].op);

@@ -11,6 +11,7 @@
 #include "tools/fuzz/data_bounds.h"
 #include "tools/fuzz/data_leaf.h"
 #include "tools/fuzz/indexing_recording.h"
+#include "tools/fuzz/mask_recording.h"
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
@@ -27,18 +28,6 @@ constexpr std::int64_t kMaxElements = std::int64_t(1) << 22;
 // Values known to less than this (relative to their magnitude, or absolutely below 1) are too
 // noisy to compare usefully; the generator picks another op instead.
 constexpr double kMaxRelativeError = 0.02;
-
-Scalar scalar_of(const Arg& arg) {
-  switch (arg.kind) {
-    case Scalar::Kind::boolean:
-      return Scalar(arg.number != 0);
-    case Scalar::Kind::integer:
-      return Scalar(std::int64_t(arg.number));
-    case Scalar::Kind::floating:
-      return Scalar(arg.number);
-  }
-  return Scalar(arg.number);
-}
 
 ir::PromotionOperand promotion_of(const Arg& arg, const std::vector<Tensor>& tensors) {
   if (!arg.is_tensor()) return ir::promotion_operand_of_scalar(scalar_of(arg));
@@ -306,9 +295,12 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       return;
     }
     case Op::gather:
-    case Op::scatter: {
-      RecordedStep step =
-          s.op == Op::gather ? record_gather(s, *this, loc) : record_scatter(s, *this, loc);
+    case Op::scatter:
+    case Op::triangle:
+    case Op::masked_fill: {
+      RecordedStep step = s.op == Op::gather    ? record_gather(s, *this, loc)
+                          : s.op == Op::scatter ? record_scatter(s, *this, loc)
+                                                : record_mask(s, *this, loc);
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);

@@ -65,8 +65,8 @@ const char* op_name(Op op) {
       "where",   "clamp",   "lerp",        "cast",       "reshape",  "permute",    "expand",
       "slice",   "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce", "var",
       "std_dev", "softmax", "log_softmax", "layer_norm", "rms_norm", "join",       "gather",
-      "scan",    "top_k",   "scatter",     "product"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::product) + 1, "a name for every Op");
+      "scan",    "top_k",   "scatter",     "product",    "triangle", "masked_fill"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::masked_fill) + 1, "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 

@@ -1,6 +1,7 @@
 #include "tools/fuzz/generator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "tools/fuzz/growing_program.h"
@@ -360,7 +361,9 @@ class Generator : public GrowingProgram {
     int x = pick_step();
     // Products weigh more with --only-products; their consumers are among the other kinds.
     const int products = options_.products_only ? 60 : 6;
-    switch (random_.weighted({24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, 5, products})) {
+    std::vector<int> weights = {24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, 5, products};
+    if (options_.generation >= 4) weights.push_back(5);
+    switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
         break;
@@ -397,10 +400,43 @@ class Generator : public GrowingProgram {
       case 11:
         add_scatter(*this, x);
         break;
-      default:
+      case 12:
         add_product(*this, x);
         break;
+      default:
+        add_mask(x);
+        break;
     }
+  }
+
+  // tril or triu of a tensor of rank 2 or more, or masked_fill with a bool mask that broadcasts
+  // with x and a number of x's kind.
+  void add_mask(int x) {
+    const std::vector<Dim> shape = builder_.shape(x);
+    Step s;
+    if (shape.size() >= 2 && random_.chance(50)) {
+      s.op = Op::triangle;
+      s.name = random_.chance(50) ? "tril" : "triu";
+      s.k = random_.pick(std::vector<std::int64_t>{0, 0, 1, -1, 2, -3});
+      s.args = {tensor_arg(x)};
+      try_add(s);
+      return;
+    }
+    const int mask = add_leaf(random_.chance(60) ? shape : broadcastable(shape), DType::bool_);
+    if (mask < 0) return;
+    Arg value = random_number(random_);
+    const DType dtype = builder_.tensor(x).dtype();
+    if (dtype == DType::bool_) {
+      value.kind = Scalar::Kind::boolean;
+      value.number = value.number != 0;
+    } else if (!is_floating(dtype)) {
+      value.kind = Scalar::Kind::integer;
+      value.number = std::trunc(value.number);
+    }
+    s.op = Op::masked_fill;
+    s.name = "masked_fill";
+    s.args = {tensor_arg(x), tensor_arg(mask), value};
+    try_add(s);
   }
 
   bool has_product() const {

@@ -17,7 +17,8 @@ namespace lazy::fuzz {
 // 2: floor_divide, remainder, fmod and trunc.
 // 3: a quarter of the data leaves in memory taken in through from_blob (DataSpec::external),
 // picked by their key so that the rest of each program stays generation 2's.
-inline constexpr int kLatestGeneration = 3;
+// 4: tril, triu and masked_fill.
+inline constexpr int kLatestGeneration = 4;
 
 struct GenerateOptions {
   int max_steps = 16;

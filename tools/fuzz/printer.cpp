@@ -142,6 +142,12 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::where:
       e << "lazy::where(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;
+    case Op::triangle:
+      e << "lazy::" << s.name << "(" << a(0) << ", " << s.k << ")";
+      break;
+    case Op::masked_fill:
+      e << "lazy::masked_fill(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
+      break;
     case Op::clamp:
       e << "lazy::clamp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;

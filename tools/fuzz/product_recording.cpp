@@ -17,10 +17,6 @@ constexpr double kMaxProductTerms = double(1 << 24);
 
 using Dims = std::vector<Dim>;
 
-Scalar scalar_of(const Arg& arg) {
-  return arg.kind == Scalar::Kind::integer ? Scalar(std::int64_t(arg.number)) : Scalar(arg.number);
-}
-
 // The product's symbolic shape and inner size from its operands' ([..., M, K] and [..., K, N],
 // either possibly 1-D), or StepRejected where only the concrete sizes agree.
 struct ProductShape {

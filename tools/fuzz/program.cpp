@@ -44,4 +44,16 @@ double element_count(const Shape& shape) {
   return n;
 }
 
+Scalar scalar_of(const Arg& arg) {
+  switch (arg.kind) {
+    case Scalar::Kind::boolean:
+      return Scalar(arg.number != 0);
+    case Scalar::Kind::integer:
+      return Scalar(std::int64_t(arg.number));
+    case Scalar::Kind::floating:
+      return Scalar(arg.number);
+  }
+  return Scalar(arg.number);
+}
+
 }  // namespace lazy::fuzz

@@ -71,6 +71,10 @@ enum class Op : std::uint8_t {
   scatter,
   // matrix products: matmul, bmm, linear, addmm, einsum (the name says which)
   product,
+  // tril or triu (the name says which) of the last two axes, `k` the diagonal
+  triangle,
+  // masked_fill: x, a bool mask broadcast with it, a number
+  masked_fill,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.
@@ -80,6 +84,9 @@ struct Arg {
   Scalar::Kind kind = Scalar::Kind::floating;
   bool is_tensor() const { return step >= 0; }
 };
+
+// A number argument as the API takes it, of its kind.
+Scalar scalar_of(const Arg& arg);
 
 // How a data leaf's values are drawn: uniform in [lo, hi], rounded to multiples of 2^-quantum
 // when quantum >= 0 (exact in narrow dtypes), with `special` in 128 of them NaN, +-inf or -0.

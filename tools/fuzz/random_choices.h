@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "tools/fuzz/program.h"
@@ -30,6 +31,9 @@ class Random {
   }
   // An index drawn with the given weights.
   int weighted(std::initializer_list<int> weights) {
+    return weighted(std::span<const int>(weights.begin(), weights.size()));
+  }
+  int weighted(std::span<const int> weights) {
     int r = int(below(std::accumulate(weights.begin(), weights.end(), 0)));
     int i = 0;
     for (int w : weights) {

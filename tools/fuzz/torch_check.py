@@ -40,7 +40,8 @@ SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
 # scans and norms are left out (their signs of zero follow the order of additions); `relu(-0)` is
 # +0 by design (docs/semantics.md).
 SIGNED_ZEROS = {"unary", "binary", "where", "clamp", "lerp", "cast", "reshape", "permute",
-                "expand", "slice", "squeeze", "unsqueeze", "contiguous", "join", "gather"}
+                "expand", "slice", "squeeze", "unsqueeze", "contiguous", "join", "gather",
+                "triangle", "masked_fill"}
 
 
 def excused(step, inputs, ours):

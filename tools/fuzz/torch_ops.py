@@ -245,4 +245,8 @@ def run_step(step, inputs, device):
             return torch.addmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
         if name == "einsum":
             return torch.einsum(step["equation"], a[0], a[1])
+    if op == "triangle":
+        return (torch.tril if name == "tril" else torch.triu)(a[0], step["k"])
+    if op == "masked_fill":
+        return torch.masked_fill(a[0], a[1], a[2])
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

@@ -421,37 +421,26 @@ TEST_F(GpuFuzzRegressions, TinyGeluTanhTimesInfinityIsInfinite) {
 // maximum of the stored neg was at 6. Its values, then the same chain on fresh values, with argmax,
 // argmin, cummax and cummin of negated integers beside their operands.
 TEST_F(GpuFuzzRegressions, ArgReductionsOfNegatedIntegersBesideTheirOperandsPickTheFirstExtreme) {
-  const auto chain = [](const Tensor& a, const Tensor& b, const Tensor& c) {
-    const Tensor gt = lazy::gt(a, b);
-    const Tensor divisor = lazy::add(lazy::abs(c), 1);
+  using lazy::fuzz::fz_floats, lazy::fuzz::fz_ints;
+  // gt(a, b), |c| + 1, fmod of the two and its negation, held, beside arg reductions of them.
+  const auto chain = [](std::uint64_t a, std::uint64_t b, std::uint64_t c, std::int64_t n,
+                        std::vector<Tensor>& out) {
+    const Tensor gt =
+        lazy::gt(lazy::from_data(fz_ints(a, n, -100, 100), Shape{n}, DType::i32),
+                 lazy::from_data(fz_floats(b, n, 0.1, 5, -1, 0), Shape{n}, DType::bf16));
+    const Tensor divisor =
+        lazy::abs(lazy::from_data(fz_ints(c, n, 0, 222), Shape{n}, DType::i32)) + 1;
     const Tensor mod = lazy::fmod(gt, divisor);
-    const Tensor neg = lazy::neg(mod);
-    return std::vector<Tensor>{gt,
-                               divisor,
-                               mod,
-                               neg,
-                               lazy::argmax(neg, std::nullopt, false),
-                               lazy::argmin(-divisor, std::nullopt, false),
-                               lazy::cummax(neg, 0).values,
-                               lazy::cummin(-divisor, 0).indices};
+    const Tensor neg = -mod;
+    out.insert(out.end(), {gt, divisor, mod, neg, lazy::argmax(neg, std::nullopt, false),
+                           lazy::argmin(-divisor, std::nullopt, false), lazy::cummax(neg, 0).values,
+                           lazy::cummin(-divisor, 0).indices});
   };
   const std::uint64_t seed = lazy_test::fresh_seed();
   auto program = [&] {
-    const Shape n{223};
-    std::vector<Tensor> out = chain(
-        lazy::from_data(lazy::fuzz::fz_ints(0x86adba57cd14095cull, 223, -100, 100), n, DType::i32),
-        lazy::from_data(lazy::fuzz::fz_floats(0xfbfe5ec7ba7e1735ull, 223, 0.1, 5.0, -1, 0), n,
-                        DType::bf16),
-        lazy::from_data(lazy::fuzz::fz_ints(0x5cd7acba81d7da1ull, 223, 0, 222), n, DType::i32));
-    for (std::int64_t size : {223, 1000, 4099}) {
-      const Shape shape{size};
-      const std::vector<Tensor> more =
-          chain(lazy::from_data(lazy::fuzz::fz_ints(seed, size, -100, 100), shape, DType::i32),
-                lazy::from_data(lazy::fuzz::fz_floats(seed + 1, size, 0.1, 5.0, -1, 0), shape,
-                                DType::bf16),
-                lazy::from_data(lazy::fuzz::fz_ints(seed + 2, size, 0, 222), shape, DType::i32));
-      out.insert(out.end(), more.begin(), more.end());
-    }
+    std::vector<Tensor> out;
+    chain(0x86adba57cd14095cull, 0xfbfe5ec7ba7e1735ull, 0x5cd7acba81d7da1ull, 223, out);
+    for (std::int64_t n : {223, 1000, 4099}) chain(seed, seed + 1, seed + 2, n, out);
     return out;
   };
   expect_gpu_matches_reference(program, "arg reductions of negated integers");

@@ -1,14 +1,11 @@
 #include "tools/fuzz/data_leaf.h"
 
-#include "tools/fuzz/input_values.h"
-
 namespace lazy::fuzz {
 
 Tensor data_leaf(const DataSpec& data, DType dtype, const Shape& shape, std::source_location loc) {
   const std::int64_t n = shape.numel();
   const auto leaf = [&](const auto& values) {
-    return data.external ? fz_external(values, shape, dtype, data.external)
-                         : from_data(values, shape, dtype, loc);
+    return leaf_of(values, shape, dtype, data.external, loc);
   };
   if (is_floating(dtype))
     return leaf(fz_floats(data.key, n, data.lo, data.hi, data.quantum, data.special));

@@ -18,7 +18,7 @@
 #include "runtime/storage_mirror.h"
 #include "tools/fuzz/bounds.h"
 #include "tools/fuzz/builder.h"
-#include "tools/fuzz/input_values.h"
+#include "tools/fuzz/data_leaf.h"
 
 namespace lazy::fuzz {
 
@@ -176,12 +176,9 @@ ModeResult record_and_sync(std::vector<Program>& programs, Mode mode) {
 // A tensor with `t`'s values in memory of its own (host data, uploaded when a kernel reads it),
 // taken in as the leaf was (`external`), so that a compiled call sees the same input layout.
 Tensor copy_of(const Tensor& t, int external) {
-  const auto copy = [&](const auto& values) {
-    return external ? fz_external(values, t.shape(), t.dtype(), external)
-                    : from_data(values, t.shape(), t.dtype());
-  };
-  if (t.dtype() == DType::i64) return copy(t.to_vector<std::int64_t>());
-  return copy(t.to_vector<double>());
+  if (t.dtype() == DType::i64)
+    return leaf_of(t.to_vector<std::int64_t>(), t.shape(), t.dtype(), external);
+  return leaf_of(t.to_vector<double>(), t.shape(), t.dtype(), external);
 }
 
 // The compiled mode. A replay does not run the body: it launches the captured plan (as one CUDA

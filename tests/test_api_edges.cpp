@@ -101,8 +101,7 @@ TEST(ApiEdges, GatherWithAnEmptyIndexOfAnyRankIsEmpty) {
   const Tensor none = lazy::zeros({5, 0}, DType::i64);
   EXPECT_EQ(lazy::scatter_add(x, 1, none, lazy::zeros({5, 0})).to_vector<float>(),
             x.to_vector<float>());
-  EXPECT_EQ(lazy::scatter(x, 0, lazy::zeros({0}, DType::i64), lazy::zeros({2})).shape(),
-            x.shape());
+  EXPECT_EQ(lazy::scatter(x, 0, lazy::zeros({0}, DType::i64), lazy::zeros({2})).shape(), x.shape());
   EXPECT_THROW((void)lazy::scatter_add(x, 2, none, lazy::zeros({5, 0})), lazy::AxisError);
 }
 
@@ -116,6 +115,15 @@ TEST(ApiEdges, AddmmWithAlphaZeroLeavesTheProductOut) {
             (std::vector<float>{2, 4, 6, 8, 10, 12}));
   EXPECT_EQ(lazy::addmm(lazy::full({3}, NAN), lazy::full({2, 2}, NAN), b, 0, 0).to_vector<float>(),
             std::vector<float>(6, 0.0f));
+  // Found by torch_check: no product is added either, so a -0 in c or the bias stays -0.
+  const Tensor negative_zeros = lazy::full({3}, -0.0);
+  for (const Tensor& kept :
+       {lazy::addmm(negative_zeros, lazy::ones({2, 2}), b, 1, 0),
+        lazy::addmm(negative_zeros, lazy::ones({2, 0}), lazy::ones({0, 3})),
+        lazy::linear(lazy::ones({2, 0}), lazy::ones({3, 0}), negative_zeros)}) {
+    EXPECT_EQ(kept.shape(), lazy::Shape({2, 3}));
+    for (float v : kept.to_vector<float>()) EXPECT_TRUE(v == 0 && std::signbit(v)) << v;
+  }
 }
 
 TEST(ApiEdges, AReversedViewGoesOutThroughDlpackAsADenseCopy) {
@@ -176,6 +184,12 @@ TEST(ApiEdges, MeanIsAQuotientAndVarTakesAnyCorrection) {
   EXPECT_EQ(lazy::var(x, {}, -1e300).item<float>(), 0.0f);
   EXPECT_EQ(lazy::std(x, {}, -1e300).item<float>(), 0.0f);
   EXPECT_FLOAT_EQ(lazy::var(x, {}, -1e30).item<float>(), 2e-30f);
+  // Found by torch_check: x minus one element of its row overflowed, so this was NaN.
+  const Tensor far_apart = lazy::from_data<float>({3e38f, -3e38f, -3e38f, 1e38f}, {2, 2});
+  EXPECT_EQ(lazy::std(far_apart, {}).item<float>(), INFINITY);
+  EXPECT_EQ(lazy::var(far_apart, 1).to_vector<float>(), (std::vector<float>{INFINITY, INFINITY}));
+  EXPECT_FLOAT_EQ(lazy::var(lazy::from_data<float>({3e18f, -3e18f, -3e18f}, {3})).item<float>(),
+                  1.2e37f);
 }
 
 // Found in review: top-k of a 0-d tensor with a bad k named the [1] it is computed as.

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -90,6 +91,28 @@ TEST_F(FunctionTest, ANewShapeDtypeOrLayoutCapturesAgainAndEachKeepsReplaying) {
     expect_equal_outputs(f({t, b}), uncompiled_step({t, b}));
     expect_equal_outputs(f({h, b}), uncompiled_step({h, b}));
   }
+  EXPECT_EQ(f.captures(), 4u);
+}
+
+// A stream of new shapes must not keep every capture (each may hold a CUDA graph's memory).
+TEST_F(FunctionTest, OnlyTheMostRecentlyCalledSignaturesStayCaptured) {
+  ::setenv("LAZY_FUNCTION_CAPTURES", "2", 1);
+  lazy::Function f(step);  // reads the bound when made
+  ::unsetenv("LAZY_FUNCTION_CAPTURES");
+  std::vector<std::vector<Tensor>> inputs;
+  for (std::int64_t rows = 1; rows <= 3; ++rows)
+    inputs.push_back({random_tensor({rows, 7}, 10 + rows), random_tensor({rows, 7}, 20 + rows)});
+  const auto call = [&](int i) {
+    const lazy::Stats before = lazy::stats();
+    expect_equal_outputs(f(inputs[i]), uncompiled_step(inputs[i]));
+    return lazy::stats().function_replays - before.function_replays == 1;
+  };
+  EXPECT_FALSE(call(0));
+  EXPECT_FALSE(call(1));
+  EXPECT_TRUE(call(0));  // now the most recently called, so the third capture drops shape 1
+  EXPECT_FALSE(call(2));
+  EXPECT_TRUE(call(0));
+  EXPECT_FALSE(call(1));  // dropped: captured again
   EXPECT_EQ(f.captures(), 4u);
 }
 

@@ -54,6 +54,26 @@ TEST(GradientEdges, ClampValuesAreMinOfMaxWithNanPropagated) {
   EXPECT_EQ(v[4], -2);
 }
 
+// Found by torch_check: inside its bounds clamp returned x itself, so clamp(-0.0, 0, 1) was -0;
+// PyTorch's min(max(x, lo), hi) gives +0. x still takes the gradient there.
+TEST(GradientEdges, ClampOfAZeroInsideTakesTheBoundsSignAndPassesTheGradient) {
+  const Tensor x = lazy::from_data(std::vector<float>{-0.0f, 0.0f, -0.0f, 0.5f}, {4});
+  const Tensor lo = lazy::from_data(std::vector<float>{0.0f, -1.0f, -0.0f, 0.0f}, {4});
+  for (const Tensor& bounded : {lazy::clamp(x, 0.0, 1.0), lazy::clamp(x, lo, 3.0)}) {
+    const std::vector<float> v = bounded.to_vector<float>();
+    EXPECT_FALSE(std::signbit(v[0])) << "clamp(-0, +0, ...) gave -0";
+    EXPECT_FALSE(std::signbit(v[1]));
+    EXPECT_EQ(v[3], 0.5f);
+  }
+  EXPECT_TRUE(std::signbit(lazy::clamp(x, lo, 3.0).to_vector<float>()[2]));
+  const std::vector<Tensor> g = grads_of_clamp_sum({-0.0f, 0.0f, 5}, {0, -1, 0}, {1, 0, 1});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{1, 1, 0}));
+  EXPECT_EQ(g[2].to_vector<float>(), (std::vector<float>{0, 0, 1}));
+  EXPECT_EQ(lazy::grad([](auto t) { return lazy::sum(lazy::clamp(t[0], 0.0, 1.0)); })({x})[0]
+                .to_vector<float>(),
+            (std::vector<float>{1, 1, 1, 1}));
+}
+
 // d/dy x / y is -g * ((x / y) / y): 1e20 * (1e20 / 1e10) stays finite, g * (x / y) would not.
 TEST(GradientEdges, AQuotientsGradientDividesBeforeTheCotangentMultiplies) {
   const Tensor w = lazy::from_data(std::vector<float>{1e20f}, {1});

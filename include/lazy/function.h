@@ -48,7 +48,8 @@ class Function {
   std::vector<Tensor> operator()(std::initializer_list<Tensor> inputs,
                                  std::source_location loc = std::source_location::current()) const;
 
-  // How many input signatures it has captured.
+  // How many captures it has made, including those of signatures it has since dropped (it keeps
+  // the LAZY_FUNCTION_CAPTURES most recently called, 64 by default).
   std::size_t captures() const;
 
  private:

@@ -10,6 +10,8 @@
 #include "api/matrix_product.h"
 #include "api/recording.h"
 #include "ir/debug.h"
+#include "ir/settings.h"
+#include "jit/lru_cache.h"
 #include "lazy/config.h"
 #include "lazy/sync.h"
 #include "runtime/device.h"
@@ -134,16 +136,17 @@ struct Function::State {
   mutable std::mutex mutex;
   std::mutex capture_mutex;  // one capture at a time, so that a signature is captured once
   // By signature: a call finds its capture in a table, not by comparing with each (a replay took
-  // 68 us among 8000 captures).
-  absl::flat_hash_map<Signature, std::vector<std::shared_ptr<const Capture>>> captures;
+  // 68 us among 8000 captures). Bounded, so that a stream of new shapes does not keep a CUDA
+  // graph's memory for each.
+  jit::LruCache<Signature, std::vector<std::shared_ptr<const Capture>>> captures{
+      std::size_t(ir::integer_setting(ir::Setting::function_captures))};
   std::size_t capture_count = 0;
 
-  std::shared_ptr<const Capture> find(const Signature& signature,
-                                      std::span<const Tensor> inputs) const {
+  std::shared_ptr<const Capture> find(const Signature& signature, std::span<const Tensor> inputs) {
     std::lock_guard lock(mutex);
-    const auto same_signature = captures.find(signature);
-    if (same_signature == captures.end()) return nullptr;
-    for (const std::shared_ptr<const Capture>& capture : same_signature->second) {
+    const auto* same_signature = captures.find(signature);
+    if (same_signature == nullptr) return nullptr;
+    for (const std::shared_ptr<const Capture>& capture : *same_signature) {
       bool same_aliases = true;
       for (std::size_t i = 0; i < inputs.size() && same_aliases; ++i)
         same_aliases = constant_alias(inputs[i], *capture) == capture->constant_aliases[i];
@@ -228,8 +231,15 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     capture->graph_replay =
         runtime::GraphReplay::for_plan(*capture->plan, runtime::GraphReplay::Numbers::captured);
 
+  // Dropped after the lock: a CUDA graph waits for its launches in flight as it goes.
+  std::vector<std::vector<std::shared_ptr<const Capture>>> evicted;
   std::lock_guard lock(mutex);
-  captures[capture->signature].push_back(std::move(capture));
+  if (auto* same_signature = captures.find(capture->signature)) {
+    same_signature->push_back(std::move(capture));
+  } else {
+    const Signature& signature = capture->signature;
+    evicted = captures.insert(signature, {std::move(capture)});
+  }
   ++capture_count;
   return outputs;
 }

@@ -151,18 +151,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
                           "needs an input [..., in] and a weight [out, in] or [in], got shapes ",
                           api::both(s, w->shape));
   }
+  std::vector<std::int64_t> result(s.begin(), s.end());
+  if (vector)
+    result.pop_back();
+  else
+    result.back() = w->shape[0];
   if (bias) {
     ir::Node* b = api::node_of(*bias, "linear", loc);
     if (b->dtype != in->dtype) {
       api::fail<DTypeError>(loc, "linear", "the bias is ", dtype_name(b->dtype), " and the input ",
                             dtype_name(in->dtype), "; cast the bias with .to()");
     }
-    std::vector<std::int64_t> result(s.begin(), s.end());
-    if (vector)
-      result.pop_back();
-    else
-      result.back() = w->shape[0];
     api::require_broadcasts_to(b->shape, Shape(result), "the bias", "linear", loc);
+    // An empty inner size adds no product, so a -0 in the bias stays -0 (PyTorch's addmm).
+    if (s[s.rank() - 1] == 0) return bias->expand(Shape(result), loc);
   }
   const Tensor product =
       api::matmul_as(x, vector ? weight : weight.transpose(0, 1, loc), "linear", loc);
@@ -193,12 +195,15 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   api::check_scalar_fits(beta, number_dtype, "addmm", loc);
   api::check_scalar_fits(alpha, number_dtype, "addmm", loc);
 
-  // alpha of 0 leaves the product out, as PyTorch's: NaN or inf in it does not propagate.
-  Tensor result = alpha.to_double() == 0 ? zeros(product, x->dtype, loc)
-                                         : api::matmul_as(a, b, "addmm", loc);
-  if (alpha.to_double() != 1 && alpha.to_double() != 0) result = mul(result, alpha, loc);
-  if (beta.to_double() == 0) return result;
-  return add(result, beta.to_double() == 1 ? c : mul(c, beta, loc), loc);
+  const auto scaled_c = [&] { return beta.to_double() == 1 ? c : mul(c, beta, loc); };
+  // alpha of 0 or an empty inner size leaves the product out, as PyTorch's: NaN or inf in it
+  // does not propagate, and a -0 in c stays -0.
+  if (alpha.to_double() == 0 || x->shape[1] == 0) {
+    return beta.to_double() == 0 ? zeros(product, x->dtype, loc) : scaled_c().expand(product, loc);
+  }
+  Tensor result = api::matmul_as(a, b, "addmm", loc);
+  if (alpha.to_double() != 1) result = mul(result, alpha, loc);
+  return beta.to_double() == 0 ? result : add(result, scaled_c(), loc);
 }
 
 }  // namespace lazy

@@ -309,12 +309,18 @@ Tensor clamp(const Tensor& given, const Operand& given_lo, const Operand& given_
   const Tensor bounded = minimum(maximum(x, lo, loc), hi, loc);
   const Tensor inside = logical_and(ge(x, lo, loc), le(x, hi, loc), loc);
   const Tensor held = stop_gradient(bounded, loc);
-  if (!lo.is_tensor() && !hi.is_tensor()) return where(inside, x, held, loc);
+  // Inside, the value is the bound's zero where x is a zero of the other sign (clamp(-0.0, 0, 1)
+  // is +0, as PyTorch's), with x's gradient: held - (x - x) is held exactly for a finite x.
+  const Tensor kept =
+      is_floating(dtype)
+          ? where(eq(x, 0, loc), sub(held, sub(stop_gradient(x, loc), x, loc), loc), x, loc)
+          : x;
+  if (!lo.is_tensor() && !hi.is_tensor()) return where(inside, kept, held, loc);
   const Tensor below = logical_and(lt(x, lo, loc), lt(lo, hi, loc), loc);
   const Tensor above = logical_or(gt(x, hi, loc), lt(hi, lo, loc), loc);
   // Above hi, a NaN in x or lo still gives NaN, and hi its gradient.
   const Tensor at_hi = where(isnan(bounded, loc), add(hi, held, loc), hi, loc);
-  return where(inside, x, where(below, lo, where(above, at_hi, held, loc), loc), loc);
+  return where(inside, kept, where(below, lo, where(above, at_hi, held, loc), loc), loc);
 }
 
 Tensor gelu(const Tensor& x, std::source_location loc) {

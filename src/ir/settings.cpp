@@ -106,6 +106,15 @@ constexpr SettingSpec kSettings[] = {
      .min = 1,
      .max = kNoUpperBound,
      .effect = "plans kept in memory, least recently used first out"},
+    // A signature's capture may hold up to 64 MiB of a CUDA graph's intermediates.
+    {.setting = Setting::function_captures,
+     .name = "LAZY_FUNCTION_CAPTURES",
+     .kind = SettingKind::integer,
+     .default_value = 64,
+     .min = 1,
+     .max = kNoUpperBound,
+     .effect = "input signatures each lazy::Function keeps captured, least recently called first "
+               "out (a call with a dropped signature captures it again)"},
     // Far more than a program's distinct kernels, small next to memory (a CUBIN is a few KB).
     {.setting = Setting::kernel_cache_entries,
      .name = "LAZY_KERNEL_CACHE_ENTRIES",

@@ -24,6 +24,7 @@ enum class Setting {
   max_pending_ops,
   memory_limit,
   plan_cache_entries,
+  function_captures,
   kernel_cache_entries,
   sync_launches,
   poison_outputs,

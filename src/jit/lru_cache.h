@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <list>
 #include <utility>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -23,18 +24,22 @@ class LruCache {
     return &it->second->second;
   }
 
-  // Inserts or replaces, evicting the least recently used entries past the capacity.
-  void insert(const Key& key, Value value) {
+  // Inserts or replaces, evicting the least recently used entries past the capacity. Returns
+  // the evicted values, for an owner to drop once it has let go of its lock.
+  std::vector<Value> insert(const Key& key, Value value) {
+    std::vector<Value> evicted;
     if (Value* existing = find(key)) {
       *existing = std::move(value);
-      return;
+      return evicted;
     }
     order_.emplace_front(key, std::move(value));
     index_[key] = order_.begin();
     while (order_.size() > capacity_) {
+      evicted.push_back(std::move(order_.back().second));
       index_.erase(order_.back().first);
       order_.pop_back();
     }
+    return evicted;
   }
 
   std::size_t size() const { return order_.size(); }

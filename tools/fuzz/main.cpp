@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
             << " syncs, " << s.outputs << " outputs, " << s.compared << " elements compared ("
             << s.unchecked << " more only for NaN), " << lazy::stats().in_place_updates
             << " outputs written over their inputs, " << s.failures << " failures, " << s.seconds
-            << " s" << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
+            << " s" << (lazy::matmul_precision() == "tf32" ? ", f32 products on TF32" : "")
+            << (s.context_lost ? ", stopped: GPU context lost" : "") << std::endl;
   if (options.gradients) {
     std::cout << "gradients: " << s.gradients_checked << " programs checked; skipped:";
     for (const auto& [why, n] : s.gradient_skips) std::cout << " " << why << " " << n << ";";

@@ -262,6 +262,8 @@ std::string print_program(std::vector<Program>& programs) {
       << "#include <limits>\n#include <optional>\n#include <string>\n#include <vector>\n\n"
       << kInputValuesText << "\n"
       << kShowFunction << "\nint main() {\n";
+  // The bounds of f32 products were TF32's (product_rules.h).
+  if (matmul_precision() == "tf32") out << "  lazy::set_matmul_precision(\"tf32\");\n";
   std::vector<std::string> shows;
   for (int q = 0; q < int(programs.size()); ++q) {
     Program& program = programs[q];

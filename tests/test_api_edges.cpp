@@ -124,6 +124,11 @@ TEST(ApiEdges, AddmmWithAlphaZeroLeavesTheProductOut) {
     EXPECT_EQ(kept.shape(), lazy::Shape({2, 3}));
     for (float v : kept.to_vector<float>()) EXPECT_TRUE(v == 0 && std::signbit(v)) << v;
   }
+  const Tensor empty_a = lazy::ones({2, 0}), empty_b = lazy::ones({0, 3});
+  EXPECT_EQ(lazy::addmm(c, empty_a, empty_b, 2).to_vector<float>(),
+            (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(lazy::addmm(lazy::full({3}, NAN), empty_a, empty_b, 0).to_vector<float>(),
+            std::vector<float>(6, 0.0f));
 }
 
 TEST(ApiEdges, AReversedViewGoesOutThroughDlpackAsADenseCopy) {
@@ -190,6 +195,9 @@ TEST(ApiEdges, MeanIsAQuotientAndVarTakesAnyCorrection) {
   EXPECT_EQ(lazy::var(far_apart, 1).to_vector<float>(), (std::vector<float>{INFINITY, INFINITY}));
   EXPECT_FLOAT_EQ(lazy::var(lazy::from_data<float>({3e18f, -3e18f, -3e18f}, {3})).item<float>(),
                   1.2e37f);
+  // Squares of the differences themselves, not of their halves: 2^-146 is an f32.
+  EXPECT_FLOAT_EQ(lazy::std(lazy::from_data<float>({0, 0x1p-73f}, {2})).item<float>(),
+                  float(0x1p-73 / std::sqrt(2.0)));
 }
 
 // Found in review: top-k of a 0-d tensor with a bad k named the [1] it is computed as.

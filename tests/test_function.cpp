@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -96,9 +97,15 @@ TEST_F(FunctionTest, ANewShapeDtypeOrLayoutCapturesAgainAndEachKeepsReplaying) {
 
 // A stream of new shapes must not keep every capture (each may hold a CUDA graph's memory).
 TEST_F(FunctionTest, OnlyTheMostRecentlyCalledSignaturesStayCaptured) {
+  const char* given = std::getenv("LAZY_FUNCTION_CAPTURES");
+  const std::optional<std::string> before =
+      given ? std::optional<std::string>(given) : std::nullopt;
   ::setenv("LAZY_FUNCTION_CAPTURES", "2", 1);
   lazy::Function f(step);  // reads the bound when made
-  ::unsetenv("LAZY_FUNCTION_CAPTURES");
+  if (before)
+    ::setenv("LAZY_FUNCTION_CAPTURES", before->c_str(), 1);
+  else
+    ::unsetenv("LAZY_FUNCTION_CAPTURES");
   std::vector<std::vector<Tensor>> inputs;
   for (std::int64_t rows = 1; rows <= 3; ++rows)
     inputs.push_back({random_tensor({rows, 7}, 10 + rows), random_tensor({rows, 7}, 20 + rows)});

@@ -182,9 +182,14 @@ TEST(FuzzProducts, PrintsEachProductCallAsTheApiSpellsIt) {
   EXPECT_THAT(source, HasSubstr("lazy::matmul(p0_t0, p0_t4);  // f32 [3, 5] in [-4, 4] exact"));
   EXPECT_THAT(source, Not(HasSubstr("set_matmul_precision")));
   // Under TF32 the bounds are TF32's, and the reproducer runs its products so too.
-  lazy::set_matmul_precision("tf32");
-  source = print_program(programs);
-  lazy::set_matmul_precision("highest");
+  struct Tf32While {
+    Tf32While() { lazy::set_matmul_precision("tf32"); }
+    ~Tf32While() { lazy::set_matmul_precision("highest"); }
+  };
+  {
+    const Tf32While tf32;
+    source = print_program(programs);
+  }
   EXPECT_THAT(source, HasSubstr("int main() {\n  lazy::set_matmul_precision(\"tf32\");"));
   EXPECT_THAT(source, Not(HasSubstr("[3, 5] in [-4, 4] exact")));
 }

@@ -66,6 +66,10 @@ TEST(GradientEdges, ClampOfAZeroInsideTakesTheBoundsSignAndPassesTheGradient) {
     EXPECT_EQ(v[3], 0.5f);
   }
   EXPECT_TRUE(std::signbit(lazy::clamp(x, lo, 3.0).to_vector<float>()[2]));
+  // +0 under a bound of -0 is -0, the minimum's; f16 takes its bound's sign as f32 does.
+  EXPECT_TRUE(
+      std::signbit(lazy::clamp(lazy::zeros({1}), -1.0, lazy::full({1}, -0.0)).item<float>()));
+  EXPECT_FALSE(std::signbit(lazy::clamp(x.to(lazy::DType::f16), 0.0, 1.0).to_vector<float>()[0]));
   const std::vector<Tensor> g = grads_of_clamp_sum({-0.0f, 0.0f, 5}, {0, -1, 0}, {1, 0, 1});
   EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{1, 1, 0}));
   EXPECT_EQ(g[2].to_vector<float>(), (std::vector<float>{0, 0, 1}));

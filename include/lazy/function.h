@@ -18,7 +18,9 @@ namespace lazy {
 // first call with inputs of given dtypes, shapes and layouts runs the function, which records
 // and syncs as usual, and keeps what the sync ran. Later calls with inputs like those do not run
 // the function: they launch the kept kernels on the new inputs, with new output buffers. Inputs
-// of another dtype, shape or layout (or sharing memory differently) capture again.
+// of another dtype, shape or layout (or sharing memory differently) capture again. It keeps the
+// LAZY_FUNCTION_CAPTURES (64) most recently called signatures: a call with one it dropped runs the
+// function and captures again, so what a replay "does not see" below is that latest capture's.
 //
 // A replay does not run the function, so it does not see:
 // - host values the function used (numbers, host containers, branches on host variables): they

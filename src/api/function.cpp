@@ -61,6 +61,9 @@ struct Capture {
   std::vector<CapturedOutput> outputs;
 };
 
+// The captures of one signature, one per pattern of inputs sharing memory with constants.
+using Captures = std::vector<std::shared_ptr<const Capture>>;
+
 // The dtype, shape and layout of each input, which inputs are the same tensor or share memory,
 // and the settings a plan depends on.
 Signature input_signature(std::span<const Tensor> inputs) {
@@ -138,7 +141,7 @@ struct Function::State {
   // By signature: a call finds its capture in a table, not by comparing with each (a replay took
   // 68 us among 8000 captures). Bounded, so that a stream of new shapes does not keep a CUDA
   // graph's memory for each.
-  jit::LruCache<Signature, std::vector<std::shared_ptr<const Capture>>> captures{
+  jit::LruCache<Signature, Captures> captures{
       std::size_t(ir::integer_setting(ir::Setting::function_captures))};
   std::size_t capture_count = 0;
 
@@ -155,11 +158,14 @@ struct Function::State {
     return nullptr;
   }
 
+  // Captures the signature; the captures it evicts go to `evicted`, for the caller to drop once
+  // it holds no lock (a CUDA graph waits for its launches in flight as it goes).
   std::vector<Tensor> capture(std::span<const Tensor> inputs, Signature signature,
-                              std::source_location loc);
+                              std::vector<Captures>& evicted, std::source_location loc);
 };
 
 std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Signature signature,
+                                             std::vector<Captures>& evicted,
                                              std::source_location loc) {
   ir::Trace& trace = ir::Trace::current();
   sync();  // the body's ops alone in the trace
@@ -231,8 +237,6 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     capture->graph_replay =
         runtime::GraphReplay::for_plan(*capture->plan, runtime::GraphReplay::Numbers::captured);
 
-  // Dropped after the lock: a CUDA graph waits for its launches in flight as it goes.
-  std::vector<std::vector<std::shared_ptr<const Capture>>> evicted;
   std::lock_guard lock(mutex);
   if (auto* same_signature = captures.find(capture->signature)) {
     same_signature->push_back(std::move(capture));
@@ -314,9 +318,10 @@ std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
   Signature signature = input_signature(inputs);
   std::shared_ptr<const Capture> capture = state_->find(signature, inputs);
   if (capture == nullptr) {
+    std::vector<Captures> evicted;  // dropped last, after the lock
     std::unique_lock capturing(state_->capture_mutex);
     capture = state_->find(signature, inputs);  // another thread's, made while this one waited
-    if (capture == nullptr) return state_->capture(inputs, std::move(signature), loc);
+    if (capture == nullptr) return state_->capture(inputs, std::move(signature), evicted, loc);
   }
 
   runtime::counters().function_replays++;

@@ -199,21 +199,21 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdim,
     // Moments of x - (one element of its row), which is exactly 0 for a row of equal elements:
     // their variance is then 0, not a rounded mean's residue (PyTorch's Welford gives 0 too).
     // Centred by the shifted mean itself: the mean at x's magnitude would round back in
-    // ([1e8, 1e8 + 8] had variance 64, not 32). Halved, exactly, so that no difference of
-    // finite elements overflows (std([3e38, -3e38]) is inf, not NaN); their mean sums each over
-    // n, which cannot overflow either, and an error in the mean moves the squares only to
-    // second order.
+    // ([1e8, 1e8 + 8] had variance 64, not 32). The differences are taken of halves, exactly,
+    // so that none of finite elements overflows (std([3e38, -3e38]) is inf, not NaN), and
+    // doubled back before squaring (squared halves reach f32's subnormals sooner). The mean of
+    // the halves sums each over n, which cannot overflow either; an error in the mean moves the
+    // squares only to second order.
     const Tensor shift = row_element(v, axes, "var", loc);
     const Tensor halves = sub(mul(v, 0.5, loc), mul(shift, 0.5, loc), loc);
     const Tensor half_mean = sum(mul(halves, 1.0 / n, loc), axes, true, loc);
-    const Tensor centered_halves = sub(halves, half_mean, loc);
-    const Tensor quarter_squares = sum(mul(centered_halves, centered_halves, loc), axes, true, loc);
+    const Tensor centered = mul(sub(halves, half_mean, loc), 2.0, loc);
+    const Tensor squares = sum(mul(centered, centered, loc), axes, true, loc);
     // A divisor past f32's range (a large negative correction) scales by its reciprocal, which
     // is 0 or nearly, as PyTorch's quotient is.
     Tensor result = divisor <= double(std::numeric_limits<float>::max())
-                        ? div(quarter_squares, divisor / 4, loc)
-                        : mul(quarter_squares, 4 / divisor, loc);
-    const Tensor centered = mul(centered_halves, 2.0, loc);
+                        ? div(squares, divisor, loc)
+                        : mul(squares, 1.0 / divisor, loc);
     api::mark_composite(result, {api::CompositeKind::variance, v, centered, axes, n - correction});
     return keepdim ? result
                    : result.reshape(reduced_shape(v.shape(), axes, false, "var", loc).shape, loc);

@@ -43,12 +43,18 @@ void write_reproducer(std::vector<Program>& programs, const std::string& preface
   }
 }
 
+// What a rerun of a failure needs besides its seed and program: the products' precision.
+const char* settings_note() {
+  return matmul_precision() == "tf32" ? " [LAZY_MATMUL_TF32=1]" : "";
+}
+
 void report_failures(std::vector<Program>& programs, const RunReport& report,
                      const SessionOptions& options, std::ostream& log) {
   const Program& head = programs.front();
   for (const Failure& f : report.failures)
     log << "FAIL seed " << head.seed << " program " << programs[std::size_t(f.program)].index
-        << ": " << kind_name(f.kind) << " (" << mode_name(f.mode) << "): " << f.detail << "\n";
+        << settings_note() << ": " << kind_name(f.kind) << " (" << mode_name(f.mode)
+        << "): " << f.detail << "\n";
   std::vector<Program> small = programs;
   if (options.shrink && !report.failures.empty()) {
     const Failure first = report.failures.front();
@@ -80,7 +86,7 @@ void check_program_gradients(const Program& program, const SessionOptions& optio
       break;
   }
   ++summary.failures;
-  log << "FAIL seed " << program.seed << " program " << program.index
+  log << "FAIL seed " << program.seed << " program " << program.index << settings_note()
       << ": gradient: " << outcome.detail << "\n";
   std::vector<Program> small = {program};
   if (options.shrink) {

@@ -111,6 +111,22 @@ TEST(RoundedDivisions, PromoteAsArithmeticDoes) {
   expect_same((half % 2).to_vector<double>(), {1.5, 0.5});
 }
 
+// Measured against PyTorch 2.11 (CPU and CUDA): pow, remainder and fmod round a number to an f16
+// or bf16 tensor's dtype first; add, sub, mul, div and floor_divide take it in f32.
+TEST(RoundedDivisions, PowRemainderAndFmodRoundANumberToTheTensorsDtype) {
+  const Tensor one = lazy::full({1}, 1.0, DType::f16);
+  EXPECT_EQ(lazy::remainder(one, 0.1).item<double>(), 0x1p-12);  // f16's 0.1 is 0.0999756
+  EXPECT_EQ(lazy::fmod(one, 0.1).item<double>(), 0x1p-12);
+  EXPECT_EQ(lazy::floor_divide(one, 0.1).item<double>(), 9);  // by 0.1f: 1 / 0.1f is 9.99...
+  EXPECT_EQ(lazy::pow(lazy::full({1}, 1000.0, DType::bf16), 0.3).item<double>(), 8);
+  EXPECT_EQ(lazy::pow(2.7, lazy::full({1}, 3.0, DType::bf16)).item<double>(), 19.75);
+  // f16's 0.1 less 0.1f, not 0 (rounded to f16's subnormal spacing of 2^-24 once more).
+  EXPECT_NEAR((lazy::full({1}, 0.1, DType::f16) - 0.1).item<double>(), 0.0999755859375 - 0.1f,
+              0x1p-25);
+  // A number past f16's range rounds to inf there, as PyTorch's wrapped number does.
+  EXPECT_EQ(lazy::remainder(lazy::full({1}, 3.0, DType::f16), 1e5).item<double>(), 3);
+}
+
 TEST(RoundedDivisions, OfBoolsThrowDTypeError) {
   const Tensor flags = f32({1, 0}) > 0.5;
   EXPECT_THROW(lazy::floor_divide(flags, flags), lazy::DTypeError);

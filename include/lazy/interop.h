@@ -47,7 +47,8 @@ Tensor from_dlpack(DLManagedTensor* tensor,
 // The tensor as DLPack, without a copy (computed first; a view with a negative step, which
 // DLPack's consumers refuse, goes out as a dense copy). The caller owns the result and must call
 // its deleter, which keeps lazyfuse's memory alive until then. Device memory when lazyfuse
-// computes on a GPU, host memory otherwise.
+// computes on a GPU, host memory otherwise. `data` is the first element and `byte_offset` 0, as
+// PyTorch's own exports, since some consumers ignore byte_offset.
 DLManagedTensor* to_dlpack(const Tensor& tensor,
                            std::source_location loc = std::source_location::current());
 

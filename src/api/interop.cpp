@@ -244,8 +244,10 @@ DLManagedTensor* to_dlpack(const Tensor& tensor, std::source_location loc) {
   held->storage = data.storage;
   const ir::Storage& storage = *data.storage;
   DLTensor& dl = held->managed.dl_tensor;
-  dl.byte_offset = std::uint64_t(data.layout.offset * itemsize(storage.dtype));
-  dl.data = first - dl.byte_offset;  // the storage's base, as allocated
+  // The first element itself, with no byte_offset, as PyTorch's and IREE's exports do: PyTorch
+  // up to 2.9 and other consumers ignore byte_offset, and would read a view from its base.
+  dl.byte_offset = 0;
+  dl.data = first;
   dl.device = device != nullptr ? DLDevice{kDLCUDA, device->ordinal()} : DLDevice{kDLCPU, 0};
   held->shape.assign(layout.shape.begin(), layout.shape.end());
   held->strides.assign(layout.strides.begin(), layout.strides.begin() + layout.shape.rank());

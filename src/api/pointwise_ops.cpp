@@ -116,10 +116,10 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
       b.scalar().to_int() < 0) {
     api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
   }
-  // A compared number rounding to infinity is not an error; an integer that does not fit is, as
-  // PyTorch's overflow error.
+  // A compared (or otherwise rounded) number rounding to infinity is not an error; an integer
+  // that does not fit is, as PyTorch's overflow error.
   return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
-                   dtypes.compares);
+                   dtypes.rounds_number);
 }
 
 // A unary op's dtypes come from its row of the op table (ir/op.h).

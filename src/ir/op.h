@@ -36,6 +36,8 @@ enum class OpKind : std::uint8_t {
 // The result dtype of a pointwise op from its operands' promoted dtype (ir/type_promotion.h).
 enum class DTypeRule : std::uint8_t {
   promoted,           // the promoted dtype; computed in it
+  promoted_rounding,  // like promoted, but a number is first rounded to the promoted dtype, as
+                      // PyTorch's pow, remainder and fmod do (f16 1.0 % 0.1 is by f16's 0.1)
   promoted_floating,  // like promoted, but integers and bool give f32
   to_bool,            // bool, computed in the promoted dtype
   given,              // set by the op's own API function (casts, leaves, views, reductions)
@@ -108,12 +110,12 @@ enum class DeviceName : std::uint8_t {
   X(Sub, sub, pointwise, 2, promoted, compute, simple, plain)                                      \
   X(Mul, mul, pointwise, 2, promoted, compute, simple, plain)                                      \
   X(Div, div, pointwise, 2, promoted_floating, compute, long_latency, plain)                       \
-  X(Pow, pow, pointwise, 2, promoted, compute, transcendental, plain)                              \
+  X(Pow, pow, pointwise, 2, promoted_rounding, compute, transcendental, plain)                     \
   X(Maximum, maximum, pointwise, 2, promoted, compute, simple, plain)                              \
   X(Minimum, minimum, pointwise, 2, promoted, compute, simple, plain)                              \
   /* integer division rounding down (Python's // and %) or toward zero (C's %) */                  \
-  X(Remainder, remainder, pointwise, 2, promoted, compute, long_latency, plain)                    \
-  X(Fmod, fmod, pointwise, 2, promoted, compute, long_latency, plain)                              \
+  X(Remainder, remainder, pointwise, 2, promoted_rounding, compute, long_latency, plain)           \
+  X(Fmod, fmod, pointwise, 2, promoted_rounding, compute, long_latency, plain)                     \
   X(FloorDivide, floor_divide, pointwise, 2, promoted, compute, long_latency, plain)               \
   X(Atan2, atan2, pointwise, 2, promoted_floating, compute, transcendental, plain)                 \
   X(Hypot, hypot, pointwise, 2, promoted_floating, compute, long_latency, plain)                   \

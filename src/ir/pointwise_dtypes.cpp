@@ -38,9 +38,10 @@ PointwiseDTypes derive_pointwise_dtypes(Op op, DType promoted) {
   } else if (info.dtype_rule == DTypeRule::to_bool) {
     result = DType::bool_;
   }
-  const bool comparison =
-      info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute;
-  return {result, compute, comparison ? compute : compute_type_of(compute), comparison};
+  const bool rounds_number =
+      (info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute) ||
+      info.dtype_rule == DTypeRule::promoted_rounding;
+  return {result, compute, rounds_number ? compute : compute_type_of(compute), rounds_number};
 }
 
 }  // namespace

@@ -14,11 +14,12 @@ DType operand_dtype(const Node& node, int i);
 struct PointwiseDTypes {
   DType result;
   DType compute;
-  // What a number operand is recorded as: the compared dtype for comparisons (an f16 tensor
-  // holding f16(0.1) equals 0.1, as in PyTorch), the compute precision otherwise.
+  // What a number operand is recorded as: the promoted dtype where PyTorch rounds it to that
+  // first (comparisons: an f16 tensor holding f16(0.1) equals 0.1; pow, remainder and fmod),
+  // the compute precision otherwise (`x * 1.2` on bf16 multiplies by 1.2f).
   DType number;
-  // A comparison: a number may round to infinity in the compared dtype (not an error).
-  bool compares;
+  // The number is rounded to the promoted dtype, and may round to infinity there (not an error).
+  bool rounds_number;
 };
 // The result, compute and number dtypes of an op whose rule is not `given`, from the promoted
 // dtype of its operands.

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "ir/dtype_codec.h"
 #include "ir/trace.h"
 #include "ir/type_promotion.h"
 #include "tools/fuzz/api_functions.h"
@@ -242,7 +243,14 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       DType compute = ir::result_type(ops);
       if (has_floating_result(s.name) && !is_floating(compute)) compute = DType::f32;
       if (s.name == "logical_and" || s.name == "logical_or") compute = DType::bool_;
-      b = binary_rule(s.name, operand(0, compute), operand(1, compute), compute, out.dtype());
+      // As PyTorch's, these take a number rounded to the tensor's dtype (docs/semantics.md).
+      const bool rounds = s.name == "pow" || s.name == "remainder" || s.name == "fmod";
+      auto binary_operand = [&](int k) {
+        const Arg& a = s.args[k];
+        if (!rounds || a.is_tensor() || !is_floating(compute)) return operand(k, compute);
+        return Operand{number_bounds(ir::round_to_dtype(a.number, compute), compute), compute};
+      };
+      b = binary_rule(s.name, binary_operand(0), binary_operand(1), compute, out.dtype());
       shape = pointwise_shape();
       return;
     }

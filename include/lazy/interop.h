@@ -31,7 +31,9 @@ struct CUstream_st;
 using CUstream = CUstream_st*;
 
 // <dlpack/dlpack.h> (Debian's libdlpack-dev) declares it; only a pointer is needed here, so this
-// header does not pull DLPack in beside another library's copy of it.
+// header does not pull DLPack in beside another library's copy of it. The unversioned struct is
+// what at::toDLPack / at::fromDLPack and `__dlpack__()` without max_version exchange; DLPack 1's
+// DLManagedTensorVersioned is not taken.
 struct DLManagedTensor;
 
 namespace lazy {

@@ -12,6 +12,7 @@
 #include "codegen/templates.h"
 #include "codegen_test_support.h"
 #include "ir/op.h"
+#include "ir/pointwise_dtypes.h"
 #include "ir/trace.h"
 #include "jit/nvrtc.h"
 #include "lazy/lazy.h"
@@ -133,6 +134,25 @@ TEST(OpTable, CostClassesDriveTranscendentalCounting) {
   EXPECT_FALSE(lazy::ir::is_transcendental(Op::Div));
   EXPECT_EQ(lazy::ir::op_info(Op::Div).cost, lazy::ir::Cost::long_latency);
   EXPECT_EQ(lazy::ir::op_info(Op::Add).cost, lazy::ir::Cost::simple);
+}
+
+// PyTorch 2.11 (CPU and CUDA) rounds a number to an f16 or bf16 tensor's dtype for comparisons,
+// pow, remainder and fmod, and takes it in f32 for the arithmetic; integer rows keep their own.
+TEST(OpTable, NumbersRoundToTheTensorsDtypeOnlyWherePyTorchsDo) {
+  using lazy::ir::pointwise_dtypes;
+  for (Op op : {Op::Pow, Op::Remainder, Op::Fmod, Op::Lt}) {
+    EXPECT_EQ(pointwise_dtypes(op, DType::f16).number, DType::f16) << op_info(op).name;
+    EXPECT_EQ(pointwise_dtypes(op, DType::bf16).number, DType::bf16) << op_info(op).name;
+    EXPECT_EQ(pointwise_dtypes(op, DType::i32).number, DType::i32) << op_info(op).name;
+  }
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::FloorDivide, Op::Maximum})
+    EXPECT_EQ(pointwise_dtypes(op, DType::bf16).number, DType::f32) << op_info(op).name;
+  // pow's exponent converts checked, as PyTorch's; remainder's number may round to inf.
+  const Tensor half = lazy::full({1}, 3.0, DType::f16);
+  EXPECT_THROW((void)lazy::pow(half, 1e5), lazy::ValueError);
+  EXPECT_THROW((void)lazy::pow(lazy::full({1}, 3.0), 1e40), lazy::ValueError);
+  EXPECT_EQ(lazy::remainder(half, 1e5).item<double>(), 3);
+  EXPECT_EQ(lazy::pow(1e5, lazy::full({1}, 0.0, DType::f16)).item<double>(), 1);
 }
 
 // Every public pointwise op the dtype accepts, as one program: one fused kernel per dtype.

@@ -116,10 +116,12 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
       b.scalar().to_int() < 0) {
     api::fail<ValueError>(loc, name, "integers to negative integer powers are not allowed");
   }
-  // A compared (or otherwise rounded) number rounding to infinity is not an error; an integer
-  // that does not fit is, as PyTorch's overflow error.
+  // A compared (or otherwise rounded) number rounding to infinity is not an error, as PyTorch's
+  // wrapped numbers; an integer that does not fit is, and so is pow's exponent (PyTorch converts
+  // it checked).
+  const bool exponent_number = op == Op::Pow && !b.is_tensor();
   return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
-                   dtypes.rounds_number);
+                   dtypes.rounds_number && !exponent_number);
 }
 
 // A unary op's dtypes come from its row of the op table (ir/op.h).

@@ -312,6 +312,9 @@ TEST(BadInput, ErrorsNameTheCallAndItsValidRange) {
               HasSubstr("lazy::stack"));
   EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::one_hot(rank8.to(lazy::i64), 3); }),
               HasSubstr("lazy::one_hot"));
+  const lazy::Tensor ids = lazy::from_data<std::int64_t>({1, 2}, {2});
+  EXPECT_THAT(message_of<lazy::ShapeError>([&] { lazy::one_hot(ids, std::int64_t(1) << 62); }),
+              HasSubstr("lazy::one_hot"));
   EXPECT_THAT(message_of<lazy::ShapeError>([&] {
                 lazy::index_select(lazy::full({}, 1.0f), 0, lazy::zeros({2}, lazy::i64));
               }),

@@ -205,6 +205,9 @@ Tensor one_hot(const Tensor& ids, std::int64_t n, DType dtype, std::source_locat
     api::fail<ValueError>(loc, "one_hot", "cannot count the classes of empty ids; pass n > 0");
   }
   api::require_room_for_an_axis(picks->shape, "one_hot", loc);
+  Shape result = picks->shape;
+  result.push_back(n);
+  api::check_shape(result, "one_hot", loc);  // before the class range names itself in an error
   return eq(ids.unsqueeze(-1, loc), arange(0, n, 1, DType::i64, loc), loc).to(dtype, loc);
 }
 

@@ -234,7 +234,8 @@ double hypot(double a, double b) {
 double gelu_tanh_grad(double g, double x) {
   constexpr double c = 0.7978845608028654, k = 0.044715;
   const double t = std::tanh(c * (x + k * x * x * x));
-  const double slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * k * x * x);
+  const double sech2 = 1 - t * t;  // 0 where tanh saturates, and so is the second term
+  const double slope = 0.5 * (1 + t) + (sech2 == 0 ? 0 : 0.5 * x * sech2 * c * (1 + 3 * k * x * x));
   return g * slope;
 }
 

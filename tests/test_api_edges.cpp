@@ -24,16 +24,33 @@ using ::lazy_test::message_of;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-TEST(ApiEdges, ItemConvertsAsToVectorDoes) {
-  // A fraction and NaN are true, as a cast to bool; past i32's range saturates; an i64 goes to
-  // float rounded once.
+// As LibTorch's item<T>(), c10's checked conversion: into an integer, NaN or a value past its
+// range is an error (to_vector saturates, as a cast); into bool anything goes, as a cast.
+TEST(ApiEdges, ItemConvertsCheckedAsLibTorchsItem) {
   EXPECT_TRUE(lazy::full({}, 0.5f).item<bool>());
   EXPECT_TRUE(lazy::full({}, NAN).item<bool>());
   EXPECT_FALSE(lazy::full({}, -0.0f).item<bool>());
-  EXPECT_EQ(lazy::full({}, 3e9, DType::f32).item<std::int32_t>(),
-            std::numeric_limits<std::int32_t>::max());
-  EXPECT_EQ(lazy::full({}, -3e9, DType::f32).item<std::int32_t>(),
+  EXPECT_TRUE(lazy::full({}, std::int64_t(7)).item<bool>());
+  const Tensor far = lazy::full({}, 3e9, DType::f32);
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)far.item<std::int32_t>(); }),
+              HasSubstr("lazy::item: the f32 value 3e+09 does not fit std::int32_t"));
+  EXPECT_EQ(far.to_vector<std::int32_t>()[0], std::numeric_limits<std::int32_t>::max());
+  EXPECT_EQ(far.item<std::int64_t>(), 3000000000);
+  EXPECT_THROW((void)lazy::full({}, NAN).item<std::int64_t>(), lazy::ValueError);
+  EXPECT_THROW((void)lazy::full({}, -INFINITY).item<std::int32_t>(), lazy::ValueError);
+  EXPECT_THROW((void)lazy::full({}, 1e19f).item<std::int64_t>(), lazy::ValueError);
+  // Truncated first, as a cast: -2^31 - 0.5 fits, -2^31 - 1 does not (f32 holds neither, bf16's
+  // largest below 2^63 fits i64).
+  EXPECT_EQ(lazy::full({}, -3.7f).item<std::int32_t>(), -3);
+  EXPECT_EQ(lazy::full({}, -2147483648.0f).item<std::int32_t>(),
             std::numeric_limits<std::int32_t>::min());
+  EXPECT_THROW((void)lazy::full({}, 2147483648.0f).item<std::int32_t>(), lazy::ValueError);
+  EXPECT_EQ(lazy::full({}, 9.187343239835812e18, DType::bf16).item<std::int64_t>(),
+            std::int64_t(9187343239835811840));
+  const Tensor past_i32 = lazy::full({}, std::int64_t(1) << 40);
+  EXPECT_THAT(message_of<lazy::ValueError>([&] { (void)past_i32.item<std::int32_t>(); }),
+              HasSubstr("does not fit std::int32_t; read it as std::int64_t"));
+  EXPECT_EQ(lazy::full({}, std::int64_t(-5)).item<std::int32_t>(), -5);
   const std::int64_t big = (std::int64_t(1) << 60) + (std::int64_t(1) << 36) + 1;
   const Tensor wide = lazy::from_data<std::int64_t>({big}, {});
   EXPECT_EQ(wide.item<float>(), static_cast<float>(big));

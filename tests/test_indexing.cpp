@@ -1,14 +1,17 @@
 // Gathers and the indexing composites on the host path, against loops written here over the
 // same random values: shapes, axes, index dtypes, views, empty indices and bad input.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <lazy/lazy.h>
 
 #include "codegen_test_support.h"
+#include "error_test_support.h"
 #include "host_test_support.h"
 #include "ir/trace.h"
 
@@ -306,6 +309,30 @@ TEST(IndexErrors, ABadIndexThrowsNamingTheOpValueRangeAndLineAndKeepsTheRest) {
   EXPECT_EQ((weight + 1.0f).to_vector<float>().size(), 8u);
 }
 
+// Found in review (PyTorch 2.11 measured): a 0-d x or index counts as 1-d of one element, and the
+// gradient scatters back into the 0-d x or through the 0-d index.
+TEST(Gather, AZeroDXOrIndexIsOneElement) {
+  const Tensor x = lazy::from_data<float>({10, 20, 30}, {3});
+  const Tensor picked = lazy::gather(x, 0, lazy::from_data<std::int64_t>({2}, {}));
+  EXPECT_EQ(picked.shape(), Shape({}));
+  EXPECT_EQ(picked.item<float>(), 30.0f);
+  const Tensor repeated =
+      lazy::gather(lazy::full({}, 7.0f), -1, lazy::from_data<std::int32_t>({0, 0}, {2}));
+  EXPECT_EQ(repeated.to_vector<float>(), (std::vector<float>{7, 7}));
+  EXPECT_THROW(lazy::gather(lazy::zeros({2, 3}), 0, lazy::zeros({}, DType::i64)), lazy::ShapeError);
+  EXPECT_THROW(lazy::gather(x, 1, lazy::zeros({}, DType::i64)), lazy::AxisError);
+  const auto sum_of_gather = [](const Tensor& index) {
+    return [index](std::span<const Tensor> t) { return lazy::sum(lazy::gather(t[0], 0, index)); };
+  };
+  EXPECT_EQ(
+      lazy::grad(sum_of_gather(lazy::from_data<std::int64_t>({1}, {})))({x})[0].to_vector<float>(),
+      (std::vector<float>{0, 1, 0}));
+  const Tensor g =
+      lazy::grad(sum_of_gather(lazy::zeros({3}, DType::i64)))({lazy::full({}, 2.0f)})[0];
+  EXPECT_EQ(g.shape(), Shape({}));
+  EXPECT_EQ(g.item<float>(), 3.0f);
+}
+
 TEST(IndexErrors, BadInputIsRefusedAtTheCall) {
   Tensor x = lazy::zeros({3, 4});
   EXPECT_THROW(lazy::gather(x, 0, lazy::zeros({3, 4})), lazy::DTypeError);
@@ -316,6 +343,12 @@ TEST(IndexErrors, BadInputIsRefusedAtTheCall) {
   EXPECT_THROW(lazy::embedding(lazy::zeros({3}), lazy::zeros({2}, DType::i64)), lazy::ShapeError);
   EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({3, 4}), 1), lazy::DTypeError);
   EXPECT_THROW(lazy::masked_fill(x, lazy::zeros({2, 3}) > 0, 1), lazy::ShapeError);
+  // Past f16's largest finite value, though it would round to it: refused as PyTorch's checked
+  // conversion, naming masked_fill (it named the full that holds the value).
+  EXPECT_THAT(lazy_test::message_of<lazy::ValueError>([] {
+                (void)lazy::masked_fill(lazy::zeros({2}, DType::f16), lazy::ones({2}) > 0, 65519.0);
+              }),
+              ::testing::HasSubstr("lazy::masked_fill: the value 65519 is past f16's largest"));
   EXPECT_THROW(lazy::tril(lazy::zeros({3})), lazy::ShapeError);
   EXPECT_THROW(lazy::split(x, std::vector<std::int64_t>{1, 1}), lazy::ShapeError);
   EXPECT_THROW(lazy::chunk(x, 0), lazy::ValueError);

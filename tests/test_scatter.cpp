@@ -108,6 +108,31 @@ TEST(Scatter, IndexAddWithAlphaIntegersViewsAndScalarScatter) {
   EXPECT_EQ(empty.to_vector<float>(), (std::vector<float>(4, 1.0f)));
 }
 
+// Found in review (PyTorch 2.11 measured): where ranks must agree a 0-d operand counts as 1-d of
+// one element, and an empty index scatters nothing whatever its shape, a number as a src.
+TEST(Scatter, AZeroDOperandIsOneElementAndAnEmptyIndexIsNeverChecked) {
+  const Tensor at1 = lazy::from_data<std::int64_t>({1}, {});
+  EXPECT_EQ(lazy::scatter_add(lazy::zeros({3}), 0, at1, lazy::full({}, 5.0f)).to_vector<float>(),
+            (std::vector<float>{0, 5, 0}));
+  EXPECT_EQ(lazy::scatter(lazy::zeros({3}), -1, at1, 5.0).to_vector<float>(),
+            (std::vector<float>{0, 5, 0}));
+  EXPECT_EQ(lazy::scatter(lazy::zeros({3}), 0, at1, lazy::full({2}, 4.0f)).to_vector<float>(),
+            (std::vector<float>{0, 4, 0}));
+  const Tensor into_0d =
+      lazy::scatter_add(lazy::full({}, 1.0f), 0, lazy::zeros({1}, DType::i64), lazy::ones({1}));
+  EXPECT_EQ(into_0d.shape(), Shape({}));
+  EXPECT_EQ(into_0d.item<float>(), 2.0f);
+  EXPECT_THROW(lazy::scatter_add(lazy::zeros({3, 1}), 0, at1, lazy::ones({1})), lazy::ShapeError);
+  EXPECT_THROW(lazy::scatter(lazy::zeros({3, 1}), 0, at1, 1.0), lazy::ShapeError);
+  for (const Shape& empty : {Shape({0}), Shape({5, 0}), Shape({2, 0, 7})}) {
+    const Tensor same = lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros(empty, DType::i64), 5.0);
+    EXPECT_EQ(same.to_vector<float>(), (std::vector<float>(6, 1.0f))) << empty.to_string();
+  }
+  EXPECT_THROW(lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros({0}), 5.0), lazy::DTypeError);
+  EXPECT_THROW(lazy::scatter(lazy::ones({2, 3}), 2, lazy::zeros({0}, DType::i64), 5.0),
+               lazy::AxisError);
+}
+
 // Found in review: the reference added i64 with C++'s signed +, whose overflow is undefined; sums
 // past the dtype wrap, as the kernels' and PyTorch's do.
 TEST(Scatter, IntegerSumsWrap) {

@@ -62,7 +62,8 @@ LAZY_DECLARE_BINARY(floor_divide)
 LAZY_DECLARE_BINARY(remainder)
 LAZY_DECLARE_BINARY(fmod)
 // Floating results (integer inputs give f32), as in PyTorch: the angle of the point (b, a) in
-// (-pi, pi]; sqrt(a^2 + b^2) without overflow; log(exp(a) + exp(b)) without overflow.
+// [-pi, pi] (atan2(-0, -1) is -pi); sqrt(a^2 + b^2) without overflow; log(exp(a) + exp(b)) without
+// overflow.
 LAZY_DECLARE_BINARY(atan2)
 LAZY_DECLARE_BINARY(hypot)
 LAZY_DECLARE_BINARY(logaddexp)

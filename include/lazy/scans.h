@@ -23,7 +23,8 @@ Tensor cumsum(const Tensor& x, int axis,
 Tensor cumprod(const Tensor& x, int axis,
                std::source_location loc = std::source_location::current());
 // The largest (smallest) of elements 0..j and its position; equal values give the later
-// position, and once a NaN is met it is the value, at its position, as in PyTorch.
+// position; once a NaN is met it is the value, with the first NaN's position (PyTorch moves the
+// position to each later NaN).
 ValuesAndIndices cummax(const Tensor& x, int axis,
                         std::source_location loc = std::source_location::current());
 ValuesAndIndices cummin(const Tensor& x, int axis,

@@ -71,7 +71,8 @@ class Tensor {
   bool is_evaluated() const;
 
   // Sync points. item() needs a tensor of one element.
-  // The element converted to T as to_vector converts.
+  // The element converted to T, checked as LibTorch's item<T>(): NaN, or a value past T's range,
+  // into an integer T is a lazy::ValueError (to_vector converts as a cast would).
   template <HostElement T>
   T item(std::source_location loc = std::source_location::current()) const {
     if constexpr (std::is_same_v<T, bool>) {

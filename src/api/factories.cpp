@@ -72,31 +72,13 @@ std::string text_of(const Scalar& value) {
                                                 : absl::StrCat(value.to_int());
 }
 
-double largest_finite(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-      return 65504.0;
-    case DType::bf16:
-      return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
-    default:
-      return std::numeric_limits<float>::max();
-  }
-}
-
 // full, zeros and ones, each named in its errors.
 Tensor filled(const Shape& shape, const Scalar& value, std::optional<DType> dtype,
               std::string_view name, std::source_location loc) {
   api::sync_if_trace_full();
   api::check_shape(shape, name, loc);
   DType type = dtype.value_or(default_dtype_of(value));
-  api::check_scalar_fits(value, type, name, loc);
-  // As PyTorch's checked conversion, a fill past the dtype's largest finite value is refused,
-  // though it would round to that value rather than to infinity.
-  const double v = value.to_double();
-  if (is_floating(type) && std::isfinite(v) && std::fabs(v) > largest_finite(type)) {
-    api::fail<ValueError>(loc, name, "the value ", text_of(value), " is past ", dtype_name(type),
-                          "'s largest finite value (", largest_finite(type), ")");
-  }
+  api::check_fill_fits(value, type, name, loc);
   ir::Node* scalar = api::scalar_node(value, type, ir::ScalarRole::tensor, loc);
   return Tensor(ir::NodePtr(api::expand_node(scalar, shape, loc)));
 }

@@ -20,10 +20,10 @@ inline void require_index(ir::Node* index, std::string_view op, std::source_loca
   }
 }
 
-// A 0-d tensor of x's dtype holding `value`, which must fit it.
+// A 0-d tensor of x's dtype holding `value`, which must fit it as a fill value.
 inline Tensor scalar_of(const Tensor& x, const Scalar& value, std::string_view op,
                         std::source_location loc) {
-  check_scalar_fits(value, x.dtype(), op, loc);
+  check_fill_fits(value, x.dtype(), op, loc);
   return full({}, value, x.dtype(), loc);
 }
 

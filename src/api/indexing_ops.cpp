@@ -46,14 +46,15 @@ Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCall
     api::normalize_axis(axis, std::max(rank, 1), op, loc);
     return zeros(picks->shape, source->dtype, loc);
   }
-  if (picks->shape.rank() != rank) {
+  // A 0-d x or index reads as one element, as PyTorch's (gather of a 0-d x by [0] is [x]).
+  if (std::max(picks->shape.rank(), 1) != std::max(rank, 1)) {
     api::fail<ShapeError>(loc, op, "index of shape ", picks->shape.to_string(),
                           " needs the rank of x, which has shape ", source->shape.to_string());
   }
-  if (rank == 0) {
+  if (rank == 0 || picks->shape.rank() == 0) {
     api::normalize_axis(axis, 1, op, loc);
-    return checked_gather(x.reshape({1}, loc), 0, index.reshape({1}, loc), caller, op, loc)
-        .reshape({}, loc);
+    return checked_gather(x.reshape({-1}, loc), 0, index.reshape({-1}, loc), caller, op, loc)
+        .reshape(picks->shape, loc);
   }
   axis = api::normalize_axis(axis, rank, op, loc);
   Tensor sliced = x;

@@ -132,6 +132,11 @@ Tensor record(ir::NodePtr node);
 // floating dtype is accepted (comparisons round it to infinity).
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
                        std::source_location loc, bool may_round_to_infinity = false);
+// check_scalar_fits, and as PyTorch's checked conversion of a fill value (full, masked_fill,
+// scatter's value): a finite number past a floating dtype's largest finite value is refused,
+// though it would round to that value rather than to infinity.
+void check_fill_fits(const Scalar& value, DType dtype, std::string_view op,
+                     std::source_location loc);
 // Records a Scalar leaf of `dtype`, owned by the trace; the value must have passed
 // check_scalar_fits.
 ir::Node* scalar_node(const Scalar& value, DType dtype, ir::ScalarRole role,

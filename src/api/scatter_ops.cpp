@@ -72,16 +72,18 @@ Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tenso
     api::normalize_axis(axis, std::max(rank, 1), name, loc);
     return x;
   }
-  if (picks->shape.rank() != rank || from->shape.rank() != rank) {
+  // A 0-d operand reads as one element, as PyTorch's: a 0-d index scatters into a 1-d x.
+  const int index_rank = picks->shape.rank(), src_rank = from->shape.rank();
+  if (std::max(index_rank, 1) != std::max(rank, 1) || std::max(src_rank, 1) != std::max(rank, 1)) {
     api::fail<ShapeError>(loc, name, "index of shape ", picks->shape.to_string(),
                           " and src of shape ", from->shape.to_string(),
                           " need the rank of x, which has shape ", target->shape.to_string());
   }
-  if (rank == 0) {
+  if (rank == 0 || index_rank == 0 || src_rank == 0) {
     api::normalize_axis(axis, 1, name, loc);
-    return scatter_along(x.reshape({1}, loc), 0, index.reshape({1}, loc), src.reshape({1}, loc), op,
-                         caller, name, loc)
-        .reshape({}, loc);
+    return scatter_along(x.reshape({-1}, loc), 0, index.reshape({-1}, loc), src.reshape({-1}, loc),
+                         op, caller, name, loc)
+        .reshape(target->shape, loc);
   }
   axis = api::normalize_axis(axis, rank, name, loc);
   for (int a = 0; a < rank; ++a) {
@@ -137,13 +139,16 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& val
   api::sync_if_trace_full();
   ir::Node* picks = api::node_of(index, "scatter", loc);
   ir::Node* target = api::node_of(x, "scatter", loc);
-  if (picks->shape.rank() != target->shape.rank()) {  // checked here: the user passed no src
+  api::require_index(picks, "scatter", loc);
+  const int rank = target->shape.rank();
+  const int along = api::normalize_axis(axis, std::max(rank, 1), "scatter", loc);
+  if (picks->shape.numel() == 0) return x;  // nothing to check, as for a src
+  // Checked here, where the user passed no src; a 0-d x or index reads as one element.
+  if (std::max(picks->shape.rank(), 1) != std::max(rank, 1)) {
     api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
                           " needs the rank of x, which has shape ", target->shape.to_string());
   }
-  const int rank = target->shape.rank();
-  const int along = api::normalize_axis(axis, std::max(rank, 1), "scatter", loc);
-  for (int a = 0; a < rank; ++a) {
+  for (int a = 0; a < std::min(rank, picks->shape.rank()); ++a) {
     if (a != along && picks->shape[a] > target->shape[a]) {
       api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
                             " is larger than x of shape ", target->shape.to_string(),

@@ -426,4 +426,41 @@ TEST(Split, PiecesAreViewsOfTheSizesAsked) {
   EXPECT_EQ(lazy::chunk(lazy::arange(2), 4).size(), 2u);  // fewer pieces than asked
 }
 
+TEST(AxisViews, NarrowUnbindAndFlipAsPyTorchs) {
+  const Tensor x = lazy::arange(12).reshape({3, 4});
+  EXPECT_EQ(lazy::narrow(x, 1, 1, 2).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 2, 5, 6, 9, 10}));
+  EXPECT_EQ(lazy::narrow(x, -2, -1, 1).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{8, 9, 10, 11}));
+  EXPECT_EQ(lazy::narrow(x, 1, 4, 0).shape(), Shape({3, 0}));
+  EXPECT_THROW(lazy::narrow(x, 1, 3, 2), lazy::ShapeError);  // slice would clamp to 1
+  EXPECT_THROW(lazy::narrow(x, 1, 5, 0), lazy::IndexError);
+  EXPECT_THROW(lazy::narrow(x, 1, -5, 1), lazy::IndexError);
+  EXPECT_THROW(lazy::narrow(x, 1, 0, -1), lazy::ValueError);
+  EXPECT_THROW(lazy::narrow(lazy::full({}, 1.0f), 0, 0, 1), lazy::ShapeError);
+
+  const std::vector<Tensor> columns = lazy::unbind(x, -1);
+  ASSERT_EQ(columns.size(), 4u);
+  EXPECT_EQ(columns[3].shape(), Shape({3}));
+  EXPECT_EQ(columns[3].to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 7, 11}));
+  EXPECT_TRUE(lazy::unbind(lazy::zeros({0, 2})).empty());
+  EXPECT_EQ(lazy::unbind(lazy::arange(2))[1].shape(), Shape({}));
+  EXPECT_THROW(lazy::unbind(lazy::full({}, 1.0f)), lazy::ShapeError);
+
+  EXPECT_EQ(lazy::flip(x, {0, -1}).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ((lazy::flip(x, {1}) + 0).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8}));
+  EXPECT_EQ(lazy::flip(x, {}).to_vector<std::int64_t>(), x.to_vector<std::int64_t>());
+  EXPECT_EQ(lazy::flip(lazy::full({}, 2.0f), {0}).item<float>(), 2.0f);
+  EXPECT_THROW(lazy::flip(x, {1, -1}), lazy::AxisError);
+  EXPECT_THROW(lazy::flip(x, {2}), lazy::AxisError);
+  // The gradient of a flip is the flipped cotangent.
+  const Tensor w = lazy::from_data<float>({1, 2, 3}, {3});
+  const Tensor g = lazy::grad([&](std::span<const Tensor> t) {
+    return lazy::sum(lazy::flip(t[0], {0}) * w);
+  })({lazy::zeros({3})})[0];
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{3, 2, 1}));
+}
+
 }  // namespace

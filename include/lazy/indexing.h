@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <source_location>
+#include <span>
 #include <vector>
 
 #include "lazy/dtype.h"
@@ -80,8 +82,8 @@ Tensor triu(const Tensor& x, std::int64_t diagonal = 0,
 // The tensors joined along `axis`, in order (PyTorch's cat): every one has the same rank, at
 // least 1, and the same sizes on the other axes; sizes along `axis` may be 0. A 1-d tensor of size
 // 0 is skipped whatever the others' shapes (PyTorch's legacy rule). Their dtypes, the skipped
-// ones' too, promote as arithmetic's do. Computed in the same sync, each is written straight into its part of the
-// result; tensors already computed are copied by one kernel for all of them.
+// ones' too, promote as arithmetic's do. Computed in the same sync, each is written straight into
+// its part of the result; tensors already computed are copied by one kernel for all of them.
 Tensor cat(const std::vector<Tensor>& tensors, int axis = 0,
            std::source_location loc = std::source_location::current());
 // Tensors of one shape joined along a new axis `axis` of the result (in [-rank - 1, rank]).
@@ -97,5 +99,17 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size
                           std::source_location loc = std::source_location::current());
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, int axis = 0,
                           std::source_location loc = std::source_location::current());
+// Views as PyTorch's: `length` elements from `start` along `axis` (start in [-extent, extent],
+// negative counting from the end; past the axis is a ShapeError where slice would clamp); each
+// slice along `axis` without that axis; reversed along each of `axes` (a step -1 slice: negative
+// strides, where PyTorch's flip copies).
+Tensor narrow(const Tensor& x, int axis, std::int64_t start, std::int64_t length,
+              std::source_location loc = std::source_location::current());
+std::vector<Tensor> unbind(const Tensor& x, int axis = 0,
+                           std::source_location loc = std::source_location::current());
+Tensor flip(const Tensor& x, std::span<const int> axes,
+            std::source_location loc = std::source_location::current());
+Tensor flip(const Tensor& x, std::initializer_list<int> axes,
+            std::source_location loc = std::source_location::current());
 
 }  // namespace lazy

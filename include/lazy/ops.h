@@ -61,9 +61,9 @@ LAZY_DECLARE_BINARY(minimum)
 LAZY_DECLARE_BINARY(floor_divide)
 LAZY_DECLARE_BINARY(remainder)
 LAZY_DECLARE_BINARY(fmod)
-// Floating results (integer inputs give f32), as in PyTorch: the angle of the point (b, a) in
-// [-pi, pi] (atan2(-0, -1) is -pi); sqrt(a^2 + b^2) without overflow; log(exp(a) + exp(b)) without
-// overflow.
+// Floating results (integer inputs give f32, where PyTorch's CPU refuses them for hypot and
+// logaddexp): the angle of the point (b, a) in [-pi, pi] (atan2(-0, -1) is -pi); sqrt(a^2 + b^2)
+// without overflow; log(exp(a) + exp(b)) without overflow.
 LAZY_DECLARE_BINARY(atan2)
 LAZY_DECLARE_BINARY(hypot)
 LAZY_DECLARE_BINARY(logaddexp)

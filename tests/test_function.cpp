@@ -322,6 +322,30 @@ TEST_F(FunctionTest, UndefinedInputsAndOutputsAreValueErrors) {
               std::string::npos)
         << e.what();
   }
+  // Found in review: called inside grad (inline) the same mistakes went through, and a tensor
+  // pending on another thread was kept as an output every replay handed back uncomputed.
+  EXPECT_THROW(lazy::grad([&](std::span<const Tensor> in) {
+                 (void)undefined({in[0]});
+                 return lazy::sum(in[0]);
+               })({random_tensor({2}, 2)}),
+               lazy::ValueError);
+  EXPECT_THROW(lazy::grad([&](std::span<const Tensor> in) {
+                 (void)passes({Tensor()});
+                 return lazy::sum(in[0]);
+               })({random_tensor({2}, 3)}),
+               lazy::ValueError);
+  Tensor elsewhere;
+  std::thread([&] { elsewhere = lazy::ones({2}) * 2.0f; }).join();
+  lazy::Function returns_it([&](std::span<const Tensor> in) {
+    return std::vector<Tensor>{in[0] + 1.0f, elsewhere};
+  });
+  try {
+    returns_it({random_tensor({2}, 4)});
+    FAIL() << "no RuntimeError";
+  } catch (const lazy::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Function (output 1)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(returns_it.captures(), 0u);
 }
 
 TEST_F(FunctionTest, ThreadsCallingOneFunctionEachGetTheirOwnResults) {

@@ -32,6 +32,8 @@ namespace lazy {
 // - its random numbers anew: rand and randn take their seed on the host, so every replay draws
 //   those of the capture. Pass random tensors in as inputs where each call needs new ones;
 // - tensors it stores outside: they hold the capture's values; a replay returns only outputs.
+// An output that is undefined is a ValueError, and one pending in another thread's trace a
+// RuntimeError, whether the call captures or runs inline.
 // Inputs still pending are computed first (a sync point). A Function called while another one
 // captures, or inside lazy::grad / vjp, runs inline, as part of the outer work. Calls from
 // several threads are safe: the first call of a signature captures it, others of that signature

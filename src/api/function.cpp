@@ -6,6 +6,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
+#include <absl/strings/str_cat.h>
 
 #include "api/matrix_product.h"
 #include "api/recording.h"
@@ -132,6 +133,19 @@ std::vector<ir::NodePtr> externals_for(const Capture& capture, std::span<const T
   return externals;
 }
 
+// What the body returned: tensors it computed or was given, usable on this thread (a tensor
+// pending in another thread's trace would be handed back uncomputed by every replay).
+void check_outputs(std::span<const Tensor> outputs, std::source_location loc) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined()) {
+      api::fail<ValueError>(loc, "Function", "output ", i,
+                            " of the function is undefined (a default-constructed Tensor); "
+                            "return only tensors it computed or was given");
+    }
+    api::node_of(outputs[i], absl::StrCat("Function (output ", i, ")"), loc);
+  }
+}
+
 }  // namespace
 
 struct Function::State {
@@ -188,13 +202,7 @@ std::vector<Tensor> Function::State::capture(std::span<const Tensor> inputs, Sig
     // outside, computes at the next sync, which reports its errors (a bad index, memory).
     api::CaptureScope scope(loc);
     outputs = body(leaves);
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (!outputs[i].defined()) {
-        api::fail<ValueError>(loc, "Function", "output ", i,
-                              " of the function is undefined (a default-constructed Tensor); "
-                              "return only tensors it computed or was given");
-      }
-    }
+    check_outputs(outputs, loc);
   }
 
   auto capture = std::make_shared<Capture>();
@@ -310,7 +318,12 @@ std::vector<Tensor> Function::operator()(std::initializer_list<Tensor> inputs,
 std::vector<Tensor> Function::operator()(std::span<const Tensor> inputs,
                                          std::source_location loc) const {
   // Part of an outer capture, or of a function being differentiated (a replay has no gradient).
-  if (api::syncs_refused()) return state_->body(inputs);
+  if (api::syncs_refused()) {
+    for (const Tensor& input : inputs) api::node_of(input, "Function", loc);
+    std::vector<Tensor> outputs = state_->body(inputs);
+    check_outputs(outputs, loc);
+    return outputs;
+  }
   bool pending = false;
   for (const Tensor& input : inputs) pending |= !api::node_of(input, "Function", loc)->data;
   if (pending) sync();

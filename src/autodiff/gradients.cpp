@@ -64,6 +64,7 @@ VjpResult differentiate(const Differentiable& f, std::span<const Tensor> primals
 
 VjpResult vjp(const Differentiable& f, std::span<const Tensor> primals,
               std::span<const Tensor> cotangents, std::source_location loc) {
+  if (!f) api::fail<ValueError>(loc, "vjp", "needs a function to differentiate, got an empty one");
   return differentiate(
       f, primals,
       [&](std::span<const Tensor> outputs) {
@@ -86,6 +87,8 @@ VjpResult vjp(const Differentiable& f, std::span<const Tensor> primals,
 
 ValueAndGradients ValueAndGrad::operator()(std::span<const Tensor> inputs,
                                            std::source_location loc) const {
+  if (!f_)
+    api::fail<ValueError>(loc, "grad", "needs a function to differentiate, got an empty one");
   VjpResult result = differentiate(
       [&](std::span<const Tensor> in) { return std::vector<Tensor>{f_(in)}; }, inputs,
       [&](std::span<const Tensor> outputs) {

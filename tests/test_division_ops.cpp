@@ -125,6 +125,15 @@ TEST(RoundedDivisions, PowRemainderAndFmodRoundANumberToTheTensorsDtype) {
               0x1p-25);
   // A number past f16's range rounds to inf there, as PyTorch's wrapped number does.
   EXPECT_EQ(lazy::remainder(lazy::full({1}, 3.0, DType::f16), 1e5).item<double>(), 3);
+  // pow's exponent and where's numbers convert checked (measured on PyTorch 2.11's CUDA): past the
+  // dtype's largest is an error even where it would round to it; a base may round to it.
+  EXPECT_THROW(lazy::pow(one, 65519.0), lazy::ValueError);
+  EXPECT_THROW(lazy::pow(lazy::full({1}, 1.0, DType::bf16), 3.3961775e38), lazy::ValueError);
+  EXPECT_EQ(lazy::pow(one, 65504.0).item<double>(), 1);
+  EXPECT_EQ(lazy::pow(65519.0, one).item<double>(), 65504);
+  EXPECT_THROW(lazy::where(one > 0, one, 65519.0), lazy::ValueError);
+  EXPECT_EQ(lazy::where(one > 0, one, 65504.0).item<double>(), 1);
+  EXPECT_EQ(lazy::where(one < 0, one, -65504.0).item<double>(), -65504);
 }
 
 TEST(RoundedDivisions, OfBoolsThrowDTypeError) {

@@ -120,6 +120,7 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   // wrapped numbers; an integer that does not fit is, and so is pow's exponent (PyTorch converts
   // it checked).
   const bool exponent_number = op == Op::Pow && !b.is_tensor();
+  if (exponent_number) api::check_fill_fits(b.scalar(), promoted, name, loc);  // 65519 for f16 too
   return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
                    dtypes.rounds_number && !exponent_number);
 }
@@ -252,6 +253,9 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b, std::source
   }
   std::array operands = {promotion_operand(a, "where", loc), promotion_operand(b, "where", loc)};
   DType dtype = ir::result_type(operands);
+  // A number is converted checked, as PyTorch's CUDA where: past the dtype's largest is an error.
+  for (const Operand* x : {&a, &b})
+    if (!x->is_tensor()) api::check_fill_fits(x->scalar(), dtype, "where", loc);
   Operand c(cond, loc);
   return pointwise(Op::Where, "where", {&c, &a, &b}, dtype, dtype, ir::compute_type_of(dtype), loc);
 }

@@ -133,13 +133,14 @@ LZ_OP float lz_gelu_tanh(float x) {
 }
 
 // g * gelu_tanh'(x), as ir/op_reference.cpp's gelu_tanh_grad. Where tanh is saturated the second
-// term is 0: computed, it is 0 * inf = NaN once x * x overflows (|x| > 1.8e19), PyTorch's result.
+// term is x * 0 without u': u' is inf once x * x overflows (|x| > 1.8e19), and 0 * inf = NaN is
+// PyTorch's f32 result there. At x = +-inf it is NaN still, as PyTorch's.
 LZ_OP float lz_gelu_tanh_grad(float g, float x) {
   const float c = 0.7978845608028654f, k = 0.044715f;
   const float t = tanhf(c * fmaf(k * x, x * x, x));
   const float sech2 = 1.0f - t * t;
-  const float du = c * fmaf(3.0f * k, x * x, 1.0f);
-  return g * (0.5f * (1.0f + t) + (sech2 == 0.0f ? 0.0f : 0.5f * x * sech2 * du));
+  const float du = sech2 == 0.0f ? 1.0f : c * fmaf(3.0f * k, x * x, 1.0f);
+  return g * (0.5f * (1.0f + t) + 0.5f * x * sech2 * du);
 }
 
 LZ_OP bool lz_logical_not(bool x) { return !x; }

@@ -234,9 +234,11 @@ double hypot(double a, double b) {
 double gelu_tanh_grad(double g, double x) {
   constexpr double c = 0.7978845608028654, k = 0.044715;
   const double t = std::tanh(c * (x + k * x * x * x));
-  const double sech2 = 1 - t * t;  // 0 where tanh saturates, and so is the second term
-  const double slope = 0.5 * (1 + t) + (sech2 == 0 ? 0 : 0.5 * x * sech2 * c * (1 + 3 * k * x * x));
-  return g * slope;
+  const double sech2 = 1 - t * t;
+  // Where tanh saturates the second term is x * 0 without u', which overflows past 1e154; NaN
+  // still at x = +-inf, as PyTorch's.
+  const double du = sech2 == 0 ? 1 : c * (1 + 3 * k * x * x);
+  return g * (0.5 * (1 + t) + 0.5 * x * sech2 * du);
 }
 
 // log(e^a + e^b) without overflow: the larger plus log1p of the smaller's ratio. Equal infinities

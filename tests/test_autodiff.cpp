@@ -482,13 +482,6 @@ TEST(Autodiff, BadUseIsAnErrorAtTheCall) {
               HasSubstr("floating tensors"));
   EXPECT_ERROR_AT_THIS_LINE(lazy::RuntimeError, reads_a_value({x}));
   EXPECT_THAT(message_of<lazy::RuntimeError>([&] { reads_a_value({x}); }), HasSubstr("host read"));
-  // Found in review: an empty function was std::bad_function_call, with no op or line.
-  const lazy::Grad empty{lazy::ScalarFunction{}};
-  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, empty({x}));
-  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::value_and_grad(nullptr)({x}));
-  const std::vector<Tensor> primals{x}, cotangents{x};
-  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,
-                            lazy::vjp(lazy::Differentiable{}, primals, cotangents));
   // The thread goes on: nothing is left refusing syncs.
   EXPECT_EQ((x * 2).to_vector<float>(), (std::vector<float>{2, 4}));
 }

@@ -303,6 +303,17 @@ TEST(BadInput, AnIntegerPowerTooLargeForInt64IsAValueErrorAboutTheNumber) {
   EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr("negative")));
 }
 
+// Found in review: an empty function was std::bad_function_call, with no op or line.
+TEST(BadInput, AnEmptyFunctionToDifferentiateIsAValueErrorAtTheCall) {
+  const lazy::Tensor x = lazy::ones({2});
+  const lazy::Grad empty{lazy::ScalarFunction{}};
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, empty({x}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::value_and_grad(nullptr)({x}));
+  const std::vector<lazy::Tensor> primals{x}, cotangents{x};
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,
+                            lazy::vjp(lazy::Differentiable{}, primals, cotangents));
+}
+
 // Found in review: errors that named an op the user never called, and input taken silently.
 TEST(BadInput, ErrorsNameTheCallAndItsValidRange) {
   const lazy::Tensor rank8 = lazy::zeros({1, 1, 1, 1, 1, 1, 1, 2});

@@ -39,8 +39,7 @@ TEST(ApiEdges, ItemConvertsCheckedAsLibTorchsItem) {
   EXPECT_THROW((void)lazy::full({}, NAN).item<std::int64_t>(), lazy::ValueError);
   EXPECT_THROW((void)lazy::full({}, -INFINITY).item<std::int32_t>(), lazy::ValueError);
   EXPECT_THROW((void)lazy::full({}, 1e19f).item<std::int64_t>(), lazy::ValueError);
-  // Truncated first, as a cast: -2^31 - 0.5 fits, -2^31 - 1 does not (f32 holds neither, bf16's
-  // largest below 2^63 fits i64).
+  // The range's ends: -2^31 fits and 2^31 does not; bf16's largest below 2^63 fits i64.
   EXPECT_EQ(lazy::full({}, -3.7f).item<std::int32_t>(), -3);
   EXPECT_EQ(lazy::full({}, -2147483648.0f).item<std::int32_t>(),
             std::numeric_limits<std::int32_t>::min());

@@ -323,7 +323,7 @@ TEST_F(FunctionTest, UndefinedInputsAndOutputsAreValueErrors) {
         << e.what();
   }
   // Found in review: called inside grad (inline) the same mistakes went through, and a tensor
-  // pending on another thread was kept as an output every replay handed back uncomputed.
+  // another thread recorded and never computed was kept as an output every replay handed back.
   EXPECT_THROW(lazy::grad([&](std::span<const Tensor> in) {
                  (void)undefined({in[0]});
                  return lazy::sum(in[0]);

@@ -128,7 +128,9 @@ TEST(Scatter, AZeroDOperandIsOneElementAndAnEmptyIndexIsNeverChecked) {
     const Tensor same = lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros(empty, DType::i64), 5.0);
     EXPECT_EQ(same.to_vector<float>(), (std::vector<float>(6, 1.0f))) << empty.to_string();
   }
-  EXPECT_THROW(lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros({0}), 5.0), lazy::DTypeError);
+  EXPECT_EQ(lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros({0}), 5.0).to_vector<float>(),
+            (std::vector<float>(6, 1.0f)));  // its dtype too, as PyTorch's
+  EXPECT_THROW(lazy::scatter(lazy::ones({2, 3}), 1, lazy::zeros({1, 1}), 5.0), lazy::DTypeError);
   EXPECT_THROW(lazy::scatter(lazy::ones({2, 3}), 2, lazy::zeros({0}, DType::i64), 5.0),
                lazy::AxisError);
 }

@@ -18,8 +18,9 @@
 
 namespace lazy {
 
-// PyTorch's gather: out[c] = x[c with c[axis] = index[c]]. index has x's rank and, along every
-// other axis, at most x's size; the result has index's shape. Negative indices are out of range.
+// PyTorch's gather: out[c] = x[c with c[axis] = index[c]]. index has x's rank (a 0-d tensor counts
+// as 1-d of one element) and, along every other axis, at most x's size; the result has index's
+// shape. Negative indices are out of range.
 Tensor gather(const Tensor& x, int axis, const Tensor& index,
               std::source_location loc = std::source_location::current());
 
@@ -38,7 +39,8 @@ Tensor embedding(const Tensor& weight, const Tensor& ids,
                  std::source_location loc = std::source_location::current());
 
 // PyTorch's scatter_add: x with src[c] added into the element at c with c[axis] = index[c], for
-// every c of index. index has x's rank, at most x's sizes along the other axes and at most src's
+// every c of index. index has x's rank (a 0-d tensor counting as 1-d of one element, as in src
+// and x), at most x's sizes along the other axes and at most src's
 // along every axis (src's elements past index's are not read); src has x's dtype. An index may
 // repeat: its contributions are added in order of position, so the result is the same bits on
 // every run. Indices must lie in [0, x's size along axis): others are an IndexError.

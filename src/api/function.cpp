@@ -142,7 +142,8 @@ void check_outputs(std::span<const Tensor> outputs, std::source_location loc) {
                             " of the function is undefined (a default-constructed Tensor); "
                             "return only tensors it computed or was given");
     }
-    api::node_of(outputs[i], absl::StrCat("Function (output ", i, ")"), loc);
+    if (!api::usable_here(outputs[i].node()))
+      api::refuse_node(outputs[i], absl::StrCat("Function (output ", i, ")"), loc);
   }
 }
 

@@ -39,13 +39,13 @@ Tensor checked_gather(const Tensor& x, int axis, const Tensor& index, GatherCall
   api::sync_if_trace_full();
   ir::Node* source = api::node_of(x, op, loc);
   ir::Node* picks = api::node_of(index, op, loc);
-  require_index(picks, op, loc);
   const int rank = source->shape.rank();
-  // An empty index picks nothing, whatever its rank and sizes: torch.gather checks neither.
+  // An empty index picks nothing, whatever its dtype, rank and sizes: torch.gather checks none.
   if (picks->shape.numel() == 0 && caller == GatherCaller::gather) {
     api::normalize_axis(axis, std::max(rank, 1), op, loc);
     return zeros(picks->shape, source->dtype, loc);
   }
+  require_index(picks, op, loc);
   // A 0-d x or index reads as one element, as PyTorch's (gather of a 0-d x by [0] is [x]).
   if (std::max(picks->shape.rank(), 1) != std::max(rank, 1)) {
     api::fail<ShapeError>(loc, op, "index of shape ", picks->shape.to_string(),

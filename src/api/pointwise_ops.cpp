@@ -120,7 +120,8 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   // wrapped numbers; an integer that does not fit is, and so is pow's exponent (PyTorch converts
   // it checked).
   const bool exponent_number = op == Op::Pow && !b.is_tensor();
-  if (exponent_number) api::check_fill_fits(b.scalar(), promoted, name, loc);  // 65519 for f16 too
+  // Converted checked, as PyTorch's: 65519 is refused for f16 though it rounds to 65504.
+  if (exponent_number) api::check_fill_fits(b.scalar(), promoted, name, loc);
   return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
                    dtypes.rounds_number && !exponent_number);
 }

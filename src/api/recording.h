@@ -106,15 +106,18 @@ ir::Node* defined_node(const Tensor& t, std::string_view op, std::source_locatio
 // computed (its thread exited, or dropped its trace, first).
 [[noreturn]] void refuse_node(const Tensor& t, std::string_view op, std::source_location loc);
 
+// Whether this thread may use the node: computed, or pending in this thread's trace. Not
+// Trace::current(): reading a computed tensor needs no trace (nor makes one).
+inline bool usable_here(const ir::Node* node) {
+  return node != nullptr && (node->trace == nullptr ? node->data != nullptr
+                                                    : node->trace == ir::Trace::current_if_any());
+}
+
 // The node behind a handle, checked usable by this thread: defined, and pending in its trace or
 // computed. Inline: every op checks each operand.
 inline ir::Node* node_of(const Tensor& t, std::string_view op, std::source_location loc) {
   ir::Node* node = t.node();
-  // Not Trace::current(): reading a computed tensor needs no trace (nor makes one).
-  const bool usable =
-      node != nullptr &&
-      (node->trace == nullptr ? node->data != nullptr : node->trace == ir::Trace::current_if_any());
-  if (!usable) [[unlikely]]
+  if (!usable_here(node)) [[unlikely]]
     refuse_node(t, op, loc);
   return node;
 }

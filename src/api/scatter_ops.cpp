@@ -45,7 +45,8 @@ void require_room(const Shape& x, int axis, std::string_view op, std::source_loc
   }
 }
 
-// A scatter's operands, checked: x, an i32 or i64 index, and src of x's dtype.
+// A scatter's operands, checked: x, index (its dtype is the caller's to check, after an empty
+// index returned x, as PyTorch's), and src of x's dtype.
 struct ScatterOperands {
   ir::Node* x;
   ir::Node* index;
@@ -56,7 +57,6 @@ ScatterOperands checked_operands(const Tensor& x, const Tensor& index, const Ten
   api::sync_if_trace_full();
   const ScatterOperands operands{api::node_of(x, name, loc), api::node_of(index, name, loc),
                                  api::node_of(src, name, loc)};
-  api::require_index(operands.index, name, loc);
   require_same_dtype(operands.x, operands.src, name, loc);
   return operands;
 }
@@ -67,11 +67,12 @@ Tensor scatter_along(const Tensor& x, int axis, const Tensor& index, const Tenso
                      ScatterCaller caller, std::string_view name, std::source_location loc) {
   const auto [target, picks, from] = checked_operands(x, index, src, name, loc);
   const int rank = target->shape.rank();
-  // An empty index scatters nothing, whatever its shape and src's: PyTorch checks neither.
+  // An empty index scatters nothing, whatever its dtype and shape and src's: PyTorch checks none.
   if (picks->shape.numel() == 0) {
     api::normalize_axis(axis, std::max(rank, 1), name, loc);
     return x;
   }
+  api::require_index(picks, name, loc);
   // A 0-d operand reads as one element, as PyTorch's: a 0-d index scatters into a 1-d x.
   const int index_rank = picks->shape.rank(), src_rank = from->shape.rank();
   if (std::max(index_rank, 1) != std::max(rank, 1) || std::max(src_rank, 1) != std::max(rank, 1)) {
@@ -139,10 +140,10 @@ Tensor scatter(const Tensor& x, int axis, const Tensor& index, const Scalar& val
   api::sync_if_trace_full();
   ir::Node* picks = api::node_of(index, "scatter", loc);
   ir::Node* target = api::node_of(x, "scatter", loc);
-  api::require_index(picks, "scatter", loc);
   const int rank = target->shape.rank();
   const int along = api::normalize_axis(axis, std::max(rank, 1), "scatter", loc);
   if (picks->shape.numel() == 0) return x;  // nothing to check, as for a src
+  api::require_index(picks, "scatter", loc);
   // Checked here, where the user passed no src; a 0-d x or index reads as one element.
   if (std::max(picks->shape.rank(), 1) != std::max(rank, 1)) {
     api::fail<ShapeError>(loc, "scatter", "index of shape ", picks->shape.to_string(),
@@ -163,6 +164,7 @@ Tensor index_add(const Tensor& x, int axis, const Tensor& index, const Tensor& s
                  const Scalar& alpha, std::source_location loc) {
   constexpr std::string_view name = "index_add";
   const auto [target, picks, from] = checked_operands(x, index, src, name, loc);
+  api::require_index(picks, name, loc);
   if (picks->shape.rank() > 1) {
     api::fail<ShapeError>(loc, name, "needs a 1-d (or 0-d) index, got shape ",
                           picks->shape.to_string());

@@ -85,13 +85,13 @@ void Tensor::item_to_host(HostType as, void* dst, std::source_location loc) cons
   const ir::TensorData& data = computed_data(*this, "item", loc);
   runtime::raise_index_faults();  // the read waited for the GPU: its faults show now
   // Checked, as LibTorch's item<T>() (c10's checked_convert): NaN, or a value outside the
-  // integer's range once truncated, is an error where a cast would saturate or wrap.
+  // integer's range, is an error where a cast would saturate or wrap.
   const DType dtype = data.storage->dtype;
   if ((as == HostType::i32 || as == HostType::i64) && is_floating(dtype)) {
     double value = 0;
     convert_to_host(data, HostType::f64, &value);
     const double limit = as == HostType::i32 ? 2147483648.0 : 9223372036854775808.0;
-    if (!(std::trunc(value) >= -limit && std::trunc(value) < limit)) {
+    if (!(value >= -limit && value < limit)) {
       api::fail<ValueError>(loc, "item", "the ", dtype_name(dtype), " value ",
                             api::number_text(value), " does not fit ",
                             as == HostType::i32 ? "std::int32_t" : "std::int64_t",

@@ -1,5 +1,6 @@
 // Views along one axis that PyTorch names separately: narrow, unbind and flip, each a slice.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,12 +46,12 @@ std::vector<Tensor> unbind(const Tensor& x, int axis, std::source_location loc) 
 Tensor flip(const Tensor& x, std::span<const int> axes, std::source_location loc) {
   api::sync_if_trace_full();
   const int rank = api::node_of(x, "flip", loc)->shape.rank();
-  std::vector<bool> named(std::size_t(std::max(rank, 1)), false);
+  std::array<bool, kMaxRank> named{};
   Tensor flipped = x;
   for (int axis : axes) {
     const int a = api::normalize_axis(axis, std::max(rank, 1), "flip", loc);  // 0-d: axis 0 or -1
-    if (named[std::size_t(a)]) api::fail<AxisError>(loc, "flip", "axis ", a, " is named twice");
-    named[std::size_t(a)] = true;
+    if (named[a]) api::fail<AxisError>(loc, "flip", "axis ", a, " is named twice");
+    named[a] = true;
     if (rank > 0) flipped = flipped.slice(a, std::nullopt, std::nullopt, -1, loc);
   }
   return flipped;

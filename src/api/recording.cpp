@@ -161,28 +161,13 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
   }
 }
 
-namespace {
-
-double largest_finite(DType dtype) {
-  switch (dtype) {
-    case DType::f16:
-      return 65504.0;
-    case DType::bf16:
-      return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
-    default:
-      return std::numeric_limits<float>::max();
-  }
-}
-
-}  // namespace
-
 void check_fill_fits(const Scalar& value, DType dtype, std::string_view op,
                      std::source_location loc) {
   check_scalar_fits(value, dtype, op, loc);
   const double v = value.to_double();
-  if (is_floating(dtype) && std::isfinite(v) && std::fabs(v) > largest_finite(dtype)) {
+  if (is_floating(dtype) && std::isfinite(v) && std::fabs(v) > ir::largest_finite(dtype)) {
     fail<ValueError>(loc, op, "the value ", number_text(v), " is past ", dtype_name(dtype),
-                     "'s largest finite value (", largest_finite(dtype), ")");
+                     "'s largest finite value (", ir::largest_finite(dtype), ")");
   }
 }
 

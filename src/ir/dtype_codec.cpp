@@ -20,6 +20,10 @@ struct FloatFormat {
 constexpr FloatFormat kHalf{11, -14, 15, 5};
 constexpr FloatFormat kBFloat{8, -126, 127, 8};
 
+double largest_finite(const FloatFormat& f) {
+  return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
+}
+
 // Rounds once, directly from double: scaling by a power of two is exact, nearbyint rounds half
 // to even, and below the normal range the quantum stays fixed (subnormals).
 double round_to_format(double value, const FloatFormat& f) {
@@ -27,8 +31,7 @@ double round_to_format(double value, const FloatFormat& f) {
   int exp = std::max(std::ilogb(value), f.min_exp);
   double quantum = std::ldexp(1.0, exp - (f.precision - 1));
   double rounded = std::nearbyint(value / quantum) * quantum;
-  double max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
-  if (std::fabs(rounded) > max_finite) return std::copysign(INFINITY, value);
+  if (std::fabs(rounded) > largest_finite(f)) return std::copysign(INFINITY, value);
   return rounded;
 }
 
@@ -108,6 +111,17 @@ double f16_bits_to_double(std::uint16_t bits) {
 }
 double bf16_bits_to_double(std::uint16_t bits) {
   return decode(bits, kBFloat);
+}
+
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::f16:
+      return largest_finite(kHalf);
+    case DType::bf16:
+      return largest_finite(kBFloat);
+    default:
+      return std::numeric_limits<float>::max();
+  }
 }
 
 double round_to_dtype(double value, DType dtype) {

@@ -13,6 +13,8 @@ namespace lazy::ir {
 // floating dtypes. Integer dtypes truncate toward zero and saturate; NaN gives 0 (as the GPU's
 // conversion does). Bool gives 1 for any non-zero value, NaN included.
 double round_to_dtype(double value, DType dtype);
+// The largest finite value of a floating dtype (f16's 65504).
+double largest_finite(DType dtype);
 // Wraps to the integer dtype's width as two's complement; bool gives 0 or 1.
 std::int64_t wrap_to_dtype(std::int64_t value, DType dtype);
 

@@ -236,6 +236,25 @@ template <class T> LZ_OP bool lz_ge(T a, T b) { return a >= b; }
 LZ_OP bool lz_logical_and(bool a, bool b) { return a && b; }
 LZ_OP bool lz_logical_or(bool a, bool b) { return a || b; }
 
+// Bits of int and long long, and logic of bool (bitwise_not of bool is recorded as logical_not).
+// PyTorch's shifts: a count below 0 or of the width or more shifts every bit out, leaving 0, or
+// for a right shift the sign. A left shift goes through unsigned bits, so it wraps.
+template <class I> LZ_OP I lz_bitwise_and(I a, I b) { return a & b; }
+template <class I> LZ_OP I lz_bitwise_or(I a, I b) { return a | b; }
+template <class I> LZ_OP I lz_bitwise_xor(I a, I b) { return a ^ b; }
+LZ_OP bool lz_bitwise_and(bool a, bool b) { return a && b; }
+LZ_OP bool lz_bitwise_or(bool a, bool b) { return a || b; }
+LZ_OP bool lz_bitwise_xor(bool a, bool b) { return a != b; }
+template <class I> LZ_OP I lz_bitwise_not(I x) { return ~x; }
+template <class I> LZ_OP I lz_bitwise_left_shift(I a, I b) {
+  constexpr I kWidth = 8 * sizeof(I);
+  return (b < 0 || b >= kWidth) ? (I)0 : (I)((unsigned long long)a << b);
+}
+template <class I> LZ_OP I lz_bitwise_right_shift(I a, I b) {
+  constexpr I kWidth = 8 * sizeof(I);
+  return a >> ((b < 0 || b >= kWidth) ? kWidth - 1 : b);
+}
+
 template <class T> LZ_OP T lz_where(bool condition, T a, T b) { return condition ? a : b; }
 // PyTorch's two-sided form: exact at both ends (weight 0 gives start, 1 gives end).
 LZ_OP float lz_lerp(float start, float end, float weight) {

@@ -80,6 +80,7 @@ const std::vector<std::pair<std::string, Unary>> kUnaryOps = {
     {"isnan", [](const Tensor& x) { return lazy::isnan(lazy::log(x)); }},
     {"isinf", [](const Tensor& x) { return lazy::isinf(x / (x - x.to(x.dtype()))); }},
     {"clamp", [](const Tensor& x) { return lazy::clamp(x, -1, 2); }},
+    {"bitwise_not", [](const Tensor& x) { return ~x; }},
 };
 
 using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
@@ -109,6 +110,15 @@ const std::vector<std::pair<std::string, Binary>> kBinaryOps = {
     {"logical_and", [](const Tensor& a, const Tensor& b) { return lazy::logical_and(a, b); }},
     {"logical_or", [](const Tensor& a, const Tensor& b) { return lazy::logical_or(a, b); }},
     {"where", [](const Tensor& a, const Tensor& b) { return lazy::where(a > b, a, b); }},
+    {"bitwise_and", [](const Tensor& a, const Tensor& b) { return a & b; }},
+    {"bitwise_or", [](const Tensor& a, const Tensor& b) { return a | b; }},
+    {"bitwise_xor", [](const Tensor& a, const Tensor& b) { return a ^ b; }},
+    // Counts of about [-150, 150]: most shift every bit out, or count below 0.
+    {"bitwise_left_shift", [](const Tensor& a, const Tensor& b) { return a << b; }},
+    {"bitwise_right_shift", [](const Tensor& a, const Tensor& b) { return a >> b; }},
+    {"bitwise_left_shift in range", [](const Tensor& a, const Tensor& b) { return a << (b & 31); }},
+    {"bitwise_right_shift in range",
+     [](const Tensor& a, const Tensor& b) { return a >> (b & 31); }},
 };
 
 // Odd sizes (no multiple of any vector width) and aligned ones.

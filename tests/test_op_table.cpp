@@ -159,17 +159,39 @@ TEST(OpTable, NumbersRoundToTheTensorsDtypeOnlyWherePyTorchsDo) {
 std::vector<Tensor> every_pointwise_op(const Tensor& a, const Tensor& b) {
   using Unary = Tensor (*)(const Tensor&, std::source_location);
   using Binary = Tensor (*)(const lazy::Operand&, const lazy::Operand&, std::source_location);
-  const Unary unary[] = {
-      lazy::neg,         lazy::abs,   lazy::sign,  lazy::square,  lazy::relu,      lazy::floor,
-      lazy::ceil,        lazy::round, lazy::trunc, lazy::exp,     lazy::exp2,      lazy::log,
-      lazy::log2,        lazy::log1p, lazy::expm1, lazy::sqrt,    lazy::rsqrt,     lazy::sin,
-      lazy::cos,         lazy::tanh,  lazy::erf,   lazy::sigmoid, lazy::gelu_tanh, lazy::reciprocal,
-      lazy::logical_not, lazy::isnan, lazy::isinf};
-  const Binary binary[] = {
-      lazy::add,       lazy::sub,          lazy::mul,       lazy::div,  lazy::pow,   lazy::maximum,
-      lazy::minimum,   lazy::floor_divide, lazy::remainder, lazy::fmod, lazy::atan2, lazy::hypot,
-      lazy::logaddexp, lazy::eq,           lazy::ne,        lazy::lt,   lazy::le,    lazy::gt,
-      lazy::ge,        lazy::logical_and,  lazy::logical_or};
+  const Unary unary[] = {lazy::neg,         lazy::abs,     lazy::sign,      lazy::square,
+                         lazy::relu,        lazy::floor,   lazy::ceil,      lazy::round,
+                         lazy::trunc,       lazy::exp,     lazy::exp2,      lazy::log,
+                         lazy::log2,        lazy::log1p,   lazy::expm1,     lazy::sqrt,
+                         lazy::rsqrt,       lazy::sin,     lazy::cos,       lazy::tanh,
+                         lazy::erf,         lazy::sigmoid, lazy::gelu_tanh, lazy::reciprocal,
+                         lazy::logical_not, lazy::isnan,   lazy::isinf,     lazy::bitwise_not};
+  const Binary binary[] = {lazy::add,
+                           lazy::sub,
+                           lazy::mul,
+                           lazy::div,
+                           lazy::pow,
+                           lazy::maximum,
+                           lazy::minimum,
+                           lazy::floor_divide,
+                           lazy::remainder,
+                           lazy::fmod,
+                           lazy::atan2,
+                           lazy::hypot,
+                           lazy::logaddexp,
+                           lazy::eq,
+                           lazy::ne,
+                           lazy::lt,
+                           lazy::le,
+                           lazy::gt,
+                           lazy::ge,
+                           lazy::logical_and,
+                           lazy::logical_or,
+                           lazy::bitwise_and,
+                           lazy::bitwise_or,
+                           lazy::bitwise_xor,
+                           lazy::bitwise_left_shift,
+                           lazy::bitwise_right_shift};
   std::vector<Tensor> out;
   auto keep = [&](const std::function<Tensor()>& f) {
     try {

@@ -81,6 +81,17 @@ LAZY_DECLARE_BINARY(logical_and)
 LAZY_DECLARE_BINARY(logical_or)
 LAZY_DECLARE_UNARY(logical_not)
 
+// Bitwise ops take integer and bool tensors (floating ones are a DTypeError); and, or and xor
+// of bool are logic, and bitwise_not of bool is logical_not. A shift by a negative count, or by
+// the dtype's width or more, gives 0 (a right shift: the sign, 0 or -1), as PyTorch's; shifts
+// take integers only.
+LAZY_DECLARE_BINARY(bitwise_and)
+LAZY_DECLARE_BINARY(bitwise_or)
+LAZY_DECLARE_BINARY(bitwise_xor)
+LAZY_DECLARE_BINARY(bitwise_left_shift)
+LAZY_DECLARE_BINARY(bitwise_right_shift)
+LAZY_DECLARE_UNARY(bitwise_not)
+
 LAZY_DECLARE_UNARY(neg)
 LAZY_DECLARE_UNARY(abs)
 LAZY_DECLARE_UNARY(sign)
@@ -155,6 +166,22 @@ inline Tensor operator%(const Operand& a, const Operand& b) {
   return remainder(a, b, a.loc());
 }
 Tensor operator-(const Operand& x);
+inline Tensor operator&(const Operand& a, const Operand& b) {
+  return bitwise_and(a, b, a.loc());
+}
+inline Tensor operator|(const Operand& a, const Operand& b) {
+  return bitwise_or(a, b, a.loc());
+}
+inline Tensor operator^(const Operand& a, const Operand& b) {
+  return bitwise_xor(a, b, a.loc());
+}
+inline Tensor operator<<(const Operand& a, const Operand& b) {
+  return bitwise_left_shift(a, b, a.loc());
+}
+inline Tensor operator>>(const Operand& a, const Operand& b) {
+  return bitwise_right_shift(a, b, a.loc());
+}
+Tensor operator~(const Operand& x);
 // Arithmetic and comparisons of two numbers are the numbers' own (to_double, to_int): without
 // these, lazy::Scalar(2) + 1 or lazy::Scalar(2) == 1 would reach the Operand overloads, which need
 // a tensor, and compile into a call that throws.
@@ -164,6 +191,12 @@ Tensor operator-(const Scalar& a, const Scalar& b) = delete;
 Tensor operator*(const Scalar& a, const Scalar& b) = delete;
 Tensor operator/(const Scalar& a, const Scalar& b) = delete;
 Tensor operator%(const Scalar& a, const Scalar& b) = delete;
+Tensor operator&(const Scalar& a, const Scalar& b) = delete;
+Tensor operator|(const Scalar& a, const Scalar& b) = delete;
+Tensor operator^(const Scalar& a, const Scalar& b) = delete;
+Tensor operator<<(const Scalar& a, const Scalar& b) = delete;
+Tensor operator>>(const Scalar& a, const Scalar& b) = delete;
+Tensor operator~(const Scalar& x) = delete;
 Tensor operator==(const Scalar& a, const Scalar& b) = delete;
 Tensor operator!=(const Scalar& a, const Scalar& b) = delete;
 Tensor operator<(const Scalar& a, const Scalar& b) = delete;

@@ -93,12 +93,24 @@ DType binary_result_type(const Operand& a, const Operand& b, std::string_view na
   return ir::result_type(operands);
 }
 
+// Bitwise ops refuse floating operands, shifts bool ones too (their rows' dtype rules).
+void check_takes_promoted(Op op, std::string_view name, DType promoted, std::source_location loc) {
+  if (ir::takes_promoted(op, promoted)) return;
+  const bool bits_of_bool = ir::op_info(op).dtype_rule == ir::DTypeRule::promoted_integral;
+  api::fail<DTypeError>(loc, name, "takes ", bits_of_bool ? "integer or bool" : "integer",
+                        " operands, and these promote to ", dtype_name(promoted),
+                        is_floating(promoted)
+                            ? "; cast floating tensors to an integer dtype and pass whole numbers"
+                            : "; cast them to an integer dtype first");
+}
+
 // A binary op's dtypes come from its row of the op table (ir/op.h).
 Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
               std::source_location loc) {
   api::sync_if_trace_full();
   require_a_tensor(a, b, name, loc);
   const DType promoted = binary_result_type(a, b, name, loc);
+  check_takes_promoted(op, name, promoted, loc);
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, promoted);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,
@@ -129,7 +141,9 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
 // A unary op's dtypes come from its row of the op table (ir/op.h).
 Tensor unary(Op op, std::string_view name, const Tensor& x, std::source_location loc) {
   api::sync_if_trace_full();
-  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, api::node_of(x, name, loc)->dtype);
+  const DType dtype = api::node_of(x, name, loc)->dtype;
+  check_takes_promoted(op, name, dtype, loc);
+  const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, dtype);
   Operand operand(x, loc);
   return pointwise(op, name, {&operand}, dtypes.result, dtypes.compute, dtypes.result, loc);
 }
@@ -168,6 +182,11 @@ LAZY_DEFINE_BINARY(gt, Gt)
 LAZY_DEFINE_BINARY(ge, Ge)
 LAZY_DEFINE_BINARY(logical_and, LogicalAnd)
 LAZY_DEFINE_BINARY(logical_or, LogicalOr)
+LAZY_DEFINE_BINARY(bitwise_and, BitwiseAnd)
+LAZY_DEFINE_BINARY(bitwise_or, BitwiseOr)
+LAZY_DEFINE_BINARY(bitwise_xor, BitwiseXor)
+LAZY_DEFINE_BINARY(bitwise_left_shift, BitwiseLeftShift)
+LAZY_DEFINE_BINARY(bitwise_right_shift, BitwiseRightShift)
 #undef LAZY_DEFINE_BINARY
 
 #define LAZY_DEFINE_UNARY(name, op)                        \
@@ -205,6 +224,19 @@ Tensor operator-(const Operand& x) {
     api::fail<ValueError>(x.loc(), "neg", "needs a tensor; negate the number itself instead");
   }
   return neg(x.tensor(), x.loc());
+}
+
+// Of bool, logical_not (PyTorch's ~ of a bool tensor): the row itself takes integers only.
+Tensor bitwise_not(const Tensor& x, std::source_location loc) {
+  if (api::node_of(x, "bitwise_not", loc)->dtype == DType::bool_) return logical_not(x, loc);
+  return unary(Op::BitwiseNot, "bitwise_not", x, loc);
+}
+
+Tensor operator~(const Operand& x) {
+  if (!x.is_tensor()) {
+    api::fail<ValueError>(x.loc(), "bitwise_not", "needs a tensor; invert the number itself");
+  }
+  return bitwise_not(x.tensor(), x.loc());
 }
 
 Tensor abs(const Tensor& x, std::source_location loc) {

@@ -410,12 +410,41 @@ std::array<TableRow, kOps> make_table() {
   std::array<TableRow, kOps> table;
   table.fill(kMissing);
   const auto set = [&](Op op, TableRow row) { table[std::size_t(op)] = row; };
-  for (Op op : {Op::Data,        Op::Scalar,     Op::Arange,    Op::RandUniform, Op::RandNormal,
-                Op::Sign,        Op::Floor,      Op::Ceil,      Op::Round,       Op::Trunc,
-                Op::FloorDivide, Op::LogicalNot, Op::IsNan,     Op::IsInf,       Op::Eq,
-                Op::Ne,          Op::Lt,         Op::Le,        Op::Gt,          Op::Ge,
-                Op::LogicalAnd,  Op::LogicalOr,  Op::ArgMax,    Op::ArgMin,      Op::ReduceAny,
-                Op::ReduceAll,   Op::CumArgMax,  Op::CumArgMin, Op::TopKIndex})
+  for (Op op : {Op::Data,
+                Op::Scalar,
+                Op::Arange,
+                Op::RandUniform,
+                Op::RandNormal,
+                Op::Sign,
+                Op::Floor,
+                Op::Ceil,
+                Op::Round,
+                Op::Trunc,
+                Op::FloorDivide,
+                Op::LogicalNot,
+                Op::IsNan,
+                Op::IsInf,
+                Op::Eq,
+                Op::Ne,
+                Op::Lt,
+                Op::Le,
+                Op::Gt,
+                Op::Ge,
+                Op::LogicalAnd,
+                Op::LogicalOr,
+                Op::ArgMax,
+                Op::ArgMin,
+                Op::ReduceAny,
+                Op::ReduceAll,
+                Op::CumArgMax,
+                Op::CumArgMin,
+                Op::TopKIndex,
+                Op::BitwiseNot,
+                Op::BitwiseAnd,
+                Op::BitwiseOr,
+                Op::BitwiseXor,
+                Op::BitwiseLeftShift,
+                Op::BitwiseRightShift})
     set(op, kNone);
   set(Op::Neg, with(neg_vjp));
   set(Op::Abs, with(abs_vjp));

@@ -39,6 +39,8 @@ enum class DTypeRule : std::uint8_t {
   promoted_rounding,  // like promoted, but a number is first rounded to the promoted dtype, as
                       // PyTorch's pow, remainder and fmod do (f16 1.0 % 0.1 is by f16's 0.1)
   promoted_floating,  // like promoted, but integers and bool give f32
+  promoted_integral,  // like promoted, but floating dtypes are refused (bitwise ops)
+  promoted_integer,   // like promoted, but floating dtypes and bool are refused (shifts)
   to_bool,            // bool, computed in the promoted dtype
   given,              // set by the op's own API function (casts, leaves, views, reductions)
 };
@@ -102,6 +104,7 @@ enum class DeviceName : std::uint8_t {
   X(GeluTanh, gelu_tanh, pointwise, 1, promoted_floating, compute, transcendental, plain)          \
   X(Reciprocal, reciprocal, pointwise, 1, promoted_floating, compute, simple, plain)               \
   X(LogicalNot, logical_not, pointwise, 1, to_bool, truth, simple, plain)                          \
+  X(BitwiseNot, bitwise_not, pointwise, 1, promoted_integer, compute, simple, plain)               \
   X(IsNan, isnan, pointwise, 1, to_bool, own, simple, plain)                                       \
   X(IsInf, isinf, pointwise, 1, to_bool, own, simple, plain)                                       \
   X(Cast, cast, pointwise, 1, given, own, simple, per_result_dtype)                                \
@@ -130,6 +133,13 @@ enum class DeviceName : std::uint8_t {
   X(Ge, ge, pointwise, 2, to_bool, compute, simple, plain)                                         \
   X(LogicalAnd, logical_and, pointwise, 2, to_bool, truth, simple, plain)                          \
   X(LogicalOr, logical_or, pointwise, 2, to_bool, truth, simple, plain)                            \
+  /* bits of integers (and of bool, where and, or and xor are logic); see lz_pointwise.cuh */      \
+  X(BitwiseAnd, bitwise_and, pointwise, 2, promoted_integral, compute, simple, plain)              \
+  X(BitwiseOr, bitwise_or, pointwise, 2, promoted_integral, compute, simple, plain)                \
+  X(BitwiseXor, bitwise_xor, pointwise, 2, promoted_integral, compute, simple, plain)              \
+  X(BitwiseLeftShift, bitwise_left_shift, pointwise, 2, promoted_integer, compute, simple, plain)  \
+  X(BitwiseRightShift, bitwise_right_shift, pointwise, 2, promoted_integer, compute, simple,       \
+    plain)                                                                                         \
   /* ternary pointwise */                                                                          \
   X(Where, where, pointwise, 3, promoted, condition, simple, plain)                                \
   X(Lerp, lerp, pointwise, 3, promoted_floating, compute, simple, plain)                           \

@@ -292,6 +292,26 @@ bool logical_and(int64_t a, int64_t b) {
 bool logical_or(int64_t a, int64_t b) {
   return a || b;
 }
+// Bool operands arrive as 0 and 1, where these are logic. Computed in int64, an i32 shift gives
+// the i32 one once wrapped: a count from 32 to 63 leaves no bit in the low half (or only the sign).
+int64_t bitwise_and(int64_t a, int64_t b) {
+  return a & b;
+}
+int64_t bitwise_or(int64_t a, int64_t b) {
+  return a | b;
+}
+int64_t bitwise_xor(int64_t a, int64_t b) {
+  return a ^ b;
+}
+int64_t bitwise_not(int64_t x) {
+  return ~x;
+}
+int64_t bitwise_left_shift(int64_t a, int64_t b) {
+  return (b < 0 || b >= 64) ? 0 : int64_t(std::uint64_t(a) << b);
+}
+int64_t bitwise_right_shift(int64_t a, int64_t b) {
+  return a >> ((b < 0 || b >= 64) ? 63 : b);
+}
 
 double where(double condition, double a, double b) {
   return condition != 0 ? a : b;

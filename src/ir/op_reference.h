@@ -87,6 +87,13 @@ bool ge(double a, double b);
 bool ge(int64_t a, int64_t b);
 bool logical_and(int64_t a, int64_t b);
 bool logical_or(int64_t a, int64_t b);
+// Two's complement bits; PyTorch's shifts (a count outside [0, 64) gives 0, or the sign).
+int64_t bitwise_and(int64_t a, int64_t b);
+int64_t bitwise_or(int64_t a, int64_t b);
+int64_t bitwise_xor(int64_t a, int64_t b);
+int64_t bitwise_not(int64_t x);
+int64_t bitwise_left_shift(int64_t a, int64_t b);
+int64_t bitwise_right_shift(int64_t a, int64_t b);
 
 double where(double condition, double a, double b);
 int64_t where(int64_t condition, int64_t a, int64_t b);

@@ -59,4 +59,15 @@ PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
   return table[std::size_t(op)][std::size_t(promoted)];
 }
 
+bool takes_promoted(Op op, DType promoted) {
+  switch (op_info(op).dtype_rule) {
+    case DTypeRule::promoted_integral:
+      return !is_floating(promoted);
+    case DTypeRule::promoted_integer:
+      return is_integer(promoted);
+    default:
+      return true;
+  }
+}
+
 }  // namespace lazy::ir

@@ -24,5 +24,8 @@ struct PointwiseDTypes {
 // The result, compute and number dtypes of an op whose rule is not `given`, from the promoted
 // dtype of its operands.
 PointwiseDTypes pointwise_dtypes(Op op, DType promoted);
+// Whether the op's dtype rule takes operands that promote to `promoted`: bitwise ops refuse
+// floating dtypes, shifts bool too. Every other rule takes every dtype.
+bool takes_promoted(Op op, DType promoted);
 
 }  // namespace lazy::ir

@@ -50,6 +50,7 @@ UnaryFn unary_fn(std::string_view name) {
       {"logical_not", lazy::logical_not},
       {"isnan", lazy::isnan},
       {"isinf", lazy::isinf},
+      {"bitwise_not", lazy::bitwise_not},
   };
   return find_fn(table, name);
 }
@@ -77,6 +78,11 @@ BinaryFn binary_fn(std::string_view name) {
       {"ge", lazy::ge},
       {"logical_and", lazy::logical_and},
       {"logical_or", lazy::logical_or},
+      {"bitwise_and", lazy::bitwise_and},
+      {"bitwise_or", lazy::bitwise_or},
+      {"bitwise_xor", lazy::bitwise_xor},
+      {"bitwise_left_shift", lazy::bitwise_left_shift},
+      {"bitwise_right_shift", lazy::bitwise_right_shift},
   };
   return find_fn(table, name);
 }

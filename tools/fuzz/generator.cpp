@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "tools/fuzz/bitwise_steps.h"
 #include "tools/fuzz/growing_program.h"
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
@@ -363,6 +364,7 @@ class Generator : public GrowingProgram {
     const int products = options_.products_only ? 60 : 6;
     std::vector<int> weights = {24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, 5, products};
     if (options_.generation >= 4) weights.push_back(5);
+    if (options_.generation >= 5) weights.push_back(5);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -403,8 +405,11 @@ class Generator : public GrowingProgram {
       case 12:
         add_product(*this, x);
         break;
-      default:
+      case 13:
         add_mask(x);
+        break;
+      default:
+        add_bitwise(*this, x);
         break;
     }
   }

@@ -23,6 +23,7 @@ UNARY.update({
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
     "softplus": F.softplus,
+    "bitwise_not": torch.bitwise_not,
 })
 
 # Binary ops PyTorch takes a Python number on either side of, through its operators.
@@ -40,6 +41,11 @@ OPERATORS = {
     "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b,
+    "bitwise_and": lambda a, b: a & b,
+    "bitwise_or": lambda a, b: a | b,
+    "bitwise_xor": lambda a, b: a ^ b,
+    "bitwise_left_shift": lambda a, b: a << b,
+    "bitwise_right_shift": lambda a, b: a >> b,
 }
 # Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
 TENSOR_ONLY = {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/fuzz/bitwise_rules.h"
 #include "tools/fuzz/division_rules.h"
 #include "tools/fuzz/rule_helpers.h"
 #include "tools/fuzz/smooth_function_rules.h"
@@ -226,7 +227,8 @@ Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
     b.err = 0;
     return b;
   }
-  if (op == "logical_not") {
+  if (op == "bitwise_not" && result != DType::bool_) return bitwise_not_rule(x);
+  if (op == "logical_not" || op == "bitwise_not") {  // bitwise_not of bool is logical_not
     Bounds b = converted(in.bounds, in.dtype, DType::bool_);
     return Bounds{1 - b.hi, 1 - b.lo, 0, 0, false, b.unchecked};
   }
@@ -255,6 +257,7 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
     Bounds bb = converted(b_in.bounds, b_in.dtype, DType::bool_);
     return bool_result(ab.unchecked || bb.unchecked);
   }
+  if (op.starts_with("bitwise_")) return bitwise_rule(op, a, b, result);
   if (result == DType::bool_) return with_flags(bool_result(false), a, b);  // add/mul of bools
   if (op == "maximum" || op == "minimum") {
     const Bounds sa = as_selected(a, result), sb = as_selected(b, result);

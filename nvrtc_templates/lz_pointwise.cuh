@@ -78,6 +78,22 @@ LZ_OP float lz_sin(float x) {
 LZ_OP float lz_cos(float x) {
   return fabsf(x) <= kLzTrigReducedBound ? lz_sin_reduced(x, 1) : lz_cos_large(x);
 }
+// tan as sin over cos of one reduced argument (each within 1.6 ulp, so the quotient within 4,
+// CUDA's tanf's bound), the large-argument path out of line as sin's.
+static __device__ __noinline__ float lz_tan_large(float x) { return tanf(x); }
+LZ_OP float lz_tan(float x) {
+  if (!(fabsf(x) <= kLzTrigReducedBound)) return lz_tan_large(x);
+  return x == 0.0f ? x : lz_sin_reduced(x, 0) / lz_sin_reduced(x, 1);
+}
+LZ_OP float lz_asin(float x) { return asinf(x); }
+LZ_OP float lz_acos(float x) { return acosf(x); }
+LZ_OP float lz_atan(float x) { return atanf(x); }
+LZ_OP float lz_sinh(float x) { return sinhf(x); }
+LZ_OP float lz_cosh(float x) { return coshf(x); }
+LZ_OP float lz_asinh(float x) { return asinhf(x); }
+LZ_OP float lz_acosh(float x) { return acoshf(x); }
+LZ_OP float lz_atanh(float x) { return atanhf(x); }
+LZ_OP float lz_log10(float x) { return log10f(x); }
 LZ_OP float lz_erf(float x) { return erff(x); }
 LZ_OP float lz_reciprocal(float x) { return 1.0f / x; }
 

@@ -81,6 +81,16 @@ const std::vector<std::pair<std::string, Unary>> kUnaryOps = {
     {"isinf", [](const Tensor& x) { return lazy::isinf(x / (x - x.to(x.dtype()))); }},
     {"clamp", [](const Tensor& x) { return lazy::clamp(x, -1, 2); }},
     {"bitwise_not", [](const Tensor& x) { return ~x; }},
+    {"tan", [](const Tensor& x) { return lazy::tan(x); }},
+    {"asin", [](const Tensor& x) { return lazy::asin(x * 0.25f); }},
+    {"acos", [](const Tensor& x) { return lazy::acos(x * 0.25f); }},
+    {"atan", [](const Tensor& x) { return lazy::atan(x); }},
+    {"sinh", [](const Tensor& x) { return lazy::sinh(x); }},
+    {"cosh", [](const Tensor& x) { return lazy::cosh(x); }},
+    {"asinh", [](const Tensor& x) { return lazy::asinh(x); }},
+    {"acosh", [](const Tensor& x) { return lazy::acosh(x); }},  // NaN below 1
+    {"atanh", [](const Tensor& x) { return lazy::atanh(x * 0.25f); }},
+    {"log10", [](const Tensor& x) { return lazy::log10(x); }},
 };
 
 using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;

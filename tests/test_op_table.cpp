@@ -159,13 +159,15 @@ TEST(OpTable, NumbersRoundToTheTensorsDtypeOnlyWherePyTorchsDo) {
 std::vector<Tensor> every_pointwise_op(const Tensor& a, const Tensor& b) {
   using Unary = Tensor (*)(const Tensor&, std::source_location);
   using Binary = Tensor (*)(const lazy::Operand&, const lazy::Operand&, std::source_location);
-  const Unary unary[] = {lazy::neg,         lazy::abs,     lazy::sign,      lazy::square,
-                         lazy::relu,        lazy::floor,   lazy::ceil,      lazy::round,
-                         lazy::trunc,       lazy::exp,     lazy::exp2,      lazy::log,
-                         lazy::log2,        lazy::log1p,   lazy::expm1,     lazy::sqrt,
-                         lazy::rsqrt,       lazy::sin,     lazy::cos,       lazy::tanh,
-                         lazy::erf,         lazy::sigmoid, lazy::gelu_tanh, lazy::reciprocal,
-                         lazy::logical_not, lazy::isnan,   lazy::isinf,     lazy::bitwise_not};
+  const Unary unary[] = {
+      lazy::neg,   lazy::abs,     lazy::sign,        lazy::square,     lazy::relu,
+      lazy::floor, lazy::ceil,    lazy::round,       lazy::trunc,      lazy::exp,
+      lazy::exp2,  lazy::log,     lazy::log2,        lazy::log1p,      lazy::expm1,
+      lazy::sqrt,  lazy::rsqrt,   lazy::sin,         lazy::cos,        lazy::tanh,
+      lazy::erf,   lazy::sigmoid, lazy::gelu_tanh,   lazy::reciprocal, lazy::logical_not,
+      lazy::isnan, lazy::isinf,   lazy::bitwise_not, lazy::tan,        lazy::asin,
+      lazy::acos,  lazy::atan,    lazy::sinh,        lazy::cosh,       lazy::asinh,
+      lazy::acosh, lazy::atanh,   lazy::log10};
   const Binary binary[] = {lazy::add,
                            lazy::sub,
                            lazy::mul,

@@ -116,6 +116,18 @@ LAZY_DECLARE_UNARY(sin)
 LAZY_DECLARE_UNARY(cos)
 LAZY_DECLARE_UNARY(tanh)
 LAZY_DECLARE_UNARY(erf)
+// tan, the inverse trigonometric functions, the hyperbolic ones and their inverses, and log10:
+// NaN outside their domains (asin(2), acosh(0.5)); atanh(±1) is ±inf, as PyTorch's.
+LAZY_DECLARE_UNARY(tan)
+LAZY_DECLARE_UNARY(asin)
+LAZY_DECLARE_UNARY(acos)
+LAZY_DECLARE_UNARY(atan)
+LAZY_DECLARE_UNARY(sinh)
+LAZY_DECLARE_UNARY(cosh)
+LAZY_DECLARE_UNARY(asinh)
+LAZY_DECLARE_UNARY(acosh)
+LAZY_DECLARE_UNARY(atanh)
+LAZY_DECLARE_UNARY(log10)
 LAZY_DECLARE_UNARY(sigmoid)
 LAZY_DECLARE_UNARY(reciprocal)
 

@@ -11,6 +11,7 @@
 #include "autodiff/scan_rules.h"
 #include "autodiff/scatter_rules.h"
 #include "autodiff/slice_pieces.h"
+#include "autodiff/trig_rules.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
 #include "lazy/ops.h"
@@ -461,6 +462,16 @@ std::array<TableRow, kOps> make_table() {
   set(Op::Sin, with(sin_vjp));
   set(Op::Cos, with(cos_vjp));
   set(Op::Tanh, with(tanh_vjp));
+  set(Op::Tan, with(tan_vjp));
+  set(Op::Asin, with(asin_vjp));
+  set(Op::Acos, with(acos_vjp));
+  set(Op::Atan, with(atan_vjp));
+  set(Op::Sinh, with(sinh_vjp));
+  set(Op::Cosh, with(cosh_vjp));
+  set(Op::Asinh, with(asinh_vjp));
+  set(Op::Acosh, with(acosh_vjp));
+  set(Op::Atanh, with(atanh_vjp));
+  set(Op::Log10, with(log10_vjp));
   set(Op::Erf, with(erf_vjp));
   set(Op::Sigmoid, with(sigmoid_vjp));
   set(Op::GeluTanh, with(gelu_tanh_vjp));

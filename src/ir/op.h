@@ -98,6 +98,16 @@ enum class DeviceName : std::uint8_t {
   X(Sin, sin, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
   X(Cos, cos, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
   X(Tanh, tanh, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant)       \
+  X(Tan, tan, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
+  X(Asin, asin, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Acos, acos, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Atan, atan, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Sinh, sinh, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Cosh, cosh, pointwise, 1, promoted_floating, compute, transcendental, plain)                   \
+  X(Asinh, asinh, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
+  X(Acosh, acosh, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
+  X(Atanh, atanh, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
+  X(Log10, log10, pointwise, 1, promoted_floating, compute, transcendental, plain)                 \
   X(Erf, erf, pointwise, 1, promoted_floating, compute, transcendental, plain)                     \
   X(Sigmoid, sigmoid, pointwise, 1, promoted_floating, compute, transcendental, fast_math_variant) \
   /* gelu_tanh is one node so that a matrix product's epilogue can take it (ir/matmul.h) */        \

@@ -96,6 +96,36 @@ double cos(double x) {
 double tanh(double x) {
   return std::tanh(x);
 }
+double tan(double x) {
+  return std::tan(x);
+}
+double asin(double x) {
+  return std::asin(x);
+}
+double acos(double x) {
+  return std::acos(x);
+}
+double atan(double x) {
+  return std::atan(x);
+}
+double sinh(double x) {
+  return std::sinh(x);
+}
+double cosh(double x) {
+  return std::cosh(x);
+}
+double asinh(double x) {
+  return std::asinh(x);
+}
+double acosh(double x) {
+  return std::acosh(x);
+}
+double atanh(double x) {
+  return std::atanh(x);
+}
+double log10(double x) {
+  return std::log10(x);
+}
 double erf(double x) {
   return std::erf(x);
 }

@@ -51,6 +51,16 @@ UnaryFn unary_fn(std::string_view name) {
       {"isnan", lazy::isnan},
       {"isinf", lazy::isinf},
       {"bitwise_not", lazy::bitwise_not},
+      {"tan", lazy::tan},
+      {"asin", lazy::asin},
+      {"acos", lazy::acos},
+      {"atan", lazy::atan},
+      {"sinh", lazy::sinh},
+      {"cosh", lazy::cosh},
+      {"asinh", lazy::asinh},
+      {"acosh", lazy::acosh},
+      {"atanh", lazy::atanh},
+      {"log10", lazy::log10},
   };
   return find_fn(table, name);
 }

@@ -55,7 +55,11 @@ class Generator : public GrowingProgram {
         "sin",  "cos",      "tanh",        "erf",    "sigmoid", "reciprocal", "gelu", "gelu_tanh",
         "silu", "softplus", "logical_not", "isnan",  "isinf"};
     static const std::vector<std::string> second = with(first, {"trunc"});
-    const std::vector<std::string>& ops = options_.generation >= 2 ? second : first;
+    static const std::vector<std::string> fifth =
+        with(second,
+             {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log10"});
+    const std::vector<std::string>& ops =
+        options_.generation >= 5 ? fifth : (options_.generation >= 2 ? second : first);
     Step s;
     s.op = Op::unary;
     s.name = random_.pick(ops);

@@ -18,7 +18,8 @@ namespace lazy::fuzz {
 // 3: a quarter of the data leaves in memory taken in through from_blob (DataSpec::external),
 // picked by their key so that the rest of each program stays generation 2's.
 // 4: tril, triu and masked_fill.
-// 5: bitwise_and, _or, _xor, _not and the shifts.
+// 5: bitwise_and, _or, _xor, _not and the shifts; tan, asin, acos, atan, sinh, cosh, asinh,
+// acosh, atanh and log10.
 inline constexpr int kLatestGeneration = 5;
 
 struct GenerateOptions {

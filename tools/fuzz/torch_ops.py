@@ -16,7 +16,8 @@ DTYPES = {
 UNARY = {
     name: getattr(torch, name)
     for name in ("neg abs sign square relu floor ceil round trunc exp exp2 log log2 log1p expm1 "
-                 "sqrt rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf").split()
+                 "sqrt rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf "
+                 "tan asin acos atan sinh cosh asinh acosh atanh log10").split()
 }
 UNARY.update({
     "gelu": F.gelu,

@@ -164,6 +164,8 @@ LZ_OP bool lz_isnan(float x) { return x != x; }
 template <class T> LZ_OP bool lz_isnan(T) { return false; }
 LZ_OP bool lz_isinf(float x) { return isinf(x); }
 template <class T> LZ_OP bool lz_isinf(T) { return false; }
+LZ_OP bool lz_isfinite(float x) { return isfinite(x); }
+template <class T> LZ_OP bool lz_isfinite(T) { return true; }
 
 // Casts, one function per target dtype. Floats to integers truncate and saturate (NaN to 0);
 // integers go to f16 or bf16 through f32, as PyTorch's casts do.
@@ -251,6 +253,7 @@ template <class T> LZ_OP bool lz_gt(T a, T b) { return a > b; }
 template <class T> LZ_OP bool lz_ge(T a, T b) { return a >= b; }
 LZ_OP bool lz_logical_and(bool a, bool b) { return a && b; }
 LZ_OP bool lz_logical_or(bool a, bool b) { return a || b; }
+LZ_OP bool lz_logical_xor(bool a, bool b) { return a != b; }
 
 // Bits of int and long long, and logic of bool (bitwise_not of bool is recorded as logical_not).
 // PyTorch's shifts: a count below 0 or of the width or more shifts every bit out, leaving 0, or

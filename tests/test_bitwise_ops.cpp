@@ -75,8 +75,8 @@ TEST(Bitwise, ShiftsOutOfRangeGiveZeroOrTheSignAsPyTorchs) {
               {kI64Min, 0, 0, 0});
   expect_ints(ints({-8, 8, -8, 8}, DType::i64) >> ints({63, 64, 100, -3}, DType::i64), DType::i64,
               {-1, 0, -1, 0});
-  // A count of 33 computes in i32 when the 0-d i64 holding it joins an i32 tensor, in i64 when a
-  // 1-d one does.
+  // A count computes in i32 when the 0-d i64 holding it joins an i32 tensor (40: every bit out),
+  // in i64 when a 1-d one does (33).
   expect_ints(ints({1, 3}, DType::i32) << lazy::full({}, 40, DType::i64), DType::i32, {0, 0});
   expect_ints(ints({1}, DType::i32) << ints({33}, DType::i64), DType::i64, {8589934592});
   expect_ints(ints({1, 3}, DType::i64) << -1, DType::i64, {0, 0});
@@ -108,6 +108,17 @@ TEST(Bitwise, FloatingOperandsAreRefusedAtTheCall) {
   } catch (const lazy::DTypeError& e) {
     EXPECT_NE(std::string(e.what()).find(
                   "bitwise_and: takes integer or bool operands, and these promote to f32"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Bitwise, NotOfAFloatingTensorNamesWhatItTakes) {
+  try {
+    (void)~lazy::full({2}, 3.0);
+    FAIL() << "~f32 was taken";
+  } catch (const lazy::DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("bitwise_not: takes integer or bool tensors, got f32"),
               std::string::npos)
         << e.what();
   }

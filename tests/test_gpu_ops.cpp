@@ -91,6 +91,8 @@ const std::vector<std::pair<std::string, Unary>> kUnaryOps = {
     {"acosh", [](const Tensor& x) { return lazy::acosh(x); }},  // NaN below 1
     {"atanh", [](const Tensor& x) { return lazy::atanh(x * 0.25f); }},
     {"log10", [](const Tensor& x) { return lazy::log10(x); }},
+    {"isfinite", [](const Tensor& x) { return lazy::isfinite(x / (x - x.to(x.dtype()))); }},
+    {"nan_to_num", [](const Tensor& x) { return lazy::nan_to_num(lazy::log(x) / x); }},
 };
 
 using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
@@ -119,6 +121,7 @@ const std::vector<std::pair<std::string, Binary>> kBinaryOps = {
     {"ge", [](const Tensor& a, const Tensor& b) { return a >= b; }},
     {"logical_and", [](const Tensor& a, const Tensor& b) { return lazy::logical_and(a, b); }},
     {"logical_or", [](const Tensor& a, const Tensor& b) { return lazy::logical_or(a, b); }},
+    {"logical_xor", [](const Tensor& a, const Tensor& b) { return lazy::logical_xor(a, b); }},
     {"where", [](const Tensor& a, const Tensor& b) { return lazy::where(a > b, a, b); }},
     {"bitwise_and", [](const Tensor& a, const Tensor& b) { return a & b; }},
     {"bitwise_or", [](const Tensor& a, const Tensor& b) { return a | b; }},

@@ -167,7 +167,7 @@ std::vector<Tensor> every_pointwise_op(const Tensor& a, const Tensor& b) {
       lazy::erf,   lazy::sigmoid, lazy::gelu_tanh,   lazy::reciprocal, lazy::logical_not,
       lazy::isnan, lazy::isinf,   lazy::bitwise_not, lazy::tan,        lazy::asin,
       lazy::acos,  lazy::atan,    lazy::sinh,        lazy::cosh,       lazy::asinh,
-      lazy::acosh, lazy::atanh,   lazy::log10};
+      lazy::acosh, lazy::atanh,   lazy::log10,       lazy::isfinite};
   const Binary binary[] = {lazy::add,
                            lazy::sub,
                            lazy::mul,
@@ -193,7 +193,8 @@ std::vector<Tensor> every_pointwise_op(const Tensor& a, const Tensor& b) {
                            lazy::bitwise_or,
                            lazy::bitwise_xor,
                            lazy::bitwise_left_shift,
-                           lazy::bitwise_right_shift};
+                           lazy::bitwise_right_shift,
+                           lazy::logical_xor};
   std::vector<Tensor> out;
   auto keep = [&](const std::function<Tensor()>& f) {
     try {

@@ -4,6 +4,7 @@
 // Broadcasting follows NumPy; type promotion follows PyTorch (docs/semantics.md).
 #pragma once
 
+#include <optional>
 #include <source_location>
 
 #include "lazy/scalar.h"
@@ -79,12 +80,13 @@ LAZY_DECLARE_BINARY(ge)
 // Logical ops take any dtype (non-zero is true) and give bool.
 LAZY_DECLARE_BINARY(logical_and)
 LAZY_DECLARE_BINARY(logical_or)
+LAZY_DECLARE_BINARY(logical_xor)
 LAZY_DECLARE_UNARY(logical_not)
 
 // Bitwise ops take integer and bool tensors (floating ones are a DTypeError); and, or and xor
 // of bool are logic, and bitwise_not of bool is logical_not. A shift by a negative count, or by
 // the dtype's width or more, gives 0 (a right shift: the sign, 0 or -1), as PyTorch's; shifts
-// take integers only.
+// take operands that promote to an integer dtype (bool << 1 is i64; bool by bool is refused).
 LAZY_DECLARE_BINARY(bitwise_and)
 LAZY_DECLARE_BINARY(bitwise_or)
 LAZY_DECLARE_BINARY(bitwise_xor)
@@ -145,6 +147,15 @@ Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi,
 // Classification: bool results; integer inputs are never NaN or infinite.
 LAZY_DECLARE_UNARY(isnan)
 LAZY_DECLARE_UNARY(isinf)
+LAZY_DECLARE_UNARY(isfinite)
+
+// PyTorch's nan_to_num: NaN, +inf and -inf replaced by `nan` and by `posinf` and `neginf` (by
+// default the dtype's largest and lowest finite values), each converted to x's dtype as a cast
+// converts (1e6 is inf in f16, as PyTorch's). Integer and bool tensors come back as they are.
+// The gradient flows where x is finite.
+Tensor nan_to_num(const Tensor& x, double nan = 0.0, std::optional<double> posinf = {},
+                  std::optional<double> neginf = {},
+                  std::source_location loc = std::source_location::current());
 
 // Elements of a where cond is true, else of b. cond must be bool.
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b,

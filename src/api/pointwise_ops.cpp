@@ -7,6 +7,7 @@
 #include "api/composite_marks.h"
 #include "api/composites.h"
 #include "api/recording.h"
+#include "ir/dtype_codec.h"
 #include "ir/pointwise_dtypes.h"
 #include "ir/type_promotion.h"
 #include "lazy/autodiff.h"
@@ -182,6 +183,7 @@ LAZY_DEFINE_BINARY(gt, Gt)
 LAZY_DEFINE_BINARY(ge, Ge)
 LAZY_DEFINE_BINARY(logical_and, LogicalAnd)
 LAZY_DEFINE_BINARY(logical_or, LogicalOr)
+LAZY_DEFINE_BINARY(logical_xor, LogicalXor)
 LAZY_DEFINE_BINARY(bitwise_and, BitwiseAnd)
 LAZY_DEFINE_BINARY(bitwise_or, BitwiseOr)
 LAZY_DEFINE_BINARY(bitwise_xor, BitwiseXor)
@@ -221,6 +223,7 @@ LAZY_DEFINE_UNARY(reciprocal, Reciprocal)
 LAZY_DEFINE_UNARY(logical_not, LogicalNot)
 LAZY_DEFINE_UNARY(isnan, IsNan)
 LAZY_DEFINE_UNARY(isinf, IsInf)
+LAZY_DEFINE_UNARY(isfinite, IsFinite)
 #undef LAZY_DEFINE_UNARY
 
 Tensor neg(const Tensor& x, std::source_location loc) {
@@ -238,7 +241,12 @@ Tensor operator-(const Operand& x) {
 
 // Of bool, logical_not (PyTorch's ~ of a bool tensor): the row itself takes integers only.
 Tensor bitwise_not(const Tensor& x, std::source_location loc) {
-  if (api::node_of(x, "bitwise_not", loc)->dtype == DType::bool_) return logical_not(x, loc);
+  const DType dtype = api::node_of(x, "bitwise_not", loc)->dtype;
+  if (dtype == DType::bool_) return logical_not(x, loc);
+  if (is_floating(dtype)) {
+    api::fail<DTypeError>(loc, "bitwise_not", "takes integer or bool tensors, got ",
+                          dtype_name(dtype), "; cast to an integer dtype first");
+  }
   return unary(Op::BitwiseNot, "bitwise_not", x, loc);
 }
 
@@ -370,6 +378,18 @@ Tensor clamp(const Tensor& given, const Operand& given_lo, const Operand& given_
   // Above hi, a NaN in x or lo still gives NaN, and hi its gradient.
   const Tensor at_hi = where(isnan(bounded, loc), add(hi, held, loc), hi, loc);
   return where(inside, kept, where(below, lo, where(above, at_hi, held, loc), loc), loc);
+}
+
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf, std::source_location loc) {
+  const DType dtype = api::node_of(x, "nan_to_num", loc)->dtype;
+  if (!is_floating(dtype)) return x;
+  const double largest = ir::largest_finite(dtype);
+  const auto in_dtype = [&](double value) { return ir::round_to_dtype(value, dtype); };
+  const Tensor without_nan = where(isnan(x, loc), in_dtype(nan), x, loc);
+  const Tensor without_inf =
+      where(eq(x, INFINITY, loc), in_dtype(posinf.value_or(largest)), without_nan, loc);
+  return where(eq(x, -INFINITY, loc), in_dtype(neginf.value_or(-largest)), without_inf, loc);
 }
 
 Tensor gelu(const Tensor& x, std::source_location loc) {

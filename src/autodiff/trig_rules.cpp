@@ -8,7 +8,7 @@ namespace lazy::autodiff {
 
 namespace {
 
-// x * x + offset: 1 - x^2 as -x * x + 1, as PyTorch writes it.
+// sign * x^2 + offset: 1 - x^2 as -x * x + 1, as PyTorch writes it.
 Tensor square_plus(const VjpArgs& a, double sign, double offset) {
   const Tensor& x = a.inputs[0];
   return lazy::add(lazy::mul(lazy::square(x, a.loc), sign, a.loc), offset, a.loc);

@@ -425,6 +425,8 @@ std::array<TableRow, kOps> make_table() {
                 Op::LogicalNot,
                 Op::IsNan,
                 Op::IsInf,
+                Op::IsFinite,
+                Op::LogicalXor,
                 Op::Eq,
                 Op::Ne,
                 Op::Lt,

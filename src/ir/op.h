@@ -117,6 +117,7 @@ enum class DeviceName : std::uint8_t {
   X(BitwiseNot, bitwise_not, pointwise, 1, promoted_integer, compute, simple, plain)               \
   X(IsNan, isnan, pointwise, 1, to_bool, own, simple, plain)                                       \
   X(IsInf, isinf, pointwise, 1, to_bool, own, simple, plain)                                       \
+  X(IsFinite, isfinite, pointwise, 1, to_bool, own, simple, plain)                                 \
   X(Cast, cast, pointwise, 1, given, own, simple, per_result_dtype)                                \
   /* binary pointwise */                                                                           \
   X(Add, add, pointwise, 2, promoted, compute, simple, plain)                                      \
@@ -143,6 +144,7 @@ enum class DeviceName : std::uint8_t {
   X(Ge, ge, pointwise, 2, to_bool, compute, simple, plain)                                         \
   X(LogicalAnd, logical_and, pointwise, 2, to_bool, truth, simple, plain)                          \
   X(LogicalOr, logical_or, pointwise, 2, to_bool, truth, simple, plain)                            \
+  X(LogicalXor, logical_xor, pointwise, 2, to_bool, truth, simple, plain)                          \
   /* bits of integers (and of bool, where and, or and xor are logic); see lz_pointwise.cuh */      \
   X(BitwiseAnd, bitwise_and, pointwise, 2, promoted_integral, compute, simple, plain)              \
   X(BitwiseOr, bitwise_or, pointwise, 2, promoted_integral, compute, simple, plain)                \

@@ -159,6 +159,12 @@ bool isinf(double x) {
 bool isinf(int64_t) {
   return false;
 }
+bool isfinite(double x) {
+  return std::isfinite(x);
+}
+bool isfinite(int64_t) {
+  return true;
+}
 double cast(double x) {
   return x;
 }
@@ -321,6 +327,9 @@ bool logical_and(int64_t a, int64_t b) {
 }
 bool logical_or(int64_t a, int64_t b) {
   return a || b;
+}
+bool logical_xor(int64_t a, int64_t b) {
+  return (a != 0) != (b != 0);
 }
 // Bool operands arrive as 0 and 1, where these are logic. Computed in int64, an i32 shift gives
 // the i32 one once wrapped: a count from 32 to 63 leaves no bit in the low half (or only the sign).

@@ -55,6 +55,8 @@ bool isnan(double x);
 bool isnan(int64_t x);
 bool isinf(double x);
 bool isinf(int64_t x);
+bool isfinite(double x);
+bool isfinite(int64_t x);
 double cast(double x);
 int64_t cast(int64_t x);
 
@@ -97,6 +99,7 @@ bool ge(double a, double b);
 bool ge(int64_t a, int64_t b);
 bool logical_and(int64_t a, int64_t b);
 bool logical_or(int64_t a, int64_t b);
+bool logical_xor(int64_t a, int64_t b);
 // Two's complement bits; PyTorch's shifts (a count outside [0, 64) gives 0, or the sign).
 int64_t bitwise_and(int64_t a, int64_t b);
 int64_t bitwise_or(int64_t a, int64_t b);

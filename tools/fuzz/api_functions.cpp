@@ -61,6 +61,7 @@ UnaryFn unary_fn(std::string_view name) {
       {"acosh", lazy::acosh},
       {"atanh", lazy::atanh},
       {"log10", lazy::log10},
+      {"isfinite", lazy::isfinite},
   };
   return find_fn(table, name);
 }
@@ -88,6 +89,7 @@ BinaryFn binary_fn(std::string_view name) {
       {"ge", lazy::ge},
       {"logical_and", lazy::logical_and},
       {"logical_or", lazy::logical_or},
+      {"logical_xor", lazy::logical_xor},
       {"bitwise_and", lazy::bitwise_and},
       {"bitwise_or", lazy::bitwise_or},
       {"bitwise_xor", lazy::bitwise_xor},

@@ -21,7 +21,9 @@ Bounds left_shift(const Bounds& a, const Bounds& count, DType result) {
   const double c_lo = std::max(count.lo, 0.0), c_hi = std::min(count.hi, width - 1);
   auto [lo, hi] =
       corners(a.lo, a.hi, c_lo, c_hi, [](double x, double c) { return std::ldexp(x, int(c)); });
-  check_integer_range("bitwise_left_shift", lo, hi, result);
+  // Wrapped bits are the same everywhere, but no longer a range: any value of the dtype.
+  if (std::max(std::abs(lo), std::abs(hi)) >= largest(result))
+    return Bounds{integer_min(result), integer_max(result), 0, 0};
   if (count.lo < 0 || count.hi >= width) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
   return Bounds{lo, hi, 0, 0};
 }

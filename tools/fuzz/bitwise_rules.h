@@ -1,6 +1,6 @@
 // Value rules of the bitwise ops (and, or, xor, not, the shifts) of integers, and of bool where
 // and, or and xor are logic. Exact operands give exact results; a left shift that could leave the
-// dtype's range is refused, as any integer overflow is.
+// dtype's range may hold any of its values (the wrapped bits agree everywhere).
 #pragma once
 
 #include <string_view>

@@ -242,7 +242,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
                                      promotion_of(s.args[1], tensors_)};
       DType compute = ir::result_type(ops);
       if (has_floating_result(s.name) && !is_floating(compute)) compute = DType::f32;
-      if (s.name == "logical_and" || s.name == "logical_or") compute = DType::bool_;
+      if (s.name.starts_with("logical_")) compute = DType::bool_;
       // As PyTorch's, these take a number rounded to the tensor's dtype (docs/semantics.md).
       const bool rounds = s.name == "pow" || s.name == "remainder" || s.name == "fmod";
       auto binary_operand = [&](int k) {

@@ -56,8 +56,8 @@ class Generator : public GrowingProgram {
         "silu", "softplus", "logical_not", "isnan",  "isinf"};
     static const std::vector<std::string> second = with(first, {"trunc"});
     static const std::vector<std::string> fifth =
-        with(second,
-             {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log10"});
+        with(second, {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                      "log10", "isfinite"});
     const std::vector<std::string>& ops =
         options_.generation >= 5 ? fifth : (options_.generation >= 2 ? second : first);
     Step s;
@@ -87,7 +87,9 @@ class Generator : public GrowingProgram {
         "logaddexp", "eq",  "ne",  "lt",  "le",  "gt",      "ge",      "logical_and", "logical_or"};
     static const std::vector<std::string> second =
         with(first, {"floor_divide", "remainder", "fmod"});
-    const std::vector<std::string>& ops = options_.generation >= 2 ? second : first;
+    static const std::vector<std::string> fifth = with(second, {"logical_xor"});
+    const std::vector<std::string>& ops =
+        options_.generation >= 5 ? fifth : (options_.generation >= 2 ? second : first);
     Step s;
     s.op = Op::binary;
     s.name = random_.pick(ops);

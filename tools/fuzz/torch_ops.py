@@ -17,7 +17,7 @@ UNARY = {
     name: getattr(torch, name)
     for name in ("neg abs sign square relu floor ceil round trunc exp exp2 log log2 log1p expm1 "
                  "sqrt rsqrt sin cos tanh erf sigmoid reciprocal logical_not isnan isinf "
-                 "tan asin acos atan sinh cosh asinh acosh atanh log10").split()
+                 "tan asin acos atan sinh cosh asinh acosh atanh log10 isfinite").split()
 }
 UNARY.update({
     "gelu": F.gelu,
@@ -51,7 +51,8 @@ OPERATORS = {
 # Binary ops PyTorch takes tensors only for; a number becomes a 0-d tensor of the promoted dtype.
 TENSOR_ONLY = {
     name: getattr(torch, name)
-    for name in "maximum minimum fmod atan2 hypot logaddexp logical_and logical_or".split()
+    for name in ("maximum minimum fmod atan2 hypot logaddexp logical_and logical_or "
+                 "logical_xor").split()
 }
 FLOATING_RESULT = {"atan2", "hypot", "logaddexp"}
 

@@ -284,6 +284,7 @@ Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
     return Bounds{1 - b.hi, 1 - b.lo, 0, 0, false, b.unchecked};
   }
   if (op == "isnan" || op == "isinf") return bool_result(x.unchecked, 0, x.special ? 1 : 0);
+  if (op == "isfinite") return bool_result(x.unchecked, x.special ? 0 : 1, 1);
   if (op == "reciprocal") {
     Operand one{Bounds{1, 1, 0, 0}, result};
     return binary_rule("div", one, Operand{x, result}, result, result);
@@ -303,7 +304,7 @@ Bounds binary_rule(std::string_view op, const Operand& a_in, const Operand& b_in
     bool apart = a.hi + a.err < b.lo - b.err || b.hi + b.err < a.lo - a.err;
     return bool_result(!(both_exact || apart) || a.unchecked || b.unchecked);
   }
-  if (op == "logical_and" || op == "logical_or") {
+  if (op == "logical_and" || op == "logical_or" || op == "logical_xor") {
     Bounds ab = converted(a_in.bounds, a_in.dtype, DType::bool_);
     Bounds bb = converted(b_in.bounds, b_in.dtype, DType::bool_);
     return bool_result(ab.unchecked || bb.unchecked);

@@ -23,13 +23,6 @@ Tensor logits_of(std::span<const Tensor> p, const Tensor& x) {
   return lazy::linear(h2, p[4], p[5]);
 }
 
-// Mean cross-entropy: minus the log-probability of each point's label.
-Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
-  const Tensor picked =
-      lazy::take_along_axis(lazy::log_softmax(logits, -1), labels.unsqueeze(-1), -1);
-  return -lazy::mean(picked);
-}
-
 // Weights of a layer with `in` inputs, scaled as PyTorch's default (uniform in +-1/sqrt(in) has
 // this standard deviation).
 Tensor layer(std::int64_t out, std::int64_t in, std::uint64_t seed) {
@@ -61,7 +54,7 @@ int main(int argc, char** argv) {
   lazy::eval({x, labels});
 
   const lazy::ValueAndGrad loss_and_gradients(
-      [&](std::span<const Tensor> p) { return cross_entropy(logits_of(p, x), labels); });
+      [&](std::span<const Tensor> p) { return lazy::cross_entropy(logits_of(p, x), labels); });
   for (int step = 1; step <= steps; ++step) {
     lazy::ValueAndGradients r = loss_and_gradients(params);
     const double correct1 = 1 - std::pow(kBeta1, step), correct2 = 1 - std::pow(kBeta2, step);

@@ -11,6 +11,7 @@
 #include "lazy/indexing.h"
 #include "lazy/interop.h"
 #include "lazy/linalg.h"
+#include "lazy/losses.h"
 #include "lazy/memory.h"
 #include "lazy/ops.h"
 #include "lazy/ordering.h"

@@ -67,6 +67,30 @@ at::Tensor torch_rows() {
   return cuda_tensor(std::vector<std::int64_t>{2, 0, 2, 1, 2}, kI64, {5});
 }
 
+// Class targets of a [3, 4] argument's rows, the classes' weights, and cross_entropy's options
+// with both, row 0's class ignored and label smoothing.
+lazy::Tensor lazy_classes() {
+  return lazy::from_data(std::vector<std::int64_t>{2, 0, 3}, {3});
+}
+at::Tensor torch_classes() {
+  return cuda_tensor(std::vector<std::int64_t>{2, 0, 3}, kI64, {3});
+}
+at::Tensor torch_class_weights() {
+  return f32({0.5f, 2, 1, 3}, {4});
+}
+lazy::CrossEntropyOptions lazy_smoothed_options() {
+  lazy::CrossEntropyOptions options;
+  options.weight = lazy::from_data(std::vector<float>{0.5f, 2, 1, 3}, {4});
+  options.ignore_index = 2;
+  options.label_smoothing = 0.1;
+  return options;
+}
+lazy::CrossEntropyOptions lazy_summed_options() {
+  lazy::CrossEntropyOptions options;
+  options.reduction = lazy::Reduction::sum;
+  return options;
+}
+
 TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
   const at::Tensor kinks = f32({-1, 0, 0.5f, 2, 1, -2, 1e-3f, -0.25f}, {8});
   const at::Tensor ties =
@@ -132,6 +156,18 @@ TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
       SAME_GRAD("acosh", acosh(a), positive),
       SAME_GRAD("atanh at and past its ends", atanh(a), at_bounds),
       SAME_GRAD("log10", log10(a), positive),
+      GRAD("cross_entropy", lazy::cross_entropy(a, lazy_classes()),
+           at::cross_entropy_loss(a, torch_classes()), p),
+      GRAD("cross_entropy weighted, smoothed, ignoring",
+           lazy::cross_entropy(a, lazy_classes(), lazy_smoothed_options()),
+           at::cross_entropy_loss(a, torch_classes(), torch_class_weights(), at::Reduction::Mean,
+                                  2, 0.1),
+           p),
+      GRAD("cross_entropy of probabilities", lazy::cross_entropy(a, lazy::softmax(b, 1)),
+           at::cross_entropy_loss(a, at::softmax(b, 1)), p, q),
+      GRAD("nll_loss summed", lazy::nll_loss(a, lazy_classes(), lazy_summed_options()),
+           at::nll_loss(a, torch_classes(), {}, at::Reduction::Sum), p),
+      GRAD("mse_loss", lazy::mse_loss(a, b), at::mse_loss(a, b), p, q),
       GRAD("softmax", lazy::softmax(a, 1), at::softmax(a, 1), p),
       GRAD("log_softmax", lazy::log_softmax(a, 1), at::log_softmax(a, 1), p),
       GRAD("logsumexp", lazy::logsumexp(a, 1), at::logsumexp(a, {1}), p),

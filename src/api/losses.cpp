@@ -1,0 +1,175 @@
+// Loss functions (lazy/losses.h), written as PyTorch's are from log_softmax, gathers, pointwise
+// ops and sums (aten/src/ATen/native/LossNLL.cpp), so their values and gradients agree with its.
+#include "lazy/losses.h"
+
+#include <string_view>
+
+#include "api/composites.h"
+#include "api/recording.h"
+#include "lazy/indexing.h"
+#include "lazy/reductions.h"
+
+namespace lazy {
+
+namespace {
+
+// The class axis of a floating input of rank 1 or more: 1, or 0 for a 1-d input.
+int class_axis_of(const Tensor& input, std::string_view name, std::source_location loc) {
+  api::require_floating(input, name, loc);
+  const int rank = api::node_of(input, name, loc)->shape.rank();
+  if (rank == 0) {
+    api::fail<ShapeError>(loc, name,
+                          "needs an input with a class axis ([C], [N, C] or [N, C, ...]), "
+                          "got a 0-d tensor");
+  }
+  return rank == 1 ? 0 : 1;
+}
+
+// The class weights shaped to multiply the input along its class axis, in its dtype.
+Tensor class_weights(const Tensor& weight, const Tensor& input, int axis, std::string_view name,
+                     std::source_location loc) {
+  const Shape& in = api::node_of(input, name, loc)->shape;
+  const Shape& shape = api::node_of(weight, name, loc)->shape;
+  api::require_floating(weight, name, loc);
+  if (shape.rank() != 1 || shape[0] != in[axis]) {
+    api::fail<ShapeError>(loc, name, "needs one weight per class: a [", in[axis],
+                          "] tensor for input ", in.to_string(), ", got ", shape.to_string());
+  }
+  Shape along_axis;
+  for (int i = 0; i < in.rank(); ++i) along_axis.push_back(i == axis ? in[axis] : 1, loc);
+  return weight.to(input.dtype(), loc).reshape(along_axis, loc);
+}
+
+// The mean divides by `divisor` (the weights taken) where one is given, else by the count; f16
+// and bf16 sums and the division are carried out in f32 and rounded once, as PyTorch's kernels.
+Tensor reduce(const Tensor& losses, Reduction reduction, const Tensor& divisor,
+              std::source_location loc) {
+  switch (reduction) {
+    case Reduction::none:
+      return losses;
+    case Reduction::sum:
+      return sum(losses, {}, false, loc);
+    case Reduction::mean:
+      break;
+  }
+  if (!divisor.defined()) return mean(losses, {}, false, loc);
+  const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
+  return div(total, divisor, loc).to(losses.dtype(), loc);
+}
+
+// nll_loss of log probabilities against class indices: -weight[t] * log_probs[t] per element,
+// 0 where t is ignore_index; the mean divides by the weights taken. With label smoothing the
+// mean over classes of -weight[c] * log_probs[c] joins it, as PyTorch's cross_entropy.
+Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
+                    const CrossEntropyOptions& options, double smoothing, std::string_view name,
+                    std::source_location loc) {
+  const Shape& in = api::node_of(log_probs, name, loc)->shape;
+  const Shape& targets = api::node_of(target, name, loc)->shape;
+  Shape want;
+  for (int i = 0; i < in.rank(); ++i)
+    if (i != axis) want.push_back(in[i], loc);
+  if (targets != want) {
+    api::fail<ShapeError>(loc, name, "needs class indices of shape ", want.to_string(),
+                          " (the input's ", in.to_string(), " without its class axis ", axis,
+                          "), got ", targets.to_string());
+  }
+  const Tensor ignored = eq(target, options.ignore_index, loc);
+  const Tensor safe = where(ignored, 0, target, loc);
+  const Tensor picked =
+      take_along_axis(log_probs, safe.unsqueeze(axis, loc), axis, loc).squeeze(axis, loc);
+  const Tensor weights = options.weight.defined()
+                             ? class_weights(options.weight, log_probs, axis, name, loc)
+                             : Tensor();
+  Tensor taken = where(ignored, 0, 1, loc).to(log_probs.dtype(), loc);
+  if (weights.defined()) {
+    const Tensor per_target =
+        take_along_axis(weights.reshape(Shape{in[axis]}, loc), safe.flatten(0, -1, loc), 0, loc);
+    taken = where(ignored, 0, per_target.reshape(targets, loc), loc);
+  }
+  const Tensor nll = where(ignored, 0, neg(mul(picked, taken, loc), loc), loc);
+  const Tensor divisor = sum(taken.to(DType::f32, loc), {}, false, loc);
+  const Tensor loss = reduce(nll, options.reduction, divisor, loc);
+  if (smoothing == 0) return loss;
+  const Tensor weighted = weights.defined() ? mul(log_probs, weights, loc) : log_probs;
+  const Tensor smooth = where(ignored, 0, neg(sum(weighted, axis, false, loc), loc), loc);
+  const double classes = double(in[axis]);
+  return add(mul(loss, 1 - smoothing, loc),
+             mul(reduce(smooth, options.reduction, divisor, loc), smoothing / classes, loc), loc);
+}
+
+// Against class probabilities: -sum over classes of weight[c] * target[c] * log_probs[c]; the
+// mean is over the elements without the class axis.
+Tensor probability_loss(const Tensor& log_probs, const Tensor& target, int axis,
+                        const CrossEntropyOptions& options, std::source_location loc) {
+  const Shape& in = api::node_of(log_probs, "cross_entropy", loc)->shape;
+  const Shape& targets = api::node_of(target, "cross_entropy", loc)->shape;
+  if (targets != in) {
+    api::fail<ShapeError>(loc, "cross_entropy", "needs class probabilities of the input's shape ",
+                          in.to_string(), ", got ", targets.to_string());
+  }
+  if (options.ignore_index >= 0) {
+    api::fail<ValueError>(loc, "cross_entropy",
+                          "ignore_index is not supported for class probabilities (as PyTorch)");
+  }
+  const double classes = double(in[axis]);
+  const double smoothing = options.label_smoothing;
+  const Tensor mixed =
+      smoothing > 0 ? add(mul(target, 1 - smoothing, loc), smoothing / classes, loc) : target;
+  Tensor terms = mul(log_probs, mixed, loc);
+  if (options.weight.defined())
+    terms = mul(terms, class_weights(options.weight, log_probs, axis, "cross_entropy", loc), loc);
+  const Tensor per_element = neg(sum(terms, axis, false, loc), loc);
+  return reduce(per_element, options.reduction, Tensor(), loc);
+}
+
+void check_smoothing(double smoothing, std::source_location loc) {
+  if (!(smoothing >= 0 && smoothing <= 1)) {
+    api::fail<ValueError>(loc, "cross_entropy", "label_smoothing must be in [0, 1], got ",
+                          smoothing);
+  }
+}
+
+void require_indices(const Tensor& target, std::string_view name, std::source_location loc) {
+  const DType dtype = api::node_of(target, name, loc)->dtype;
+  if (dtype != DType::i32 && dtype != DType::i64) {
+    api::fail<DTypeError>(loc, name, "needs i32 or i64 class indices",
+                          name == "cross_entropy" ? " or floating class probabilities" : "",
+                          ", got ", dtype_name(dtype));
+  }
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options,
+                     std::source_location loc) {
+  api::sync_if_trace_full();
+  const int axis = class_axis_of(input, "cross_entropy", loc);
+  check_smoothing(options.label_smoothing, loc);
+  const Tensor log_probs = log_softmax(input, axis, loc);
+  if (is_floating(api::node_of(target, "cross_entropy", loc)->dtype))
+    return probability_loss(log_probs, target.to(input.dtype(), loc), axis, options, loc);
+  require_indices(target, "cross_entropy", loc);
+  return indexed_loss(log_probs, target, axis, options, options.label_smoothing, "cross_entropy",
+                      loc);
+}
+
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options,
+                std::source_location loc) {
+  api::sync_if_trace_full();
+  const int axis = class_axis_of(log_probs, "nll_loss", loc);
+  require_indices(target, "nll_loss", loc);
+  if (options.label_smoothing != 0) {
+    api::fail<ValueError>(loc, "nll_loss", "takes no label_smoothing; use cross_entropy");
+  }
+  return indexed_loss(log_probs, target, axis, options, 0, "nll_loss", loc);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,
+                std::source_location loc) {
+  api::sync_if_trace_full();
+  api::require_floating(input, "mse_loss", loc);
+  const Tensor squares = square(sub(input, target, loc), loc);
+  return reduce(squares, reduction, Tensor(), loc);
+}
+
+}  // namespace lazy

@@ -150,6 +150,32 @@ TEST(CrossEntropy, RefusesBadInputAtTheCall) {
 
 TEST(CrossEntropy, ATargetOutsideTheClassesIsAnIndexError) {
   EXPECT_THROW((void)value(lazy::cross_entropy(logits(), targets({0, 4, 1}))), lazy::IndexError);
+  EXPECT_THROW((void)value(lazy::cross_entropy(logits(), targets({0, -1, 1}))), lazy::IndexError);
+}
+
+TEST(CrossEntropy, AnIgnoreIndexPastI32sRangeIgnoresNoI32Target) {
+  CrossEntropyOptions options;
+  options.ignore_index = (std::int64_t(1) << 32) + 2;
+  const Tensor t = targets().to(DType::i32);
+  EXPECT_EQ(value(lazy::cross_entropy(logits(), t, options)),
+            value(lazy::cross_entropy(logits(), t)));
+}
+
+// PyTorch multiplies the log probabilities by the target (and the weights) in the promoted dtype.
+TEST(CrossEntropy, ProbabilitiesAndWeightsPromoteWithTheInput) {
+  const std::vector<double> p = {0.1, 0.2, 0.3, 0.4, 1, 0, 0, 0, 0.25, 0.25, 0.25, 0.25};
+  CrossEntropyOptions options;
+  options.weight = lazy::from_data(kWeights, {4}, DType::f32);
+  const Tensor loss = lazy::cross_entropy(logits().to(DType::bf16),
+                                          lazy::from_data(p, {3, 4}, DType::f32), options);
+  EXPECT_EQ(loss.dtype(), DType::f32);
+  double total = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      total += -kWeights[std::size_t(c)] * p[std::size_t(4 * r + c)] * log_prob(r, c);
+  EXPECT_NEAR(value(loss), total / 3, 2e-2 * std::abs(total / 3));  // bf16 log probabilities
+  // No class: a mean over nothing, NaN as PyTorch's.
+  EXPECT_TRUE(std::isnan(value(lazy::cross_entropy(lazy::zeros({2, 0}), lazy::zeros({2, 0})))));
 }
 
 TEST(CrossEntropy, GradientsMatchCentralDifferences) {
@@ -175,7 +201,9 @@ TEST(MseLoss, IsTheMeanSquaredDifferenceBroadcast) {
   EXPECT_EQ(lazy::mse_loss(a, b, Reduction::none).to_vector<double>(),
             (std::vector<double>{0.25, 4, 6.25, 0}));
   EXPECT_EQ(lazy::mse_loss(a.to(DType::bf16), b.to(DType::bf16)).dtype(), DType::bf16);
-  EXPECT_THROW((void)lazy::mse_loss(a.to(DType::i32), b), lazy::DTypeError);
+  // Promoted as PyTorch's: an integer input with a floating target is f32.
+  EXPECT_NEAR(value(lazy::mse_loss(a.to(DType::i32), b)), 10.5 / 4, 1e-6);
+  EXPECT_THROW((void)lazy::mse_loss(a.to(DType::i32), b.to(DType::i64)), lazy::DTypeError);
 }
 
 }  // namespace

@@ -13,9 +13,10 @@ namespace lazy {
 enum class Reduction : std::uint8_t { mean, sum, none };
 
 struct CrossEntropyOptions {
-  // One weight per class (1-d, floating, taken in the input's dtype), or undefined for none:
-  // scales each element's loss by its target's weight, and with Reduction::mean divides by the
-  // sum of the weights taken instead of the count.
+  // One weight per class (1-d, floating), or undefined for none: scales each element's loss by
+  // its target's weight (with class indices, in the input's dtype; with probabilities, each
+  // class's term), and with class indices and Reduction::mean divides by the sum of the weights
+  // taken instead of the count.
   Tensor weight;
   // Class-index targets equal to it add nothing to the loss nor to the mean's divisor.
   std::int64_t ignore_index = -100;

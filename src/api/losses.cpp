@@ -2,10 +2,13 @@
 // ops and sums (aten/src/ATen/native/LossNLL.cpp), so their values and gradients agree with its.
 #include "lazy/losses.h"
 
+#include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "api/composites.h"
 #include "api/recording.h"
+#include "lazy/factories.h"
 #include "lazy/indexing.h"
 #include "lazy/reductions.h"
 
@@ -25,9 +28,11 @@ int class_axis_of(const Tensor& input, std::string_view name, std::source_locati
   return rank == 1 ? 0 : 1;
 }
 
-// The class weights shaped to multiply the input along its class axis, in its dtype.
+// The class weights shaped to multiply the input along its class axis: in its dtype for
+// nll_loss's gathers, which PyTorch runs in the input's dtype; as they are for class
+// probabilities, which PyTorch multiplies in the promoted dtype.
 Tensor class_weights(const Tensor& weight, const Tensor& input, int axis, std::string_view name,
-                     std::source_location loc) {
+                     std::source_location loc, bool in_input_dtype = true) {
   const Shape& in = api::node_of(input, name, loc)->shape;
   const Shape& shape = api::node_of(weight, name, loc)->shape;
   api::require_floating(weight, name, loc);
@@ -37,7 +42,7 @@ Tensor class_weights(const Tensor& weight, const Tensor& input, int axis, std::s
   }
   Shape along_axis;
   for (int i = 0; i < in.rank(); ++i) along_axis.push_back(i == axis ? in[axis] : 1, loc);
-  return weight.to(input.dtype(), loc).reshape(along_axis, loc);
+  return (in_input_dtype ? weight.to(input.dtype(), loc) : weight).reshape(along_axis, loc);
 }
 
 // The mean divides by `divisor` (the weights taken) where one is given, else by the count; f16
@@ -58,8 +63,8 @@ Tensor reduce(const Tensor& losses, Reduction reduction, const Tensor& divisor,
 }
 
 // nll_loss of log probabilities against class indices: -weight[t] * log_probs[t] per element,
-// 0 where t is ignore_index; the mean divides by the weights taken. With label smoothing the
-// mean over classes of -weight[c] * log_probs[c] joins it, as PyTorch's cross_entropy.
+// 0 where t is ignore_index; the mean divides by the weights taken. With label smoothing e, e / C
+// times the sum over classes of -weight[c] * log_probs[c] joins it, as PyTorch's cross_entropy.
 Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
                     const CrossEntropyOptions& options, double smoothing, std::string_view name,
                     std::source_location loc) {
@@ -73,7 +78,11 @@ Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
                           " (the input's ", in.to_string(), " without its class axis ", axis,
                           "), got ", targets.to_string());
   }
-  const Tensor ignored = eq(target, options.ignore_index, loc);
+  // An i32 target never equals an ignore_index past i32's range.
+  const bool can_equal = target.dtype() == DType::i64 ||
+                         (options.ignore_index >= INT32_MIN && options.ignore_index <= INT32_MAX);
+  const Tensor ignored =
+      can_equal ? eq(target, options.ignore_index, loc) : full(targets, false, DType::bool_, loc);
   const Tensor safe = where(ignored, 0, target, loc);
   const Tensor picked =
       take_along_axis(log_probs, safe.unsqueeze(axis, loc), axis, loc).squeeze(axis, loc);
@@ -117,8 +126,12 @@ Tensor probability_loss(const Tensor& log_probs, const Tensor& target, int axis,
       smoothing > 0 ? add(mul(target, 1 - smoothing, loc), smoothing / classes, loc) : target;
   Tensor terms = mul(log_probs, mixed, loc);
   if (options.weight.defined())
-    terms = mul(terms, class_weights(options.weight, log_probs, axis, "cross_entropy", loc), loc);
+    terms = mul(terms, class_weights(options.weight, log_probs, axis, "cross_entropy", loc, false),
+                loc);
   const Tensor per_element = neg(sum(terms, axis, false, loc), loc);
+  // PyTorch's mean over no element, or over elements of no class, is NaN.
+  if (options.reduction == Reduction::mean && in.numel() == 0)
+    return full(Shape{}, NAN, per_element.dtype(), loc);
   return reduce(per_element, options.reduction, Tensor(), loc);
 }
 
@@ -147,7 +160,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   check_smoothing(options.label_smoothing, loc);
   const Tensor log_probs = log_softmax(input, axis, loc);
   if (is_floating(api::node_of(target, "cross_entropy", loc)->dtype))
-    return probability_loss(log_probs, target.to(input.dtype(), loc), axis, options, loc);
+    return probability_loss(log_probs, target, axis, options, loc);
   require_indices(target, "cross_entropy", loc);
   return indexed_loss(log_probs, target, axis, options, options.label_smoothing, "cross_entropy",
                       loc);
@@ -167,7 +180,12 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntrop
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                 std::source_location loc) {
   api::sync_if_trace_full();
-  api::require_floating(input, "mse_loss", loc);
+  const DType a = api::node_of(input, "mse_loss", loc)->dtype;
+  const DType b = api::node_of(target, "mse_loss", loc)->dtype;
+  if (!is_floating(a) && !is_floating(b)) {
+    api::fail<DTypeError>(loc, "mse_loss", "needs a floating input or target, got ", dtype_name(a),
+                          " and ", dtype_name(b), "; cast one to a floating dtype first");
+  }
   const Tensor squares = square(sub(input, target, loc), loc);
   return reduce(squares, reduction, Tensor(), loc);
 }

@@ -85,6 +85,11 @@ lazy::CrossEntropyOptions lazy_smoothed_options() {
   options.label_smoothing = 0.1;
   return options;
 }
+lazy::CrossEntropyOptions lazy_weighted_probability_options() {
+  lazy::CrossEntropyOptions options = lazy_smoothed_options();
+  options.ignore_index = -100;
+  return options;
+}
 lazy::CrossEntropyOptions lazy_summed_options() {
   lazy::CrossEntropyOptions options;
   options.reduction = lazy::Reduction::sum;
@@ -160,11 +165,16 @@ TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
            at::cross_entropy_loss(a, torch_classes()), p),
       GRAD("cross_entropy weighted, smoothed, ignoring",
            lazy::cross_entropy(a, lazy_classes(), lazy_smoothed_options()),
-           at::cross_entropy_loss(a, torch_classes(), torch_class_weights(), at::Reduction::Mean,
-                                  2, 0.1),
+           at::cross_entropy_loss(a, torch_classes(), torch_class_weights(), at::Reduction::Mean, 2,
+                                  0.1),
            p),
       GRAD("cross_entropy of probabilities", lazy::cross_entropy(a, lazy::softmax(b, 1)),
            at::cross_entropy_loss(a, at::softmax(b, 1)), p, q),
+      GRAD("cross_entropy of probabilities, weighted and smoothed",
+           lazy::cross_entropy(a, lazy::softmax(b, 1), lazy_weighted_probability_options()),
+           at::cross_entropy_loss(a, at::softmax(b, 1), torch_class_weights(), at::Reduction::Mean,
+                                  -100, 0.1),
+           p, q),
       GRAD("nll_loss summed", lazy::nll_loss(a, lazy_classes(), lazy_summed_options()),
            at::nll_loss(a, torch_classes(), {}, at::Reduction::Sum), p),
       GRAD("mse_loss", lazy::mse_loss(a, b), at::mse_loss(a, b), p, q),

@@ -407,48 +407,25 @@ constexpr TableRow with(VjpRule rule) {
 constexpr std::size_t kOps = 0 LAZY_FOR_EACH_OP(LAZY_COUNT_OP);
 #undef LAZY_COUNT_OP
 
+// Ops whose value is piecewise constant, an index or not floating: no gradient flows back.
+constexpr Op kPassesNone[] = {
+    // leaves and generators
+    Op::Data, Op::Scalar, Op::Arange, Op::RandUniform, Op::RandNormal,
+    // rounding, classification and comparisons
+    Op::Sign, Op::Floor, Op::Ceil, Op::Round, Op::Trunc, Op::FloorDivide, Op::IsNan, Op::IsInf,
+    Op::IsFinite, Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge,
+    // logic and bits
+    Op::LogicalNot, Op::LogicalAnd, Op::LogicalOr, Op::LogicalXor, Op::BitwiseNot, Op::BitwiseAnd,
+    Op::BitwiseOr, Op::BitwiseXor, Op::BitwiseLeftShift, Op::BitwiseRightShift,
+    // positions and truth values
+    Op::ArgMax, Op::ArgMin, Op::ReduceAny, Op::ReduceAll, Op::CumArgMax, Op::CumArgMin,
+    Op::TopKIndex};
+
 std::array<TableRow, kOps> make_table() {
   std::array<TableRow, kOps> table;
   table.fill(kMissing);
   const auto set = [&](Op op, TableRow row) { table[std::size_t(op)] = row; };
-  for (Op op : {Op::Data,
-                Op::Scalar,
-                Op::Arange,
-                Op::RandUniform,
-                Op::RandNormal,
-                Op::Sign,
-                Op::Floor,
-                Op::Ceil,
-                Op::Round,
-                Op::Trunc,
-                Op::FloorDivide,
-                Op::LogicalNot,
-                Op::IsNan,
-                Op::IsInf,
-                Op::IsFinite,
-                Op::LogicalXor,
-                Op::Eq,
-                Op::Ne,
-                Op::Lt,
-                Op::Le,
-                Op::Gt,
-                Op::Ge,
-                Op::LogicalAnd,
-                Op::LogicalOr,
-                Op::ArgMax,
-                Op::ArgMin,
-                Op::ReduceAny,
-                Op::ReduceAll,
-                Op::CumArgMax,
-                Op::CumArgMin,
-                Op::TopKIndex,
-                Op::BitwiseNot,
-                Op::BitwiseAnd,
-                Op::BitwiseOr,
-                Op::BitwiseXor,
-                Op::BitwiseLeftShift,
-                Op::BitwiseRightShift})
-    set(op, kNone);
+  for (Op op : kPassesNone) set(op, kNone);
   set(Op::Neg, with(neg_vjp));
   set(Op::Abs, with(abs_vjp));
   set(Op::Square, with(square_vjp));

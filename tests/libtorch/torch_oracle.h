@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/DLConvertor.h>
+#include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -334,5 +335,44 @@ struct Case {
 
 inline const torch::Dtype kF16 = torch::kFloat16, kBF16 = torch::kBFloat16, kF32 = torch::kFloat32,
                           kI32 = torch::kInt32, kI64 = torch::kInt64, kBool = torch::kBool;
+
+// The fixture of the oracle's tests: each case's results (or gradients) from lazyfuse and from
+// LibTorch on the same CUDA inputs, compared.
+class LibTorchSemantics : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device for LibTorch";
+  }
+  void expect_agreement(const std::vector<Case>& cases) {
+    const Inputs<at::Tensor> torch_in = torch_inputs();
+    const Inputs<lazy::Tensor> lazy_in = lazy_inputs(torch_in);
+    for (const Case& c : cases) {
+      const std::vector<Outcome> ours = outcomes_of([&] { return c.lazy_side(lazy_in); });
+      const std::vector<Outcome> theirs = outcomes_of([&] { return c.torch_side(torch_in); });
+      if (ours.size() != theirs.size()) {
+        ADD_FAILURE() << c.name << ": " << ours.size() << " results against " << theirs.size();
+        continue;
+      }
+      for (std::size_t k = 0; k < ours.size(); ++k)
+        EXPECT_EQ(difference(ours[k], theirs[k], {tolerance(theirs[k].dtype)}), "")
+            << c.name << ", result " << k;
+    }
+  }
+
+  void expect_gradients_agree(const std::vector<GradientCase>& cases) {
+    for (const GradientCase& c : cases) {
+      const std::vector<Outcome> ours = lazy_gradients(c), theirs = torch_gradients(c);
+      // Every case is a valid program: agreeing by both throwing would check nothing.
+      EXPECT_FALSE(ours[0].threw) << c.name << ": lazyfuse threw";
+      if (ours.size() != theirs.size()) {
+        ADD_FAILURE() << c.name << ": " << ours.size() << " gradients against " << theirs.size();
+        continue;
+      }
+      for (std::size_t k = 0; k < ours.size(); ++k)
+        EXPECT_EQ(difference(ours[k], theirs[k], {1e-4, true, false}), "")
+            << c.name << ", gradient " << k;
+    }
+  }
+};
 
 }  // namespace lazy_torch_oracle

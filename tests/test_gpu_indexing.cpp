@@ -163,6 +163,19 @@ TEST_F(GpuIndexing, ABadIndexIsThrownAtTheNextSyncAndTheProgramGoesOn) {
   EXPECT_EQ(fine.to_vector<float>().size(), 8u);
 }
 
+// Found under racecheck (cross_entropy's out-of-range target): item() looked for faults before
+// its copy waited for the GPU, so a kernel still running when the sync returned reported its
+// fault to the next sync instead. A sum over 2^28 gathered elements runs long enough to show it.
+TEST_F(GpuIndexing, AnItemThrowsTheBadIndexOfTheKernelThatMadeIt) {
+  const std::int64_t n = std::int64_t(1) << 28;
+  const Tensor table = lazy::arange(0, 4, 1, DType::f32);
+  const Tensor positions = lazy::arange(0, n, 1, DType::i64);
+  const Tensor ids = lazy::where(positions == n - 1, 7, lazy::remainder(positions, 4));
+  const Tensor total = lazy::sum(lazy::index_select(table, 0, ids));
+  EXPECT_THROW((void)total.item<double>(), lazy::IndexError);
+  lazy::sync();  // the fault was taken by the read: nothing is left for this sync to throw
+}
+
 TEST_F(GpuIndexing, ABadIndexNamesItsOwnLineWhenTheSameStepRanFromAnotherLine) {
   // Plans are found by structure; one built for a gather on another line must not name that line.
   Tensor table = random_input(DType::f32, {16, 8});

@@ -83,7 +83,11 @@ void Tensor::item_to_host(HostType as, void* dst, std::source_location loc) cons
                           node_->shape.to_string());
   }
   const ir::TensorData& data = computed_data(*this, "item", loc);
-  runtime::raise_index_faults();  // the read waited for the GPU: its faults show now
+  // The sync only queued the work: the copy waits for it, and only then do the index faults of
+  // the kernels that made the value show (found by racecheck, whose slow kernels finished after
+  // a check made before the copy).
+  convert_to_host(data, as, dst);
+  runtime::raise_index_faults();
   // Checked, as LibTorch's item<T>() (c10's checked_convert): NaN, or a value outside the
   // integer's range, is an error where a cast would saturate or wrap.
   const DType dtype = data.storage->dtype;
@@ -105,7 +109,6 @@ void Tensor::item_to_host(HostType as, void* dst, std::source_location loc) cons
                             " does not fit std::int32_t; read it as std::int64_t");
     }
   }
-  convert_to_host(data, as, dst);
 }
 
 std::size_t Tensor::host_elements(std::size_t element_bytes, std::source_location loc) const {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "lazy/lazy.h"
@@ -134,6 +135,18 @@ TEST(Bitwise, NumbersMustFitTheTensorsDType) {
   EXPECT_THROW((void)(ints({3}, DType::i32) & (std::int64_t(1) << 40)), lazy::ValueError);
   EXPECT_THROW((void)(ints({3}, DType::i32) << (std::int64_t(1) << 40)), lazy::ValueError);
   EXPECT_THROW((void)lazy::bitwise_and(1, 2), lazy::ValueError);  // two numbers
+}
+
+TEST(Bitwise, AnUnsignedNumberPastInt64NamesTheInt64OfItsBits) {
+  try {
+    (void)(ints({3}, DType::i64) & std::uint64_t(0xFFFF'FFFF'FFFF'FFF0));
+    FAIL() << "2^64 - 16 was taken";
+  } catch (const lazy::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("as the int64 of the same bits, -16"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ((ints({3, -1}, DType::i64) & -16).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, -16}));
 }
 
 TEST(Bitwise, BroadcastsAndFusesWithOtherOps) {

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "error_test_support.h"
 #include "gradient_test_support.h"
 #include "host_test_support.h"
 #include "lazy/lazy.h"
@@ -148,9 +150,21 @@ TEST(CrossEntropy, RefusesBadInputAtTheCall) {
   EXPECT_THROW((void)lazy::nll_loss(logits(), targets(), options), lazy::ValueError);
 }
 
-TEST(CrossEntropy, ATargetOutsideTheClassesIsAnIndexError) {
+TEST(CrossEntropy, ATargetOutsideTheClassesIsAnIndexErrorNamingTheLoss) {
   EXPECT_THROW((void)value(lazy::cross_entropy(logits(), targets({0, 4, 1}))), lazy::IndexError);
   EXPECT_THROW((void)value(lazy::cross_entropy(logits(), targets({0, -1, 1}))), lazy::IndexError);
+  // Named as the loss the user called, not the gather it records; weighted too.
+  CrossEntropyOptions weighted;
+  weighted.weight = lazy::from_data(kWeights, {4}, DType::f32);
+  const std::string unweighted = lazy_test::message_of<lazy::IndexError>([] {
+    (void)value(lazy::cross_entropy(logits(), targets({0, 4, 1})));
+  });
+  EXPECT_THAT(unweighted, testing::HasSubstr("cross_entropy"));
+  EXPECT_THAT(unweighted, testing::Not(testing::HasSubstr("take_along_axis")));
+  EXPECT_THAT(lazy_test::message_of<lazy::IndexError>([&] {
+                (void)value(lazy::nll_loss(logits(), targets({0, 1, 9}), weighted));
+              }),
+              testing::HasSubstr("nll_loss"));
 }
 
 TEST(CrossEntropy, AnIgnoreIndexPastI32sRangeIgnoresNoI32Target) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/composites.h"
+#include "api/index_arguments.h"
 #include "api/recording.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -28,9 +29,9 @@ int class_axis_of(const Tensor& input, std::string_view name, std::source_locati
   return rank == 1 ? 0 : 1;
 }
 
-// The class weights shaped to multiply the input along its class axis: in its dtype for
-// nll_loss's gathers, which PyTorch runs in the input's dtype; as they are for class
-// probabilities, which PyTorch multiplies in the promoted dtype.
+// The class weights, checked to be one per class: in the input's dtype for nll_loss's gathers,
+// which PyTorch runs in the input's dtype; as they are for class probabilities, which PyTorch
+// multiplies in the promoted dtype.
 Tensor class_weights(const Tensor& weight, const Tensor& input, int axis, std::string_view name,
                      std::source_location loc, bool in_input_dtype = true) {
   const Shape& in = api::node_of(input, name, loc)->shape;
@@ -40,9 +41,15 @@ Tensor class_weights(const Tensor& weight, const Tensor& input, int axis, std::s
     api::fail<ShapeError>(loc, name, "needs one weight per class: a [", in[axis],
                           "] tensor for input ", in.to_string(), ", got ", shape.to_string());
   }
+  return in_input_dtype ? weight.to(input.dtype(), loc) : weight;
+}
+
+// The class weights shaped to multiply an input of shape `in` along its class axis.
+Tensor along_class_axis(const Tensor& weights, const Shape& in, int axis,
+                        std::source_location loc) {
   Shape along_axis;
   for (int i = 0; i < in.rank(); ++i) along_axis.push_back(i == axis ? in[axis] : 1, loc);
-  return (in_input_dtype ? weight.to(input.dtype(), loc) : weight).reshape(along_axis, loc);
+  return weights.reshape(along_axis, loc);
 }
 
 // The mean divides by `divisor` (the weights taken) where one is given, else by the count; f16
@@ -84,22 +91,25 @@ Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
   const Tensor ignored =
       can_equal ? eq(target, options.ignore_index, loc) : full(targets, false, DType::bool_, loc);
   const Tensor safe = where(ignored, 0, target, loc);
+  const auto caller =
+      name == "nll_loss" ? ir::GatherCaller::nll_loss : ir::GatherCaller::cross_entropy;
   const Tensor picked =
-      take_along_axis(log_probs, safe.unsqueeze(axis, loc), axis, loc).squeeze(axis, loc);
+      api::named_gather(log_probs, axis, safe.unsqueeze(axis, loc), caller, loc).squeeze(axis, loc);
   const Tensor weights = options.weight.defined()
                              ? class_weights(options.weight, log_probs, axis, name, loc)
                              : Tensor();
-  Tensor taken = where(ignored, 0, 1, loc).to(log_probs.dtype(), loc);
-  if (weights.defined()) {
-    const Tensor per_target =
-        take_along_axis(weights.reshape(Shape{in[axis]}, loc), safe.flatten(0, -1, loc), 0, loc);
-    taken = where(ignored, 0, per_target.reshape(targets, loc), loc);
-  }
+  const Tensor taken =
+      weights.defined() ? where(ignored, 0,
+                                api::named_gather(weights, 0, safe.flatten(0, -1, loc), caller, loc)
+                                    .reshape(targets, loc),
+                                loc)
+                        : where(ignored, 0, 1, loc).to(log_probs.dtype(), loc);
   const Tensor nll = where(ignored, 0, neg(mul(picked, taken, loc), loc), loc);
   const Tensor divisor = sum(taken.to(DType::f32, loc), {}, false, loc);
   const Tensor loss = reduce(nll, options.reduction, divisor, loc);
   if (smoothing == 0) return loss;
-  const Tensor weighted = weights.defined() ? mul(log_probs, weights, loc) : log_probs;
+  const Tensor weighted =
+      weights.defined() ? mul(log_probs, along_class_axis(weights, in, axis, loc), loc) : log_probs;
   const Tensor smooth = where(ignored, 0, neg(sum(weighted, axis, false, loc), loc), loc);
   const double classes = double(in[axis]);
   return add(mul(loss, 1 - smoothing, loc),
@@ -126,7 +136,10 @@ Tensor probability_loss(const Tensor& log_probs, const Tensor& target, int axis,
       smoothing > 0 ? add(mul(target, 1 - smoothing, loc), smoothing / classes, loc) : target;
   Tensor terms = mul(log_probs, mixed, loc);
   if (options.weight.defined())
-    terms = mul(terms, class_weights(options.weight, log_probs, axis, "cross_entropy", loc, false),
+    terms = mul(terms,
+                along_class_axis(
+                    class_weights(options.weight, log_probs, axis, "cross_entropy", loc, false), in,
+                    axis, loc),
                 loc);
   const Tensor per_element = neg(sum(terms, axis, false, loc), loc);
   // PyTorch's mean over no element, or over elements of no class, is NaN.

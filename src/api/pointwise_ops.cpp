@@ -95,8 +95,9 @@ DType binary_result_type(const Operand& a, const Operand& b, std::string_view na
 }
 
 // Bitwise ops refuse floating operands, shifts bool ones too (their rows' dtype rules).
-void check_takes_promoted(Op op, std::string_view name, DType promoted, std::source_location loc) {
-  if (ir::takes_promoted(op, promoted)) return;
+void check_accepted(Op op, const ir::PointwiseDTypes& dtypes, std::string_view name, DType promoted,
+                    std::source_location loc) {
+  if (dtypes.accepted) return;
   const bool bits_of_bool = ir::op_info(op).dtype_rule == ir::DTypeRule::promoted_integral;
   api::fail<DTypeError>(loc, name, "takes ", bits_of_bool ? "integer or bool" : "integer",
                         " operands, and these promote to ", dtype_name(promoted),
@@ -111,8 +112,8 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   api::sync_if_trace_full();
   require_a_tensor(a, b, name, loc);
   const DType promoted = binary_result_type(a, b, name, loc);
-  check_takes_promoted(op, name, promoted, loc);
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, promoted);
+  check_accepted(op, dtypes, name, promoted, loc);
   if (op == Op::Sub && promoted == DType::bool_) {
     api::fail<DTypeError>(loc, name,
                           "subtracting bool tensors is not supported; use ne(a, b) (their xor) "
@@ -143,8 +144,8 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
 Tensor unary(Op op, std::string_view name, const Tensor& x, std::source_location loc) {
   api::sync_if_trace_full();
   const DType dtype = api::node_of(x, name, loc)->dtype;
-  check_takes_promoted(op, name, dtype, loc);
   const ir::PointwiseDTypes dtypes = ir::pointwise_dtypes(op, dtype);
+  check_accepted(op, dtypes, name, dtype, loc);
   Operand operand(x, loc);
   return pointwise(op, name, {&operand}, dtypes.result, dtypes.compute, dtypes.result, loc);
 }

@@ -10,8 +10,8 @@
 
 namespace lazy::ir {
 
-// The last three gather a scatter's cotangent (its src's share): a bad index there is named as the
-// gradient of the scatter the user called.
+// The three *_gradient callers gather a scatter's cotangent (its src's share): a bad index there
+// is named as the gradient of the scatter the user called. The losses gather class indices.
 enum class GatherCaller : std::int64_t {
   gather,
   index_select,
@@ -20,6 +20,8 @@ enum class GatherCaller : std::int64_t {
   scatter_add_gradient,
   index_add_gradient,
   scatter_gradient,
+  cross_entropy,
+  nll_loss,
 };
 
 inline Attrs gather_attrs(int axis, GatherCaller caller) {
@@ -40,8 +42,10 @@ inline std::string_view gather_caller_name_of(GatherCaller caller) {
                                          "take_along_axis",
                                          "scatter_add (its gradient)",
                                          "index_add (its gradient)",
-                                         "scatter (its gradient)"};
-  static_assert(std::size(kNames) == std::size_t(GatherCaller::scatter_gradient) + 1);
+                                         "scatter (its gradient)",
+                                         "cross_entropy",
+                                         "nll_loss"};
+  static_assert(std::size(kNames) == std::size_t(GatherCaller::nll_loss) + 1);
   return kNames[std::int64_t(caller)];
 }
 inline std::string_view gather_caller_name(const Node& gather) {

@@ -30,6 +30,17 @@ constexpr std::size_t kOps = 0 LAZY_FOR_EACH_OP(LAZY_OP_ONE);
 #undef LAZY_OP_ONE
 constexpr std::size_t kDTypes = std::size_t(DType::bool_) + 1;
 
+bool takes_promoted(DTypeRule rule, DType promoted) {
+  switch (rule) {
+    case DTypeRule::promoted_integral:
+      return !is_floating(promoted);
+    case DTypeRule::promoted_integer:
+      return is_integer(promoted);
+    default:
+      return true;
+  }
+}
+
 PointwiseDTypes derive_pointwise_dtypes(Op op, DType promoted) {
   const OpInfo& info = op_info(op);
   DType result = promoted, compute = promoted;
@@ -41,7 +52,8 @@ PointwiseDTypes derive_pointwise_dtypes(Op op, DType promoted) {
   const bool rounds_number =
       (info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute) ||
       info.dtype_rule == DTypeRule::promoted_rounding;
-  return {result, compute, rounds_number ? compute : compute_type_of(compute), rounds_number};
+  return {result, compute, rounds_number ? compute : compute_type_of(compute), rounds_number,
+          takes_promoted(info.dtype_rule, promoted)};
 }
 
 }  // namespace
@@ -57,17 +69,6 @@ PointwiseDTypes pointwise_dtypes(Op op, DType promoted) {
     return rows;
   }();
   return table[std::size_t(op)][std::size_t(promoted)];
-}
-
-bool takes_promoted(Op op, DType promoted) {
-  switch (op_info(op).dtype_rule) {
-    case DTypeRule::promoted_integral:
-      return !is_floating(promoted);
-    case DTypeRule::promoted_integer:
-      return is_integer(promoted);
-    default:
-      return true;
-  }
 }
 
 }  // namespace lazy::ir

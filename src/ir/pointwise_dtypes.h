@@ -20,12 +20,12 @@ struct PointwiseDTypes {
   DType number;
   // The number is rounded to the promoted dtype, and may round to infinity there (not an error).
   bool rounds_number;
+  // Whether the op's dtype rule takes operands that promote to this dtype: bitwise ops refuse
+  // floating dtypes, shifts bool too. Every other rule takes every dtype.
+  bool accepted;
 };
 // The result, compute and number dtypes of an op whose rule is not `given`, from the promoted
 // dtype of its operands.
 PointwiseDTypes pointwise_dtypes(Op op, DType promoted);
-// Whether the op's dtype rule takes operands that promote to `promoted`: bitwise ops refuse
-// floating dtypes, shifts bool too. Every other rule takes every dtype.
-bool takes_promoted(Op op, DType promoted);
 
 }  // namespace lazy::ir

@@ -29,6 +29,8 @@ enum class ScatterCaller : std::int64_t {
   scatter_add_gradient,
   index_add_gradient,
   scatter_gradient,
+  cross_entropy_gradient,
+  nll_loss_gradient,
 };
 
 inline Attrs scatter_attrs(ScatterCaller caller, int axis) {
@@ -52,16 +54,18 @@ inline std::string_view scatter_caller_name_of(ScatterCaller caller) {
                                          "take_along_axis (its gradient)",
                                          "scatter_add (its gradient)",
                                          "index_add (its gradient)",
-                                         "scatter (its gradient)"};
-  static_assert(std::size(kNames) == std::size_t(ScatterCaller::scatter_gradient) + 1);
+                                         "scatter (its gradient)",
+                                         "cross_entropy (its gradient)",
+                                         "nll_loss (its gradient)"};
+  static_assert(std::size(kNames) == std::size_t(ScatterCaller::nll_loss_gradient) + 1);
   return kNames[std::int64_t(caller)];
 }
 // The caller of the gather that takes a scatter's cotangent to its src: the scatter's gradient, or
 // for a gather's gradient differentiated again, that gather.
 // From gather_gradient on, ScatterCaller follows GatherCaller's order.
-static_assert(std::int64_t(ScatterCaller::scatter_gradient) -
+static_assert(std::int64_t(ScatterCaller::nll_loss_gradient) -
                   std::int64_t(ScatterCaller::gather_gradient) ==
-              std::int64_t(GatherCaller::scatter_gradient));
+              std::int64_t(GatherCaller::nll_loss));
 inline GatherCaller gradient_gather_caller(ScatterCaller caller) {
   const auto c = std::int64_t(caller),
              first_gradient = std::int64_t(ScatterCaller::gather_gradient);

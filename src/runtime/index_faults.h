@@ -13,7 +13,8 @@ namespace lazy::runtime {
 CUdeviceptr index_fault_record(Device& device);
 
 // Throws lazy::IndexError for the first bad index found since the last throw, by a finished
-// kernel or the reference evaluator, and clears it. Called after each sync and host read.
+// kernel or the reference evaluator, and clears it, after the work this thread queued has run:
+// the throw stands for the faults of all of it. Called after each sync and host read.
 void raise_index_faults();
 
 }  // namespace lazy::runtime

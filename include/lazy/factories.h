@@ -53,4 +53,25 @@ Tensor rand(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
 Tensor randn(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
              std::source_location loc = std::source_location::current());
 
+// `steps` values from start to end, evenly spaced, both ends included (PyTorch's linspace): the
+// first half counts up from start by (end - start) / (steps - 1), the second half down from end,
+// so both ends are exact. Without a dtype: f32. Floating dtypes compute in f32 and round once;
+// integer dtypes take each exact quotient truncated toward zero (PyTorch computes it in double,
+// which can land one below an exact integer). One step gives [start]; zero steps, [].
+Tensor linspace(Scalar start, Scalar end, std::int64_t steps, std::optional<DType> dtype = {},
+                std::source_location loc = std::source_location::current());
+
+// Factories shaped like x, in x's dtype unless one is given (as torch.zeros_like and its kin).
+// Only the shape and dtype are taken: x is not computed, and the result does not depend on it.
+Tensor zeros_like(const Tensor& x, std::optional<DType> dtype = {},
+                  std::source_location loc = std::source_location::current());
+Tensor ones_like(const Tensor& x, std::optional<DType> dtype = {},
+                 std::source_location loc = std::source_location::current());
+Tensor full_like(const Tensor& x, Scalar value, std::optional<DType> dtype = {},
+                 std::source_location loc = std::source_location::current());
+Tensor rand_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype = {},
+                 std::source_location loc = std::source_location::current());
+Tensor randn_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype = {},
+                  std::source_location loc = std::source_location::current());
+
 }  // namespace lazy

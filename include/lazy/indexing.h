@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <source_location>
 #include <span>
 #include <vector>
@@ -113,5 +114,39 @@ Tensor flip(const Tensor& x, std::span<const int> axes,
             std::source_location loc = std::source_location::current());
 Tensor flip(const Tensor& x, std::initializer_list<int> axes,
             std::source_location loc = std::source_location::current());
+
+// x repeated along each axis (torch.Tensor.repeat): `repeats` names at least x's rank of counts,
+// the leading extra ones adding new axes; a count of 0 gives an empty axis. tile is the same with
+// `repeats` padded with leading 1s to x's rank (torch.tile). Both fuse with their consumers.
+Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats,
+              std::source_location loc = std::source_location::current());
+Tensor tile(const Tensor& x, const std::vector<std::int64_t>& repeats,
+            std::source_location loc = std::source_location::current());
+
+// Elements shifted by `shifts[i]` along `axes[i]`, those pushed past the end coming back at the
+// start (torch.roll); negative shifts go the other way, and an axis may be named twice (the
+// shifts add). Without axes, x is rolled as if flattened, by one shift.
+Tensor roll(const Tensor& x, const std::vector<std::int64_t>& shifts,
+            const std::vector<int>& axes = {},
+            std::source_location loc = std::source_location::current());
+Tensor roll(const Tensor& x, std::int64_t shift, std::optional<int> axis = {},
+            std::source_location loc = std::source_location::current());
+
+// What fills the border that pad adds (torch.nn.functional.pad's modes).
+enum class PadMode {
+  constant,   // `value`
+  reflect,    // x mirrored about its edge elements, which are not repeated
+  replicate,  // the edge elements repeated
+  circular,   // x wrapped around
+};
+// x padded by `pads`, pairs of (before, after) counts from the last axis backwards, as
+// torch.nn.functional.pad: {1, 2} pads the last axis, {1, 2, 0, 3} the last two. Constant padding
+// may be negative, which crops; the other modes take non-negative padding of any trailing axes,
+// less than the axis for reflect, at most the axis for circular, and a non-empty axis for
+// replicate. Constant mode fills with `value` (0 by default), which must fit x's dtype; the other
+// modes take no value.
+Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads,
+           PadMode mode = PadMode::constant, std::optional<Scalar> value = {},
+           std::source_location loc = std::source_location::current());
 
 }  // namespace lazy

@@ -140,6 +140,11 @@ LAZY_DECLARE_UNARY(gelu_tanh)
 LAZY_DECLARE_UNARY(silu)
 // log(1 + exp(x)), and x itself above 20 where that would only lose precision (as PyTorch).
 LAZY_DECLARE_UNARY(softplus)
+// PyTorch's dropout: in training, each element is zeroed with probability p and the others are
+// scaled by 1 / (1 - p); the draw is rand(x's shape, seed) < 1 - p, so a seed gives the same mask
+// on every backend. Outside training, or with p = 0, x itself. Floating x only; p in [0, 1].
+Tensor dropout(const Tensor& x, double p, std::uint64_t seed, bool training = true,
+               std::source_location loc = std::source_location::current());
 // Either bound may be a tensor or a number; min(max(x, lo), hi).
 Tensor clamp(const Tensor& x, const Operand& lo, const Operand& hi,
              std::source_location loc = std::source_location::current());

@@ -1,0 +1,125 @@
+// pad: per padded axis, the border pieces (fills, mirrored or edge slices, or the wrapped ends)
+// joined to x by one cat, so padding fuses with its neighbours and differentiates as views do.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "api/recording.h"
+#include "lazy/factories.h"
+#include "lazy/indexing.h"
+
+namespace lazy {
+
+namespace {
+
+std::string_view mode_name(PadMode mode) {
+  switch (mode) {
+    case PadMode::constant:
+      return "constant";
+    case PadMode::reflect:
+      return "reflect";
+    case PadMode::replicate:
+      return "replicate";
+    case PadMode::circular:
+      return "circular";
+  }
+  return "?";
+}
+
+// The pieces `mode` puts before (`before`) or after x along `axis`, `count` elements wide.
+Tensor border(const Tensor& x, int axis, std::int64_t count, bool before, PadMode mode,
+              const Scalar& value, std::source_location loc) {
+  const Shape& shape = x.node()->shape;
+  const std::int64_t extent = shape[axis];
+  switch (mode) {
+    case PadMode::constant: {
+      Shape piece = shape;
+      piece[axis] = count;
+      return full(piece, value, x.dtype(), loc);
+    }
+    case PadMode::reflect:  // the `count` elements next to the edge one, mirrored
+      return (before ? x.slice(axis, 1, count + 1, 1, loc)
+                     : x.slice(axis, extent - 1 - count, extent - 1, 1, loc))
+          .slice(axis, std::nullopt, std::nullopt, -1, loc);
+    case PadMode::replicate: {
+      Shape piece = shape;
+      piece[axis] = count;
+      return (before ? x.slice(axis, 0, 1, 1, loc) : x.slice(axis, extent - 1, extent, 1, loc))
+          .expand(piece, loc);
+    }
+    case PadMode::circular:
+      return before ? x.slice(axis, extent - count, extent, 1, loc)
+                    : x.slice(axis, 0, count, 1, loc);
+  }
+  return x;
+}
+
+void check_padding(const Shape& shape, int axis, std::int64_t before, std::int64_t after,
+                   PadMode mode, std::source_location loc) {
+  const std::int64_t extent = shape[axis];
+  if (mode == PadMode::constant) {
+    if (extent + std::min<std::int64_t>(before, 0) + std::min<std::int64_t>(after, 0) < 0) {
+      api::fail<ShapeError>(loc, "pad", "padding (", before, ", ", after, ") crops more than the ",
+                            extent, " elements of axis ", axis, " of shape ", shape.to_string());
+    }
+    return;
+  }
+  if (before < 0 || after < 0) {
+    api::fail<ValueError>(loc, "pad", mode_name(mode), " padding must be >= 0, got (", before, ", ",
+                          after, ") for axis ", axis, "; crop with narrow first");
+  }
+  const bool fits = mode == PadMode::reflect    ? before < extent && after < extent
+                    : mode == PadMode::circular ? before <= extent && after <= extent
+                                                : extent > 0 || before + after == 0;
+  if (!fits) {
+    api::fail<ShapeError>(loc, "pad", mode_name(mode), " padding (", before, ", ", after,
+                          ") does not fit axis ", axis, " of shape ", shape.to_string(), ": ",
+                          mode == PadMode::reflect    ? "it must be less than the axis"
+                          : mode == PadMode::circular ? "it must be at most the axis"
+                                                      : "the axis must not be empty");
+  }
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
+           std::optional<Scalar> value, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, "pad", loc)->shape;
+  if (pads.size() % 2 != 0 || int(pads.size()) > 2 * shape.rank()) {
+    api::fail<ShapeError>(loc, "pad", "takes (before, after) pairs for at most the ", shape.rank(),
+                          " axes of shape ", shape.to_string(), ", got ", pads.size(), " numbers");
+  }
+  if (mode != PadMode::constant && value) {
+    api::fail<ValueError>(loc, "pad", mode_name(mode), " padding takes no value; only constant ",
+                          "padding fills with one");
+  }
+  const Scalar fill = value.value_or(Scalar(0));
+  if (mode == PadMode::constant) api::check_fill_fits(fill, x.dtype(), "pad", loc);
+  Tensor out = x;
+  for (std::size_t pair = 0; pair < pads.size() / 2; ++pair) {
+    const int axis = shape.rank() - 1 - int(pair);
+    std::int64_t before = pads[2 * pair], after = pads[2 * pair + 1];
+    check_padding(out.node()->shape, axis, before, after, mode, loc);
+    // Negative constant padding crops first.
+    const std::int64_t extent = out.node()->shape[axis];
+    if (before < 0 || after < 0) {
+      const std::int64_t start = before < 0 ? -before : 0;
+      const std::int64_t stop = after < 0 ? extent + after : extent;
+      out = out.slice(axis, start, stop, 1, loc);
+      before = std::max<std::int64_t>(before, 0);
+      after = std::max<std::int64_t>(after, 0);
+    }
+    if (before == 0 && after == 0) continue;
+    std::vector<Tensor> pieces;
+    if (before > 0) pieces.push_back(border(out, axis, before, true, mode, fill, loc));
+    pieces.push_back(out);
+    if (after > 0) pieces.push_back(border(out, axis, after, false, mode, fill, loc));
+    out = cat(pieces, axis, loc);
+  }
+  return out;
+}
+
+}  // namespace lazy

@@ -73,8 +73,9 @@ Tensor reduce(const Tensor& losses, Reduction reduction, const Tensor& divisor,
 // 0 where t is ignore_index; the mean divides by the weights taken. With label smoothing e, e / C
 // times the sum over classes of -weight[c] * log_probs[c] joins it, as PyTorch's cross_entropy.
 Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
-                    const CrossEntropyOptions& options, double smoothing, std::string_view name,
+                    const CrossEntropyOptions& options, double smoothing, ir::GatherCaller caller,
                     std::source_location loc) {
+  const std::string_view name = ir::gather_caller_name_of(caller);
   const Shape& in = api::node_of(log_probs, name, loc)->shape;
   const Shape& targets = api::node_of(target, name, loc)->shape;
   Shape want;
@@ -91,8 +92,6 @@ Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
   const Tensor ignored =
       can_equal ? eq(target, options.ignore_index, loc) : full(targets, false, DType::bool_, loc);
   const Tensor safe = where(ignored, 0, target, loc);
-  const auto caller =
-      name == "nll_loss" ? ir::GatherCaller::nll_loss : ir::GatherCaller::cross_entropy;
   const Tensor picked =
       api::named_gather(log_probs, axis, safe.unsqueeze(axis, loc), caller, loc).squeeze(axis, loc);
   const Tensor weights = options.weight.defined()
@@ -175,8 +174,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   if (is_floating(api::node_of(target, "cross_entropy", loc)->dtype))
     return probability_loss(log_probs, target, axis, options, loc);
   require_indices(target, "cross_entropy", loc);
-  return indexed_loss(log_probs, target, axis, options, options.label_smoothing, "cross_entropy",
-                      loc);
+  return indexed_loss(log_probs, target, axis, options, options.label_smoothing,
+                      ir::GatherCaller::cross_entropy, loc);
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options,
@@ -187,7 +186,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntrop
   if (options.label_smoothing != 0) {
     api::fail<ValueError>(loc, "nll_loss", "takes no label_smoothing; use cross_entropy");
   }
-  return indexed_loss(log_probs, target, axis, options, 0, "nll_loss", loc);
+  return indexed_loss(log_probs, target, axis, options, 0, ir::GatherCaller::nll_loss, loc);
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,

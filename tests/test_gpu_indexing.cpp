@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <random>
+#include <string>
 #include <thread>
 
 #include <lazy/lazy.h>
@@ -182,23 +183,28 @@ TEST_F(GpuIndexing, AnItemThrowsTheBadIndexOfTheKernelThatMadeIt) {
 // run before the record clears, else a fault of theirs was thrown by a later, unrelated read
 // (found by racecheck on nll_loss with class weights, whose two gathers are two kernels).
 TEST_F(GpuIndexing, AThrownFaultAnswersForTheWorkQueuedBeforeIt) {
+  // Sums over 2^28 gathered elements, the last index bad: each runs long past its sync's look.
+  const std::int64_t n = std::int64_t(1) << 28;
   const Tensor table = lazy::arange(0, 4, 1, DType::f32);
+  const Tensor positions = lazy::arange(0, n, 1, DType::i64);
+  const auto faulting_sum = [&](std::int64_t bad) {
+    return lazy::sum(
+        lazy::index_select(table, 0, lazy::where(positions == n - 1, bad, positions % 4)));
+  };
   int thrown = 0;
   bool early_thrown = false;
   try {
-    lazy::eval({lazy::index_select(table, 0, lazy::from_data<std::int64_t>({1, 9}, {2}))});
+    lazy::eval({faulting_sum(7)});
   } catch (const lazy::IndexError&) {
-    early_thrown = true;  // the gather finished before its sync looked: rare
+    early_thrown = true;  // it finished before its sync looked (a stalled host): nothing to show
     ++thrown;
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it has run by now
-  const std::int64_t n = std::int64_t(1) << 28;
-  const Tensor positions = lazy::arange(0, n, 1, DType::i64);
-  const Tensor ids = lazy::where(positions == n - 1, 7, lazy::remainder(positions, 4));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // it has run by now
   try {
-    lazy::eval({lazy::sum(lazy::index_select(table, 0, ids))});  // still running when it looks
-  } catch (const lazy::IndexError&) {
+    lazy::eval({faulting_sum(9)});  // throws the first fault while its own kernel still runs
+  } catch (const lazy::IndexError& e) {
     ++thrown;
+    EXPECT_NE(std::string(e.what()).find("index 7"), std::string::npos) << e.what();
   }
   try {
     (void)lazy::sum(table * 2.0f).item<float>();
@@ -207,8 +213,10 @@ TEST_F(GpuIndexing, AThrownFaultAnswersForTheWorkQueuedBeforeIt) {
     EXPECT_TRUE(early_thrown) << "a fault outlived the sync that threw: " << e.what();
   }
   // Each fault once; the second sync's own fault is covered by its throw unless the first sync
-  // took the early one.
+  // took the first one.
   EXPECT_EQ(thrown, early_thrown ? 2 : 1);
+  EXPECT_FALSE(early_thrown)
+      << "the first kernel ran before its sync looked: the test shows nothing";
 }
 
 TEST_F(GpuIndexing, ABadIndexNamesItsOwnLineWhenTheSameStepRanFromAnotherLine) {

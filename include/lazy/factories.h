@@ -61,6 +61,20 @@ Tensor randn(const Shape& shape, std::uint64_t seed, DType dtype = DType::f32,
 Tensor linspace(Scalar start, Scalar end, std::int64_t steps, std::optional<DType> dtype = {},
                 std::source_location loc = std::source_location::current());
 
+// torch.eye: a [rows, columns] matrix (columns = rows by default) with ones on its main diagonal.
+Tensor eye(std::int64_t rows, std::optional<std::int64_t> columns = {}, DType dtype = DType::f32,
+           std::source_location loc = std::source_location::current());
+
+// How meshgrid lays out its grids: "ij" indexes them as the inputs are given, "xy" swaps the
+// first two axes (Cartesian, as NumPy's default).
+enum class MeshIndexing { ij, xy };
+// torch.meshgrid: for N 1-d (or 0-d, as one element) tensors of sizes n0, n1, ..., N grids of
+// shape [n0, n1, ...] (xy: [n1, n0, ...]), grid k holding tensor k's value along its axis. Views
+// of the inputs (expanded), so they fuse with what reads them.
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors,
+                             MeshIndexing indexing = MeshIndexing::ij,
+                             std::source_location loc = std::source_location::current());
+
 // Factories shaped like x, in x's dtype unless one is given (as torch.zeros_like and its kin).
 // Only the shape and dtype are taken: x is not computed, and the result does not depend on it.
 Tensor zeros_like(const Tensor& x, std::optional<DType> dtype = {},

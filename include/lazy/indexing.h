@@ -115,6 +115,12 @@ Tensor flip(const Tensor& x, std::span<const int> axes,
 Tensor flip(const Tensor& x, std::initializer_list<int> axes,
             std::source_location loc = std::source_location::current());
 
+// torch.diagonal: the elements x[..., i, i + offset] over axes axis1 and axis2 (an offset below 0
+// starts |offset| rows down), as a new last axis, the others kept in order; an offset past the
+// matrix gives an empty axis. Its gradient puts each element back in place.
+Tensor diagonal(const Tensor& x, std::int64_t offset = 0, int axis1 = 0, int axis2 = 1,
+                std::source_location loc = std::source_location::current());
+
 // x repeated along each axis (torch.Tensor.repeat): `repeats` names at least x's rank of counts,
 // the leading extra ones adding new axes; a count of 0 gives an empty axis. tile is the same with
 // `repeats` padded with leading 1s to x's rank (torch.tile). Both fuse with their consumers.

@@ -57,4 +57,11 @@ void set_matmul_precision(std::string_view precision,
                           std::source_location loc = std::source_location::current());
 std::string matmul_precision();
 
+// torch.trace: the sum of a 2-d tensor's main diagonal (integers sum to i64, as sum's do).
+Tensor trace(const Tensor& x, std::source_location loc = std::source_location::current());
+// torch.outer: a[i] * b[j] of two 1-d tensors, their dtypes promoted as mul's. Pointwise: it
+// fuses, and does not go through the matrix-product library.
+Tensor outer(const Tensor& a, const Tensor& b,
+             std::source_location loc = std::source_location::current());
+
 }  // namespace lazy

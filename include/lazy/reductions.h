@@ -75,4 +75,16 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 0x1p-23,
                 std::source_location loc = std::source_location::current());
 
+// torch.linalg.vector_norm: (sum |x|^ord)^(1 / ord) over `axes` (all by default), of a floating
+// x; ord 2 by default, 1, any other positive or negative power, infinity (max |x|), -infinity
+// (min |x|) or 0 (the count of non-zero elements). f16 and bf16 compute in f32 and round once.
+// The 2-norm's gradient at a zero norm is 0, as PyTorch's. Over no element the norm is 0, and
+// -infinity and negative powers (which have no identity there) are a ValueError, as infinity is.
+Tensor vector_norm(const Tensor& x, double ord = 2, const Axes& axes = {}, bool keepdim = false,
+                   std::source_location loc = std::source_location::current());
+// torch.nn.functional.normalize: x / max(vector_norm(x, p, axis), eps), the norm kept as an
+// axis of 1 so it broadcasts back; axis 1 by default, as PyTorch's.
+Tensor normalize(const Tensor& x, double p = 2, int axis = 1, double eps = 1e-12,
+                 std::source_location loc = std::source_location::current());
+
 }  // namespace lazy

@@ -164,6 +164,12 @@ TEST_F(LibTorchSemantics, GradientsAtKinksTiesAndZeros) {
       GRAD("pad circular", lazy::pad(a, {2, 3}, lazy::PadMode::circular),
            at::pad(a, {2, 3}, "circular"), p),
       GRAD("pad constant, cropping", lazy::pad(a, {-1, 2}), at::constant_pad_nd(a, {-1, 2}), p),
+      GRAD("vector_norm", lazy::vector_norm(a, 2, 1),
+           at::linalg_vector_norm(a, 2, at::IntArrayRef{1}), p),
+      GRAD("vector_norm 3", lazy::vector_norm(a, 3), at::linalg_vector_norm(a, 3), p),
+      GRAD("normalize", lazy::normalize(a),
+           torch::nn::functional::normalize(a, torch::nn::functional::NormalizeFuncOptions()), p),
+      GRAD("diagonal", lazy::diagonal(a, 1), at::diagonal(a, 1), p),
       SAME_GRAD("matmul", matmul(a, b.transpose(0, 1)), p, q),
       GRAD("linear", lazy::linear(a, b, c), at::linear(a, b, c), p, q, b3),
   });

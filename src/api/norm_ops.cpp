@@ -1,0 +1,60 @@
+// Vector norms and normalize, from abs, pow and the reductions, as PyTorch's linalg.vector_norm
+// computes them (sums in f32 for f16 and bf16); the 2-norm marks its root so its gradient at a
+// zero norm is 0 (autodiff/composite_rules.cpp), as PyTorch's.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "api/composite_marks.h"
+#include "api/composites.h"
+#include "lazy/reductions.h"
+
+namespace lazy {
+
+namespace {
+
+// The elements each result folds; axes are checked by the reduction that follows.
+std::int64_t folded_extent(const Shape& shape, const Axes& axes, std::source_location loc) {
+  if (axes.list().empty() || shape.rank() == 0) return shape.numel();
+  std::int64_t extent = 1;
+  for (int axis : axes.list())
+    extent *= shape[api::normalize_axis(axis, shape.rank(), "vector_norm", loc)];
+  return extent;
+}
+
+}  // namespace
+
+Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
+                   std::source_location loc) {
+  api::sync_if_trace_full();
+  api::require_floating(x, "vector_norm", loc);
+  if (std::isnan(ord)) api::fail<ValueError>(loc, "vector_norm", "ord must not be NaN");
+  const bool no_identity = ord < 0;  // -inf and negative powers: a minimum over nothing
+  if ((no_identity || ord == INFINITY) && folded_extent(x.shape(), axes, loc) == 0) {
+    api::fail<ValueError>(loc, "vector_norm", "cannot take the ", api::number_text(ord),
+                          "-norm over no element: it has no identity");
+  }
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    const Tensor magnitude = abs(v, loc);
+    if (ord == INFINITY) return max(magnitude, axes, keepdim, loc);
+    if (ord == -INFINITY) return min(magnitude, axes, keepdim, loc);
+    if (ord == 0) return sum(ne(v, 0.0, loc).to(DType::f32, loc), axes, keepdim, loc);
+    if (ord == 1) return sum(magnitude, axes, keepdim, loc);
+    if (ord == 2) {
+      const Tensor squares = sum(mul(v, v, loc), axes, keepdim, loc);
+      Tensor result = sqrt(squares, loc);
+      api::mark_composite(result, {api::CompositeKind::std_root, squares, {}, {}});
+      return result;
+    }
+    return pow(sum(pow(magnitude, ord, loc), axes, keepdim, loc), 1.0 / ord, loc);
+  });
+}
+
+Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_location loc) {
+  api::sync_if_trace_full();
+  api::require_floating(x, "normalize", loc);
+  const Tensor norm = vector_norm(x, p, axis, true, loc);
+  return div(x, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
+}
+
+}  // namespace lazy

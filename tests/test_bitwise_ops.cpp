@@ -142,8 +142,14 @@ TEST(Bitwise, AnUnsignedNumberPastInt64NamesTheInt64OfItsBits) {
     (void)(ints({3}, DType::i64) & std::uint64_t(0xFFFF'FFFF'FFFF'FFF0));
     FAIL() << "2^64 - 16 was taken";
   } catch (const lazy::ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("as the int64 of the same bits, -16"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("write it as the int64 of the same bits, -16"), std::string::npos)
         << e.what();
+  }
+  try {  // other ops are not told of bits
+    (void)(ints({3}, DType::i64) < std::uint64_t(0xFFFF'FFFF'FFFF'FFF0));
+    FAIL() << "2^64 - 16 was taken";
+  } catch (const lazy::ValueError& e) {
+    EXPECT_EQ(std::string(e.what()).find("bits"), std::string::npos) << e.what();
   }
   EXPECT_EQ((ints({3, -1}, DType::i64) & -16).to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{0, -16}));

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "error_test_support.h"
 #include "gradient_test_support.h"
 #include "host_test_support.h"
 #include "lazy/lazy.h"
@@ -189,6 +190,20 @@ TEST(Pad, NegativeConstantPaddingCrops) {
   EXPECT_EQ(lazy::pad(lazy::ones({4}), {-4, 0}).shape(), (Shape{0}));
 }
 
+TEST(Pad, NegativePaddingCropsFirstInEveryMode) {
+  // PyTorch 2.11 on [1, 2, 3]: reflect (-1, 1) [2, 3, 2], replicate (-1, 2) [2, 3, 3, 3],
+  // circular (-1, 2) [2, 3, 2, 3].
+  const Tensor t = lazy_test::f32_values({1, 2, 3});
+  EXPECT_EQ(lazy::pad(t, {-1, 1}, PadMode::reflect).to_vector<double>(),
+            (std::vector<double>{2, 3, 2}));
+  EXPECT_EQ(lazy::pad(t, {-1, 2}, PadMode::replicate).to_vector<double>(),
+            (std::vector<double>{2, 3, 3, 3}));
+  EXPECT_EQ(lazy::pad(t, {-1, 2}, PadMode::circular).to_vector<double>(),
+            (std::vector<double>{2, 3, 2, 3}));
+  EXPECT_EQ(lazy::pad(t, {1, -2}, PadMode::circular).to_vector<double>(),
+            (std::vector<double>{1, 1}));
+}
+
 TEST(Pad, TakesViewsAndFusesWithItsNeighbours) {
   const Shape shape{4, 3};
   const std::vector<double> x = counting(shape);
@@ -212,7 +227,8 @@ TEST(Pad, RefusesBadPaddingAtTheCall) {
   EXPECT_THROW((void)lazy::pad(t, {3, 0}, PadMode::reflect), lazy::ShapeError);
   EXPECT_THROW((void)lazy::pad(t, {4, 0}, PadMode::circular), lazy::ShapeError);
   EXPECT_THROW((void)lazy::pad(lazy::ones({2, 0}), {1, 0}, PadMode::replicate), lazy::ShapeError);
-  EXPECT_THROW((void)lazy::pad(t, {-1, 0}, PadMode::reflect), lazy::ValueError);
+  EXPECT_THROW((void)lazy::pad(t, {-1, 2}, PadMode::reflect), lazy::ShapeError);  // 2 of 2 left
+  EXPECT_THROW((void)lazy::pad(t, {-2, 2}, PadMode::circular), lazy::ShapeError);
   EXPECT_THROW((void)lazy::pad(t, {1, 1}, PadMode::reflect, 2.0), lazy::ValueError);
   EXPECT_THROW((void)lazy::pad(t.to(DType::i32), {1, 1}, PadMode::constant, 1e10),
                lazy::ValueError);
@@ -222,6 +238,8 @@ TEST(RepeatAndRoll, RefuseBadArgumentsAtTheCall) {
   const Tensor t = lazy::ones({2, 3});
   EXPECT_THROW((void)lazy::repeat(t, {2}), lazy::ShapeError);  // fewer counts than axes
   EXPECT_THROW((void)lazy::repeat(t, {2, -1}), lazy::ValueError);
+  EXPECT_THAT(lazy_test::message_of<lazy::ValueError>([&] { (void)lazy::tile(t, {-1}); }),
+              testing::HasSubstr("lazy::tile"));
   EXPECT_THROW((void)lazy::repeat(t, std::vector<std::int64_t>(9, 1)), lazy::ShapeError);
   EXPECT_THROW((void)lazy::roll(t, {1, 2}, {0}), lazy::ValueError);
   EXPECT_THROW((void)lazy::roll(t, {1, 2}), lazy::ValueError);  // no axes: one shift

@@ -146,11 +146,11 @@ enum class PadMode {
   circular,   // x wrapped around
 };
 // x padded by `pads`, pairs of (before, after) counts from the last axis backwards, as
-// torch.nn.functional.pad: {1, 2} pads the last axis, {1, 2, 0, 3} the last two. Constant padding
-// may be negative, which crops; the other modes take non-negative padding of any trailing axes,
-// less than the axis for reflect, at most the axis for circular, and a non-empty axis for
-// replicate. Constant mode fills with `value` (0 by default), which must fit x's dtype; the other
-// modes take no value.
+// torch.nn.functional.pad: {1, 2} pads the last axis, {1, 2, 0, 3} the last two. Negative padding
+// crops, in every mode; what is added must then be less than the axis left for reflect, at most
+// it for circular, and needs a non-empty axis for replicate. Any number of trailing axes may be
+// padded at any rank. Constant mode fills with `value` (0 by default), which must fit x's dtype;
+// the other modes take no value.
 Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads,
            PadMode mode = PadMode::constant, std::optional<Scalar> value = {},
            std::source_location loc = std::source_location::current());

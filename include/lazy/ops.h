@@ -140,9 +140,57 @@ LAZY_DECLARE_UNARY(gelu_tanh)
 LAZY_DECLARE_UNARY(silu)
 // log(1 + exp(x)), and x itself above 20 where that would only lose precision (as PyTorch).
 LAZY_DECLARE_UNARY(softplus)
+// torch.nn.functional's activations, each PyTorch's formula on floating x (f16 and bf16 in f32,
+// rounded once), with its gradient at the kinks (leaky_relu's at 0 is the slope; hardtanh,
+// relu6 and hardsigmoid pass none at their corners; hardswish's is x / 3 + 1 / 2 on [-3, 3]).
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01,
+                  std::source_location loc = std::source_location::current());
+// alpha * (exp(x) - 1) below 0 (computed as expm1), x above.
+Tensor elu(const Tensor& x, double alpha = 1.0,
+           std::source_location loc = std::source_location::current());
+// elu with alpha 1.6732632423543772 scaled by 1.0507009873554805.
+LAZY_DECLARE_UNARY(selu)
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+Tensor celu(const Tensor& x, double alpha = 1.0,
+            std::source_location loc = std::source_location::current());
+// x clamped to [min_val, max_val]; relu6 is hardtanh(x, 0, 6).
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0,
+                std::source_location loc = std::source_location::current());
+LAZY_DECLARE_UNARY(relu6)
+// clamp(x + 3, 0, 6) / 6, and x times it.
+LAZY_DECLARE_UNARY(hardsigmoid)
+LAZY_DECLARE_UNARY(hardswish)
+// x * tanh(softplus(x)).
+LAZY_DECLARE_UNARY(mish)
+// log(sigmoid(x)), without overflow: -softplus(-x).
+LAZY_DECLARE_UNARY(log_sigmoid)
+// x / (1 + |x|), and x - tanh(x).
+LAZY_DECLARE_UNARY(softsign)
+LAZY_DECLARE_UNARY(tanhshrink)
+// x moved toward 0 by lambd (0 within it), and x where |x| > lambd (else 0).
+Tensor softshrink(const Tensor& x, double lambd = 0.5,
+                  std::source_location loc = std::source_location::current());
+Tensor hardshrink(const Tensor& x, double lambd = 0.5,
+                  std::source_location loc = std::source_location::current());
+// value where x <= threshold, else x.
+Tensor threshold(const Tensor& x, double threshold, double value,
+                 std::source_location loc = std::source_location::current());
+// The first half of x along `axis` times the sigmoid of the second (the axis must be even).
+Tensor glu(const Tensor& x, int axis = -1,
+           std::source_location loc = std::source_location::current());
+
+// torch.isclose: |a - b| <= atol + |rtol * b| where finite, or a == b (infinities), or both NaN
+// with equal_nan; a and b of one dtype, which they are compared in (integers too). allclose is
+// whether all of them are: a host read, so it waits for the result.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+               bool equal_nan = false, std::source_location loc = std::source_location::current());
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false, std::source_location loc = std::source_location::current());
+
 // PyTorch's dropout: in training, each element is zeroed with probability p and the others are
 // scaled by 1 / (1 - p); the draw is rand(x's shape, seed) < 1 - p, so a seed gives the same mask
-// on every backend. Outside training, or with p = 0, x itself. Floating x only; p in [0, 1].
+// on every backend. Outside training, with p = 0 or with no element, x itself (of any dtype);
+// otherwise x must be floating. p in [0, 1].
 Tensor dropout(const Tensor& x, double p, std::uint64_t seed, bool training = true,
                std::source_location loc = std::source_location::current());
 // Either bound may be a tensor or a number; min(max(x, lo), hi).

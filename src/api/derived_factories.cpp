@@ -1,6 +1,7 @@
-// Factories built from the others: linspace from a range, the *_like family from x's shape.
+// linspace, built from a range.
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "api/recording.h"
 #include "ir/dtype_codec.h"
@@ -11,14 +12,10 @@ namespace lazy {
 
 namespace {
 
-// The exact quotient of an i64 numerator by a positive divisor, truncated toward zero.
-Tensor truncated_quotient(const Tensor& numerator, std::int64_t divisor, std::source_location loc) {
-  return where(ge(numerator, 0, loc), floor_divide(numerator, divisor, loc),
-               neg(floor_divide(neg(numerator, loc), divisor, loc), loc), loc);
-}
-
-// Integer linspace: element i is trunc((start * (steps - 1) + (end - start) * i) / (steps - 1)),
-// computed exactly in i64 where it fits.
+// Integer linspace: element i is trunc(start + (end - start) * i / (steps - 1)), exactly. With
+// (end - start) = q * (steps - 1) + r, 0 <= r < steps - 1, that is base = start + q * i +
+// floor(r * i / (steps - 1)) plus 1 where base is negative and the division left a remainder.
+// The sums wrap in i64 on the way, and land where the exact value (between the ends) lies.
 Tensor integer_linspace(const Scalar& start, const Scalar& end, std::int64_t steps, DType dtype,
                         std::source_location loc) {
   const auto whole = [&](const Scalar& x) {
@@ -29,16 +26,26 @@ Tensor integer_linspace(const Scalar& start, const Scalar& end, std::int64_t ste
   api::check_scalar_fits(end, dtype, "linspace", loc);
   const std::int64_t from = whole(start), to = whole(end), intervals = steps - 1;
   if (intervals == 0) return full(Shape{1}, from, dtype, loc);
+  if (intervals == 1) return from_data(std::vector<std::int64_t>{from, to}, {2}, dtype, loc);
   const __int128 span = __int128(to) - from;
-  const __int128 largest = (from < 0 ? -__int128(from) : __int128(from)) * intervals +
-                           (span < 0 ? -span : span) * intervals;
-  if (largest > std::numeric_limits<std::int64_t>::max()) {
-    api::fail<ValueError>(loc, "linspace", "the integer range ", from, " to ", to, " in ", steps,
-                          " steps is too wide to compute exactly; use a floating dtype");
+  __int128 q = span / intervals, r = span % intervals;
+  if (r < 0) {  // floor division
+    q -= 1;
+    r += intervals;
   }
+  if (r != 0 && intervals > std::numeric_limits<std::int64_t>::max() / (intervals - 1)) {
+    api::fail<ValueError>(loc, "linspace", "an integer range of ", steps,
+                          " steps whose step is not whole is too long to compute exactly; use "
+                          "fewer than 3037000500 steps or a floating dtype");
+  }
+  const auto wrapped = [](__int128 v) { return std::int64_t(std::uint64_t(v)); };
   const Tensor index = arange(0, steps, 1, DType::i64, loc);
-  const Tensor numerator = add(mul(index, std::int64_t(span), loc), from * intervals, loc);
-  return truncated_quotient(numerator, intervals, loc).to(dtype, loc);
+  const Tensor scaled = mul(index, std::int64_t(r), loc);
+  const Tensor base =
+      add(add(mul(index, wrapped(q), loc), from, loc), floor_divide(scaled, intervals, loc), loc);
+  const Tensor up =
+      logical_and(lt(base, 0, loc), ne(remainder(scaled, intervals, loc), 0, loc), loc);
+  return add(base, up.to(DType::i64, loc), loc).to(dtype, loc);
 }
 
 }  // namespace
@@ -63,34 +70,6 @@ Tensor linspace(Scalar start, Scalar end, std::int64_t steps, std::optional<DTyp
   const Tensor up = add(mul(index.to(DType::f32, loc), step, loc), from, loc);
   const Tensor down = sub(to, mul(sub(steps - 1, index, loc).to(DType::f32, loc), step, loc), loc);
   return where(lt(index, steps / 2, loc), up, down, loc).to(type, loc);
-}
-
-Tensor zeros_like(const Tensor& x, std::optional<DType> dtype, std::source_location loc) {
-  const ir::Node* node = api::node_of(x, "zeros_like", loc);
-  return zeros(node->shape, dtype.value_or(node->dtype), loc);
-}
-
-Tensor ones_like(const Tensor& x, std::optional<DType> dtype, std::source_location loc) {
-  const ir::Node* node = api::node_of(x, "ones_like", loc);
-  return ones(node->shape, dtype.value_or(node->dtype), loc);
-}
-
-Tensor full_like(const Tensor& x, Scalar value, std::optional<DType> dtype,
-                 std::source_location loc) {
-  const ir::Node* node = api::node_of(x, "full_like", loc);
-  return full(node->shape, value, dtype.value_or(node->dtype), loc);
-}
-
-Tensor rand_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype,
-                 std::source_location loc) {
-  const ir::Node* node = api::node_of(x, "rand_like", loc);
-  return rand(node->shape, seed, dtype.value_or(node->dtype), loc);
-}
-
-Tensor randn_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype,
-                  std::source_location loc) {
-  const ir::Node* node = api::node_of(x, "randn_like", loc);
-  return randn(node->shape, seed, dtype.value_or(node->dtype), loc);
 }
 
 }  // namespace lazy

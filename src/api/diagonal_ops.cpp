@@ -18,9 +18,6 @@ Tensor diagonal(const Tensor& x, std::int64_t offset, int axis1, int axis2,
                 std::source_location loc) {
   api::sync_if_trace_full();
   const Shape& shape = api::node_of(x, "diagonal", loc)->shape;
-  if (shape.rank() < 2) {
-    api::fail<ShapeError>(loc, "diagonal", "needs at least 2 axes, got shape ", shape.to_string());
-  }
   const int first = api::normalize_axis(axis1, shape.rank(), "diagonal", loc);
   const int second = api::normalize_axis(axis2, shape.rank(), "diagonal", loc);
   if (first == second) {

@@ -230,4 +230,33 @@ Tensor randn(const Shape& shape, std::uint64_t seed, DType dtype, std::source_lo
   return random(Op::RandNormal, "randn", shape, seed, dtype, loc);
 }
 
+// The *_like family: x's shape, and its dtype unless one is given; named in errors as called.
+Tensor zeros_like(const Tensor& x, std::optional<DType> dtype, std::source_location loc) {
+  const ir::Node* node = api::node_of(x, "zeros_like", loc);
+  return filled(node->shape, 0, dtype.value_or(node->dtype), "zeros_like", loc);
+}
+
+Tensor ones_like(const Tensor& x, std::optional<DType> dtype, std::source_location loc) {
+  const ir::Node* node = api::node_of(x, "ones_like", loc);
+  return filled(node->shape, 1, dtype.value_or(node->dtype), "ones_like", loc);
+}
+
+Tensor full_like(const Tensor& x, Scalar value, std::optional<DType> dtype,
+                 std::source_location loc) {
+  const ir::Node* node = api::node_of(x, "full_like", loc);
+  return filled(node->shape, value, dtype.value_or(node->dtype), "full_like", loc);
+}
+
+Tensor rand_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype,
+                 std::source_location loc) {
+  const ir::Node* node = api::node_of(x, "rand_like", loc);
+  return random(Op::RandUniform, "rand_like", node->shape, seed, dtype.value_or(node->dtype), loc);
+}
+
+Tensor randn_like(const Tensor& x, std::uint64_t seed, std::optional<DType> dtype,
+                  std::source_location loc) {
+  const ir::Node* node = api::node_of(x, "randn_like", loc);
+  return random(Op::RandNormal, "randn_like", node->shape, seed, dtype.value_or(node->dtype), loc);
+}
+
 }  // namespace lazy

@@ -46,7 +46,10 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
       api::mark_composite(result, {api::CompositeKind::std_root, squares, {}, {}});
       return result;
     }
-    return pow(sum(pow(magnitude, ord, loc), axes, keepdim, loc), 1.0 / ord, loc);
+    // A zero norm reads its root at 1, so that its gradient is 0 (PyTorch's) and not inf * 0.
+    const Tensor powers = sum(pow(magnitude, ord, loc), axes, keepdim, loc);
+    const Tensor zero = eq(powers, 0.0, loc);
+    return where(zero, 0.0, pow(where(zero, 1.0, powers, loc), 1.0 / ord, loc), loc);
   });
 }
 

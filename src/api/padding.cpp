@@ -56,29 +56,27 @@ Tensor border(const Tensor& x, int axis, std::int64_t count, bool before, PadMod
   return x;
 }
 
+// Negative padding crops first (in every mode, as PyTorch's); the rest must fit what is left.
 void check_padding(const Shape& shape, int axis, std::int64_t before, std::int64_t after,
                    PadMode mode, std::source_location loc) {
-  const std::int64_t extent = shape[axis];
-  if (mode == PadMode::constant) {
-    if (extent + std::min<std::int64_t>(before, 0) + std::min<std::int64_t>(after, 0) < 0) {
-      api::fail<ShapeError>(loc, "pad", "padding (", before, ", ", after, ") crops more than the ",
-                            extent, " elements of axis ", axis, " of shape ", shape.to_string());
-    }
-    return;
+  const std::int64_t kept =
+      shape[axis] + std::min<std::int64_t>(before, 0) + std::min<std::int64_t>(after, 0);
+  if (kept < 0) {
+    api::fail<ShapeError>(loc, "pad", "padding (", before, ", ", after, ") crops more than the ",
+                          shape[axis], " elements of axis ", axis, " of shape ", shape.to_string());
   }
-  if (before < 0 || after < 0) {
-    api::fail<ValueError>(loc, "pad", mode_name(mode), " padding must be >= 0, got (", before, ", ",
-                          after, ") for axis ", axis, "; crop with narrow first");
-  }
-  const bool fits = mode == PadMode::reflect    ? before < extent && after < extent
-                    : mode == PadMode::circular ? before <= extent && after <= extent
-                                                : extent > 0 || before + after == 0;
+  const std::int64_t wider = std::max<std::int64_t>({before, after, 0});
+  const bool fits = mode == PadMode::constant || wider == 0 ? true
+                    : mode == PadMode::reflect              ? wider < kept
+                    : mode == PadMode::circular             ? wider <= kept
+                                                            : kept > 0;
   if (!fits) {
     api::fail<ShapeError>(loc, "pad", mode_name(mode), " padding (", before, ", ", after,
                           ") does not fit axis ", axis, " of shape ", shape.to_string(), ": ",
                           mode == PadMode::reflect    ? "it must be less than the axis"
                           : mode == PadMode::circular ? "it must be at most the axis"
-                                                      : "the axis must not be empty");
+                                                      : "the axis must not be empty",
+                          before < 0 || after < 0 ? " left after cropping" : "");
   }
 }
 

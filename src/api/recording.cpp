@@ -128,10 +128,13 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
     const double v = value.to_double();  // its digits exactly up to 2^64, else rounded
     if (v >= 0 && v <= 18446744073709551616.0) {
       // Bitwise ops refuse floating numbers: the int64 of the same bits is what they want.
+      if (op.starts_with("bitwise_")) {
+        fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
+                         " is past the int64 range; write it as the int64 of the same bits, ",
+                         value.to_int());
+      }
       fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
-                       " is past the int64 range; write it as a floating-point number, or for a "
-                       "bitwise op as the int64 of the same bits, ",
-                       value.to_int());
+                       " is past the int64 range; write it as a floating-point number");
     }
     fail<ValueError>(loc, op, "the integer ", v,
                      " is past the int64 range; write it as a floating-point number");

@@ -2,6 +2,7 @@
 // with their neighbours and differentiate as those do.
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "api/recording.h"
@@ -10,33 +11,37 @@
 
 namespace lazy {
 
-Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats, std::source_location loc) {
+namespace {
+
+// repeat, named in errors as `name` (tile's counts padded first).
+Tensor repeated(const Tensor& x, const std::vector<std::int64_t>& repeats, std::string_view name,
+                std::source_location loc) {
   api::sync_if_trace_full();
-  const Shape& shape = api::node_of(x, "repeat", loc)->shape;
+  const Shape& shape = api::node_of(x, name, loc)->shape;
   const int rank = int(repeats.size());
   if (rank < shape.rank()) {
-    api::fail<ShapeError>(loc, "repeat", "needs a count for each of the ", shape.rank(),
+    api::fail<ShapeError>(loc, name, "needs a count for each of the ", shape.rank(),
                           " axes of shape ", shape.to_string(), ", got ", rank,
                           "; tile pads missing counts with 1s");
   }
   if (rank > kMaxRank) {
-    api::fail<ShapeError>(loc, "repeat", rank, " counts make more than ", kMaxRank, " axes");
+    api::fail<ShapeError>(loc, name, rank, " counts make more than ", kMaxRank, " axes");
   }
   Shape result;
   for (int a = 0; a < rank; ++a) {
     const std::int64_t count = repeats[std::size_t(a)];
     if (count < 0) {
-      api::fail<ValueError>(loc, "repeat", "counts must be >= 0, got ", count, " for axis ", a);
+      api::fail<ValueError>(loc, name, "counts must be >= 0, got ", count, " for axis ", a);
     }
     const int own = a - (rank - shape.rank());
     const std::int64_t extent = own >= 0 ? shape[own] : 1;
     if (extent != 0 && count > kMaxElements / extent) {
-      api::fail<ShapeError>(loc, "repeat", "repeating shape ", shape.to_string(), " makes more ",
+      api::fail<ShapeError>(loc, name, "repeating shape ", shape.to_string(), " makes more ",
                             "than 2^60 elements along axis ", a);
     }
     result.push_back(extent * count, loc);
   }
-  api::check_shape(result, "repeat", loc);
+  api::check_shape(result, name, loc);
   if (result.numel() == 0) return zeros(result, x.dtype(), loc);  // nothing of x is read
   // Leading 1s for the new axes; then each repeated axis, seen as [outer, extent, inner], takes
   // its copies side by side as [outer, count, extent, inner] (at most 4 axes whatever x's rank).
@@ -62,12 +67,18 @@ Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats, std::so
   return out;
 }
 
+}  // namespace
+
+Tensor repeat(const Tensor& x, const std::vector<std::int64_t>& repeats, std::source_location loc) {
+  return repeated(x, repeats, "repeat", loc);
+}
+
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& repeats, std::source_location loc) {
   const int rank = api::node_of(x, "tile", loc)->shape.rank();
   std::vector<std::int64_t> counts(repeats);
   if (int(counts.size()) < rank)
     counts.insert(counts.begin(), std::size_t(rank) - counts.size(), 1);
-  return repeat(x, counts, loc);
+  return repeated(x, counts, "tile", loc);
 }
 
 namespace {

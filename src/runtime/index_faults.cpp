@@ -45,7 +45,8 @@ void raise_index_faults() {
   if (mapped != nullptr && std::atomic_ref(mapped->state).load(std::memory_order_acquire) == 2) {
     // The throw answers for all the work this thread queued: let it finish before the record
     // clears, or a later kernel of a sync that throws here (nll_loss's two gathers) would throw
-    // its fault at a later, unrelated call (found by racecheck). Only a fault pays this wait.
+    // its fault at a later, unrelated call (seen under racecheck's slow kernels). Only a fault pays
+    // this wait.
     if (Device* device = Device::get()) device->synchronize();
     std::lock_guard lock(record_mutex);  // one reader takes the fault
     if (std::atomic_ref(mapped->state).load(std::memory_order_acquire) == 2) {

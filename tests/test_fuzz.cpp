@@ -62,7 +62,7 @@ TEST(FuzzGenerator, EveryPointwiseOpOfTheApiIsGenerated) {
 TEST(FuzzGenerator, EveryIndexingAndOrderingOpIsGenerated) {
   // Each has its own step maker and bounds: one that is always refused would drop out silently.
   std::set<std::string> seen;
-  for (std::int64_t index = 0; index < 300; ++index)
+  for (std::int64_t index = 0; index < 600; ++index)
     for (const Step& s : generate(7, index, {}).steps)
       if (s.op == Op::gather || s.op == Op::scan || s.op == Op::top_k || s.op == Op::scatter ||
           s.op == Op::join)
@@ -72,6 +72,32 @@ TEST(FuzzGenerator, EveryIndexingAndOrderingOpIsGenerated) {
         "cummin_indices", "topk_values", "topk_indices", "sort_values", "sort_indices",
         "scatter_add", "scatter", "index_add", "cat", "stack"})
     EXPECT_TRUE(seen.count(op)) << op << " never generated";
+}
+
+// Generation 6's tiling steps record, agree with the reference, and print as the API calls them.
+TEST(FuzzGenerator, TilingStepsAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> with_tiling;
+  for (std::int64_t index = 0; index < 300; ++index) {
+    Program p = generate(11, index, {});
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op != Op::tiling) continue;
+      seen.insert(s.name);
+      has = true;
+    }
+    if (has && with_tiling.size() < 6) with_tiling.push_back(std::move(p));
+  }
+  for (const char* op : {"roll", "repeat", "tile", "pad_constant", "pad_reflect", "pad_replicate",
+                         "pad_circular"})
+    EXPECT_TRUE(seen.count(op)) << op << " never generated";
+  ASSERT_FALSE(with_tiling.empty());
+  const std::string source = print_program(with_tiling);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(roll|repeat|tile|pad)\\(p[0-9]+_t"));
+  const RunReport report = run_programs(with_tiling);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
 }
 
 // Generation 4's ops record, agree with the reference across the session's modes, and print as

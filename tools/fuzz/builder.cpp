@@ -16,6 +16,7 @@
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
+#include "tools/fuzz/tiling_recording.h"
 #include "tools/fuzz/value_rules.h"
 
 namespace lazy::fuzz {
@@ -312,6 +313,13 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);
+      return;
+    }
+    case Op::tiling: {
+      RecordedStep tiled = record_tiling(program_, s, *this, loc);
+      out = std::move(tiled.out);
+      b = tiled.bounds;
+      shape = std::move(tiled.shape);
       return;
     }
     case Op::product: {

@@ -61,12 +61,12 @@ std::string shape_json(const Shape& shape) {
 
 const char* op_name(Op op) {
   static constexpr const char* kNames[] = {
-      "data",    "full",    "arange",      "rand",       "randn",    "unary",      "binary",
-      "where",   "clamp",   "lerp",        "cast",       "reshape",  "permute",    "expand",
-      "slice",   "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce", "var",
-      "std_dev", "softmax", "log_softmax", "layer_norm", "rms_norm", "join",       "gather",
-      "scan",    "top_k",   "scatter",     "product",    "triangle", "masked_fill"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::masked_fill) + 1, "a name for every Op");
+      "data",    "full",    "arange",      "rand",       "randn",    "unary",       "binary",
+      "where",   "clamp",   "lerp",        "cast",       "reshape",  "permute",     "expand",
+      "slice",   "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce",  "var",
+      "std_dev", "softmax", "log_softmax", "layer_norm", "rms_norm", "join",        "gather",
+      "scan",    "top_k",   "scatter",     "product",    "triangle", "masked_fill", "tiling"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::tiling) + 1, "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 
@@ -112,8 +112,8 @@ std::string step_json(const Program& program, const Step& s, const Tensor& t, co
   j << "{\"op\":\"" << op_name(s.op) << "\",\"name\":" << json_string(s.name)
     << ",\"args\":" << args_json(s) << ",\"dtype\":\"" << dtype_text(s.dtype) << "\""
     << ",\"shape\":" << shape_json(concrete_shape(program, s.shape))
-    << ",\"axes\":" << json_list(s.axes) << ",\"axis\":" << s.axis
-    << ",\"keepdim\":" << (s.keepdim ? "true" : "false")
+    << ",\"axes\":" << json_list(s.axes) << ",\"counts\":" << json_list(s.counts)
+    << ",\"axis\":" << s.axis << ",\"keepdim\":" << (s.keepdim ? "true" : "false")
     << ",\"no_axis\":" << (s.no_axis ? "true" : "false") << ",\"start\":" << s.start
     << ",\"stop\":" << s.stop << ",\"step\":" << s.step
     << ",\"has_start\":" << (s.has_start ? "true" : "false")

@@ -9,6 +9,7 @@
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/product_steps.h"
+#include "tools/fuzz/tiling_steps.h"
 
 namespace lazy::fuzz {
 
@@ -371,6 +372,7 @@ class Generator : public GrowingProgram {
     std::vector<int> weights = {24, 24, 7, 4, 5, 18, 14, 8, 7, 7, 7, 5, products};
     if (options_.generation >= 4) weights.push_back(5);
     if (options_.generation >= 5) weights.push_back(5);
+    if (options_.generation >= 6) weights.push_back(5);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -414,8 +416,11 @@ class Generator : public GrowingProgram {
       case 13:
         add_mask(x);
         break;
-      default:
+      case 14:
         add_bitwise(*this, x);
+        break;
+      default:
+        add_tiling(*this, x);
         break;
     }
   }

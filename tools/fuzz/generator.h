@@ -20,7 +20,8 @@ namespace lazy::fuzz {
 // 4: tril, triu and masked_fill.
 // 5: bitwise_and, _or, _xor, _not and the shifts; tan, asin, acos, atan, sinh, cosh, asinh,
 // acosh, atanh and log10.
-inline constexpr int kLatestGeneration = 5;
+// 6: roll, repeat, tile and pad (all four modes, negative padding among them).
+inline constexpr int kLatestGeneration = 6;
 
 struct GenerateOptions {
   int max_steps = 16;

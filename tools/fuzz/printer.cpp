@@ -148,6 +148,20 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::masked_fill:
       e << "lazy::masked_fill(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;
+    case Op::tiling:
+      if (s.name == "roll") {
+        e << "lazy::roll(" << a(0) << ", std::vector<std::int64_t>" << list(s.counts)
+          << ", std::vector<int>" << int_list(s.axes) << ")";
+      } else if (s.name == "repeat" || s.name == "tile") {
+        e << "lazy::" << s.name << "(" << a(0) << ", std::vector<std::int64_t>" << list(s.counts)
+          << ")";
+      } else {
+        e << "lazy::pad(" << a(0) << ", std::vector<std::int64_t>" << list(s.counts)
+          << ", lazy::PadMode::" << s.name.substr(4);
+        if (s.name == "pad_constant") e << ", " << a(1);
+        e << ")";
+      }
+      break;
     case Op::clamp:
       e << "lazy::clamp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;

@@ -75,6 +75,10 @@ enum class Op : std::uint8_t {
   triangle,
   // masked_fill: x, a bool mask broadcast with it, a number
   masked_fill,
+  // roll, repeat, tile, or pad_<mode> (the name says which) of x, by `counts`: roll's shifts (along
+  // `axes`, or of the flattened x without), repeat's and tile's counts, pad's (before, after)
+  // pairs from the last axis; constant padding's fill is the second argument
+  tiling,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.
@@ -115,10 +119,11 @@ struct Step {
   std::int64_t start = 0, stop = 0, step = 1;  // slice (with has_start / has_stop)
   bool has_start = false, has_stop = false;
   double correction = 1, eps = 1e-5;
-  std::string equation;   // einsum
-  int derived_size = -1;  // the size a slice, a cat or a top-k defines
-  std::int64_t k = 1;     // top-k (fewer where the axis is shorter)
-  bool largest = true;    // top-k; a sort's descending
+  std::string equation;              // einsum
+  std::vector<std::int64_t> counts;  // tiling: shifts, repeats or padding
+  int derived_size = -1;             // the size a slice, a cat or a top-k defines
+  std::int64_t k = 1;                // top-k (fewer where the axis is shorter)
+  bool largest = true;               // top-k; a sort's descending
   // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
   std::optional<Dim> index_bound;
   bool held = false;  // an output: a handle holds it at the sync, its values compared

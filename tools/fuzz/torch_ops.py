@@ -112,6 +112,26 @@ def fold_each(fn, x, dims, keepdim):
     return x if keepdim else x.squeeze(dims) if dims else x
 
 
+def tiling(name, counts, axes, a):
+    x = a[0]
+    if name == "roll":
+        return torch.roll(x, counts, axes) if axes else torch.roll(x, counts[0])
+    if name == "repeat":
+        return x.repeat(counts)
+    if name == "tile":
+        return torch.tile(x, counts)
+    mode = name[len("pad_"):]
+    if mode == "constant":
+        return F.pad(x, counts, value=a[1])
+    # PyTorch pads k trailing axes in these modes only below k + 1 or k + 2 axes: fold the others
+    # into one batch axis, then unfold.
+    padded = len(counts) // 2
+    lead = x.shape[:x.dim() - padded]
+    folded = x.reshape((-1,) + tuple(x.shape[x.dim() - padded:]))
+    out = F.pad(folded, counts, mode=mode)
+    return out.reshape(tuple(lead) + tuple(out.shape[1:]))
+
+
 def run_step(step, inputs, device):
     """PyTorch's result of one step, given its tensor arguments' values (numbers as Python's)."""
     op, name = step["op"], step["name"]
@@ -257,4 +277,6 @@ def run_step(step, inputs, device):
         return (torch.tril if name == "tril" else torch.triu)(a[0], step["k"])
     if op == "masked_fill":
         return torch.masked_fill(a[0], a[1], a[2])
+    if op == "tiling":
+        return tiling(name, step["counts"], step["axes"], a)
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

@@ -129,6 +129,40 @@ TEST(Activations, KeepHalfPrecisionDTypesAndHardtanhTakesIntegers) {
   EXPECT_THROW((void)lazy::leaky_relu(ints), lazy::DTypeError);  // as PyTorch's
 }
 
+TEST(Activations, NaNTakesTheGradientPyTorchsBackwardGives) {
+  // Its comparisons are false at NaN: elu's linear side, hardtanh's inside, hardsigmoid's
+  // outside, hardswish's past 3.
+  const auto at_nan = [](const std::function<Tensor(const Tensor&)>& f) {
+    const Tensor x = lazy_test::f32_values({kNaN});
+    return lazy::grad([&](std::span<const Tensor> v) { return lazy::sum(f(v[0])); })(
+               std::vector<Tensor>{x})[0]
+        .item<double>();
+  };
+  EXPECT_EQ(at_nan([](const Tensor& v) { return lazy::elu(v); }), 1);
+  EXPECT_NEAR(at_nan([](const Tensor& v) { return lazy::selu(v); }), 1.0507009873554805, 1e-6);
+  EXPECT_EQ(at_nan([](const Tensor& v) { return lazy::hardtanh(v); }), 1);
+  EXPECT_EQ(at_nan([](const Tensor& v) { return lazy::hardsigmoid(v); }), 0);
+  EXPECT_EQ(at_nan([](const Tensor& v) { return lazy::hardswish(v); }), 1);
+  EXPECT_EQ(at_nan([](const Tensor& v) { return lazy::leaky_relu(v); }), 0.01f);
+}
+
+TEST(Activations, ThresholdsAreTakenInTheTensorsDType) {
+  // f16's 0.3 is 0.300049: PyTorch converts the threshold to it, so 0.3 is at the threshold.
+  const Tensor h = lazy_test::f32_values({0.3}).to(DType::f16);
+  EXPECT_EQ(lazy::hardshrink(h, 0.3).item<double>(), 0);
+  EXPECT_EQ(lazy::softshrink(h, 0.3).item<double>(), 0);
+  EXPECT_EQ(lazy::threshold(h, 0.3, -9).item<double>(), -9);
+  // Integers: threshold and hardtanh as PyTorch's, softsign and tanhshrink in f32.
+  const Tensor ints = lazy::from_data(std::vector<std::int64_t>{1, 2, 3}, {3});
+  EXPECT_EQ(lazy::threshold(ints, 1, 0).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 2, 3}));
+  EXPECT_EQ(lazy::softsign(ints).dtype(), DType::f32);
+  EXPECT_NEAR(lazy::softsign(ints).to_vector<double>()[1], 2.0 / 3, 1e-7);
+  EXPECT_THROW((void)lazy::hardtanh(ints, -kInf, kInf), lazy::ValueError);
+  EXPECT_THROW((void)lazy::hardtanh(ints, -1, 1e30), lazy::ValueError);
+  EXPECT_THROW((void)lazy::softsign(lazy::ones({2}, DType::bool_)), lazy::DTypeError);
+}
+
 TEST(Activations, GluHalvesTheAxis) {
   const Tensor x = lazy_test::f32_values({1, -2, 0.5, 3}).reshape({1, 4});
   const std::vector<double> got = lazy::glu(x).to_vector<double>();

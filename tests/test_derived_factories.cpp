@@ -161,6 +161,8 @@ TEST(Dropout, EvaluationAndTheEndsOfPAsPyTorchs) {
   EXPECT_EQ(lazy::dropout(ints, 0.5, 1, false).dtype(), DType::i32);
   EXPECT_EQ(lazy::dropout(ints, 0, 1).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 1}));
   EXPECT_THROW((void)lazy::dropout(ints, 1.5, 1, false), lazy::ValueError);
+  EXPECT_EQ(lazy::dropout(ints, 1, 1).to_vector<std::int64_t>(),  // x * 0, as PyTorch's
+            (std::vector<std::int64_t>{0, 0}));
 }
 
 TEST(Dropout, GradientIsTheMaskScaled) {

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "error_test_support.h"
 #include "gradient_test_support.h"
 #include "host_test_support.h"
 #include "lazy/lazy.h"
@@ -65,6 +66,17 @@ TEST(VectorNorm, EmptyAndBadInput) {
   EXPECT_THROW((void)lazy::vector_norm(lazy::zeros({0, 3}), -1), lazy::ValueError);
   EXPECT_THROW((void)lazy::vector_norm(lazy::ones({3}, DType::i32)), lazy::DTypeError);
   EXPECT_THROW((void)lazy::vector_norm(lazy::ones({3}), 2, 1), lazy::AxisError);
+  EXPECT_THAT(
+      lazy_test::message_of<lazy::AxisError>([] { (void)lazy::normalize(lazy::ones({3})); }),
+      testing::HasSubstr("lazy::normalize"));
+  // Negative orders: infinite elements add 0 (a norm of inf), a zero element inf (a norm of 0),
+  // and powers that underflow to 0 make it inf, as PyTorch's pow(0, 1 / ord).
+  EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({lazy_test::kInf, lazy_test::kInf}), -1)
+                .item<double>(),
+            lazy_test::kInf);
+  EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({0, 2}), -1).item<double>(), 0);
+  EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({1e30, 1e30}), -2).item<double>(),
+            lazy_test::kInf);
 }
 
 TEST(Normalize, DividesByTheNormClampedAtEps) {
@@ -96,6 +108,15 @@ TEST(Norms, GradientsMatchCentralDifferencesAndAZeroNormPassesZero) {
     return lazy::vector_norm(v[0], 3);
   })(std::vector<Tensor>{lazy::zeros({4})});
   EXPECT_EQ(three_at_zero[0].to_vector<double>(), std::vector<double>(4, 0));  // PyTorch's
+  // Zero elements pass none for fractional and negative orders either (PyTorch masks them).
+  for (double ord : {0.5, -1.0}) {
+    const std::vector<double> g = lazy::grad([&](std::span<const Tensor> v) {
+                                    return lazy::vector_norm(v[0], ord);
+                                  })(std::vector<Tensor>{lazy_test::f32_values({0, 1})})[0]
+                                      .to_vector<double>();
+    EXPECT_EQ(g[0], 0) << ord;
+    EXPECT_TRUE(std::isfinite(g[1])) << ord;
+  }
 }
 
 TEST(Diagonal, PicksTheOffsetDiagonalAsTheLastAxis) {
@@ -170,6 +191,8 @@ TEST(Diagonal, RefusesBadInputAtTheCall) {
   EXPECT_THROW((void)lazy::eye(-1), lazy::ValueError);
   EXPECT_THROW((void)lazy::meshgrid({}), lazy::ValueError);
   EXPECT_THROW((void)lazy::meshgrid({x}), lazy::ShapeError);
+  EXPECT_THROW((void)lazy::meshgrid({lazy::ones({2}), lazy::ones({2}, DType::i64)}),
+               lazy::DTypeError);
 }
 
 }  // namespace

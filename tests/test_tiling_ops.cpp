@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -229,6 +230,10 @@ TEST(Pad, RefusesBadPaddingAtTheCall) {
   EXPECT_THROW((void)lazy::pad(lazy::ones({2, 0}), {1, 0}, PadMode::replicate), lazy::ShapeError);
   EXPECT_THROW((void)lazy::pad(t, {-1, 2}, PadMode::reflect), lazy::ShapeError);  // 2 of 2 left
   EXPECT_THROW((void)lazy::pad(t, {-2, 2}, PadMode::circular), lazy::ShapeError);
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  EXPECT_THROW((void)lazy::pad(t, {kMin, kMin}, PadMode::circular), lazy::ShapeError);  // no wrap
+  EXPECT_THROW((void)lazy::pad(t, {std::int64_t(1) << 62, std::int64_t(1) << 62}),
+               lazy::ShapeError);
   EXPECT_THROW((void)lazy::pad(t, {1, 1}, PadMode::reflect, 2.0), lazy::ValueError);
   EXPECT_THROW((void)lazy::pad(t.to(DType::i32), {1, 1}, PadMode::constant, 1e10),
                lazy::ValueError);

@@ -68,7 +68,7 @@ Tensor eye(std::int64_t rows, std::optional<std::int64_t> columns = {}, DType dt
 // How meshgrid lays out its grids: "ij" indexes them as the inputs are given, "xy" swaps the
 // first two axes (Cartesian, as NumPy's default).
 enum class MeshIndexing { ij, xy };
-// torch.meshgrid: for N 1-d (or 0-d, as one element) tensors of sizes n0, n1, ..., N grids of
+// torch.meshgrid: for N 1-d (or 0-d, as one element) tensors of one dtype, of sizes n0, n1, ..., N grids of
 // shape [n0, n1, ...] (xy: [n1, n0, ...]), grid k holding tensor k's value along its axis. Views
 // of the inputs (expanded), so they fuse with what reads them.
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors,

@@ -142,7 +142,9 @@ LAZY_DECLARE_UNARY(silu)
 LAZY_DECLARE_UNARY(softplus)
 // torch.nn.functional's activations, each PyTorch's formula on floating x (f16 and bf16 in f32,
 // rounded once), with its gradient at the kinks (leaky_relu's at 0 is the slope; hardtanh,
-// relu6 and hardsigmoid pass none at their corners; hardswish's is x / 3 + 1 / 2 on [-3, 3]).
+// relu6 and hardsigmoid pass none at their corners; hardswish's is 0 at -3 and 1 at 3).
+// hardtanh, relu6 and threshold also take integer tensors; softsign and tanhshrink, which PyTorch
+// writes from tensor ops, round each step to the dtype as those do, and give f32 for integers.
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01,
                   std::source_location loc = std::source_location::current());
 // alpha * (exp(x) - 1) below 0 (computed as expm1), x above.
@@ -189,8 +191,8 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol 
 
 // PyTorch's dropout: in training, each element is zeroed with probability p and the others are
 // scaled by 1 / (1 - p); the draw is rand(x's shape, seed) < 1 - p, so a seed gives the same mask
-// on every backend. Outside training, with p = 0 or with no element, x itself (of any dtype);
-// otherwise x must be floating. p in [0, 1].
+// on every backend. Outside training, with p = 0 or with no element, x itself, and with p = 1,
+// x * 0 (of any dtype, as PyTorch's); otherwise x must be floating. p in [0, 1].
 Tensor dropout(const Tensor& x, double p, std::uint64_t seed, bool training = true,
                std::source_location loc = std::source_location::current());
 // Either bound may be a tensor or a number; min(max(x, lo), hi).

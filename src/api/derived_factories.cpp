@@ -36,7 +36,7 @@ Tensor integer_linspace(const Scalar& start, const Scalar& end, std::int64_t ste
   if (r != 0 && intervals > std::numeric_limits<std::int64_t>::max() / (intervals - 1)) {
     api::fail<ValueError>(loc, "linspace", "an integer range of ", steps,
                           " steps whose step is not whole is too long to compute exactly; use "
-                          "fewer than 3037000500 steps or a floating dtype");
+                          "at most 3037000501 steps or a floating dtype");
   }
   const auto wrapped = [](__int128 v) { return std::int64_t(std::uint64_t(v)); };
   const Tensor index = arange(0, steps, 1, DType::i64, loc);

@@ -88,8 +88,13 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, MeshIndexing in
                           " axes");
   }
   Shape grid;
+  const DType dtype = api::node_of(tensors[0], "meshgrid", loc)->dtype;
   for (const Tensor& t : tensors) {
     const Shape& shape = api::node_of(t, "meshgrid", loc)->shape;
+    if (t.dtype() != dtype) {
+      api::fail<DTypeError>(loc, "meshgrid", "takes tensors of one dtype (as PyTorch's), got ",
+                            dtype_name(dtype), " and ", dtype_name(t.dtype()));
+    }
     if (shape.rank() > 1) {
       api::fail<ShapeError>(loc, "meshgrid", "takes 1-d or 0-d tensors, got shape ",
                             shape.to_string());

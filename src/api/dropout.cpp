@@ -17,8 +17,8 @@ Tensor dropout(const Tensor& x, double p, std::uint64_t seed, bool training,
   }
   // As PyTorch's: x itself, whatever its dtype, where nothing is dropped.
   if (!training || p == 0 || api::node_of(x, "dropout", loc)->shape.numel() == 0) return x;
-  api::require_floating(x, "dropout", loc);
   if (p == 1) return mul(x, 0, loc);  // as PyTorch: every element dropped, NaN kept
+  api::require_floating(x, "dropout", loc);
   const Tensor kept = lt(rand_like(x, seed, DType::f32, loc), 1 - p, loc);
   return mul(mul(x, kept.to(x.dtype(), loc), loc), 1 / (1 - p), loc);
 }

@@ -1,9 +1,11 @@
 // Vector norms and normalize, from abs, pow and the reductions, as PyTorch's linalg.vector_norm
 // computes them (sums in f32 for f16 and bf16); the 2-norm marks its root so its gradient at a
 // zero norm is 0 (autodiff/composite_rules.cpp), as PyTorch's.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include "api/composite_marks.h"
 #include "api/composites.h"
@@ -22,12 +24,19 @@ std::int64_t folded_extent(const Shape& shape, const Axes& axes, std::source_loc
   return extent;
 }
 
+// The reductions' axis errors, named as the user's call.
+void check_axes(const Shape& shape, const Axes& axes, std::string_view name,
+                std::source_location loc) {
+  for (int axis : axes.list()) api::normalize_axis(axis, std::max(shape.rank(), 1), name, loc);
+}
+
 }  // namespace
 
 Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
                    std::source_location loc) {
   api::sync_if_trace_full();
   api::require_floating(x, "vector_norm", loc);
+  check_axes(x.shape(), axes, "vector_norm", loc);
   if (std::isnan(ord)) api::fail<ValueError>(loc, "vector_norm", "ord must not be NaN");
   const bool no_identity = ord < 0;  // -inf and negative powers: a minimum over nothing
   if ((no_identity || ord == INFINITY) && folded_extent(x.shape(), axes, loc) == 0) {
@@ -46,8 +55,13 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
       api::mark_composite(result, {api::CompositeKind::std_root, squares, {}, {}});
       return result;
     }
-    // A zero norm reads its root at 1, so that its gradient is 0 (PyTorch's) and not inf * 0.
-    const Tensor powers = sum(pow(magnitude, ord, loc), axes, keepdim, loc);
+    // Zero elements pass no gradient (PyTorch's backward masks them): their power is put in as
+    // a constant, 0 or (a negative ord) inf. A zero norm reads its root at 1 for the same reason.
+    const Tensor zero_element = eq(magnitude, 0.0, loc);
+    const Tensor terms = where(zero_element, ord > 0 ? 0.0 : INFINITY,
+                               pow(where(zero_element, 1.0, magnitude, loc), ord, loc), loc);
+    const Tensor powers = sum(terms, axes, keepdim, loc);
+    if (ord < 0) return pow(powers, 1.0 / ord, loc);
     const Tensor zero = eq(powers, 0.0, loc);
     return where(zero, 0.0, pow(where(zero, 1.0, powers, loc), 1.0 / ord, loc), loc);
   });
@@ -56,6 +70,7 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
 Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_location loc) {
   api::sync_if_trace_full();
   api::require_floating(x, "normalize", loc);
+  check_axes(x.shape(), axis, "normalize", loc);
   const Tensor norm = vector_norm(x, p, axis, true, loc);
   return div(x, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
 }

@@ -59,8 +59,15 @@ Tensor border(const Tensor& x, int axis, std::int64_t count, bool before, PadMod
 // Negative padding crops first (in every mode, as PyTorch's); the rest must fit what is left.
 void check_padding(const Shape& shape, int axis, std::int64_t before, std::int64_t after,
                    PadMode mode, std::source_location loc) {
-  const std::int64_t kept =
-      shape[axis] + std::min<std::int64_t>(before, 0) + std::min<std::int64_t>(after, 0);
+  // In 128 bits: padding near the i64 limits must not wrap past the checks.
+  const __int128 kept =
+      __int128(shape[axis]) + std::min<std::int64_t>(before, 0) + std::min<std::int64_t>(after, 0);
+  const __int128 padded =
+      kept + std::max<std::int64_t>(before, 0) + std::max<std::int64_t>(after, 0);
+  if (padded > kMaxElements) {
+    api::fail<ShapeError>(loc, "pad", "padding (", before, ", ", after, ") makes axis ", axis,
+                          " longer than 2^60 elements");
+  }
   if (kept < 0) {
     api::fail<ShapeError>(loc, "pad", "padding (", before, ", ", after, ") crops more than the ",
                           shape[axis], " elements of axis ", axis, " of shape ", shape.to_string());
@@ -76,7 +83,7 @@ void check_padding(const Shape& shape, int axis, std::int64_t before, std::int64
                           mode == PadMode::reflect    ? "it must be less than the axis"
                           : mode == PadMode::circular ? "it must be at most the axis"
                                                       : "the axis must not be empty",
-                          before < 0 || after < 0 ? " left after cropping" : "");
+                          before < 0 || after < 0 ? " (after cropping)" : "");
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -74,27 +75,26 @@ TEST(FuzzGenerator, EveryIndexingAndOrderingOpIsGenerated) {
     EXPECT_TRUE(seen.count(op)) << op << " never generated";
 }
 
-// Generation 6's tiling steps record, agree with the reference, and print as the API calls them.
-TEST(FuzzGenerator, TilingStepsAreGeneratedAndAgree) {
+// Steps that `holds` picks, among 300 programs of `seed`: each of `names` is generated, and six
+// programs with them record, agree with the reference and print as calls matching `call`.
+void expect_generated_and_agree(std::uint64_t seed, const std::function<bool(const Step&)>& holds,
+                                const std::vector<std::string>& names, const std::string& call) {
   std::set<std::string> seen;
-  std::vector<Program> with_tiling;
+  std::vector<Program> with;
   for (std::int64_t index = 0; index < 300; ++index) {
-    Program p = generate(11, index, {});
+    Program p = generate(seed, index, {});
     bool has = false;
     for (const Step& s : p.steps) {
-      if (s.op != Op::tiling) continue;
+      if (!holds(s)) continue;
       seen.insert(s.name);
       has = true;
     }
-    if (has && with_tiling.size() < 6) with_tiling.push_back(std::move(p));
+    if (has && with.size() < 6) with.push_back(std::move(p));
   }
-  for (const char* op : {"roll", "repeat", "tile", "pad_constant", "pad_reflect", "pad_replicate",
-                         "pad_circular"})
-    EXPECT_TRUE(seen.count(op)) << op << " never generated";
-  ASSERT_FALSE(with_tiling.empty());
-  const std::string source = print_program(with_tiling);
-  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(roll|repeat|tile|pad)\\(p[0-9]+_t"));
-  const RunReport report = run_programs(with_tiling);
+  for (const std::string& op : names) EXPECT_TRUE(seen.count(op)) << op << " never generated";
+  ASSERT_FALSE(with.empty());
+  EXPECT_THAT(print_program(with), ::testing::ContainsRegex(call + "\\(p[0-9]+_t"));
+  const RunReport report = run_programs(with);
   EXPECT_FALSE(report.invalid.has_value());
   EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
   EXPECT_GT(report.compared, 0);
@@ -103,27 +103,17 @@ TEST(FuzzGenerator, TilingStepsAreGeneratedAndAgree) {
 // Generation 4's ops record, agree with the reference across the session's modes, and print as
 // the API calls them.
 TEST(FuzzGenerator, TrianglesAndMaskedFillsAreGeneratedAndAgree) {
-  std::set<std::string> seen;
-  std::vector<Program> with_masks;
-  for (std::int64_t index = 0; index < 300; ++index) {
-    Program p = generate(9, index, {});
-    bool has = false;
-    for (const Step& s : p.steps) {
-      if (s.op != Op::triangle && s.op != Op::masked_fill) continue;
-      seen.insert(s.name);
-      has = true;
-    }
-    if (has && with_masks.size() < 6) with_masks.push_back(std::move(p));
-  }
-  for (const char* op : {"tril", "triu", "masked_fill"})
-    EXPECT_TRUE(seen.count(op)) << op << " never generated";
-  ASSERT_FALSE(with_masks.empty());
-  const std::string source = print_program(with_masks);
-  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(tril|triu|masked_fill)\\(p[0-9]+_t"));
-  const RunReport report = run_programs(with_masks);
-  EXPECT_FALSE(report.invalid.has_value());
-  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
-  EXPECT_GT(report.compared, 0);
+  expect_generated_and_agree(
+      9, [](const Step& s) { return s.op == Op::triangle || s.op == Op::masked_fill; },
+      {"tril", "triu", "masked_fill"}, "lazy::(tril|triu|masked_fill)");
+}
+
+// Generation 6's tiling steps, the same.
+TEST(FuzzGenerator, TilingStepsAreGeneratedAndAgree) {
+  expect_generated_and_agree(
+      11, [](const Step& s) { return s.op == Op::tiling; },
+      {"roll", "repeat", "tile", "pad_constant", "pad_reflect", "pad_replicate", "pad_circular"},
+      "lazy::(roll|repeat|tile|pad)");
 }
 
 TEST(FuzzPrinter, PrintsAStandaloneProgramThatHoldsTheOutputs) {

@@ -306,27 +306,17 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::gather:
     case Op::scatter:
     case Op::triangle:
-    case Op::masked_fill: {
+    case Op::masked_fill:
+    case Op::tiling:
+    case Op::product: {
       RecordedStep step = s.op == Op::gather    ? record_gather(s, *this, loc)
                           : s.op == Op::scatter ? record_scatter(s, *this, loc)
+                          : s.op == Op::tiling  ? record_tiling(program_, s, *this, loc)
+                          : s.op == Op::product ? record_product(program_, s, *this, loc)
                                                 : record_mask(s, *this, loc);
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);
-      return;
-    }
-    case Op::tiling: {
-      RecordedStep tiled = record_tiling(program_, s, *this, loc);
-      out = std::move(tiled.out);
-      b = tiled.bounds;
-      shape = std::move(tiled.shape);
-      return;
-    }
-    case Op::product: {
-      RecordedStep product = record_product(program_, s, *this, loc);
-      out = std::move(product.out);
-      b = product.bounds;
-      shape = std::move(product.shape);
       return;
     }
     default:

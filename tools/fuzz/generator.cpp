@@ -440,15 +440,7 @@ class Generator : public GrowingProgram {
     }
     const int mask = add_leaf(random_.chance(60) ? shape : broadcastable(shape), DType::bool_);
     if (mask < 0) return;
-    Arg value = random_number(random_);
-    const DType dtype = builder_.tensor(x).dtype();
-    if (dtype == DType::bool_) {
-      value.kind = Scalar::Kind::boolean;
-      value.number = value.number != 0;
-    } else if (!is_floating(dtype)) {
-      value.kind = Scalar::Kind::integer;
-      value.number = std::trunc(value.number);
-    }
+    const Arg value = fill_number(random_, builder_.tensor(x).dtype());
     s.op = Op::masked_fill;
     s.name = "masked_fill";
     s.args = {tensor_arg(x), tensor_arg(mask), value};

@@ -1,5 +1,7 @@
 #include "tools/fuzz/random_choices.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <tuple>
 
@@ -81,6 +83,18 @@ Arg random_number(Random& random) {
       break;
   }
   return a;
+}
+
+Arg fill_number(Random& random, DType dtype) {
+  Arg value = random_number(random);
+  if (dtype == DType::bool_) {
+    value.kind = Scalar::Kind::boolean;
+    value.number = value.number != 0;
+  } else if (!is_floating(dtype)) {
+    value.kind = Scalar::Kind::integer;
+    value.number = std::trunc(value.number);
+  }
+  return value;
 }
 
 Arg random_weight(Random& random) {

@@ -53,6 +53,8 @@ DType random_dtype(Random& random);
 DataSpec random_data(Random& random, DType dtype);
 // A number operand: an integer, a float (mostly short dyadic fractions) or a bool.
 Arg random_number(Random& random);
+// random_number of the kind a tensor of `dtype` takes as a fill: bool, whole, or any.
+Arg fill_number(Random& random, DType dtype);
 // A lerp weight: mostly in [0, 1], on both sides of 0.5 where PyTorch's two forms meet.
 Arg random_weight(Random& random);
 

@@ -1,6 +1,5 @@
 #include "tools/fuzz/tiling_steps.h"
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -48,16 +47,7 @@ void add_pad(GrowingProgram& g, Step& s, int x, int rank) {
   }
   s.derived_size = g.new_derived_size();
   if (s.name != "pad_constant") return;
-  Arg value = random_number(random);
-  const DType dtype = g.dtype(x);
-  if (dtype == DType::bool_) {
-    value.kind = Scalar::Kind::boolean;
-    value.number = value.number != 0;
-  } else if (!is_floating(dtype)) {
-    value.kind = Scalar::Kind::integer;
-    value.number = std::trunc(value.number);
-  }
-  s.args.push_back(value);
+  s.args.push_back(fill_number(random, g.dtype(x)));
 }
 
 }  // namespace

@@ -181,6 +181,12 @@ Tensor threshold(const Tensor& x, double threshold, double value,
 Tensor glu(const Tensor& x, int axis = -1,
            std::source_location loc = std::source_location::current());
 
+// torch.xlogy: x * log(y), 0 where x is 0 (even where y is 0 or inf), NaN where y is NaN; the
+// result dtype is mul's of x and log(y) (integers give f32). Its gradient is PyTorch's away from
+// x = 0, and 0 at x = 0 (PyTorch's is NaN there where y is 0 or NaN).
+Tensor xlogy(const Operand& x, const Operand& y,
+             std::source_location loc = std::source_location::current());
+
 // torch.isclose: |a - b| <= atol + |rtol * b| where finite, or a == b (infinities), or both NaN
 // with equal_nan; a and b of one dtype, which they are compared in (integers too). allclose is
 // whether all of them are: a host read, so it waits for the result.

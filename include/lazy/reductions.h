@@ -47,6 +47,17 @@ LAZY_DECLARE_REDUCTION(any)
 LAZY_DECLARE_REDUCTION(all)
 #undef LAZY_DECLARE_REDUCTION
 
+// sum and mean that skip NaN (torch.nansum, torch.nanmean): NaN counts as 0 in the sum and not at
+// all in the mean's count, whose rows of only NaN are NaN; nansum of integers is sum. nanmean
+// needs a floating x, and divides nansum's (rounded) result by the count, as PyTorch's does.
+Tensor nansum(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+              std::source_location loc = std::source_location::current());
+Tensor nanmean(const Tensor& x, const Axes& axes = {}, bool keepdim = false,
+               std::source_location loc = std::source_location::current());
+// The number of non-zero elements (NaN counts), as i64 (torch.count_nonzero).
+Tensor count_nonzero(const Tensor& x, const Axes& axes = {},
+                     std::source_location loc = std::source_location::current());
+
 // The index of the first largest (smallest) element along one axis, or in the flattened tensor
 // when no axis is given. NaN counts as the largest (and the smallest), as in PyTorch.
 Tensor argmax(const Tensor& x, std::optional<int> axis = {}, bool keepdim = false,

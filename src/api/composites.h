@@ -6,6 +6,7 @@
 
 #include "api/recording.h"
 #include "lazy/ops.h"
+#include "lazy/reductions.h"
 
 namespace lazy::api {
 
@@ -16,6 +17,13 @@ inline void require_floating(const Tensor& x, std::string_view name, std::source
     fail<DTypeError>(loc, name, "needs a floating tensor (f32, f16 or bf16), got ",
                      dtype_name(dtype), "; cast it with .to(lazy::f32) first");
   }
+}
+
+// AxisError for a bad axis named as `name`, the user's call, before a composite's reductions
+// would name themselves. A 0-d tensor takes axis 0 or -1.
+inline void check_axes(const Shape& shape, const Axes& axes, std::string_view name,
+                       std::source_location loc) {
+  for (int axis : axes.list()) normalize_axis(axis, shape.rank() > 0 ? shape.rank() : 1, name, loc);
 }
 
 // g * gelu_tanh'(x), one node (Op::GeluTanhGrad): gelu_tanh's gradient rule records it.

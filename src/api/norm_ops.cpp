@@ -24,19 +24,13 @@ std::int64_t folded_extent(const Shape& shape, const Axes& axes, std::source_loc
   return extent;
 }
 
-// The reductions' axis errors, named as the user's call.
-void check_axes(const Shape& shape, const Axes& axes, std::string_view name,
-                std::source_location loc) {
-  for (int axis : axes.list()) api::normalize_axis(axis, std::max(shape.rank(), 1), name, loc);
-}
-
 }  // namespace
 
 Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
                    std::source_location loc) {
   api::sync_if_trace_full();
   api::require_floating(x, "vector_norm", loc);
-  check_axes(x.shape(), axes, "vector_norm", loc);
+  api::check_axes(x.shape(), axes, "vector_norm", loc);
   if (std::isnan(ord)) api::fail<ValueError>(loc, "vector_norm", "ord must not be NaN");
   const bool no_identity = ord < 0;  // -inf and negative powers: a minimum over nothing
   if ((no_identity || ord == INFINITY) && folded_extent(x.shape(), axes, loc) == 0) {
@@ -70,7 +64,7 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
 Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_location loc) {
   api::sync_if_trace_full();
   api::require_floating(x, "normalize", loc);
-  check_axes(x.shape(), axis, "normalize", loc);
+  api::check_axes(x.shape(), axis, "normalize", loc);
   const Tensor norm = vector_norm(x, p, axis, true, loc);
   return div(x, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
 }

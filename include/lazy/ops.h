@@ -187,6 +187,12 @@ Tensor glu(const Tensor& x, int axis = -1,
 Tensor xlogy(const Operand& x, const Operand& y,
              std::source_location loc = std::source_location::current());
 
+// torch.logit: log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given; integers
+// give f32. Its gradient is PyTorch's: 1 / (x (1 - x)), infinite at 0 and 1, NaN outside [0, 1],
+// and 0 outside [eps, 1 - eps] with eps.
+Tensor logit(const Tensor& x, std::optional<double> eps = {},
+             std::source_location loc = std::source_location::current());
+
 // torch.isclose: |a - b| <= atol + |rtol * b| where finite, or a == b (infinities), or both NaN
 // with equal_nan; a and b of one dtype, which they are compared in (integers too). allclose is
 // whether all of them are: a host read, so it waits for the result.

@@ -93,6 +93,16 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 0x1p-23,
 // -infinity and negative powers (which have no identity there) are a ValueError, as infinity is.
 Tensor vector_norm(const Tensor& x, double ord = 2, const Axes& axes = {}, bool keepdim = false,
                    std::source_location loc = std::source_location::current());
+// torch.nn.functional.cosine_similarity: x1 and x2 broadcast, each divided by its 2-norm over
+// `axis` clamped at eps, multiplied and summed over `axis`. As PyTorch's, the clamp passes the
+// norm's gradient on (it is made without one), and the operands must promote to a floating dtype.
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis = 1, double eps = 1e-8,
+                         std::source_location loc = std::source_location::current());
+// torch.nn.functional.pairwise_distance: vector_norm(x1 - x2 + eps, p) over the last axis of the
+// broadcast result.
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6,
+                         bool keepdim = false,
+                         std::source_location loc = std::source_location::current());
 // torch.nn.functional.normalize: x / max(vector_norm(x, p, axis), eps), the norm kept as an
 // axis of 1 so it broadcasts back; axis 1 by default, as PyTorch's.
 Tensor normalize(const Tensor& x, double p = 2, int axis = 1, double eps = 1e-12,

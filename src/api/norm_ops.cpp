@@ -2,13 +2,17 @@
 // computes them (sums in f32 for f16 and bf16); the 2-norm marks its root so its gradient at a
 // zero norm is 0 (autodiff/composite_rules.cpp), as PyTorch's.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string_view>
 
+#include "api/broadcast.h"
 #include "api/composite_marks.h"
 #include "api/composites.h"
+#include "ir/type_promotion.h"
+#include "lazy/autodiff.h"
 #include "lazy/reductions.h"
 
 namespace lazy {
@@ -67,6 +71,44 @@ Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_lo
   api::check_axes(x.shape(), axis, "normalize", loc);
   const Tensor norm = vector_norm(x, p, axis, true, loc);
   return div(x, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
+}
+
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis, double eps,
+                         std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::Node* a = api::node_of(x1, "cosine_similarity", loc);
+  const ir::Node* b = api::node_of(x2, "cosine_similarity", loc);
+  const std::array shapes = {a->shape, b->shape};
+  const Shape common = api::broadcast_shapes(shapes, "cosine_similarity", loc);
+  api::check_axes(common, axis, "cosine_similarity", loc);
+  const auto tier = [](const ir::Node* n) {
+    return n->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
+                                : ir::PromotionOperand::Tier::dimensioned;
+  };
+  const std::array operands = {ir::PromotionOperand{tier(a), a->dtype},
+                               ir::PromotionOperand{tier(b), b->dtype}};
+  const DType common_dtype = ir::result_type(operands);
+  if (!is_floating(common_dtype)) {
+    api::fail<DTypeError>(loc, "cosine_similarity", "needs operands that promote to a floating ",
+                          "dtype, got ", dtype_name(a->dtype), " and ", dtype_name(b->dtype));
+  }
+  // Each operand in the common dtype and shape, over its own norm; below eps the clamp adds a
+  // constant to the norm, so the norm's gradient flows as in PyTorch's no-grad clamp_min_.
+  const auto unit = [&](const Tensor& x) {
+    const Tensor v = x.to(common_dtype, loc).expand(common, loc);
+    const Tensor norm = vector_norm(v, 2, axis, true, loc);
+    const Tensor clamped = where(
+        lt(norm, eps, loc), add(norm, stop_gradient(sub(eps, norm, loc), loc), loc), norm, loc);
+    return div(v, clamped, loc);
+  };
+  return sum(mul(unit(x1), unit(x2), loc), axis, false, loc);
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim,
+                         std::source_location loc) {
+  api::sync_if_trace_full();
+  const Tensor difference = add(sub(x1, x2, loc), eps, loc);
+  return vector_norm(difference, p, -1, keepdim, loc);
 }
 
 }  // namespace lazy

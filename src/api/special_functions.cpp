@@ -1,0 +1,56 @@
+// torch.special's xlogy and logit, arranged so that a branch not taken never meets an infinity
+// in the gradient (its zero cotangent times inf would be NaN).
+#include <cmath>
+#include <optional>
+
+#include "api/composites.h"
+#include "lazy/factories.h"
+#include "lazy/ops.h"
+
+namespace lazy {
+
+namespace {
+
+Tensor as_tensor(const Operand& x, std::source_location loc) {
+  return x.is_tensor() ? x.tensor() : full({}, x.scalar(), {}, loc);
+}
+
+}  // namespace
+
+// As PyTorch's kernel: NaN for a NaN y, else 0 for x == 0, else x * log(y); the log reads 1
+// where x is 0.
+Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
+  api::sync_if_trace_full();
+  if (!x.is_tensor() && !y.is_tensor()) {
+    api::fail<ValueError>(loc, "xlogy",
+                          "needs at least one tensor; compute two numbers on the host");
+  }
+  const Tensor a = as_tensor(x, loc), b = as_tensor(y, loc);
+  const Tensor at_zero = eq(a, 0, loc);
+  const Tensor product = mul(a, log(where(at_zero, 1, b, loc), loc), loc);
+  return where(isnan(b, loc), NAN, where(at_zero, 0.0, product, loc), loc);
+}
+
+Tensor logit(const Tensor& x, std::optional<double> eps, std::source_location loc) {
+  api::sync_if_trace_full();
+  const DType dtype = api::node_of(x, "logit", loc)->dtype;
+  const Tensor floating = is_floating(dtype) ? x : x.to(DType::f32, loc);
+  return api::in_compute_type(floating, loc, [&](const Tensor& given) {
+    // PyTorch clamps by eps first (its gradient then 0 outside [eps, 1 - eps]).
+    const Tensor v = eps ? clamp(given, *eps, 1 - *eps, loc) : given;
+    // log(v / (1 - v)) inside (0, 1); log(v) at 0 (value -inf, gradient inf, where the
+    // quotient's gradient would be inf * 0); inf with an infinite gradient at 1 and NaN with a
+    // NaN one outside, as PyTorch's logit_backward. Those ends scale v by a constant that is 0
+    // elsewhere, so no zero cotangent meets inf or NaN.
+    const Tensor open = logical_and(gt(v, 0, loc), lt(v, 1, loc), loc);
+    const Tensor at_zero = eq(v, 0, loc);
+    const Tensor safe = where(open, v, 0.5, loc);
+    const Tensor odds = log(div(safe, sub(1, safe, loc), loc), loc);
+    const Tensor at_zero_log = log(where(at_zero, v, 1, loc), loc);
+    const Tensor scale =
+        where(eq(v, 1, loc), INFINITY, where(logical_or(open, at_zero, loc), 0.0, NAN, loc), loc);
+    return where(open, odds, where(at_zero, at_zero_log, mul(v, scale, loc), loc), loc);
+  });
+}
+
+}  // namespace lazy

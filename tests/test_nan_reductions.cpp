@@ -76,12 +76,16 @@ TEST(Xlogy, GradientsAreLogYAndXOverYAwayFromXZero) {
   const lazy_test::Input y = lazy_test::positive({6}, 4);
   lazy_test::expect_gradients_match(
       [](std::span<const Tensor> v) { return lazy::xlogy(v[0], v[1]); }, {x, y}, "xlogy");
-  // At x = 0 nothing flows, even where y is 0 (log(0) is never differentiated).
+  // At x = 0, PyTorch's: log(y) for x (0 where y <= 0), x / y = 0 for y.
   const std::vector<Tensor> g = lazy::grad([](std::span<const Tensor> v) {
     return lazy::sum(lazy::xlogy(v[0], v[1]));
-  })(std::vector<Tensor>{lazy_test::f32_values({0, 0}), lazy_test::f32_values({0, 2})});
-  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{0, 0}));
-  EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0, 0}));
+  })(std::vector<Tensor>{lazy_test::f32_values({0, 0, 0}), lazy_test::f32_values({0, 2, -1})});
+  EXPECT_NEAR(g[0].to_vector<double>()[1], std::log(2.0), 1e-6);
+  EXPECT_EQ(g[0].to_vector<double>()[0], 0);
+  EXPECT_EQ(g[0].to_vector<double>()[2], 0);
+  EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0, 0, 0}));
+  // A -0 x gives +0, as PyTorch's.
+  EXPECT_FALSE(std::signbit(lazy::xlogy(lazy_test::f32_values({-0.0}), 2).item<double>()));
 }
 
 }  // namespace

@@ -182,8 +182,8 @@ Tensor glu(const Tensor& x, int axis = -1,
            std::source_location loc = std::source_location::current());
 
 // torch.xlogy: x * log(y), 0 where x is 0 (even where y is 0 or inf), NaN where y is NaN; the
-// result dtype is mul's of x and log(y) (integers give f32). Its gradient is PyTorch's away from
-// x = 0, and 0 at x = 0 (PyTorch's is NaN there where y is 0 or NaN).
+// result dtype is mul's of x and log(y) (integers give f32). Its gradient is PyTorch's: log(y)
+// for x (0 at x = 0 with y <= 0), x / y for y (0 at x = 0, where PyTorch's 0 / 0 is NaN for y = 0).
 Tensor xlogy(const Operand& x, const Operand& y,
              std::source_location loc = std::source_location::current());
 

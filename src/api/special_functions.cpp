@@ -17,8 +17,9 @@ Tensor as_tensor(const Operand& x, std::source_location loc) {
 
 }  // namespace
 
-// As PyTorch's kernel: NaN for a NaN y, else 0 for x == 0, else x * log(y); the log reads 1
-// where x is 0.
+// As PyTorch's kernel: NaN for a NaN y, else 0 for x == 0, else x * log(y). Where x is 0 the log
+// reads 1 for y <= 0 and is taken as 0 for an infinite y, so the value is 0 and the gradient is
+// PyTorch's: log(y) for x, 0 where y <= 0 (its masked_fill), x / y for y.
 Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
   api::sync_if_trace_full();
   if (!x.is_tensor() && !y.is_tensor()) {
@@ -27,8 +28,11 @@ Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
   }
   const Tensor a = as_tensor(x, loc), b = as_tensor(y, loc);
   const Tensor at_zero = eq(a, 0, loc);
-  const Tensor product = mul(a, log(where(at_zero, 1, b, loc), loc), loc);
-  return where(isnan(b, loc), NAN, where(at_zero, 0.0, product, loc), loc);
+  const Tensor log_b = log(where(logical_and(at_zero, le(b, 0, loc), loc), 1, b, loc), loc);
+  const Tensor product =
+      mul(a, where(logical_and(at_zero, isinf(log_b, loc), loc), 0.0, log_b, loc), loc);
+  // + 0 makes a -0 x give PyTorch's +0.
+  return where(at_zero, add(product, 0.0, loc), product, loc);
 }
 
 Tensor logit(const Tensor& x, std::optional<double> eps, std::source_location loc) {

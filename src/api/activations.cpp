@@ -27,8 +27,9 @@ Tensor activation(const Tensor& x, std::string_view name, std::source_location l
 }
 
 // A threshold as PyTorch's kernels take it: converted to x's dtype (f16's 0.3 is 0.300049).
-double in_dtype_of(const Tensor& x, double value) {
-  return is_floating(x.dtype()) ? ir::double_to_float_dtype(value, x.dtype()) : value;
+double in_dtype_of(const Tensor& x, double value, std::string_view name, std::source_location loc) {
+  const DType dtype = api::node_of(x, name, loc)->dtype;
+  return is_floating(dtype) ? ir::double_to_float_dtype(value, dtype) : value;
 }
 
 // PyTorch's elu kernel: x > 0 ? x * scale : expm1(x * input_scale) * alpha * scale, the branch
@@ -152,7 +153,7 @@ Tensor tanhshrink(const Tensor& x, std::source_location loc) {
 
 Tensor softshrink(const Tensor& x, double lambd, std::source_location loc) {
   if (!(lambd >= 0)) api::fail<ValueError>(loc, "softshrink", "lambd must be >= 0, got ", lambd);
-  const double l = in_dtype_of(x, lambd);
+  const double l = in_dtype_of(x, lambd, "softshrink", loc);
   return activation(x, "softshrink", loc, [&](const Tensor& v) {
     // NaN fails the test and stays NaN, as PyTorch's.
     return where(le(abs(v, loc), l, loc), 0.0, sub(v, mul(sign(v, loc), l, loc), loc), loc);
@@ -160,7 +161,7 @@ Tensor softshrink(const Tensor& x, double lambd, std::source_location loc) {
 }
 
 Tensor hardshrink(const Tensor& x, double lambd, std::source_location loc) {
-  const double l = in_dtype_of(x, lambd);
+  const double l = in_dtype_of(x, lambd, "hardshrink", loc);
   return activation(x, "hardshrink", loc, [&](const Tensor& v) {
     return where(logical_and(ge(v, -l, loc), le(v, l, loc), loc), 0.0, v, loc);
   });
@@ -177,7 +178,7 @@ Tensor threshold(const Tensor& x, double threshold, double value, std::source_lo
     return where(le(x, integer_bound(threshold, "threshold", loc), loc),
                  Scalar(std::int64_t(value)), x, loc);
   }
-  const double bound = in_dtype_of(x, threshold);
+  const double bound = in_dtype_of(x, threshold, "threshold", loc);
   return activation(x, "threshold", loc,
                     [&](const Tensor& v) { return where(le(v, bound, loc), value, v, loc); });
 }

@@ -19,7 +19,7 @@ namespace lazy {
 
 namespace {
 
-// The elements each result folds; axes are checked by the reduction that follows.
+// The elements each result folds (the axes checked already).
 std::int64_t folded_extent(const Shape& shape, const Axes& axes, std::source_location loc) {
   if (axes.list().empty() || shape.rank() == 0) return shape.numel();
   std::int64_t extent = 1;

@@ -108,7 +108,7 @@ Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
     const int axis = shape.rank() - 1 - int(pair);
     std::int64_t before = pads[2 * pair], after = pads[2 * pair + 1];
     check_padding(out.node()->shape, axis, before, after, mode, loc);
-    // Negative constant padding crops first.
+    // Negative padding crops first.
     const std::int64_t extent = out.node()->shape[axis];
     if (before < 0 || after < 0) {
       const std::int64_t start = before < 0 ? -before : 0;

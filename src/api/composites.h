@@ -20,10 +20,17 @@ inline void require_floating(const Tensor& x, std::string_view name, std::source
 }
 
 // AxisError for a bad axis named as `name`, the user's call, before a composite's reductions
-// would name themselves. A 0-d tensor takes axis 0 or -1.
-inline void check_axes(const Shape& shape, const Axes& axes, std::string_view name,
-                       std::source_location loc) {
-  for (int axis : axes.list()) normalize_axis(axis, shape.rank() > 0 ? shape.rank() : 1, name, loc);
+// would name themselves. A 0-d tensor takes axis 0 or -1. Returns how many elements each result
+// folds (every element where no axis is given).
+inline std::int64_t check_axes(const Shape& shape, const Axes& axes, std::string_view name,
+                               std::source_location loc) {
+  const int rank = shape.rank();
+  std::int64_t folded = 1;
+  for (int axis : axes.list()) {
+    const int normalized = normalize_axis(axis, rank > 0 ? rank : 1, name, loc);
+    if (rank > 0) folded *= shape[normalized];
+  }
+  return axes.list().empty() ? shape.numel() : folded;
 }
 
 // g * gelu_tanh'(x), one node (Op::GeluTanhGrad): gelu_tanh's gradient rule records it.

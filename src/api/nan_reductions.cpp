@@ -17,8 +17,10 @@ Tensor nanmean(const Tensor& x, const Axes& axes, bool keepdim, std::source_loca
   api::sync_if_trace_full();
   api::require_floating(x, "nanmean", loc);
   api::check_axes(x.shape(), axes, "nanmean", loc);
-  const Tensor counted = sum(logical_not(isnan(x, loc), loc), axes, keepdim, loc);
-  return div(nansum(x, axes, keepdim, loc), counted, loc);
+  // nansum's body, its axes checked here already.
+  const Tensor nan = isnan(x, loc);
+  const Tensor counted = sum(logical_not(nan, loc), axes, keepdim, loc);
+  return div(sum(where(nan, 0.0, x, loc), axes, keepdim, loc), counted, loc);
 }
 
 Tensor count_nonzero(const Tensor& x, const Axes& axes, std::source_location loc) {

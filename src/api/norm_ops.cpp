@@ -17,27 +17,14 @@
 
 namespace lazy {
 
-namespace {
-
-// The elements each result folds (the axes checked already).
-std::int64_t folded_extent(const Shape& shape, const Axes& axes, std::source_location loc) {
-  if (axes.list().empty() || shape.rank() == 0) return shape.numel();
-  std::int64_t extent = 1;
-  for (int axis : axes.list())
-    extent *= shape[api::normalize_axis(axis, shape.rank(), "vector_norm", loc)];
-  return extent;
-}
-
-}  // namespace
-
 Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
                    std::source_location loc) {
   api::sync_if_trace_full();
   api::require_floating(x, "vector_norm", loc);
-  api::check_axes(x.shape(), axes, "vector_norm", loc);
+  const std::int64_t folded = api::check_axes(x.shape(), axes, "vector_norm", loc);
   if (std::isnan(ord)) api::fail<ValueError>(loc, "vector_norm", "ord must not be NaN");
   const bool no_identity = ord < 0;  // -inf and negative powers: a minimum over nothing
-  if ((no_identity || ord == INFINITY) && folded_extent(x.shape(), axes, loc) == 0) {
+  if ((no_identity || ord == INFINITY) && folded == 0) {
     api::fail<ValueError>(loc, "vector_norm", "cannot take the ", api::number_text(ord),
                           "-norm over no element: it has no identity");
   }

@@ -29,11 +29,10 @@ ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
 }
 
 // Records a pointwise node over the operands: numbers become Scalar leaves of `scalar_dtype`,
-// tensors are broadcast to the common shape. Numbers must fit scalar_dtype (see
-// api::check_scalar_fits for may_round_to_infinity).
+// tensors are broadcast to the common shape. Numbers must fit scalar_dtype as `use` has it.
 Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Operand*> operands,
                  DType dtype, DType compute_dtype, DType scalar_dtype, std::source_location loc,
-                 bool may_round_to_infinity = false) {
+                 api::NumberUse use = api::NumberUse::exact) {
   std::array<const Shape*, 3> shapes{};
   int n_shapes = 0;
   bool same_shapes = true;
@@ -43,7 +42,7 @@ Tensor pointwise(Op op, std::string_view name, std::initializer_list<const Opera
       same_shapes = same_shapes && *shapes[n_shapes] == *shapes[0];
       ++n_shapes;
     } else {
-      api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc, may_round_to_infinity);
+      api::check_scalar_fits(x->scalar(), scalar_dtype, name, loc, use);
     }
   }
   const Shape* shape = shapes[0];
@@ -136,8 +135,10 @@ Tensor binary(Op op, std::string_view name, const Operand& a, const Operand& b,
   const bool exponent_number = op == Op::Pow && !b.is_tensor();
   // Converted checked, as PyTorch's: 65519 is refused for f16 though it rounds to 65504.
   if (exponent_number) api::check_fill_fits(b.scalar(), promoted, name, loc);
-  return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc,
-                   dtypes.rounds_number && !exponent_number);
+  api::NumberUse use = api::NumberUse::exact;
+  if (dtypes.rounds_number && !exponent_number) use = api::NumberUse::rounded;
+  if (dtypes.reads_bits) use = api::NumberUse::bits;
+  return pointwise(op, name, {&a, &b}, dtypes.result, dtypes.compute, dtypes.number, loc, use);
 }
 
 // A unary op's dtypes come from its row of the op table (ir/op.h).

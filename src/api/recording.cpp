@@ -122,13 +122,13 @@ Tensor record(ir::NodePtr node) {
 }
 
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
-                       std::source_location loc, bool may_round_to_infinity) {
+                       std::source_location loc, NumberUse use) {
   // Integers are carried as int64; a larger one would wrap. As a double it can be used.
   if (!value.fits_int64()) {
     const double v = value.to_double();  // its digits exactly up to 2^64, else rounded
     if (v >= 0 && v <= 18446744073709551616.0) {
       // Bitwise ops refuse floating numbers: the int64 of the same bits is what they want.
-      if (op.starts_with("bitwise_")) {
+      if (use == NumberUse::bits) {
         fail<ValueError>(loc, op, "the integer ", std::uint64_t(value.to_int()),
                          " is past the int64 range; write it as the int64 of the same bits, ",
                          value.to_int());
@@ -160,7 +160,7 @@ void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
   // No number up to f16's largest (the smallest of the floating dtypes' largest values) rounds to
   // infinity, which spares nearly every number the rounding.
   constexpr double kFitsEveryFloatingDType = 65504.0;
-  if (is_floating(dtype) && !may_round_to_infinity &&
+  if (is_floating(dtype) && use != NumberUse::rounded &&
       std::fabs(value.to_double()) > kFitsEveryFloatingDType && std::isfinite(value.to_double()) &&
       std::isinf(ir::round_to_dtype(value.to_double(), dtype))) {
     fail<ValueError>(loc, op, "the scalar ", value.to_double(), " overflows ", dtype_name(dtype));

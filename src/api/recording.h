@@ -130,11 +130,17 @@ void check_shape(const Shape& shape, std::string_view op, std::source_location l
 // Appends a node just made to the thread's trace and hands back a tensor holding it.
 Tensor record(ir::NodePtr node);
 
+// How an op takes a number, which decides what check_scalar_fits accepts and advises.
+enum class NumberUse {
+  exact,    // converted checked: it must fit the dtype
+  rounded,  // compared or rounded first: too large for a floating dtype, it rounds to infinity
+  bits,     // read as integer bits (bitwise ops, shifts), which refuse floating numbers
+};
+
 // Throws ValueError if the value does not fit `dtype` (as PyTorch refuses 2**40 for i32), or is
-// an unsigned integer past INT64_MAX. With may_round_to_infinity, a number too large for a
-// floating dtype is accepted (comparisons round it to infinity).
+// an unsigned integer past INT64_MAX.
 void check_scalar_fits(const Scalar& value, DType dtype, std::string_view op,
-                       std::source_location loc, bool may_round_to_infinity = false);
+                       std::source_location loc, NumberUse use = NumberUse::exact);
 // check_scalar_fits, and as PyTorch's checked conversion of a fill value (full, masked_fill,
 // scatter's value): a finite number past a floating dtype's largest finite value is refused,
 // though it would round to that value rather than to infinity.

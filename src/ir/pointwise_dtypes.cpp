@@ -52,8 +52,14 @@ PointwiseDTypes derive_pointwise_dtypes(Op op, DType promoted) {
   const bool rounds_number =
       (info.dtype_rule == DTypeRule::to_bool && info.operands == OperandRule::compute) ||
       info.dtype_rule == DTypeRule::promoted_rounding;
-  return {result, compute, rounds_number ? compute : compute_type_of(compute), rounds_number,
-          takes_promoted(info.dtype_rule, promoted)};
+  const bool reads_bits = info.dtype_rule == DTypeRule::promoted_integral ||
+                          info.dtype_rule == DTypeRule::promoted_integer;
+  return {result,
+          compute,
+          rounds_number ? compute : compute_type_of(compute),
+          rounds_number,
+          takes_promoted(info.dtype_rule, promoted),
+          reads_bits};
 }
 
 }  // namespace

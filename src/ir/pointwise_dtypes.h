@@ -23,6 +23,9 @@ struct PointwiseDTypes {
   // Whether the op's dtype rule takes operands that promote to this dtype: bitwise ops refuse
   // floating dtypes, shifts bool too. Every other rule takes every dtype.
   bool accepted;
+  // The op reads integer operands as bits (bitwise ops and shifts, whose rules refuse floating
+  // dtypes).
+  bool reads_bits;
 };
 // The result, compute and number dtypes of an op whose rule is not `given`, from the promoted
 // dtype of its operands.

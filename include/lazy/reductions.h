@@ -103,6 +103,15 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis = 1, doubl
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-6,
                          bool keepdim = false,
                          std::source_location loc = std::source_location::current());
+// torch.cdist: the p-norm distance between each row of x1 [..., P, M] and each row of x2
+// [..., R, M], [..., P, R], the batch axes broadcast; p >= 0 (0 counts the coordinates that
+// differ, infinity takes the largest difference). f32 only, as PyTorch's CUDA kernel (cast f16 and
+// bf16 first). Every distance is summed from its differences, never through a matrix product, so
+// a point's distance to itself is 0 (PyTorch's p = 2 takes a product past 25 rows, and does not
+// promise that). The gradient at a zero distance is 0; where several coordinates tie for the
+// largest difference (p = infinity) they share it equally, where PyTorch gives each all of it.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
+             std::source_location loc = std::source_location::current());
 // torch.nn.functional.normalize: x / max(vector_norm(x, p, axis), eps), the norm kept as an
 // axis of 1 so it broadcasts back; axis 1 by default, as PyTorch's.
 Tensor normalize(const Tensor& x, double p = 2, int axis = 1, double eps = 1e-12,

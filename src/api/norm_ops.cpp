@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string_view>
 
 #include "api/broadcast.h"
@@ -50,6 +51,37 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
     const Tensor zero = eq(powers, 0.0, loc);
     return where(zero, 0.0, pow(where(zero, 1.0, powers, loc), 1.0 / ord, loc), loc);
   });
+}
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::source_location loc) {
+  api::sync_if_trace_full();
+  const ir::Node* a = api::node_of(x1, "cdist", loc);
+  const ir::Node* b = api::node_of(x2, "cdist", loc);
+  if (!(p >= 0))
+    api::fail<ValueError>(loc, "cdist", "p must be at least 0, got ", api::number_text(p));
+  for (const ir::Node* x : {a, b}) {
+    if (x->dtype != DType::f32) {
+      api::fail<DTypeError>(loc, "cdist", "takes f32 tensors, as PyTorch's CUDA kernel, got ",
+                            dtype_name(x->dtype), "; cast it with .to(lazy::f32) first");
+    }
+    if (x->shape.rank() < 2) {
+      api::fail<ShapeError>(loc, "cdist",
+                            "takes tensors of at least 2 axes (rows by coordinates), got ",
+                            x->shape.to_string());
+    }
+  }
+  const std::int64_t coordinates = a->shape[a->shape.rank() - 1];
+  if (coordinates != b->shape[b->shape.rank() - 1]) {
+    api::fail<ShapeError>(loc, "cdist", "x1 ", a->shape.to_string(), " and x2 ",
+                          b->shape.to_string(), " have rows of different lengths");
+  }
+  // The batch axes broadcast as the difference's would, named as cdist's.
+  const Shape batch1(std::span(a->shape.begin(), a->shape.rank() - 2));
+  const Shape batch2(std::span(b->shape.begin(), b->shape.rank() - 2));
+  api::broadcast_shapes(std::array{batch1, batch2}, "cdist", loc);
+  const Tensor differences = sub(x1.unsqueeze(-2, loc), x2.unsqueeze(-3, loc), loc);
+  // Over no coordinate every distance is 0, infinity's largest difference included.
+  return vector_norm(differences, coordinates == 0 ? 1 : p, -1, false, loc);
 }
 
 Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_location loc) {

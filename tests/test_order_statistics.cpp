@@ -183,6 +183,10 @@ TEST(Quantile, InterpolatesAtRankQTimesNMinusOneInF32) {
                           .item<double>());
   }
   EXPECT_EQ(nearest, (std::vector<double>{1, 3, 3, 5, 5}));  // ranks .5 to 4.5: half to even
+  // The element itself, as PyTorch's sort returns it: -0 stays -0.
+  EXPECT_TRUE(std::signbit(
+      lazy::quantile(lazy_test::f32_values({1, -0.0}), 0, {}, false, QuantileInterpolation::lower)
+          .item<double>()));
   expect_values(lazy::quantile(lazy_test::f32_values({1e-8, 3.0000002, 7.1, 1e8}),
                                std::vector<double>{0.13, 0.37, 0.71, 0.93})
                     .to_vector<double>(),

@@ -1,6 +1,6 @@
 // quantile and nanquantile, as PyTorch computes them: x sorted along the axis, each quantile's
 // rank q * (n - 1) in f32 (n counting the elements that are not NaN, for nanquantile), and the
-// sorted elements around the rank read with take_along_axis, so gradients reach them.
+// elements around the rank read with take_along_axis, so gradients reach them.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -14,17 +14,24 @@ namespace lazy {
 
 namespace {
 
-// The quantile at `rank` (f32, the axis kept as 1) of `sorted` along `axis`.
-Tensor at_rank(const Tensor& sorted, Tensor rank, int axis, QuantileInterpolation interpolation,
-               std::source_location loc) {
+// The elements of x at sorted positions `position` along `axis`, `order` being x's argsort: read
+// from x, as PyTorch's sort returns them (the GPU sort's values give -0 as 0).
+Tensor sorted_at(const Tensor& x, const Tensor& order, const Tensor& position, int axis,
+                 std::source_location loc) {
+  return take_along_axis(x, take_along_axis(order, position, axis, loc), axis, loc);
+}
+
+// The quantile at `rank` (f32, the axis kept as 1) of x along `axis`, `order` its argsort.
+Tensor at_rank(const Tensor& x, const Tensor& order, Tensor rank, int axis,
+               QuantileInterpolation interpolation, std::source_location loc) {
   using enum QuantileInterpolation;
   if (interpolation == lower) rank = floor(rank, loc);
   if (interpolation == higher) rank = ceil(rank, loc);
   if (interpolation == nearest) rank = round(rank, loc);
   const Tensor below = rank.to(DType::i64, loc);  // the rank is at least 0: truncation floors it
-  const Tensor at_below = take_along_axis(sorted, below, axis, loc);
+  const Tensor at_below = sorted_at(x, order, below, axis, loc);
   if (interpolation != linear && interpolation != midpoint) return at_below;
-  const Tensor at_above = take_along_axis(sorted, ceil(rank, loc).to(DType::i64, loc), axis, loc);
+  const Tensor at_above = sorted_at(x, order, ceil(rank, loc).to(DType::i64, loc), axis, loc);
   if (interpolation == midpoint) return lerp(at_below, at_above, 0.5, loc);
   return lerp(at_below, at_above, sub(rank, below, loc), loc);
 }
@@ -63,7 +70,7 @@ Tensor quantiles(const Tensor& x, const std::vector<double>& qs, bool one_q,
         if (i != along || keepdim) shape.push_back(i == along ? 1 : node->shape[i], loc);
     }
   }
-  const Tensor sorted = sort(folded, along, false, loc).values;
+  const Tensor order = argsort(folded, along, false, loc);
   const std::int64_t n = folded.shape()[along];
   // PyTorch's ranks: q * (count - 1) in f32, clamped at 0, over the numbers (nanquantile); else
   // q * (n - 1), or n - 1, a NaN's place at the end, where a row holds one.
@@ -83,7 +90,7 @@ Tensor quantiles(const Tensor& x, const std::vector<double>& qs, bool one_q,
       const float last = float(n - 1);
       at = where(nan_rows, last, q_f32 * last, loc).to(DType::f32, loc);
     }
-    results.push_back(at_rank(sorted, at, along, interpolation, loc).reshape(shape, loc));
+    results.push_back(at_rank(folded, order, at, along, interpolation, loc).reshape(shape, loc));
   }
   if (one_q) return results[0];
   if (results.empty()) {

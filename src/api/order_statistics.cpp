@@ -1,5 +1,5 @@
 // median, nanmedian and kthvalue: the element at one position of the stable sort along an axis,
-// read with take_along_axis so that its gradient reaches that element through the sort's.
+// read with take_along_axis so that its gradient reaches that element.
 #include <cstdint>
 #include <limits>
 
@@ -35,13 +35,12 @@ int checked_axis(const ir::Node* node, int axis, const char* op, std::source_loc
 }
 
 // The element at sorted position `position` (i64, x's shape with the axis as 1) along `axis`,
-// and where it was.
+// and where it was. The value is read from x, not from the sort, whose GPU kernel returns -0 as 0.
 ValuesAndIndices at_sorted_position(const Tensor& x, const Tensor& position, int axis, bool keepdim,
                                     std::source_location loc) {
   if (x.shape().rank() == 0) return {x, zeros({}, DType::i64, loc)};
-  const ValuesAndIndices sorted = sort(x, axis, false, loc);
-  Tensor values = take_along_axis(sorted.values, position, axis, loc);
-  Tensor indices = take_along_axis(sorted.indices, position, axis, loc);
+  Tensor indices = take_along_axis(argsort(x, axis, false, loc), position, axis, loc);
+  Tensor values = take_along_axis(x, indices, axis, loc);
   if (!keepdim) return {values.squeeze(axis, loc), indices.squeeze(axis, loc)};
   return {values, indices};
 }

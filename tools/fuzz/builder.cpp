@@ -13,6 +13,7 @@
 #include "tools/fuzz/data_leaf.h"
 #include "tools/fuzz/indexing_recording.h"
 #include "tools/fuzz/mask_recording.h"
+#include "tools/fuzz/order_recording.h"
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
@@ -308,12 +309,14 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::triangle:
     case Op::masked_fill:
     case Op::tiling:
+    case Op::order_statistic:
     case Op::product: {
-      RecordedStep step = s.op == Op::gather    ? record_gather(s, *this, loc)
-                          : s.op == Op::scatter ? record_scatter(s, *this, loc)
-                          : s.op == Op::tiling  ? record_tiling(program_, s, *this, loc)
-                          : s.op == Op::product ? record_product(program_, s, *this, loc)
-                                                : record_mask(s, *this, loc);
+      RecordedStep step = s.op == Op::gather            ? record_gather(s, *this, loc)
+                          : s.op == Op::scatter         ? record_scatter(s, *this, loc)
+                          : s.op == Op::tiling          ? record_tiling(program_, s, *this, loc)
+                          : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
+                          : s.op == Op::product         ? record_product(program_, s, *this, loc)
+                                                        : record_mask(s, *this, loc);
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);

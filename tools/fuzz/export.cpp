@@ -61,12 +61,14 @@ std::string shape_json(const Shape& shape) {
 
 const char* op_name(Op op) {
   static constexpr const char* kNames[] = {
-      "data",    "full",    "arange",      "rand",       "randn",    "unary",       "binary",
-      "where",   "clamp",   "lerp",        "cast",       "reshape",  "permute",     "expand",
-      "slice",   "squeeze", "unsqueeze",   "contiguous", "reduce",   "arg_reduce",  "var",
-      "std_dev", "softmax", "log_softmax", "layer_norm", "rms_norm", "join",        "gather",
-      "scan",    "top_k",   "scatter",     "product",    "triangle", "masked_fill", "tiling"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::tiling) + 1, "a name for every Op");
+      "data",       "full",       "arange",   "rand",        "randn",     "unary",
+      "binary",     "where",      "clamp",    "lerp",        "cast",      "reshape",
+      "permute",    "expand",     "slice",    "squeeze",     "unsqueeze", "contiguous",
+      "reduce",     "arg_reduce", "var",      "std_dev",     "softmax",   "log_softmax",
+      "layer_norm", "rms_norm",   "join",     "gather",      "scan",      "top_k",
+      "scatter",    "product",    "triangle", "masked_fill", "tiling",    "order_statistic"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::order_statistic) + 1,
+                "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 
@@ -120,8 +122,9 @@ std::string step_json(const Program& program, const Step& s, const Tensor& t, co
     << ",\"has_stop\":" << (s.has_stop ? "true" : "false")
     << ",\"correction\":" << json_number(s.correction) << ",\"eps\":" << json_number(s.eps)
     << ",\"equation\":" << json_string(s.equation) << ",\"k\":" << s.k
-    << ",\"largest\":" << (s.largest ? "true" : "false") << ",\"result\":{\"dtype\":\""
-    << dtype_text(t.dtype()) << "\",\"shape\":" << shape_json(t.shape()) << ",\"offset\":" << offset
+    << ",\"q\":" << json_number(s.q) << ",\"largest\":" << (s.largest ? "true" : "false")
+    << ",\"result\":{\"dtype\":\"" << dtype_text(t.dtype())
+    << "\",\"shape\":" << shape_json(t.shape()) << ",\"offset\":" << offset
     << ",\"bounds\":" << bounds_json(b) << "}" << gradient << "}";
   return j.str();
 }

@@ -8,6 +8,7 @@
 #include "tools/fuzz/growing_program.h"
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/order_steps.h"
 #include "tools/fuzz/product_steps.h"
 #include "tools/fuzz/tiling_steps.h"
 
@@ -373,6 +374,7 @@ class Generator : public GrowingProgram {
     if (options_.generation >= 4) weights.push_back(5);
     if (options_.generation >= 5) weights.push_back(5);
     if (options_.generation >= 6) weights.push_back(5);
+    if (options_.generation >= 7) weights.push_back(5);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -419,8 +421,11 @@ class Generator : public GrowingProgram {
       case 14:
         add_bitwise(*this, x);
         break;
-      default:
+      case 15:
         add_tiling(*this, x);
+        break;
+      default:
+        add_order_statistic(*this, x);
         break;
     }
   }

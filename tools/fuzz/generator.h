@@ -21,7 +21,8 @@ namespace lazy::fuzz {
 // 5: bitwise_and, _or, _xor, _not and the shifts; tan, asin, acos, atan, sinh, cosh, asinh,
 // acosh, atanh and log10.
 // 6: roll, repeat, tile and pad (all four modes, negative padding among them).
-inline constexpr int kLatestGeneration = 6;
+// 7: median, nanmedian, kthvalue, quantile and nanquantile (every interpolation), cdist.
+inline constexpr int kLatestGeneration = 7;
 
 struct GenerateOptions {
   int max_steps = 16;

@@ -54,6 +54,37 @@ std::string optional_text(bool has, std::int64_t v) {
   return has ? std::to_string(v) : "std::nullopt";
 }
 
+// An order-statistic step's call on x, as Op::order_statistic names it.
+std::string order_statistic_expression(const Step& s, const std::string& x) {
+  std::ostringstream e;
+  const char* keepdim = s.keepdim ? "true" : "false";
+  const std::size_t cut = s.name.find('_');
+  const std::string op = s.name.substr(0, cut);
+  if (s.name == "cdist") {
+    e << "lazy::cdist(" << x << ", " << x << ", "
+      << (std::isinf(s.q) ? "std::numeric_limits<double>::infinity()" : number(s.q)) << ")";
+  } else if (s.name.ends_with("_all")) {
+    e << "lazy::" << op << "(" << x << ")";
+  } else if (op == "quantile" || op == "nanquantile") {
+    e << "lazy::" << op << "(" << x << ", " << number(s.q) << ", ";
+    if (s.no_axis) {
+      e << "std::nullopt";
+    } else {
+      e << s.axis;
+    }
+    e << ", " << keepdim << ", lazy::QuantileInterpolation::" << s.name.substr(cut + 1) << ")";
+  } else {
+    e << "lazy::" << op << "(" << x << ", ";
+    if (op == "kthvalue") {
+      e << "std::min<std::int64_t>(" << s.k << ", " << x << ".rank() == 0 ? 1 : " << x
+        << ".shape()[(" << s.axis << " + " << x << ".rank()) % " << x << ".rank()]), ";
+    }
+    e << s.axis << ", " << keepdim << ")"
+      << (s.name.ends_with("_indices") ? ".indices" : ".values");
+  }
+  return e.str();
+}
+
 std::string step_expression(const Program& program, const Step& s, const std::string& p,
                             const Shape& out_shape) {
   auto a = [&](int k) { return arg_text(s.args[k], p); };
@@ -161,6 +192,9 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         if (s.name == "pad_constant") e << ", " << a(1);
         e << ")";
       }
+      break;
+    case Op::order_statistic:
+      e << order_statistic_expression(s, a(0));
       break;
     case Op::clamp:
       e << "lazy::clamp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
@@ -288,7 +322,7 @@ std::string print_program(std::vector<Program>& programs) {
       out << "  // this program no longer records: " << e.what() << "\n";
       continue;
     }
-    std::string p = "p" + std::to_string(program.index) + "_";
+    const std::string p = "p" + std::to_string(program.index).append("_");
     out << "  // program " << program.index << "\n  lazy::Tensor";
     bool first = true;
     for (int i = 0; i < int(program.steps.size()); ++i)

@@ -79,6 +79,11 @@ enum class Op : std::uint8_t {
   // `axes`, or of the flattened x without), repeat's and tile's counts, pad's (before, after)
   // pairs from the last axis; constant padding's fill is the second argument
   tiling,
+  // median, nanmedian or kthvalue (values, or with _indices their positions) along `axis` (`k`
+  // at most the axis), median_all or nanmedian_all of every element, quantile_<mode> or
+  // nanquantile_<mode> at `q` along `axis` (of every element with no_axis), or cdist of x with
+  // itself (`q` its p)
+  order_statistic,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.
@@ -122,7 +127,8 @@ struct Step {
   std::string equation;              // einsum
   std::vector<std::int64_t> counts;  // tiling: shifts, repeats or padding
   int derived_size = -1;             // the size a slice, a cat or a top-k defines
-  std::int64_t k = 1;                // top-k (fewer where the axis is shorter)
+  std::int64_t k = 1;                // top-k and kthvalue (fewer where the axis is shorter)
+  double q = 0.5;                    // a quantile's q, cdist's p
   bool largest = true;               // top-k; a sort's descending
   // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
   std::optional<Dim> index_bound;

@@ -85,12 +85,16 @@ def compare(step, inputs, ours, theirs):
         return f"shape: lazyfuse {list(ours.shape)}, PyTorch {list(theirs.shape)}"
     if bounds["unchecked"] or ours.numel() == 0:
         return None
-    if step["op"] == "top_k" and step["name"] == "topk_indices":
+    if (step["op"] == "top_k" and step["name"] == "topk_indices") or (
+            step["op"] == "order_statistic" and step["name"].endswith("_indices")):
         # Ties may pick other positions: the values the indices pick must be the same.
-        x = inputs[0]
+        x, axis = inputs[0], step["axis"]
         if x.dim():
-            ours = torch.take_along_dim(x, ours.long(), dim=step["axis"])
-            theirs = torch.take_along_dim(x, theirs.long(), dim=step["axis"])
+            kept = step["op"] == "top_k" or step["keepdim"]
+            ours, theirs = (ours.long(), theirs.long()) if kept else (
+                ours.long().unsqueeze(axis), theirs.long().unsqueeze(axis))
+            ours = torch.take_along_dim(x, ours, dim=axis)
+            theirs = torch.take_along_dim(x, theirs, dim=axis)
         bounds = dict(bounds, err=0)
     skip = excused(step, inputs, ours).flatten()
     if not ours.is_floating_point():

@@ -45,6 +45,10 @@ def excused(step, inputs, position):
         x, y = (v.float() if torch.is_tensor(v) else torch.tensor(float(v)) for v in inputs)
         return bool((x.to(y.device) ** 2 + y ** 2 == 0).any())
     x = inputs[0]
+    if op == "order_statistic" and name == "cdist" and step["q"] == float("inf"):
+        # Coordinates tied for the largest difference share its gradient (PyTorch: each gets
+        # all of it).
+        return True
     if op == "scan" and name in ("cummax", "cummin"):
         # After a NaN lazyfuse keeps picking it where PyTorch moves to each later NaN.
         return bool(torch.isnan(x).any())
@@ -63,11 +67,16 @@ def excused(step, inputs, position):
 
 
 def ordered_within_ties(step, inputs, gradient):
-    """A top-k's gradient with the values at tied elements of its input put in order: PyTorch's
-    topk may pick any of equal elements, and so send a cotangent to another of them."""
+    """A top-k's (or an order statistic's) gradient with the values at tied elements of its input
+    put in order: PyTorch's topk, kthvalue and CUDA median may pick any of equal elements, and so
+    send a cotangent to another of them."""
     x = inputs[0]
-    if step["op"] != "top_k" or x.dim() == 0:
+    picks = step["op"] == "top_k" or (step["op"] == "order_statistic" and step["name"] != "cdist")
+    if not picks or x.dim() == 0:
         return gradient
+    if step["op"] == "order_statistic" and (step["no_axis"] or step["name"].endswith("_all")):
+        flat = dict(step, axis=0, no_axis=False, name="")
+        return ordered_within_ties(flat, [x.flatten()], gradient.flatten()).reshape(gradient.shape)
     axis = step["axis"] % x.dim()
     by_value = torch.sort(gradient, dim=axis, stable=True).indices
     by_input = torch.sort(torch.take_along_dim(x, by_value, dim=axis), dim=axis, stable=True).indices

@@ -132,6 +132,26 @@ def tiling(name, counts, axes, a):
     return out.reshape(tuple(lead) + tuple(out.shape[1:]))
 
 
+def order_statistic(step, x):
+    """median, nanmedian, kthvalue, quantile, nanquantile or cdist, as Op::order_statistic names
+    them (tools/fuzz/program.h)."""
+    name, axis, keepdim = step["name"], step["axis"], step["keepdim"]
+    if name == "cdist":
+        return torch.cdist(x, x, p=step["q"], compute_mode="donot_use_mm_for_euclid_dist")
+    op, _, rest = name.partition("_")
+    if rest == "all":
+        return getattr(torch, op)(x)
+    if op in ("quantile", "nanquantile"):
+        dim = None if step["no_axis"] else axis
+        return getattr(torch, op)(x, step["q"], dim=dim, keepdim=keepdim, interpolation=rest)
+    if op == "kthvalue":
+        n = x.shape[axis] if x.dim() else 1
+        picked = torch.kthvalue(x, min(step["k"], n), dim=axis, keepdim=keepdim)
+    else:
+        picked = getattr(torch, op)(x, dim=axis, keepdim=keepdim)
+    return picked.indices if rest == "indices" else picked.values
+
+
 def run_step(step, inputs, device):
     """PyTorch's result of one step, given its tensor arguments' values (numbers as Python's)."""
     op, name = step["op"], step["name"]
@@ -279,4 +299,6 @@ def run_step(step, inputs, device):
         return torch.masked_fill(a[0], a[1], a[2])
     if op == "tiling":
         return tiling(name, step["counts"], step["axes"], a)
+    if op == "order_statistic":
+        return order_statistic(step, a[0])
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

@@ -4,7 +4,7 @@
 // primitives' chain folds several and routes a zero through the max; for softplus, a finite
 // sigmoid where the branch its threshold drops gives 0 * inf; for std, no gradient at a zero
 // std (PyTorch's) where sqrt's would be inf * 0; for var, PyTorch's values where the correction
-// leaves no degree of freedom.
+// leaves no degree of freedom; for binary_cross_entropy, PyTorch's clamped denominator.
 #pragma once
 
 #include "ir/node.h"
@@ -23,15 +23,17 @@ enum class CompositeKind : std::uint8_t {
   std_root,     // result = sqrt(input), the input a variance
   variance,     // result = var(input, axes, correction), axes kept; saved = input - its mean,
                 // number = n - correction
+  binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
 };
 
 struct CompositeMark {
   CompositeKind kind;
-  Tensor input;       // what the rule differentiates with respect to (f32; logsumexp's folds to y)
-  Tensor saved;       // a forward value the rule reads (the norms' scale, var's centred input), or
-                      // undefined
-  Axes axes;          // the folded axes, kept as axes of 1 in the result (the row composites)
-  double number = 0;  // a number the rule reads (variance: its divisor, unclamped)
+  Tensor input;        // what the rule differentiates with respect to (f32; logsumexp's folds to y)
+  Tensor saved;        // a forward value the rule reads (the norms' scale, var's centred input), or
+                       // undefined
+  Axes axes;           // the folded axes, kept as axes of 1 in the result (the row composites)
+  double number = 0;   // a number the rule reads (variance: its divisor, unclamped)
+  Tensor second = {};  // a second input the rule differentiates (f32), or undefined
 };
 
 // Keeps `mark` for `result` while the thread is differentiating (no cost otherwise); dropped when

@@ -8,6 +8,7 @@
 
 #include "api/composites.h"
 #include "api/index_arguments.h"
+#include "api/loss_reduction.h"
 #include "api/recording.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -52,23 +53,6 @@ Tensor along_class_axis(const Tensor& weights, const Shape& in, int axis,
   return weights.reshape(along_axis, loc);
 }
 
-// The mean divides by `divisor` (the weights taken) where one is given, else by the count; f16
-// and bf16 sums and the division are carried out in f32 and rounded once, as PyTorch's kernels.
-Tensor reduce(const Tensor& losses, Reduction reduction, const Tensor& divisor,
-              std::source_location loc) {
-  switch (reduction) {
-    case Reduction::none:
-      return losses;
-    case Reduction::sum:
-      return sum(losses, {}, false, loc);
-    case Reduction::mean:
-      break;
-  }
-  if (!divisor.defined()) return mean(losses, {}, false, loc);
-  const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
-  return div(total, divisor, loc).to(losses.dtype(), loc);
-}
-
 // nll_loss of log probabilities against class indices: -weight[t] * log_probs[t] per element,
 // 0 where t is ignore_index; the mean divides by the weights taken. With label smoothing e, e / C
 // times the sum over classes of -weight[c] * log_probs[c] joins it, as PyTorch's cross_entropy.
@@ -105,14 +89,16 @@ Tensor indexed_loss(const Tensor& log_probs, const Tensor& target, int axis,
                         : where(ignored, 0, 1, loc).to(log_probs.dtype(), loc);
   const Tensor nll = where(ignored, 0, neg(mul(picked, taken, loc), loc), loc);
   const Tensor divisor = sum(taken.to(DType::f32, loc), {}, false, loc);
-  const Tensor loss = reduce(nll, options.reduction, divisor, loc);
+  const Tensor loss = api::reduce_loss(nll, options.reduction, divisor, name, loc);
   if (smoothing == 0) return loss;
   const Tensor weighted =
       weights.defined() ? mul(log_probs, along_class_axis(weights, in, axis, loc), loc) : log_probs;
   const Tensor smooth = where(ignored, 0, neg(sum(weighted, axis, false, loc), loc), loc);
   const double classes = double(in[axis]);
   return add(mul(loss, 1 - smoothing, loc),
-             mul(reduce(smooth, options.reduction, divisor, loc), smoothing / classes, loc), loc);
+             mul(api::reduce_loss(smooth, options.reduction, divisor, name, loc),
+                 smoothing / classes, loc),
+             loc);
 }
 
 // Against class probabilities: -sum over classes of weight[c] * target[c] * log_probs[c]; the
@@ -144,7 +130,7 @@ Tensor probability_loss(const Tensor& log_probs, const Tensor& target, int axis,
   // PyTorch's mean over no element, or over elements of no class, is NaN.
   if (options.reduction == Reduction::mean && in.numel() == 0)
     return full(Shape{}, NAN, per_element.dtype(), loc);
-  return reduce(per_element, options.reduction, Tensor(), loc);
+  return api::reduce_loss(per_element, options.reduction, Tensor(), "cross_entropy", loc);
 }
 
 void check_smoothing(double smoothing, std::source_location loc) {
@@ -164,6 +150,33 @@ void require_indices(const Tensor& target, std::string_view name, std::source_lo
 }
 
 }  // namespace
+
+namespace api {
+
+Tensor reduce_loss(const Tensor& losses, Reduction reduction, const Tensor& divisor,
+                   std::string_view name, std::source_location loc) {
+  switch (reduction) {
+    case Reduction::none:
+      return losses;
+    case Reduction::sum:
+      return sum(losses, {}, false, loc);
+    case Reduction::batchmean: {
+      if (name != "kl_div") {
+        fail<ValueError>(loc, name, "takes Reduction::batchmean only for kl_div; use mean or sum");
+      }
+      const Shape& shape = losses.shape();
+      const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
+      return div(total, shape.rank() > 0 ? shape[0] : 1, loc).to(losses.dtype(), loc);
+    }
+    case Reduction::mean:
+      break;
+  }
+  if (!divisor.defined()) return mean(losses, {}, false, loc);
+  const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
+  return div(total, divisor, loc).to(losses.dtype(), loc);
+}
+
+}  // namespace api
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options,
                      std::source_location loc) {
@@ -199,7 +212,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                           " and ", dtype_name(b), "; cast one to a floating dtype first");
   }
   const Tensor squares = square(sub(input, target, loc), loc);
-  return reduce(squares, reduction, Tensor(), loc);
+  return api::reduce_loss(squares, reduction, Tensor(), "mse_loss", loc);
 }
 
 }  // namespace lazy

@@ -48,8 +48,22 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
       }
       return mul(mul(g, 2.0 / mark.number, loc), centered, loc);
     }
+    case api::CompositeKind::binary_cross_entropy: {
+      // PyTorch's binary_cross_entropy_backward: the denominator clamped at 1e-12, so that an
+      // input of 0 or 1 gets a finite gradient (the clamped logs' would be 1 - t or 0).
+      const Tensor& x = mark.input;
+      const Tensor spread = maximum(mul(sub(1.0, x, loc), x, loc), 1e-12, loc);
+      return div(mul(g, sub(x, mark.second, loc), loc), spread, loc);
+    }
   }
   return {};
+}
+
+Tensor composite_vjp_of_second(const api::CompositeMark& mark, const Tensor& cotangent,
+                               std::source_location loc) {
+  // binary_cross_entropy's target: log(1 - x) - log(x), unclamped, as PyTorch's.
+  const Tensor& x = mark.input;
+  return mul(cotangent, sub(log1p(neg(x, loc), loc), log(x, loc), loc), loc);
 }
 
 }  // namespace lazy::autodiff

@@ -11,5 +11,8 @@ namespace lazy::autodiff {
 // The cotangent of mark.input, given the marked result and its cotangent (both f32).
 Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const Tensor& cotangent,
                      std::source_location loc);
+// The cotangent of mark.second, for the marks that have one.
+Tensor composite_vjp_of_second(const api::CompositeMark& mark, const Tensor& cotangent,
+                               std::source_location loc);
 
 }  // namespace lazy::autodiff

@@ -24,15 +24,19 @@ struct Visit {
   bool depends = false;
 };
 
-// What the walk treats as a node's inputs: a marked composite's input in place of the
+// What the walk treats as a node's inputs: a marked composite's inputs in place of the
 // primitives that computed it, else the node's own.
 struct WalkedInputs {
   const ir::Node* node;
   const api::CompositeMark* mark = api::composite_mark(node);
 
-  std::size_t size() const { return mark != nullptr ? 1 : node->inputs.size(); }
+  std::size_t size() const {
+    if (mark == nullptr) return node->inputs.size();
+    return mark->second.defined() ? 2 : 1;
+  }
   ir::Node* operator[](std::size_t i) const {
-    return mark != nullptr ? mark->input.node() : node->inputs[i];
+    if (mark == nullptr) return node->inputs[i];
+    return i == 0 ? mark->input.node() : mark->second.node();
   }
 };
 
@@ -164,6 +168,10 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
     if (const api::CompositeMark* mark = api::composite_mark(node)) {
       kept.add(mark->input.node(), composite_vjp(*mark, handle(node), cotangent, node->loc),
                node->loc);
+      if (mark->second.defined() && visits[mark->second.node()].depends) {
+        kept.add(mark->second.node(), composite_vjp_of_second(*mark, cotangent, node->loc),
+                 node->loc);
+      }
       continue;
     }
     // A slice's cotangent waits for those of the tensor's other slices, to be joined with them

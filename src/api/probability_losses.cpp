@@ -1,0 +1,84 @@
+// binary_cross_entropy, binary_cross_entropy_with_logits and kl_div, written as PyTorch writes
+// them (aten/src/ATen/native/Loss.cpp); binary_cross_entropy marks its result so that its
+// gradient is PyTorch's clamped one (autodiff/composite_rules.cpp).
+#include <string_view>
+
+#include "api/composite_marks.h"
+#include "api/composites.h"
+#include "api/loss_reduction.h"
+#include "lazy/losses.h"
+
+namespace lazy {
+
+namespace {
+
+// Both floating and of one shape, as PyTorch's binary cross entropies ask.
+void check_same_shape(const Tensor& input, const Tensor& target, std::string_view name,
+                      std::source_location loc) {
+  api::require_floating(input, name, loc);
+  api::require_floating(target, name, loc);
+  const Shape& a = api::node_of(input, name, loc)->shape;
+  const Shape& b = api::node_of(target, name, loc)->shape;
+  if (a != b) {
+    api::fail<ShapeError>(loc, name, "needs a target of the input's shape ", a.to_string(),
+                          ", got ", b.to_string());
+  }
+}
+
+Tensor weighted(const Tensor& losses, const Tensor& weight, std::string_view name,
+                std::source_location loc) {
+  if (!weight.defined()) return losses;
+  api::require_floating(weight, name, loc);
+  return mul(losses, weight, loc);
+}
+
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            Reduction reduction, std::source_location loc) {
+  api::sync_if_trace_full();
+  check_same_shape(input, target, "binary_cross_entropy", loc);
+  const DType dtype = input.dtype();
+  const Tensor x = input.to(DType::f32, loc), t = target.to(DType::f32, loc);
+  // (t - 1) max(log(1 - x), -100) - t max(log(x), -100): PyTorch's order, whose signs of zero
+  // this keeps.
+  const Tensor log_miss = maximum(log1p(neg(x, loc), loc), -100.0, loc);
+  const Tensor log_hit = maximum(log(x, loc), -100.0, loc);
+  const Tensor losses = sub(mul(sub(t, 1.0, loc), log_miss, loc), mul(t, log_hit, loc), loc);
+  api::mark_composite(losses, {api::CompositeKind::binary_cross_entropy, x, {}, {}, 0, t});
+  const Tensor per_element = weighted(losses.to(dtype, loc), weight, "binary_cross_entropy", loc);
+  return api::reduce_loss(per_element, reduction, Tensor(), "binary_cross_entropy", loc);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight, Reduction reduction,
+                                        const Tensor& pos_weight, std::source_location loc) {
+  api::sync_if_trace_full();
+  constexpr std::string_view name = "binary_cross_entropy_with_logits";
+  check_same_shape(input, target, name, loc);
+  Tensor log_sigmoid_x = log_sigmoid(input, loc);
+  if (pos_weight.defined()) {
+    api::require_floating(pos_weight, name, loc);
+    log_sigmoid_x =
+        mul(log_sigmoid_x, add(mul(sub(pos_weight, 1.0, loc), target, loc), 1.0, loc), loc);
+  }
+  const Tensor losses = sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc);
+  return api::reduce_loss(weighted(losses, weight, name, loc), reduction, Tensor(), name, loc);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target,
+              std::source_location loc) {
+  api::sync_if_trace_full();
+  for (const Tensor* t : {&input, &target}) {
+    const DType dtype = api::node_of(*t, "kl_div", loc)->dtype;
+    if (!is_floating(dtype)) {
+      api::fail<DTypeError>(loc, "kl_div", "takes floating tensors, as PyTorch's, got ",
+                            dtype_name(dtype), "; cast it with .to(lazy::f32) first");
+    }
+  }
+  const Tensor losses = log_target ? mul(exp(target, loc), sub(target, input, loc), loc)
+                                   : sub(xlogy(target, target, loc), mul(target, input, loc), loc);
+  return api::reduce_loss(losses, reduction, Tensor(), "kl_div", loc);
+}
+
+}  // namespace lazy

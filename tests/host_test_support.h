@@ -1,6 +1,9 @@
 // Shared by the host tests: readable dtypes and shapes in failure messages, the dtype lists,
-// rounding to a dtype computed independently of the library, and seeded random values.
+// rounding to a dtype computed independently of the library, seeded random values, and a
+// comparison of values with a tolerance.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -39,6 +42,22 @@ inline lazy::Tensor f32_values(const std::vector<double>& values) {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Each element of `got` is `want`'s within `relative` of it plus `absolute`: NaN where it is NaN,
+// infinities exactly.
+inline void expect_near_values(const std::vector<double>& got, const std::vector<double>& want,
+                               double relative, double absolute = 0) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": " << got[i];
+    } else if (std::isinf(want[i])) {
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(got[i], want[i], relative * std::abs(want[i]) + absolute) << "element " << i;
+    }
+  }
+}
 
 inline constexpr lazy::DType kFloatingDTypes[] = {lazy::f32, lazy::f16, lazy::bf16};
 inline constexpr lazy::DType kNonFloatingDTypes[] = {lazy::i32, lazy::i64, lazy::bool_};

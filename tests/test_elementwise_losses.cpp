@@ -40,16 +40,7 @@ ValuesAndGradients evaluate(const Loss& loss, const std::vector<double>& x,
 
 // Equal within f32's rounding (relative 1e-6), NaN where NaN, infinities exactly.
 void expect_near(const std::vector<double>& got, const std::vector<double>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": " << got[i];
-    } else if (std::isinf(want[i])) {
-      EXPECT_EQ(got[i], want[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(got[i], want[i], 1e-6 * std::abs(want[i]) + 1e-12) << "element " << i;
-    }
-  }
+  lazy_test::expect_near_values(got, want, 1e-6, 1e-12);
 }
 
 const std::vector<double> kX = {-2, -1, -0.5, 0, 0.5, 1, 2, 3};

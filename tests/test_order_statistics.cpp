@@ -35,16 +35,7 @@ std::vector<double> gradient(const std::function<Tensor(const Tensor&)>& f, cons
 
 // Each element of `got` equals `want`'s, NaN where it is NaN, within f32's rounding.
 void expect_values(const std::vector<double>& got, const std::vector<double>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": " << got[i];
-    } else if (std::isinf(want[i])) {
-      EXPECT_EQ(got[i], want[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(got[i], want[i], 3e-7 * std::abs(want[i])) << "element " << i;
-    }
-  }
+  lazy_test::expect_near_values(got, want, 3e-7);
 }
 
 TEST(Median, PicksTheLowerMiddleOfTheStableSortAndTheFirstNaN) {

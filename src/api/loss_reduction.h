@@ -1,4 +1,5 @@
-// How the losses fold their per-element values (lazy::Reduction), shared by their files.
+// Shared by the losses' files: how they fold their per-element values (lazy::Reduction), and
+// the dtype check of those that take two values to compare.
 #pragma once
 
 #include <source_location>
@@ -14,5 +15,9 @@ namespace lazy::api {
 // axis' size, 1 for a 0-d loss.
 Tensor reduce_loss(const Tensor& losses, Reduction reduction, const Tensor& divisor,
                    std::string_view name, std::source_location loc);
+
+// DTypeError naming `name` unless the input or the target is floating (mse_loss, l1_loss, ...).
+void require_a_floating_operand(const Tensor& input, const Tensor& target, std::string_view name,
+                                std::source_location loc);
 
 }  // namespace lazy::api

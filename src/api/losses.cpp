@@ -176,6 +176,16 @@ Tensor reduce_loss(const Tensor& losses, Reduction reduction, const Tensor& divi
   return div(total, divisor, loc).to(losses.dtype(), loc);
 }
 
+void require_a_floating_operand(const Tensor& input, const Tensor& target, std::string_view name,
+                                std::source_location loc) {
+  const DType a = node_of(input, name, loc)->dtype;
+  const DType b = node_of(target, name, loc)->dtype;
+  if (!is_floating(a) && !is_floating(b)) {
+    fail<DTypeError>(loc, name, "needs a floating input or target, got ", dtype_name(a), " and ",
+                     dtype_name(b), "; cast one to a floating dtype first");
+  }
+}
+
 }  // namespace api
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options,
@@ -205,12 +215,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntrop
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                 std::source_location loc) {
   api::sync_if_trace_full();
-  const DType a = api::node_of(input, "mse_loss", loc)->dtype;
-  const DType b = api::node_of(target, "mse_loss", loc)->dtype;
-  if (!is_floating(a) && !is_floating(b)) {
-    api::fail<DTypeError>(loc, "mse_loss", "needs a floating input or target, got ", dtype_name(a),
-                          " and ", dtype_name(b), "; cast one to a floating dtype first");
-  }
+  api::require_a_floating_operand(input, target, "mse_loss", loc);
   const Tensor squares = square(sub(input, target, loc), loc);
   return api::reduce_loss(squares, reduction, Tensor(), "mse_loss", loc);
 }

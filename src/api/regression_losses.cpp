@@ -22,18 +22,13 @@ struct Difference {
 
 Difference difference(const Tensor& input, const Tensor& target, std::string_view name,
                       std::source_location loc) {
-  const DType a = api::node_of(input, name, loc)->dtype;
-  const DType b = api::node_of(target, name, loc)->dtype;
-  if (!is_floating(a) && !is_floating(b)) {
-    api::fail<DTypeError>(loc, name, "needs a floating input or target, got ", dtype_name(a),
-                          " and ", dtype_name(b), "; cast one to a floating dtype first");
-  }
-  const auto operand = [&](const Tensor& t, DType dtype) {
+  api::require_a_floating_operand(input, target, name, loc);
+  const auto operand = [&](const Tensor& t) {
     return ir::PromotionOperand{t.shape().rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
                                                       : ir::PromotionOperand::Tier::dimensioned,
-                                dtype};
+                                t.dtype()};
   };
-  const std::array operands = {operand(input, a), operand(target, b)};
+  const std::array operands = {operand(input), operand(target)};
   return {sub(input.to(DType::f32, loc), target.to(DType::f32, loc), loc),
           ir::result_type(operands)};
 }
@@ -55,12 +50,7 @@ Tensor quadratic_then_linear(const Tensor& d, double bound, double scale, double
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                std::source_location loc) {
   api::sync_if_trace_full();
-  const DType a = api::node_of(input, "l1_loss", loc)->dtype;
-  const DType b = api::node_of(target, "l1_loss", loc)->dtype;
-  if (!is_floating(a) && !is_floating(b)) {
-    api::fail<DTypeError>(loc, "l1_loss", "needs a floating input or target, got ", dtype_name(a),
-                          " and ", dtype_name(b), "; cast one to a floating dtype first");
-  }
+  api::require_a_floating_operand(input, target, "l1_loss", loc);
   return api::reduce_loss(abs(sub(input, target, loc), loc), reduction, Tensor(), "l1_loss", loc);
 }
 

@@ -193,9 +193,11 @@ TEST(KlDiv, IsTargetTimesTheLogRatioWithZeroTargetsAddingNothing) {
   expect_near(kl.values, {-0.030258506536483765, 0, -0.0965735912322998, -0.3218875825405121,
                           -6.607754898220804e-29, kInf, 0, 3.386294364929199});
   expect_near(kl.input_gradient, {-0.1, 0, -0.5, -0.2, -1e-30, -0.2, 0, -2});
-  // d/dt: log t + 1 - input (PyTorch's NaN at t = 0 is xlogy's documented 0 here).
+  // d/dt: log t + 1 - input, NaN at t = 0 as PyTorch's (xlogy's y-gradient there is 0 / 0).
   for (std::size_t i : {0, 2, 3, 7})
     EXPECT_NEAR(kl.target_gradient[i], std::log(target[i]) + 1 - input[i], 1e-6) << i;
+  EXPECT_TRUE(std::isnan(kl.target_gradient[1]));
+  EXPECT_TRUE(std::isnan(kl.target_gradient[6]));
   const Tensor x = f32_values(input), t = f32_values(target);
   EXPECT_EQ(lazy::kl_div(x, t, Reduction::sum).item<double>(), kInf);
   const Tensor rows = lazy::from_data(std::vector<double>{-1, -2, -0.5, -1}, {2, 2});

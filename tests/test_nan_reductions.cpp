@@ -76,14 +76,29 @@ TEST(Xlogy, GradientsAreLogYAndXOverYAwayFromXZero) {
   const lazy_test::Input y = lazy_test::positive({6}, 4);
   lazy_test::expect_gradients_match(
       [](std::span<const Tensor> v) { return lazy::xlogy(v[0], v[1]); }, {x, y}, "xlogy");
-  // At x = 0, PyTorch's: log(y) for x (0 where y <= 0), x / y = 0 for y.
+  // At x = 0, PyTorch's rules: log(y) for x (0 where y <= 0), x / y for y (NaN at y = 0); at an
+  // infinite y, inf for x.
   const std::vector<Tensor> g = lazy::grad([](std::span<const Tensor> v) {
     return lazy::sum(lazy::xlogy(v[0], v[1]));
-  })(std::vector<Tensor>{lazy_test::f32_values({0, 0, 0}), lazy_test::f32_values({0, 2, -1})});
-  EXPECT_NEAR(g[0].to_vector<double>()[1], std::log(2.0), 1e-6);
-  EXPECT_EQ(g[0].to_vector<double>()[0], 0);
-  EXPECT_EQ(g[0].to_vector<double>()[2], 0);
-  EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0, 0, 0}));
+  })(std::vector<Tensor>{lazy_test::f32_values({0, 0, 0, 1, 0}),
+                         lazy_test::f32_values({0, 2, -1, kInf, kInf})});
+  const std::vector<double> gx = g[0].to_vector<double>(), gy = g[1].to_vector<double>();
+  EXPECT_EQ(gx[0], 0);
+  EXPECT_NEAR(gx[1], std::log(2.0), 1e-6);
+  EXPECT_EQ(gx[2], 0);
+  EXPECT_EQ(gx[3], kInf);
+  EXPECT_EQ(gx[4], kInf);
+  EXPECT_TRUE(std::isnan(gy[0]));
+  EXPECT_EQ(gy[1], 0);
+  EXPECT_EQ(gy[2], 0);
+  EXPECT_EQ(gy[3], 0);
+  // Broadcast operands take their cotangents summed back to their shapes.
+  const std::vector<Tensor> b = lazy::grad([](std::span<const Tensor> v) {
+    return lazy::sum(lazy::xlogy(v[0], v[1]));
+  })(std::vector<Tensor>{lazy_test::f32_values({2}), lazy::full({2, 3}, 4.0)});
+  EXPECT_NEAR(b[0].item<double>(), 6 * std::log(4.0), 1e-5);
+  EXPECT_EQ(b[1].shape(), (lazy::Shape{2, 3}));
+  EXPECT_EQ(b[1].to_vector<double>(), std::vector<double>(6, 0.5));
   // A -0 x gives +0, as PyTorch's.
   EXPECT_FALSE(std::signbit(lazy::xlogy(lazy_test::f32_values({-0.0}), 2).item<double>()));
 }

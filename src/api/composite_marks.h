@@ -4,7 +4,8 @@
 // primitives' chain folds several and routes a zero through the max; for softplus, a finite
 // sigmoid where the branch its threshold drops gives 0 * inf; for std, no gradient at a zero
 // std (PyTorch's) where sqrt's would be inf * 0; for var, PyTorch's values where the correction
-// leaves no degree of freedom; for binary_cross_entropy, PyTorch's clamped denominator.
+// leaves no degree of freedom; for binary_cross_entropy, PyTorch's clamped denominator; for
+// xlogy, PyTorch's rules where x is 0 (log(y) for x, x / y for y, NaN at y = 0 included).
 #pragma once
 
 #include "ir/node.h"
@@ -24,6 +25,7 @@ enum class CompositeKind : std::uint8_t {
   variance,     // result = var(input, axes, correction), axes kept; saved = input - its mean,
                 // number = n - correction
   binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
+  xlogy,                 // result = xlogy(input, second)
 };
 
 struct CompositeMark {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "api/composite_marks.h"
 #include "api/composites.h"
 #include "lazy/factories.h"
 #include "lazy/ops.h"
@@ -18,8 +19,8 @@ Tensor as_tensor(const Operand& x, std::source_location loc) {
 }  // namespace
 
 // As PyTorch's kernel: NaN for a NaN y, else 0 for x == 0, else x * log(y). Where x is 0 the log
-// reads 1 for y <= 0 and is taken as 0 for an infinite y, so the value is 0 and the gradient is
-// PyTorch's: log(y) for x, 0 where y <= 0 (its masked_fill), x / y for y.
+// reads 1 for y <= 0 and is taken as 0 for an infinite y, so the value is 0; the gradient is
+// PyTorch's rule through the composite's mark (autodiff/composite_rules.cpp).
 Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
   api::sync_if_trace_full();
   if (!x.is_tensor() && !y.is_tensor()) {
@@ -32,7 +33,9 @@ Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
   const Tensor product =
       mul(a, where(logical_and(at_zero, isinf(log_b, loc), loc), 0.0, log_b, loc), loc);
   // + 0 makes a -0 x give PyTorch's +0.
-  return where(at_zero, add(product, 0.0, loc), product, loc);
+  const Tensor result = where(at_zero, add(product, 0.0, loc), product, loc);
+  api::mark_composite(result, {api::CompositeKind::xlogy, a, {}, {}, 0, b});
+  return result;
 }
 
 Tensor logit(const Tensor& x, std::optional<double> eps, std::source_location loc) {

@@ -55,14 +55,23 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
       const Tensor spread = maximum(mul(sub(1.0, x, loc), x, loc), 1e-12, loc);
       return div(mul(g, sub(x, mark.second, loc), loc), spread, loc);
     }
+    case api::CompositeKind::xlogy: {
+      // PyTorch's: xlogy(g, y), 0 where x is 0 and y <= 0 (its masked_fill).
+      const Tensor& y = mark.second;
+      const Tensor masked = logical_and(eq(mark.input, 0, loc), le(y, 0, loc), loc);
+      return where(masked, 0.0, xlogy(g, y, loc), loc);
+    }
   }
   return {};
 }
 
 Tensor composite_vjp_of_second(const api::CompositeMark& mark, const Tensor& cotangent,
                                std::source_location loc) {
-  // binary_cross_entropy's target: log(1 - x) - log(x), unclamped, as PyTorch's.
   const Tensor& x = mark.input;
+  if (mark.kind == api::CompositeKind::xlogy) {
+    return div(mul(cotangent, x, loc), mark.second, loc);  // g * x / y: NaN at x = y = 0
+  }
+  // binary_cross_entropy's target: log(1 - x) - log(x), unclamped, as PyTorch's.
   return mul(cotangent, sub(log1p(neg(x, loc), loc), log(x, loc), loc), loc);
 }
 

@@ -165,11 +165,14 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
     if (input_index.contains(node)) continue;
     const Tensor cotangent = kept.take(node, node->loc);
     if (cotangent.node() == nullptr || !is_floating(node->dtype)) continue;
-    if (const api::CompositeMark* mark = api::composite_mark(node)) {
-      kept.add(mark->input.node(), composite_vjp(*mark, handle(node), cotangent, node->loc),
+    if (const api::CompositeMark* marked = api::composite_mark(node)) {
+      // A copy: a rule written from marked composites (xlogy's is) adds marks, which may move
+      // the map's entries.
+      const api::CompositeMark mark = *marked;
+      kept.add(mark.input.node(), composite_vjp(mark, handle(node), cotangent, node->loc),
                node->loc);
-      if (mark->second.defined() && visits[mark->second.node()].depends) {
-        kept.add(mark->second.node(), composite_vjp_of_second(*mark, cotangent, node->loc),
+      if (mark.second.defined() && visits[mark.second.node()].depends) {
+        kept.add(mark.second.node(), composite_vjp_of_second(mark, cotangent, node->loc),
                  node->loc);
       }
       continue;

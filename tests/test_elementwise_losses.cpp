@@ -96,6 +96,15 @@ TEST(RegressionLosses, SmoothL1AndHuberBendAtTheirThresholds) {
     expect_near(inf.input_gradient, {kNaN, kNaN, 1});
   }
   const Tensor x = f32_values(kX), y = f32_values(kY);
+  // Input and target broadcast first, as PyTorch's: a 0-d f32 beside f16 gives f32. huber_loss
+  // answers in the input's dtype, as PyTorch's writes into a tensor like it.
+  const Tensor unit = lazy::full({}, 1.0), halves = f32_values({0, 0.5}).to(DType::f16);
+  EXPECT_EQ(lazy::smooth_l1_loss(unit, halves, Reduction::none).dtype(), DType::f32);
+  EXPECT_EQ(lazy::l1_loss(unit, halves, Reduction::none).dtype(), DType::f32);
+  EXPECT_EQ(lazy::mse_loss(unit, halves, Reduction::none).dtype(), DType::f32);
+  EXPECT_EQ(lazy::huber_loss(halves, f32_values({1, 1}), Reduction::none).dtype(), DType::f16);
+  EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError,
+                            lazy::huber_loss(lazy::ones({2}, DType::i64), f32_values({1, 1})));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::smooth_l1_loss(x, y, Reduction::mean, -1));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::huber_loss(x, y, Reduction::mean, 0));
 }
@@ -134,6 +143,14 @@ TEST(BinaryCrossEntropy, ClampsItsLogsAndItsGradientsDenominatorAsPyTorch) {
   EXPECT_ERROR_AT_THIS_LINE(
       lazy::DTypeError,
       lazy::binary_cross_entropy(f32_values({0.5, 0.2}), lazy::ones({2}, DType::i64)));
+  // Weights multiply in place in PyTorch: they broadcast to the input, which keeps its dtype.
+  const Tensor row = lazy::from_data(std::vector<double>{0.5, 0.2}, {1, 2});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError,
+                            lazy::binary_cross_entropy(row, row, lazy::ones({2, 2})));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, lazy::binary_cross_entropy(row.to(DType::f16), row));
+  EXPECT_EQ(
+      lazy::binary_cross_entropy(row.to(DType::f16), row.to(DType::f16), lazy::ones({2})).dtype(),
+      DType::f16);
   EXPECT_EQ(lazy::binary_cross_entropy(f32_values({0.5, 0.2}).to(DType::f16),
                                        f32_values({1, 0}).to(DType::f16), Tensor(), Reduction::none)
                 .to_vector<double>(),
@@ -182,6 +199,9 @@ TEST(BinaryCrossEntropy, WithLogitsIsStableAndWeighsPositives) {
   expect_near(inf.input_gradient, {0, -1, kNaN, 1});
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::binary_cross_entropy_with_logits(
                                                   f32_values({0.5, 0.2}), lazy::ones({1, 2})));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError,
+                            lazy::binary_cross_entropy_with_logits(
+                                logits, labels, Tensor(), Reduction::none, lazy::ones({2, 3})));
 }
 
 TEST(KlDiv, IsTargetTimesTheLogRatioWithZeroTargetsAddingNothing) {
@@ -216,6 +236,15 @@ TEST(KlDiv, IsTargetTimesTheLogRatioWithZeroTargetsAddingNothing) {
       {kNaN});
   EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError,
                             lazy::kl_div(x, lazy::ones({8}, DType::i64), Reduction::none));
+  // batchmean divides by the input's first axis, not the broadcast result's; a 0-d input's sum
+  // is not divided (PyTorch's F.kl_div).
+  const Tensor wide = lazy::from_data(std::vector<double>{-1, -2}, {1, 2});
+  const Tensor tall = lazy::from_data(std::vector<double>{0.3, 0.6, 0.1}, {3, 1});
+  const double summed = lazy::kl_div(wide, tall, Reduction::sum).item<double>();
+  EXPECT_NEAR(lazy::kl_div(wide, tall, Reduction::batchmean).item<double>(), summed, 1e-6);
+  const Tensor four = f32_values({0.3, 0.3, 0.3, 0.3});
+  EXPECT_NEAR(lazy::kl_div(lazy::full({}, -1.0), four, Reduction::batchmean).item<double>(),
+              lazy::kl_div(lazy::full({}, -1.0), four, Reduction::sum).item<double>(), 1e-7);
   // batchmean is kl_div's alone.
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::mse_loss(x, t, Reduction::batchmean));
 }

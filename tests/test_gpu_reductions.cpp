@@ -256,7 +256,7 @@ TEST_F(GpuReductions, DivisionByARowValueRoundsAsDivision) {
     if (column % 4 == 0) {
       x[i] = std::bit_cast<float>(next());  // any bits: every exponent, NaNs
     } else if (column % 4 == 1) {
-      x[i] = float(2 * (next() % 2048) + 1) * 6.0f * 0x1p-150f;  // ties when divided by 6
+      x[i] = float(2 * (next() % 2048) + 1) * 3.0f * 0x1p-149f;  // ties when divided by 6
     } else if (column % 4 == 2) {
       x[i] = specials[next() % 8];
     } else {

@@ -14,6 +14,7 @@
 #include "lazy/losses.h"
 #include "lazy/memory.h"
 #include "lazy/ops.h"
+#include "lazy/optim.h"
 #include "lazy/ordering.h"
 #include "lazy/reductions.h"
 #include "lazy/scalar.h"

@@ -2,10 +2,12 @@
 // ops and sums (aten/src/ATen/native/LossNLL.cpp), so their values and gradients agree with its.
 #include "lazy/losses.h"
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
 
+#include "api/broadcast.h"
 #include "api/composites.h"
 #include "api/index_arguments.h"
 #include "api/loss_reduction.h"
@@ -160,14 +162,8 @@ Tensor reduce_loss(const Tensor& losses, Reduction reduction, const Tensor& divi
       return losses;
     case Reduction::sum:
       return sum(losses, {}, false, loc);
-    case Reduction::batchmean: {
-      if (name != "kl_div") {
-        fail<ValueError>(loc, name, "takes Reduction::batchmean only for kl_div; use mean or sum");
-      }
-      const Shape& shape = losses.shape();
-      const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
-      return div(total, shape.rank() > 0 ? shape[0] : 1, loc).to(losses.dtype(), loc);
-    }
+    case Reduction::batchmean:
+      fail<ValueError>(loc, name, "takes Reduction::batchmean only for kl_div; use mean or sum");
     case Reduction::mean:
       break;
   }
@@ -184,6 +180,13 @@ void require_a_floating_operand(const Tensor& input, const Tensor& target, std::
     fail<DTypeError>(loc, name, "needs a floating input or target, got ", dtype_name(a), " and ",
                      dtype_name(b), "; cast one to a floating dtype first");
   }
+}
+
+std::pair<Tensor, Tensor> broadcast_pair(const Tensor& input, const Tensor& target,
+                                         std::string_view name, std::source_location loc) {
+  const std::array shapes = {node_of(input, name, loc)->shape, node_of(target, name, loc)->shape};
+  const Shape common = broadcast_shapes(shapes, name, loc);
+  return {input.expand(common, loc), target.expand(common, loc)};
 }
 
 }  // namespace api
@@ -216,7 +219,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                 std::source_location loc) {
   api::sync_if_trace_full();
   api::require_a_floating_operand(input, target, "mse_loss", loc);
-  const Tensor squares = square(sub(input, target, loc), loc);
+  const auto [x, y] = api::broadcast_pair(input, target, "mse_loss", loc);
+  const Tensor squares = square(sub(x, y, loc), loc);
   return api::reduce_loss(squares, reduction, Tensor(), "mse_loss", loc);
 }
 

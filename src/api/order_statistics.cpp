@@ -99,7 +99,11 @@ Tensor median_of_all(const Tensor& x, bool skip_nan, const char* op, std::source
   const Tensor nan_share =
       div(sum(where(nan, x, 0.0, loc), {}, false, loc), maximum(nan_count, 1, loc), loc);
   const Tensor finite_share = where(eq(picked, -kInfinity, loc), above, below, loc);
-  return where(isnan(picked, loc), nan_share, finite_share, loc);
+  const Tensor share = where(isnan(picked, loc), nan_share, finite_share, loc);
+  // The share is the pick but for the sign of a zero (the max of 0 and -0 may be either): there
+  // the pick with the share's gradient, picked - (share - share) keeping the pick's sign.
+  const Tensor kept_sign = sub(picked, sub(stop_gradient(share, loc), share, loc), loc);
+  return where(eq(picked, 0.0, loc), kept_sign, share, loc);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // binary_cross_entropy, binary_cross_entropy_with_logits and kl_div, written as PyTorch writes
 // them (aten/src/ATen/native/Loss.cpp); binary_cross_entropy marks its result so that its
 // gradient is PyTorch's clamped one (autodiff/composite_rules.cpp).
+#include <array>
 #include <string_view>
 
+#include "api/broadcast.h"
 #include "api/composite_marks.h"
 #include "api/composites.h"
 #include "api/loss_reduction.h"
@@ -25,11 +27,24 @@ void check_same_shape(const Tensor& input, const Tensor& target, std::string_vie
   }
 }
 
+// A weight PyTorch multiplies into the losses in place: it must broadcast to their shape, and
+// they keep their dtype.
+Tensor scaled_in_place(const Tensor& losses, const Tensor& weight, std::string_view what,
+                       std::string_view name, std::source_location loc) {
+  api::require_floating(weight, name, loc);
+  const Shape& shape = api::node_of(losses, name, loc)->shape;
+  const Shape& given = api::node_of(weight, name, loc)->shape;
+  const std::array shapes = {shape, given};
+  if (api::broadcast_shapes(shapes, name, loc) != shape) {
+    api::fail<ShapeError>(loc, name, what, " of shape ", given.to_string(),
+                          " does not broadcast to the input's ", shape.to_string());
+  }
+  return mul(losses, weight, loc).to(losses.dtype(), loc);
+}
+
 Tensor weighted(const Tensor& losses, const Tensor& weight, std::string_view name,
                 std::source_location loc) {
-  if (!weight.defined()) return losses;
-  api::require_floating(weight, name, loc);
-  return mul(losses, weight, loc);
+  return weight.defined() ? scaled_in_place(losses, weight, "the weight", name, loc) : losses;
 }
 
 }  // namespace
@@ -39,6 +54,11 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   api::sync_if_trace_full();
   check_same_shape(input, target, "binary_cross_entropy", loc);
   const DType dtype = input.dtype();
+  if (target.dtype() != dtype) {
+    api::fail<DTypeError>(loc, "binary_cross_entropy", "needs a target of the input's dtype ",
+                          dtype_name(dtype), ", got ", dtype_name(target.dtype()),
+                          ", as PyTorch's; cast it first");
+  }
   const Tensor x = input.to(DType::f32, loc), t = target.to(DType::f32, loc);
   // (t - 1) max(log(1 - x), -100) - t max(log(x), -100): PyTorch's order, whose signs of zero
   // this keeps.
@@ -58,9 +78,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_same_shape(input, target, name, loc);
   Tensor log_sigmoid_x = log_sigmoid(input, loc);
   if (pos_weight.defined()) {
-    api::require_floating(pos_weight, name, loc);
-    log_sigmoid_x =
-        mul(log_sigmoid_x, add(mul(sub(pos_weight, 1.0, loc), target, loc), 1.0, loc), loc);
+    const Tensor log_weight = add(mul(sub(pos_weight, 1.0, loc), target, loc), 1.0, loc);
+    log_sigmoid_x = scaled_in_place(log_sigmoid_x, log_weight, "pos_weight", name, loc);
   }
   const Tensor losses = sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc);
   return api::reduce_loss(weighted(losses, weight, name, loc), reduction, Tensor(), name, loc);
@@ -78,7 +97,13 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
   }
   const Tensor losses = log_target ? mul(exp(target, loc), sub(target, input, loc), loc)
                                    : sub(xlogy(target, target, loc), mul(target, input, loc), loc);
-  return api::reduce_loss(losses, reduction, Tensor(), "kl_div", loc);
+  if (reduction != Reduction::batchmean) {
+    return api::reduce_loss(losses, reduction, Tensor(), "kl_div", loc);
+  }
+  // PyTorch's F.kl_div: the sum over the input's first axis, whatever the target broadcast it to.
+  const Shape& in = input.shape();
+  const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
+  return div(total, in.rank() > 0 ? in[0] : 1, loc).to(losses.dtype(), loc);
 }
 
 }  // namespace lazy

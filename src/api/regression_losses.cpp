@@ -1,7 +1,6 @@
 // l1_loss, smooth_l1_loss and huber_loss, written from the difference as PyTorch's kernels
 // compute them (aten/src/ATen/native/Loss.cpp): the branch a difference does not take is fed a
 // constant, so that its gradient never meets an infinity.
-#include <array>
 #include <string_view>
 
 #include "api/composites.h"
@@ -23,14 +22,9 @@ struct Difference {
 Difference difference(const Tensor& input, const Tensor& target, std::string_view name,
                       std::source_location loc) {
   api::require_a_floating_operand(input, target, name, loc);
-  const auto operand = [&](const Tensor& t) {
-    return ir::PromotionOperand{t.shape().rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
-                                                      : ir::PromotionOperand::Tier::dimensioned,
-                                t.dtype()};
-  };
-  const std::array operands = {operand(input), operand(target)};
-  return {sub(input.to(DType::f32, loc), target.to(DType::f32, loc), loc),
-          ir::result_type(operands)};
+  const auto [x, y] = api::broadcast_pair(input, target, name, loc);
+  return {sub(x.to(DType::f32, loc), y.to(DType::f32, loc), loc),
+          ir::promote_types(x.dtype(), y.dtype())};
 }
 
 // 0.5 d^2 * scale where |d| < bound, else the linear part, fed only the differences it takes.
@@ -51,7 +45,8 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                std::source_location loc) {
   api::sync_if_trace_full();
   api::require_a_floating_operand(input, target, "l1_loss", loc);
-  return api::reduce_loss(abs(sub(input, target, loc), loc), reduction, Tensor(), "l1_loss", loc);
+  const auto [x, y] = api::broadcast_pair(input, target, "l1_loss", loc);
+  return api::reduce_loss(abs(sub(x, y, loc), loc), reduction, Tensor(), "l1_loss", loc);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta,
@@ -74,9 +69,16 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
     api::fail<ValueError>(loc, "huber_loss", "delta must be greater than 0, got ",
                           api::number_text(delta));
   }
+  // PyTorch's huber_loss writes into a tensor like the input: its dtype, which must hold a
+  // floating result.
+  const DType dtype = api::node_of(input, "huber_loss", loc)->dtype;
+  if (!is_floating(dtype)) {
+    api::fail<DTypeError>(loc, "huber_loss", "gives its result in the input's dtype, got ",
+                          dtype_name(dtype), "; cast the input to a floating dtype first");
+  }
   const Difference d = difference(input, target, "huber_loss", loc);
   const Tensor losses = quadratic_then_linear(d.value, delta, 1.0, delta, 0.5 * delta, loc);
-  return api::reduce_loss(losses.to(d.dtype, loc), reduction, Tensor(), "huber_loss", loc);
+  return api::reduce_loss(losses.to(dtype, loc), reduction, Tensor(), "huber_loss", loc);
 }
 
 }  // namespace lazy

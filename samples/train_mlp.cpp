@@ -1,6 +1,7 @@
-// A small classifier trained with lazy::value_and_grad and Adam: points drawn around K random
-// centres, labelled by their centre; three linear layers with gelu between, cross-entropy from
-// the integer labels. Each step (forward, backward, update) is recorded and computed in one sync.
+// A small classifier trained with lazy::value_and_grad and lazy::optim::Adam: points drawn around K
+// random centres, labelled by their centre; three linear layers with gelu between, cross-entropy
+// from the integer labels. Each step (forward, backward, update) is recorded and computed in one
+// sync.
 //
 //   train_mlp [steps]   (200 by default)
 #include <cmath>
@@ -15,7 +16,7 @@ namespace {
 using lazy::Tensor;
 
 constexpr std::int64_t kPoints = 512, kFeatures = 16, kHidden = 64, kClasses = 4;
-constexpr double kLearningRate = 3e-3, kBeta1 = 0.9, kBeta2 = 0.999, kEpsilon = 1e-8;
+constexpr double kLearningRate = 3e-3;
 
 Tensor logits_of(std::span<const Tensor> p, const Tensor& x) {
   const Tensor h1 = lazy::gelu(lazy::linear(x, p[0], p[1]));
@@ -43,36 +44,23 @@ int main(int argc, char** argv) {
   const Tensor x =
       lazy::index_select(centres, 0, labels) + lazy::randn({kPoints, kFeatures}, /*seed=*/2);
 
-  std::vector<Tensor> params = {layer(kHidden, kFeatures, 3), lazy::zeros({kHidden}),
-                                layer(kHidden, kHidden, 4),   lazy::zeros({kHidden}),
-                                layer(kClasses, kHidden, 5),  lazy::zeros({kClasses})};
-  std::vector<Tensor> m, v;
-  for (const Tensor& p : params) {
-    m.push_back(lazy::zeros(p.shape()));
-    v.push_back(lazy::zeros(p.shape()));
-  }
+  lazy::optim::Adam adam(
+      {layer(kHidden, kFeatures, 3), lazy::zeros({kHidden}), layer(kHidden, kHidden, 4),
+       lazy::zeros({kHidden}), layer(kClasses, kHidden, 5), lazy::zeros({kClasses})},
+      {.lr = kLearningRate});
   lazy::eval({x, labels});
 
   const lazy::ValueAndGrad loss_and_gradients(
       [&](std::span<const Tensor> p) { return lazy::cross_entropy(logits_of(p, x), labels); });
   for (int step = 1; step <= steps; ++step) {
-    lazy::ValueAndGradients r = loss_and_gradients(params);
-    const double correct1 = 1 - std::pow(kBeta1, step), correct2 = 1 - std::pow(kBeta2, step);
-    std::vector<Tensor> state = {r.value};
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const Tensor& g = r.gradients[i];
-      m[i] = kBeta1 * m[i] + (1 - kBeta1) * g;
-      v[i] = kBeta2 * v[i] + (1 - kBeta2) * lazy::square(g);
-      params[i] =
-          params[i] - kLearningRate * (m[i] / correct1) / (lazy::sqrt(v[i] / correct2) + kEpsilon);
-      state.insert(state.end(), {params[i], m[i], v[i]});
-    }
-    lazy::eval(state);  // the step's one sync: forward, backward and update
+    lazy::ValueAndGradients r = loss_and_gradients(adam.params());
+    adam.step(r.gradients);
+    lazy::sync();  // the step's one sync: forward, backward and update
     if (step == 1 || step % 50 == 0)
       std::printf("step %4d  loss %.4f\n", step, r.value.item<float>());
   }
 
-  const Tensor predicted = lazy::argmax(logits_of(params, x), -1);
+  const Tensor predicted = lazy::argmax(logits_of(adam.params(), x), -1);
   const float accuracy = lazy::mean((predicted == labels).to(lazy::f32)).item<float>();
   std::printf("accuracy %.1f%% on %lld points of %lld classes\n", 100 * accuracy,
               static_cast<long long>(kPoints), static_cast<long long>(kClasses));

@@ -218,6 +218,23 @@ TEST_F(GpuIndexing, AThrownFaultAnswersForTheWorkQueuedBeforeIt) {
   EXPECT_EQ(thrown, early_thrown ? 2 : 1);
 }
 
+// data_ptr hands memory to code outside lazyfuse once the work that wrote it has finished: a bad
+// index of that work is thrown there, as a host read throws it (it was left for a later sync).
+TEST_F(GpuIndexing, DataPtrThrowsTheIndexFaultOfTheWorkThatWroteIt) {
+  const Tensor table = random_input(DType::f32, {16, 8});
+  const Tensor bad = lazy::embedding(table, lazy::from_data<std::int64_t>({3, 40}, {2})) * 2.0f;
+  const int line = __LINE__ - 1;
+  try {
+    lazy::eval({bad});  // may see the fault already, if the kernel ran before its sync looked
+    (void)bad.data_ptr();
+    ADD_FAILURE() << "index 40 of 16 rows was not refused by data_ptr";
+  } catch (const lazy::IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 40"), std::string::npos) << e.what();
+    EXPECT_EQ(e.where().line(), std::uint_least32_t(line)) << e.what();
+  }
+  EXPECT_NO_THROW((void)lazy::sum(table * 2.0f).item<float>());  // taken once
+}
+
 TEST_F(GpuIndexing, ABadIndexNamesItsOwnLineWhenTheSameStepRanFromAnotherLine) {
   // Plans are found by structure; one built for a gather on another line must not name that line.
   Tensor table = random_input(DType::f32, {16, 8});

@@ -127,8 +127,12 @@ void* Tensor::data_ptr(std::source_location loc) const {
   // The consumer reads it on its own streams, which lazyfuse cannot see: no write over it in
   // place, and its reuse waits for them (lazy/interop.h).
   device->given_out(storage.device_owner);
-  // On the caller's stream the sync ordered itself already; any other stream must find it done.
-  if (!device->make_caller_wait()) device->synchronize();
+  // On the caller's stream the sync ordered itself already; any other stream must find it done,
+  // and then a bad index of the work that wrote it is thrown here, as a host read throws it.
+  if (!device->make_caller_wait()) {
+    device->synchronize();
+    runtime::raise_index_faults();
+  }
   return reinterpret_cast<void*>(address + offset);
 }
 

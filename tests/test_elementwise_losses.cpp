@@ -199,6 +199,11 @@ TEST(BinaryCrossEntropy, WithLogitsIsStableAndWeighsPositives) {
   expect_near(inf.input_gradient, {0, -1, kNaN, 1});
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::binary_cross_entropy_with_logits(
                                                   f32_values({0.5, 0.2}), lazy::ones({1, 2})));
+  // The target's dtype, as PyTorch's (1 - target).mul_(input) keeps it.
+  EXPECT_EQ(lazy::binary_cross_entropy_with_logits(f32_values({0.5, 0.2}),
+                                                   f32_values({1, 0}).to(DType::f16))
+                .dtype(),
+            DType::f16);
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError,
                             lazy::binary_cross_entropy_with_logits(
                                 logits, labels, Tensor(), Reduction::none, lazy::ones({2, 3})));
@@ -245,6 +250,11 @@ TEST(KlDiv, IsTargetTimesTheLogRatioWithZeroTargetsAddingNothing) {
   const Tensor four = f32_values({0.3, 0.3, 0.3, 0.3});
   EXPECT_NEAR(lazy::kl_div(lazy::full({}, -1.0), four, Reduction::batchmean).item<double>(),
               lazy::kl_div(lazy::full({}, -1.0), four, Reduction::sum).item<double>(), 1e-7);
+  // The f16 sum is rounded before the division, as PyTorch's F.kl_div: past 65504 it is inf.
+  EXPECT_EQ(lazy::kl_div(f32_values({-40000, -40000}).to(DType::f16),
+                         f32_values({1, 1}).to(DType::f16), Reduction::batchmean)
+                .item<double>(),
+            kInf);
   // batchmean is kl_div's alone.
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::mse_loss(x, t, Reduction::batchmean));
 }

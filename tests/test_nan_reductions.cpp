@@ -69,6 +69,10 @@ TEST(Xlogy, IsZeroWhereXIsZeroUnlessYIsNaN) {
   EXPECT_NEAR(lazy::xlogy(2, y).to_vector<double>()[3], 2 * std::log(3.0), 1e-6);
   EXPECT_EQ(lazy::xlogy(x.to(DType::i32), 2).dtype(), DType::f32);
   EXPECT_EQ(lazy::xlogy(x.to(DType::f16), y.to(DType::f16)).dtype(), DType::f16);
+  // A number or a 0-d y weighs less in promotion, as in PyTorch's binary float ops.
+  EXPECT_EQ(lazy::xlogy(x.to(DType::f16), 2.5).dtype(), DType::f16);
+  EXPECT_EQ(lazy::xlogy(x.to(DType::bf16), lazy::full({}, 2.5)).dtype(), DType::bf16);
+  EXPECT_EQ(lazy::xlogy(x.to(DType::bf16), y.to(DType::i64)).dtype(), DType::bf16);
 }
 
 TEST(Xlogy, GradientsAreLogYAndXOverYAwayFromXZero) {

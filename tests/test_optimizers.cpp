@@ -123,8 +123,30 @@ TEST(Adam, AnUndefinedGradientLeavesItsParameterAndStateAlone) {
   EXPECT_LT(adam.params()[0].to_vector<double>()[0], 0.85);  // two steps of about lr each
 }
 
+// PyTorch's in-place updates round once to a bf16 parameter: 1.0234375 - 0.3 * 1.8671875 is
+// 0.46328125, whose bf16 is 0.462890625 (rounding the product first gave 0.46484375).
+TEST(Optimizers, UpdateBf16ParametersWithOneRounding) {
+  Sgd sgd({lazy::full({1}, 1.0234375, lazy::bf16)}, {.lr = 0.3});
+  sgd.step(std::vector<Tensor>{lazy::full({1}, 1.8671875, lazy::bf16)});
+  EXPECT_EQ(sgd.params()[0].dtype(), lazy::bf16);
+  EXPECT_EQ(sgd.params()[0].item<double>(), 0.462890625);
+}
+
+TEST(Optimizers, ARefusedStepChangesNothing) {
+  Sgd sgd({lazy::full({2}, 1.0), lazy::full({1}, 3.0)}, {.lr = 0.1});
+  EXPECT_THROW(sgd.step(std::vector<Tensor>{lazy::ones({2}), lazy::ones({2})}), lazy::ShapeError);
+  EXPECT_EQ(sgd.params()[0].to_vector<double>(), (std::vector<double>{1, 1}));
+  Adam adam({lazy::full({2}, 1.0), lazy::full({1}, 3.0)}, {.lr = 0.1});
+  EXPECT_THROW(adam.step(std::vector<Tensor>{lazy::ones({2}), lazy::ones({1}, lazy::i64)}),
+               lazy::DTypeError);
+  adam.step(std::vector<Tensor>{lazy::ones({2}), lazy::ones({1})});
+  EXPECT_NEAR(adam.params()[0].to_vector<double>()[0], 0.9, 1e-6);  // a first step, not a second
+}
+
 TEST(Optimizers, RefuseBadOptionsAndGradients) {
   const std::vector<Tensor> params = {lazy::ones({2, 3})};
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Adam(std::vector<Tensor>{}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Sgd(std::vector<Tensor>{}));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Sgd(params, {.lr = -1}));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Sgd(params, {.momentum = 0, .nesterov = true}));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,

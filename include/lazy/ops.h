@@ -181,9 +181,9 @@ Tensor threshold(const Tensor& x, double threshold, double value,
 Tensor glu(const Tensor& x, int axis = -1,
            std::source_location loc = std::source_location::current());
 
-// torch.xlogy: x * log(y), 0 where x is 0 (even where y is 0 or inf), NaN where y is NaN; the
-// result dtype is mul's of x and log(y) (integers give f32). Its gradient is PyTorch's: log(y)
-// for x (0 at x = 0 with y <= 0), x / y for y (0 at x = 0, where PyTorch's 0 / 0 is NaN for y = 0).
+// torch.xlogy: x * log(y), 0 where x is 0 (even where y is 0 or inf), NaN where y is NaN, in the
+// dtype x and y promote to (integers give f32), computed in f32 and rounded once. Its gradient is
+// PyTorch's: xlogy(g, y) for x (0 at x = 0 with y <= 0), g x / y for y (NaN at x = y = 0).
 Tensor xlogy(const Operand& x, const Operand& y,
              std::source_location loc = std::source_location::current());
 

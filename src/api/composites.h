@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "api/recording.h"
+#include "ir/type_promotion.h"
 #include "lazy/ops.h"
 #include "lazy/reductions.h"
 
@@ -32,6 +33,11 @@ inline std::int64_t check_axes(const Shape& shape, const Axes& axes, std::string
   }
   return axes.list().empty() ? shape.numel() : folded;
 }
+
+// How `x` takes part in type promotion: its dtype and tier (a number, a 0-d or a dimensioned
+// tensor), as PyTorch's result_type weighs it.
+ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
+                                       std::source_location loc);
 
 // g * gelu_tanh'(x), one node (Op::GeluTanhGrad): gelu_tanh's gradient rule records it.
 Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x, std::source_location loc);

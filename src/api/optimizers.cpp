@@ -15,6 +15,9 @@ namespace {
 
 void check_params(const std::vector<Tensor>& params, std::string_view name,
                   std::source_location loc) {
+  if (params.empty()) {
+    api::fail<ValueError>(loc, name, "got an empty parameter list, as PyTorch refuses");
+  }
   for (const Tensor& p : params) api::require_floating(p, name, loc);
 }
 
@@ -23,23 +26,35 @@ void check_option(bool valid, std::string_view name, std::string_view what, doub
   if (!valid) api::fail<ValueError>(loc, name, what, ", got ", api::number_text(value));
 }
 
-// The gradient of parameter i, in its dtype, or undefined where the step leaves it; refuses a
-// count or a shape that does not match.
-Tensor gradient_of(const std::vector<Tensor>& params, std::span<const Tensor> grads, std::size_t i,
-                   std::string_view name, std::source_location loc) {
+// The gradients in their parameters' dtypes (undefined where the step leaves a parameter), all
+// checked before any parameter moves: a refused step changes nothing.
+std::vector<Tensor> checked_gradients(const std::vector<Tensor>& params,
+                                      std::span<const Tensor> grads, std::string_view name,
+                                      std::source_location loc) {
   if (grads.size() != params.size()) {
     api::fail<ValueError>(loc, name, "takes one gradient per parameter: ", params.size(),
                           " parameters, ", grads.size(), " gradients");
   }
-  const Tensor& g = grads[i];
-  if (!g.defined()) return g;
-  api::require_floating(g, name, loc);
-  const Shape& want = params[i].shape();
-  if (api::node_of(g, name, loc)->shape != want) {
-    api::fail<ShapeError>(loc, name, "gradient ", i, " has shape ", g.shape().to_string(),
-                          ", its parameter ", want.to_string());
+  std::vector<Tensor> checked(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Tensor& g = grads[i];
+    if (!g.defined()) continue;
+    api::require_floating(g, name, loc);
+    const Shape& want = params[i].shape();
+    if (api::node_of(g, name, loc)->shape != want) {
+      api::fail<ShapeError>(loc, name, "gradient ", i, " has shape ", g.shape().to_string(),
+                            ", its parameter ", want.to_string());
+    }
+    checked[i] = g.to(params[i].dtype(), loc);
   }
-  return g.to(params[i].dtype(), loc);
+  return checked;
+}
+
+// PyTorch's in-place updates with a scale (add_ with alpha, addcmul_, addcdiv_) compute in f32
+// and round once to the parameter's dtype: `a + b * scale` so.
+Tensor add_scaled(const Tensor& a, const Tensor& b, double scale, std::source_location loc) {
+  const Tensor sum = add(a.to(DType::f32, loc), mul(b.to(DType::f32, loc), scale, loc), loc);
+  return sum.to(a.dtype(), loc);
 }
 
 }  // namespace
@@ -60,20 +75,20 @@ Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location lo
 
 const std::vector<Tensor>& Sgd::step(std::span<const Tensor> grads, std::source_location loc) {
   const SgdOptions& o = options_;
+  std::vector<Tensor> checked = checked_gradients(params_, grads, "Sgd", loc);
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    Tensor d = gradient_of(params_, grads, i, "Sgd", loc);
+    Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
     Tensor& p = params_[i];
     if (o.maximize) d = neg(d, loc);
-    if (o.weight_decay != 0) d = add(d, mul(p, o.weight_decay, loc), loc);
+    if (o.weight_decay != 0) d = add_scaled(d, p, o.weight_decay, loc);
     if (o.momentum != 0) {
       Tensor& buffer = momentum_[i];
-      buffer = !buffer.defined()
-                   ? d
-                   : add(mul(buffer, o.momentum, loc), mul(d, 1 - o.dampening, loc), loc);
-      d = o.nesterov ? add(d, mul(buffer, o.momentum, loc), loc) : buffer;
+      buffer =
+          !buffer.defined() ? d : add_scaled(mul(buffer, o.momentum, loc), d, 1 - o.dampening, loc);
+      d = o.nesterov ? add_scaled(d, buffer, o.momentum, loc) : buffer;
     }
-    p = sub(p, mul(d, o.lr, loc), loc);
+    p = add_scaled(p, d, -o.lr, loc);
   }
   return params_;
 }
@@ -91,18 +106,23 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options, std::source_location
 
 const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source_location loc) {
   const AdamOptions& o = options_;
+  std::vector<Tensor> checked = checked_gradients(params_, grads, "Adam", loc);
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    Tensor d = gradient_of(params_, grads, i, "Adam", loc);
+    Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
     Tensor& p = params_[i];
     State& s = state_[i];
     if (o.maximize) d = neg(d, loc);
-    if (o.weight_decay != 0 && !o.decoupled_weight_decay)
-      d = add(d, mul(p, o.weight_decay, loc), loc);
-    if (o.weight_decay != 0 && o.decoupled_weight_decay) p = mul(p, 1 - o.lr * o.weight_decay, loc);
+    if (o.weight_decay != 0 && !o.decoupled_weight_decay) {
+      d = add_scaled(d, p, o.weight_decay, loc);
+    }
+    if (o.weight_decay != 0 && o.decoupled_weight_decay) {
+      p = mul(p, 1 - o.lr * o.weight_decay, loc);
+    }
     if (s.steps++ == 0) s.m = s.v = zeros_like(p, {}, loc);
     s.m = lerp(s.m, d, 1 - o.beta1, loc);
-    s.v = add(mul(s.v, o.beta2, loc), mul(mul(d, d, loc), 1 - o.beta2, loc), loc);
+    s.v = add_scaled(mul(s.v, o.beta2, loc), mul(d.to(DType::f32, loc), d.to(DType::f32, loc), loc),
+                     1 - o.beta2, loc);
     // The bias corrections in double, as PyTorch's Python floats.
     const double t = double(s.steps);
     const double step_size = o.lr / (1 - std::pow(o.beta1, t));
@@ -110,7 +130,8 @@ const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source
     Tensor second = s.v;
     if (o.amsgrad) second = s.v_max = s.v_max.defined() ? maximum(s.v_max, s.v, loc) : s.v;
     const Tensor denominator = add(div(sqrt(second, loc), correction2_sqrt, loc), o.eps, loc);
-    p = sub(p, mul(div(s.m, denominator, loc), step_size, loc), loc);
+    const Tensor ratio = div(s.m.to(DType::f32, loc), denominator.to(DType::f32, loc), loc);
+    p = add_scaled(p, ratio, -step_size, loc);
   }
   return params_;
 }

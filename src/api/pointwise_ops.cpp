@@ -19,14 +19,7 @@ namespace {
 
 using ir::Op;
 
-ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
-                                       std::source_location loc) {
-  if (!x.is_tensor()) return ir::promotion_operand_of_scalar(x.scalar());
-  ir::Node* node = api::node_of(x.tensor(), name, loc);
-  auto tier = node->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
-                                      : ir::PromotionOperand::Tier::dimensioned;
-  return {tier, node->dtype};
-}
+using api::promotion_operand;
 
 // Records a pointwise node over the operands: numbers become Scalar leaves of `scalar_dtype`,
 // tensors are broadcast to the common shape. Numbers must fit scalar_dtype as `use` has it.
@@ -402,8 +395,18 @@ Tensor gelu(const Tensor& x, std::source_location loc) {
   });
 }
 
-// A primitive rather than a composite: a matrix product's epilogue takes it as one node.
 namespace api {
+
+ir::PromotionOperand promotion_operand(const Operand& x, std::string_view name,
+                                       std::source_location loc) {
+  if (!x.is_tensor()) return ir::promotion_operand_of_scalar(x.scalar());
+  ir::Node* node = node_of(x.tensor(), name, loc);
+  auto tier = node->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
+                                      : ir::PromotionOperand::Tier::dimensioned;
+  return {tier, node->dtype};
+}
+
+// A primitive rather than a composite: a matrix product's epilogue takes it as one node.
 Tensor gelu_tanh_grad(const Tensor& g, const Tensor& x, std::source_location loc) {
   return binary(Op::GeluTanhGrad, "gelu_tanh's gradient", g, x, loc);
 }

@@ -31,7 +31,6 @@ void check_same_shape(const Tensor& input, const Tensor& target, std::string_vie
 // they keep their dtype.
 Tensor scaled_in_place(const Tensor& losses, const Tensor& weight, std::string_view what,
                        std::string_view name, std::source_location loc) {
-  api::require_floating(weight, name, loc);
   const Shape& shape = api::node_of(losses, name, loc)->shape;
   const Shape& given = api::node_of(weight, name, loc)->shape;
   const std::array shapes = {shape, given};
@@ -81,7 +80,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     const Tensor log_weight = add(mul(sub(pos_weight, 1.0, loc), target, loc), 1.0, loc);
     log_sigmoid_x = scaled_in_place(log_sigmoid_x, log_weight, "pos_weight", name, loc);
   }
-  const Tensor losses = sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc);
+  // In the target's dtype, as PyTorch's (1 - target).mul_(input).sub_(...) writes in place.
+  const Tensor losses =
+      sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc).to(target.dtype(), loc);
   return api::reduce_loss(weighted(losses, weight, name, loc), reduction, Tensor(), name, loc);
 }
 
@@ -100,10 +101,10 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
   if (reduction != Reduction::batchmean) {
     return api::reduce_loss(losses, reduction, Tensor(), "kl_div", loc);
   }
-  // PyTorch's F.kl_div: the sum over the input's first axis, whatever the target broadcast it to.
+  // PyTorch's F.kl_div: the sum (rounded to the dtype) over the input's first axis, whatever the
+  // target broadcast it to.
   const Shape& in = input.shape();
-  const Tensor total = sum(losses.to(DType::f32, loc), {}, false, loc);
-  return div(total, in.rank() > 0 ? in[0] : 1, loc).to(losses.dtype(), loc);
+  return div(sum(losses, {}, false, loc), in.rank() > 0 ? in[0] : 1, loc);
 }
 
 }  // namespace lazy

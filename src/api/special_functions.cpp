@@ -1,5 +1,6 @@
 // torch.special's xlogy and logit, arranged so that a branch not taken never meets an infinity
 // in the gradient (its zero cotangent times inf would be NaN).
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -27,13 +28,21 @@ Tensor xlogy(const Operand& x, const Operand& y, std::source_location loc) {
     api::fail<ValueError>(loc, "xlogy",
                           "needs at least one tensor; compute two numbers on the host");
   }
+  // PyTorch's binary float op: both operands converted to their promoted dtype (a number or a
+  // 0-d tensor weighs less), integers to f32; computed in f32 and rounded once.
+  const std::array operands = {api::promotion_operand(x, "xlogy", loc),
+                               api::promotion_operand(y, "xlogy", loc)};
+  DType dtype = ir::result_type(operands);
+  if (!is_floating(dtype)) dtype = DType::f32;
   const Tensor a = as_tensor(x, loc), b = as_tensor(y, loc);
-  const Tensor at_zero = eq(a, 0, loc);
-  const Tensor log_b = log(where(logical_and(at_zero, le(b, 0, loc), loc), 1, b, loc), loc);
+  const Tensor a32 = a.to(dtype, loc).to(DType::f32, loc);
+  const Tensor b32 = b.to(dtype, loc).to(DType::f32, loc);
+  const Tensor at_zero = eq(a32, 0, loc);
+  const Tensor log_b = log(where(logical_and(at_zero, le(b32, 0, loc), loc), 1, b32, loc), loc);
   const Tensor product =
-      mul(a, where(logical_and(at_zero, isinf(log_b, loc), loc), 0.0, log_b, loc), loc);
+      mul(a32, where(logical_and(at_zero, isinf(log_b, loc), loc), 0.0, log_b, loc), loc);
   // + 0 makes a -0 x give PyTorch's +0.
-  const Tensor result = where(at_zero, add(product, 0.0, loc), product, loc);
+  const Tensor result = where(at_zero, add(product, 0.0, loc), product, loc).to(dtype, loc);
   api::mark_composite(result, {api::CompositeKind::xlogy, a, {}, {}, 0, b});
   return result;
 }

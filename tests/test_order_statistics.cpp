@@ -234,6 +234,12 @@ TEST(Quantile, RefusesWhatPyTorchRefuses) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, lazy::quantile(x.to(DType::f16), 0.5));
   EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError, lazy::quantile(x.to(DType::i64), 0.5));
   EXPECT_ERROR_AT_THIS_LINE(lazy::AxisError, lazy::quantile(x, 0.5, 1));
+  // PyTorch refuses more than 2^24 elements along the axis: f32 ranks cannot name them.
+  const Tensor wide = lazy::zeros({2, (std::int64_t(1) << 24) + 1});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::quantile(wide, 0.5));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::nanquantile(wide, 0.5, 1));
+  EXPECT_NO_THROW(lazy::quantile(wide, 0.5, 0));
+  EXPECT_NO_THROW(lazy::quantile(lazy::zeros({std::int64_t(1) << 24}), 0.5));
 }
 
 // torch.cdist of the probe's points, for each p.

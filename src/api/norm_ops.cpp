@@ -100,12 +100,8 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis, double ep
   const std::array shapes = {a->shape, b->shape};
   const Shape common = api::broadcast_shapes(shapes, "cosine_similarity", loc);
   api::check_axes(common, axis, "cosine_similarity", loc);
-  const auto tier = [](const ir::Node* n) {
-    return n->shape.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
-                                : ir::PromotionOperand::Tier::dimensioned;
-  };
-  const std::array operands = {ir::PromotionOperand{tier(a), a->dtype},
-                               ir::PromotionOperand{tier(b), b->dtype}};
+  const std::array operands = {api::promotion_operand(x1, "cosine_similarity", loc),
+                               api::promotion_operand(x2, "cosine_similarity", loc)};
   const DType common_dtype = ir::result_type(operands);
   if (!is_floating(common_dtype)) {
     api::fail<DTypeError>(loc, "cosine_similarity", "needs operands that promote to a floating ",

@@ -121,8 +121,7 @@ const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source
     }
     if (s.steps++ == 0) s.m = s.v = zeros_like(p, {}, loc);
     s.m = lerp(s.m, d, 1 - o.beta1, loc);
-    s.v = add_scaled(mul(s.v, o.beta2, loc), mul(d.to(DType::f32, loc), d.to(DType::f32, loc), loc),
-                     1 - o.beta2, loc);
+    s.v = add_scaled(mul(s.v, o.beta2, loc), square(d.to(DType::f32, loc), loc), 1 - o.beta2, loc);
     // The bias corrections in double, as PyTorch's Python floats.
     const double t = double(s.steps);
     const double step_size = o.lr / (1 - std::pow(o.beta1, t));

@@ -70,8 +70,13 @@ Tensor quantiles(const Tensor& x, const std::vector<double>& qs, bool one_q,
         if (i != along || keepdim) shape.push_back(i == along ? 1 : node->shape[i], loc);
     }
   }
-  const Tensor order = argsort(folded, along, false, loc);
   const std::int64_t n = folded.shape()[along];
+  // Ranks are f32, as PyTorch's, which refuses the sizes whose positions f32 cannot hold.
+  if (n > (std::int64_t(1) << 24)) {
+    api::fail<ShapeError>(loc, op, "over ", n, " elements: f32 ranks hold positions up to 2^24, ",
+                          "as PyTorch's quantile; use kthvalue, or split the axis");
+  }
+  const Tensor order = argsort(folded, along, false, loc);
   // PyTorch's ranks: q * (count - 1) in f32, clamped at 0, over the numbers (nanquantile); else
   // q * (n - 1), or n - 1, a NaN's place at the end, where a row holds one.
   const Tensor nan = isnan(folded, loc);

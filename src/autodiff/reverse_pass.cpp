@@ -169,8 +169,10 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       // A copy: a rule written from marked composites (xlogy's is) adds marks, which may move
       // the map's entries.
       const api::CompositeMark mark = *marked;
-      kept.add(mark.input.node(), composite_vjp(mark, handle(node), cotangent, node->loc),
-               node->loc);
+      if (visits[mark.input.node()].depends) {
+        kept.add(mark.input.node(), composite_vjp(mark, handle(node), cotangent, node->loc),
+                 node->loc);
+      }
       if (mark.second.defined() && visits[mark.second.node()].depends) {
         kept.add(mark.second.node(), composite_vjp_of_second(mark, cotangent, node->loc),
                  node->loc);

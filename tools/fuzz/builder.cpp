@@ -52,19 +52,6 @@ std::vector<int> folded_axes(const std::vector<int>& axes, int rank) {
   return out;
 }
 
-std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
-                               bool keepdim) {
-  std::vector<Dim> out;
-  for (int a = 0; a < int(in.size()); ++a) {
-    bool f = std::find(folded.begin(), folded.end(), a) != folded.end();
-    if (!f)
-      out.push_back(in[a]);
-    else if (keepdim)
-      out.push_back(Dim{});
-  }
-  return out;
-}
-
 std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
   if (shape.rank() == 0) return 1;  // axis 0 or -1 of a 0-d tensor names its one element
   std::int64_t n = 1;

@@ -22,17 +22,6 @@ QuantileInterpolation interpolation_of(const std::string& name) {
   return QuantileInterpolation::linear;
 }
 
-// x's symbolic shape with `axis` folded: kept as 1 or dropped.
-std::vector<Dim> folded_shape(std::vector<Dim> shape, int axis, bool keepdim) {
-  if (shape.empty()) return shape;
-  if (keepdim) {
-    shape[std::size_t(axis)] = Dim{};
-  } else {
-    shape.erase(shape.begin() + axis);
-  }
-  return shape;
-}
-
 // cdist(x, x, p) of f32 rows of m coordinates: each distance is at most m^(1/p) times the
 // largest difference (m for p = 0), off by the sum's roundings, and by the inputs' errors as the
 // norm (1-Lipschitz in its argument for p >= 1) passes them on.
@@ -81,7 +70,7 @@ RecordedStep record_order_statistic(const Step& step, const Builder& earlier,
     out.bounds.special = out.bounds.special || x.numel() == 0;  // the median of nothing is NaN
     return out;
   }
-  out.shape = folded_shape(in, axis, step.keepdim);
+  out.shape = reduced_shape(in, {axis}, step.keepdim);
   if (name.find("quantile_") != std::string::npos) {
     const QuantileInterpolation mode = interpolation_of(name);
     const std::optional<int> along = step.no_axis ? std::nullopt : std::optional<int>(step.axis);

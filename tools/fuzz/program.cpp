@@ -28,6 +28,19 @@ Shape concrete_shape(const Program& program, const std::vector<Dim>& dims) {
   return shape;
 }
 
+std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
+                               bool keepdim) {
+  std::vector<Dim> out;
+  for (int a = 0; a < int(in.size()); ++a) {
+    const bool f = std::find(folded.begin(), folded.end(), a) != folded.end();
+    if (!f)
+      out.push_back(in[a]);
+    else if (keepdim)
+      out.push_back(Dim{});
+  }
+  return out;
+}
+
 double element_count(const Program& program, const std::vector<Dim>& dims) {
   double n = 1;
   for (const Dim& d : dims) {

@@ -152,6 +152,9 @@ inline bool is_one(const Dim& dim) {
   return dim.sizes.empty() && dim.literal == 1;
 }
 Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);
+// `in` with the `folded` axes (non-negative) kept as 1 or dropped.
+std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
+                               bool keepdim);
 // The elements of a shape with each empty dim counted as 1: a reduction over an empty axis makes
 // that many (rms_norm over [144, 213, 6, 94, 213, 0] reduced to 3.7e9 values in the reference
 // evaluator, seed 17307 program 431). In double, so that an absurd shape compares as large

@@ -18,6 +18,7 @@
 #include <lazy/lazy.h>
 
 #include "ir/trace.h"
+#include "tools/fuzz/activation_rules.h"
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
@@ -123,6 +124,35 @@ TEST(FuzzGenerator, OrderStatisticStepsAreGeneratedAndAgree) {
               ::testing::ContainsRegex(
                   "lazy::(median|nanmedian|kthvalue|quantile|nanquantile|cdist)\\(p[0-9]+_t"));
   const RunReport report = run_programs(with_order);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
+// Generation 8's activations and losses record, agree with the reference, and print as the API
+// calls them.
+TEST(FuzzGenerator, ActivationAndLossStepsAreGeneratedAndAgree) {
+  std::set<std::string> activations, losses;
+  std::vector<Program> picked;
+  for (std::int64_t index = 0; index < 400; ++index) {
+    Program p = generate(13, index, {});
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op == Op::unary && is_activation(s.name)) activations.insert(s.name);
+      if (s.op == Op::loss) losses.insert(s.name.substr(0, s.name.find('.')));
+      has = has || s.op == Op::loss || (s.op == Op::unary && is_activation(s.name));
+    }
+    if (has && picked.size() < 10) picked.push_back(std::move(p));
+  }
+  for (const char* loss : {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                           "binary_cross_entropy_with_logits", "kl_div", "kl_div_log_target"})
+    EXPECT_TRUE(losses.count(loss)) << loss << " never generated";
+  EXPECT_GE(activations.size(), 12u) << "too few of the 14 activations generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::[a-z_0-9]+_loss\\(p[0-9]+_t[0-9]+, "
+                                               "p[0-9]+_t[0-9]+, lazy::Reduction::[a-z]+\\)"));
+  const RunReport report = run_programs(picked);
   EXPECT_FALSE(report.invalid.has_value());
   EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
   EXPECT_GT(report.compared, 0);

@@ -9,6 +9,8 @@ namespace lazy::fuzz {
 
 namespace {
 
+using Loc = std::source_location;
+
 template <class Fn>
 Fn find_fn(const std::vector<std::pair<std::string_view, Fn>>& table, std::string_view name) {
   for (const auto& [n, fn] : table)
@@ -62,6 +64,21 @@ UnaryFn unary_fn(std::string_view name) {
       {"atanh", lazy::atanh},
       {"log10", lazy::log10},
       {"isfinite", lazy::isfinite},
+      // The activations at their default parameters (PyTorch's defaults).
+      {"leaky_relu", [](const Tensor& x, Loc loc) { return lazy::leaky_relu(x, 0.01, loc); }},
+      {"elu", [](const Tensor& x, Loc loc) { return lazy::elu(x, 1.0, loc); }},
+      {"selu", lazy::selu},
+      {"celu", [](const Tensor& x, Loc loc) { return lazy::celu(x, 1.0, loc); }},
+      {"hardtanh", [](const Tensor& x, Loc loc) { return lazy::hardtanh(x, -1.0, 1.0, loc); }},
+      {"relu6", lazy::relu6},
+      {"hardsigmoid", lazy::hardsigmoid},
+      {"hardswish", lazy::hardswish},
+      {"mish", lazy::mish},
+      {"log_sigmoid", lazy::log_sigmoid},
+      {"softsign", lazy::softsign},
+      {"tanhshrink", lazy::tanhshrink},
+      {"softshrink", [](const Tensor& x, Loc loc) { return lazy::softshrink(x, 0.5, loc); }},
+      {"hardshrink", [](const Tensor& x, Loc loc) { return lazy::hardshrink(x, 0.5, loc); }},
   };
   return find_fn(table, name);
 }

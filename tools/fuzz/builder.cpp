@@ -12,6 +12,7 @@
 #include "tools/fuzz/data_bounds.h"
 #include "tools/fuzz/data_leaf.h"
 #include "tools/fuzz/indexing_recording.h"
+#include "tools/fuzz/loss_recording.h"
 #include "tools/fuzz/mask_recording.h"
 #include "tools/fuzz/order_recording.h"
 #include "tools/fuzz/product_recording.h"
@@ -297,11 +298,13 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::masked_fill:
     case Op::tiling:
     case Op::order_statistic:
+    case Op::loss:
     case Op::product: {
       RecordedStep step = s.op == Op::gather            ? record_gather(s, *this, loc)
                           : s.op == Op::scatter         ? record_scatter(s, *this, loc)
                           : s.op == Op::tiling          ? record_tiling(program_, s, *this, loc)
                           : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
+                          : s.op == Op::loss            ? record_loss(s, *this, loc)
                           : s.op == Op::product         ? record_product(program_, s, *this, loc)
                                                         : record_mask(s, *this, loc);
       out = std::move(step.out);

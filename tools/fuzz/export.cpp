@@ -66,9 +66,9 @@ const char* op_name(Op op) {
       "permute",    "expand",     "slice",    "squeeze",     "unsqueeze", "contiguous",
       "reduce",     "arg_reduce", "var",      "std_dev",     "softmax",   "log_softmax",
       "layer_norm", "rms_norm",   "join",     "gather",      "scan",      "top_k",
-      "scatter",    "product",    "triangle", "masked_fill", "tiling",    "order_statistic"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::order_statistic) + 1,
-                "a name for every Op");
+      "scatter",    "product",    "triangle", "masked_fill", "tiling",    "order_statistic",
+      "loss"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::loss) + 1, "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "tools/fuzz/activation_rules.h"
 #include "tools/fuzz/bitwise_steps.h"
 #include "tools/fuzz/growing_program.h"
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
+#include "tools/fuzz/loss_steps.h"
 #include "tools/fuzz/order_steps.h"
 #include "tools/fuzz/product_steps.h"
 #include "tools/fuzz/tiling_steps.h"
@@ -65,6 +67,13 @@ class Generator : public GrowingProgram {
     Step s;
     s.op = Op::unary;
     s.name = random_.pick(ops);
+    if (options_.generation >= 8 && random_.chance(30)) {
+      // An activation that takes x's dtype (integers only where it converts or clamps them).
+      const std::string& name = random_.pick(activation_names());
+      const DType dtype = builder_.tensor(x).dtype();
+      if (is_floating(dtype) || (activation_takes_integers(name) && dtype != DType::bool_))
+        s.name = name;
+    }
     s.args = {tensor_arg(x)};
     if (try_add(s)) return;
     // Domain-limited functions get a positive argument.
@@ -375,6 +384,7 @@ class Generator : public GrowingProgram {
     if (options_.generation >= 5) weights.push_back(5);
     if (options_.generation >= 6) weights.push_back(5);
     if (options_.generation >= 7) weights.push_back(5);
+    if (options_.generation >= 8) weights.push_back(7);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -424,8 +434,11 @@ class Generator : public GrowingProgram {
       case 15:
         add_tiling(*this, x);
         break;
-      default:
+      case 16:
         add_order_statistic(*this, x);
+        break;
+      default:
+        add_loss(*this, x);
         break;
     }
   }

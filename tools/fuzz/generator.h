@@ -22,7 +22,9 @@ namespace lazy::fuzz {
 // acosh, atanh and log10.
 // 6: roll, repeat, tile and pad (all four modes, negative padding among them).
 // 7: median, nanmedian, kthvalue, quantile and nanquantile (every interpolation), cdist.
-inline constexpr int kLatestGeneration = 7;
+// 8: the activations (activation_rules.h) among the unary ops; the element-wise losses with
+// each reduction (loss_steps.h).
+inline constexpr int kLatestGeneration = 8;
 
 struct GenerateOptions {
   int max_steps = 16;

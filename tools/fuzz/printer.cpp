@@ -196,6 +196,19 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::order_statistic:
       e << order_statistic_expression(s, a(0));
       break;
+    case Op::loss: {
+      const std::size_t dot = s.name.find('.');
+      const std::string loss = s.name.substr(0, dot);
+      const std::string reduction = "lazy::Reduction::" + s.name.substr(dot + 1);
+      if (loss == "binary_cross_entropy_with_logits") {
+        e << "lazy::" << loss << "(" << a(0) << ", " << a(1) << ", lazy::Tensor(), " << reduction
+          << ")";
+      } else {
+        e << "lazy::" << (loss == "kl_div_log_target" ? "kl_div" : loss) << "(" << a(0) << ", "
+          << a(1) << ", " << reduction << (loss == "kl_div_log_target" ? ", true)" : ")");
+      }
+      break;
+    }
     case Op::clamp:
       e << "lazy::clamp(" << a(0) << ", " << a(1) << ", " << a(2) << ")";
       break;

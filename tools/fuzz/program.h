@@ -84,6 +84,10 @@ enum class Op : std::uint8_t {
   // nanquantile_<mode> at `q` along `axis` (of every element with no_axis), or cdist of x with
   // itself (`q` its p)
   order_statistic,
+  // mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy_with_logits, kl_div or
+  // kl_div_log_target of input and target, then "." and the reduction (none, mean, sum,
+  // batchmean): "l1_loss.sum"
+  loss,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.

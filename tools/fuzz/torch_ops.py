@@ -25,6 +25,13 @@ UNARY.update({
     "silu": F.silu,
     "softplus": F.softplus,
     "bitwise_not": torch.bitwise_not,
+    "log_sigmoid": F.logsigmoid,
+})
+# The activations at their default parameters: torch.nn.functional's of the same name.
+UNARY.update({
+    name: getattr(F, name)
+    for name in ("leaky_relu elu selu celu hardtanh relu6 hardsigmoid hardswish mish softsign "
+                 "tanhshrink softshrink hardshrink").split()
 })
 
 # Binary ops PyTorch takes a Python number on either side of, through its operators.
@@ -150,6 +157,14 @@ def order_statistic(step, x):
     else:
         picked = getattr(torch, op)(x, dim=axis, keepdim=keepdim)
     return picked.indices if rest == "indices" else picked.values
+
+
+def loss(name, x, target):
+    """A loss step, "<loss>.<reduction>": torch.nn.functional's loss of that name."""
+    fn, reduction = name.split(".")
+    if fn == "kl_div_log_target":
+        return F.kl_div(x, target, reduction=reduction, log_target=True)
+    return getattr(F, fn)(x, target, reduction=reduction)
 
 
 def run_step(step, inputs, device):
@@ -301,4 +316,6 @@ def run_step(step, inputs, device):
         return tiling(name, step["counts"], step["axes"], a)
     if op == "order_statistic":
         return order_statistic(step, a[0])
+    if op == "loss":
+        return loss(name, a[0], a[1])
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

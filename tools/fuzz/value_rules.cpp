@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "tools/fuzz/activation_rules.h"
 #include "tools/fuzz/bitwise_rules.h"
 #include "tools/fuzz/division_rules.h"
+#include "tools/fuzz/float_function.h"
 #include "tools/fuzz/rule_helpers.h"
 #include "tools/fuzz/smooth_function_rules.h"
 
@@ -30,17 +32,6 @@ std::pair<double, double> range_of(const std::function<double(double)>& f, doubl
   }
   return {mn, mx};
 }
-
-// A function of one floating argument: its values, how fast it changes, how far a GPU's
-// version may be from the correctly rounded one (in f32 ulps of the result's magnitude).
-struct FloatFunction {
-  std::function<double(double)> f;
-  double domain_lo, domain_hi;
-  std::function<double(double lo, double hi)> slope;  // largest |f'| over [lo, hi]
-  double ulps;
-  std::vector<double> turning_points;
-  bool composite = false;  // several ops in f32: ulps count at the argument's magnitude too
-};
 
 double gelu(double x) {
   return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
@@ -182,32 +173,6 @@ const FloatFunction* float_function(std::string_view op) {
   return nullptr;
 }
 
-Bounds float_function_rule(std::string_view op, const FloatFunction& fn, const Bounds& x,
-                           DType result) {
-  const double lo = x.lo - x.err, hi = x.hi + x.err;
-  if (lo < fn.domain_lo || hi > fn.domain_hi) reject(op, "argument range outside the domain");
-  double out_lo, out_hi;
-  if ((op == "sin" || op == "cos") && x.hi - x.lo > 1) {
-    out_lo = -1, out_hi = 1;
-  } else if (op == "sin" || op == "cos") {
-    // Dense samples: f moves at most (step) between them.
-    out_lo = INFINITY, out_hi = -INFINITY;
-    for (int i = 0; i <= 64; ++i) {
-      double v = fn.f(x.lo + (x.hi - x.lo) * i / 64);
-      out_lo = std::min(out_lo, v), out_hi = std::max(out_hi, v);
-    }
-    double pad = (x.hi - x.lo) / 64;
-    out_lo = std::max(-1.0, out_lo - pad), out_hi = std::min(1.0, out_hi + pad);
-  } else {
-    std::tie(out_lo, out_hi) = range_of(fn.f, x.lo, x.hi, fn.turning_points);
-  }
-  double mag = std::max(std::abs(out_lo), std::abs(out_hi));
-  if (!(mag < largest(result) / 4)) reject(op, "the result may overflow");
-  double inherited = x.err > 0 ? fn.slope(lo, hi) * x.err : 0;
-  if (fn.composite) inherited += fn.ulps * ulp(DType::f32, x.magnitude());
-  return with_flags(inexact_result(result, out_lo, out_hi, inherited, fn.ulps), x);
-}
-
 // An exact op of one exact value (neg, abs, relu): the same error, the same grid.
 Bounds exact_map(const Bounds& x, double lo, double hi) {
   Bounds b = x;
@@ -233,6 +198,32 @@ Bounds as_selected(Bounds b, DType result) {
 }
 
 }  // namespace
+
+Bounds float_function_rule(std::string_view op, const FloatFunction& fn, const Bounds& x,
+                           DType result) {
+  const double lo = x.lo - x.err, hi = x.hi + x.err;
+  if (lo < fn.domain_lo || hi > fn.domain_hi) reject(op, "argument range outside the domain");
+  double out_lo, out_hi;
+  if ((op == "sin" || op == "cos") && x.hi - x.lo > 1) {
+    out_lo = -1, out_hi = 1;
+  } else if (op == "sin" || op == "cos") {
+    // Dense samples: f moves at most (step) between them.
+    out_lo = INFINITY, out_hi = -INFINITY;
+    for (int i = 0; i <= 64; ++i) {
+      double v = fn.f(x.lo + (x.hi - x.lo) * i / 64);
+      out_lo = std::min(out_lo, v), out_hi = std::max(out_hi, v);
+    }
+    double pad = (x.hi - x.lo) / 64;
+    out_lo = std::max(-1.0, out_lo - pad), out_hi = std::min(1.0, out_hi + pad);
+  } else {
+    std::tie(out_lo, out_hi) = range_of(fn.f, x.lo, x.hi, fn.turning_points);
+  }
+  double mag = std::max(std::abs(out_lo), std::abs(out_hi));
+  if (!(mag < largest(result) / 4)) reject(op, "the result may overflow");
+  double inherited = x.err > 0 ? fn.slope(lo, hi) * x.err : 0;
+  if (fn.composite) inherited += fn.ulps * ulp(DType::f32, x.magnitude());
+  return with_flags(inexact_result(result, out_lo, out_hi, inherited, fn.ulps), x);
+}
 
 Bounds number_bounds(double value, DType as) {
   // Numbers in floating ops keep f32 precision (docs/semantics.md): exact when f32 holds them.
@@ -289,6 +280,7 @@ Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
     Operand one{Bounds{1, 1, 0, 0}, result};
     return binary_rule("div", one, Operand{x, result}, result, result);
   }
+  if (is_activation(op)) return activation_rule(op, x, result);
   const FloatFunction* fn = float_function(op);
   if (fn == nullptr) reject(op, "no value rule for this op");
   return float_function_rule(op, *fn, x, result);

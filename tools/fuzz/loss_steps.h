@@ -1,0 +1,13 @@
+// The generator's loss steps (generation 8): mse_loss, l1_loss, smooth_l1_loss, huber_loss,
+// binary_cross_entropy_with_logits and kl_div (log_target or not) of x against a target of x's
+// shape and dtype (or i64, which the regression losses promote), each with reduction none, mean
+// or sum (kl_div also batchmean).
+#pragma once
+
+#include "tools/fuzz/growing_program.h"
+
+namespace lazy::fuzz {
+
+void add_loss(GrowingProgram& g, int x);
+
+}  // namespace lazy::fuzz

@@ -158,6 +158,40 @@ TEST(FuzzGenerator, ActivationAndLossStepsAreGeneratedAndAgree) {
   EXPECT_GT(report.compared, 0);
 }
 
+// Generation 9's strided views, statistics and class losses record, agree with the reference,
+// and print as the API calls them.
+TEST(FuzzGenerator, StridedViewsStatisticsAndClassLossesAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  const auto is_new = [](const Step& s) {
+    return s.op == Op::strided_view || s.op == Op::statistic ||
+           (s.op == Op::loss && (s.name.starts_with("cross_entropy") || s.name.starts_with("nll")));
+  };
+  for (std::int64_t index = 0; index < 600 && seen.size() < 13; ++index) {
+    Program p = generate(29, index, {});
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (!is_new(s)) continue;
+      seen.insert(s.op == Op::loss ? s.name.substr(0, s.name.find('.')) : s.name);
+      has = true;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"flip", "diagonal", "narrow", "chunk", "split", "unbind", "nansum", "nanmean",
+        "count_nonzero", "vector_norm", "cross_entropy", "cross_entropy_probabilities", "nll_loss"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  EXPECT_THAT(print_program(picked),
+              ::testing::ContainsRegex("lazy::(flip|diagonal|narrow|chunk|split|unbind|nansum|"
+                                       "nanmean|count_nonzero|vector_norm|cross_entropy|nll_loss)"
+                                       "\\(p"));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
 // Generation 4's ops record, agree with the reference across the session's modes, and print as
 // the API calls them.
 TEST(FuzzGenerator, TrianglesAndMaskedFillsAreGeneratedAndAgree) {

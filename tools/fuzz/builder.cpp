@@ -18,8 +18,10 @@
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/smooth_function_rules.h"
+#include "tools/fuzz/statistic_recording.h"
 #include "tools/fuzz/tiling_recording.h"
 #include "tools/fuzz/value_rules.h"
+#include "tools/fuzz/view_recording.h"
 
 namespace lazy::fuzz {
 
@@ -299,14 +301,20 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::tiling:
     case Op::order_statistic:
     case Op::loss:
+    case Op::strided_view:
+    case Op::statistic:
     case Op::product: {
-      RecordedStep step = s.op == Op::gather            ? record_gather(s, *this, loc)
-                          : s.op == Op::scatter         ? record_scatter(s, *this, loc)
-                          : s.op == Op::tiling          ? record_tiling(program_, s, *this, loc)
-                          : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
-                          : s.op == Op::loss            ? record_loss(s, *this, loc)
-                          : s.op == Op::product         ? record_product(program_, s, *this, loc)
-                                                        : record_mask(s, *this, loc);
+      RecordedStep step =
+          s.op == Op::gather            ? record_gather(s, *this, loc)
+          : s.op == Op::scatter         ? record_scatter(s, *this, loc)
+          : s.op == Op::tiling          ? record_tiling(program_, s, *this, loc)
+          : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
+          : s.op == Op::loss            ? record_loss(s, *this, loc)
+          : s.op == Op::strided_view    ? record_strided_view(program_, s, *this, loc)
+          : s.op == Op::statistic
+              ? record_statistic(s, *this, folded_axes(s.axes, arg_tensor(0).rank()), loc)
+          : s.op == Op::product ? record_product(program_, s, *this, loc)
+                                : record_mask(s, *this, loc);
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);

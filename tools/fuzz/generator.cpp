@@ -10,9 +10,12 @@
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/loss_steps.h"
+#include "tools/fuzz/mask_steps.h"
 #include "tools/fuzz/order_steps.h"
 #include "tools/fuzz/product_steps.h"
+#include "tools/fuzz/statistic_steps.h"
 #include "tools/fuzz/tiling_steps.h"
+#include "tools/fuzz/view_steps.h"
 
 namespace lazy::fuzz {
 
@@ -303,16 +306,6 @@ class Generator : public GrowingProgram {
     try_add(s);
   }
 
-  std::vector<int> random_axes(int rank) {
-    std::vector<int> axes;
-    int kind = random_.weighted({25, 45, 30});
-    if (kind == 0 || rank == 0) return axes;
-    if (kind == 1) return {random_axis(rank)};
-    for (int a = 0; a < rank; ++a)
-      if (random_.chance(50)) axes.push_back(random_.chance(20) ? a - rank : a);
-    return axes;
-  }
-
   void add_reduction(int x) {
     int rank = int(builder_.shape(x).size());
     Step s;
@@ -385,6 +378,8 @@ class Generator : public GrowingProgram {
     if (options_.generation >= 6) weights.push_back(5);
     if (options_.generation >= 7) weights.push_back(5);
     if (options_.generation >= 8) weights.push_back(7);
+    if (options_.generation >= 9) weights.push_back(10);
+    if (options_.generation >= 9) weights.push_back(6);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -426,7 +421,7 @@ class Generator : public GrowingProgram {
         add_product(*this, x);
         break;
       case 13:
-        add_mask(x);
+        add_mask(*this, x);
         break;
       case 14:
         add_bitwise(*this, x);
@@ -437,32 +432,16 @@ class Generator : public GrowingProgram {
       case 16:
         add_order_statistic(*this, x);
         break;
-      default:
+      case 17:
         add_loss(*this, x);
         break;
+      case 18:
+        add_strided_view(*this, x);
+        break;
+      default:
+        add_statistic(*this, x);
+        break;
     }
-  }
-
-  // tril or triu of a tensor of rank 2 or more, or masked_fill with a bool mask that broadcasts
-  // with x and a number of x's kind.
-  void add_mask(int x) {
-    const std::vector<Dim> shape = builder_.shape(x);
-    Step s;
-    if (shape.size() >= 2 && random_.chance(50)) {
-      s.op = Op::triangle;
-      s.name = random_.chance(50) ? "tril" : "triu";
-      s.k = random_.pick(std::vector<std::int64_t>{0, 0, 1, -1, 2, -3});
-      s.args = {tensor_arg(x)};
-      try_add(s);
-      return;
-    }
-    const int mask = add_leaf(random_.chance(60) ? shape : broadcastable(shape), DType::bool_);
-    if (mask < 0) return;
-    const Arg value = fill_number(random_, builder_.tensor(x).dtype());
-    s.op = Op::masked_fill;
-    s.name = "masked_fill";
-    s.args = {tensor_arg(x), tensor_arg(mask), value};
-    try_add(s);
   }
 
   bool has_product() const {

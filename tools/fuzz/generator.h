@@ -24,7 +24,9 @@ namespace lazy::fuzz {
 // 7: median, nanmedian, kthvalue, quantile and nanquantile (every interpolation), cdist.
 // 8: the activations (activation_rules.h) among the unary ops; the element-wise losses with
 // each reduction (loss_steps.h).
-inline constexpr int kLatestGeneration = 8;
+// 9: flip, diagonal, narrow and pieces of chunk, split and unbind (view_steps.h); nansum, nanmean,
+// count_nonzero and vector_norm (statistic_steps.h).
+inline constexpr int kLatestGeneration = 9;
 
 struct GenerateOptions {
   int max_steps = 16;

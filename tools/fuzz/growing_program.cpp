@@ -33,6 +33,16 @@ int GrowingProgram::pick_step() {
   return int(random_.below(n));
 }
 
+std::vector<int> GrowingProgram::random_axes(int rank) {
+  std::vector<int> axes;
+  int kind = random_.weighted({25, 45, 30});
+  if (kind == 0 || rank == 0) return axes;
+  if (kind == 1) return {random_axis(rank)};
+  for (int a = 0; a < rank; ++a)
+    if (random_.chance(50)) axes.push_back(random_.chance(20) ? a - rank : a);
+  return axes;
+}
+
 int GrowingProgram::random_axis(int rank, bool allow_negative) {
   if (rank == 0) return 0;
   const int a = int(random_.below(rank));

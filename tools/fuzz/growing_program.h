@@ -42,6 +42,8 @@ class GrowingProgram {
   std::vector<Dim> broadcastable(const std::vector<Dim>& shape);
   // An axis of a tensor of `rank`, negative now and then.
   int random_axis(int rank, bool allow_negative = true);
+  // The axes a reduction of a tensor of `rank` folds: none named (all), one, or several.
+  std::vector<int> random_axes(int rank);
   // A leaf (mostly data) of `shape`: its index, or -1.
   int add_leaf(const std::vector<Dim>& shape, std::optional<DType> dtype = {});
 

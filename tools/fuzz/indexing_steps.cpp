@@ -79,8 +79,6 @@ void add_join(GrowingProgram& g, int x) {
   g.try_add(s);
 }
 
-// A new leaf of i32 or i64 indices whose values stay inside `bound` (Step::index_bound) however
-// the sizes shrink; its shape is the caller's to set.
 Step index_leaf(GrowingProgram& g, const Dim& bound) {
   Step indices;
   indices.op = Op::data;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "tools/fuzz/class_loss_recording.h"
 #include "tools/fuzz/reduction_rules.h"
 #include "tools/fuzz/rule_helpers.h"
 #include "tools/fuzz/value_rules.h"
@@ -100,6 +101,8 @@ RecordedStep record_loss(const Step& step, const Builder& earlier, std::source_l
   const std::size_t dot = step.name.find('.');
   const std::string loss = step.name.substr(0, dot);
   const Reduction reduction = reduction_of(step.name.substr(dot + 1));
+  if (loss.starts_with("cross_entropy") || loss == "nll_loss")
+    return record_class_loss(step, loss, reduction, earlier, loc);
   const int xi = step.args[0].step, ti = step.args[1].step;
   const Tensor& x = earlier.tensor(xi);
   const Tensor& t = earlier.tensor(ti);

@@ -23,6 +23,13 @@ std::string number(double v) {
   return text;
 }
 
+// A norm's order, infinities included.
+std::string order_text(double p) {
+  if (!std::isinf(p)) return number(p);
+  return p > 0 ? "std::numeric_limits<double>::infinity()"
+               : "-std::numeric_limits<double>::infinity()";
+}
+
 std::string arg_text(const Arg& a, const std::string& prefix) {
   if (a.is_tensor()) return prefix + "t" + std::to_string(a.step);
   switch (a.kind) {
@@ -61,8 +68,7 @@ std::string order_statistic_expression(const Step& s, const std::string& x) {
   const std::size_t cut = s.name.find('_');
   const std::string op = s.name.substr(0, cut);
   if (s.name == "cdist") {
-    e << "lazy::cdist(" << x << ", " << x << ", "
-      << (std::isinf(s.q) ? "std::numeric_limits<double>::infinity()" : number(s.q)) << ")";
+    e << "lazy::cdist(" << x << ", " << x << ", " << order_text(s.q) << ")";
   } else if (s.name.ends_with("_all")) {
     e << "lazy::" << op << "(" << x << ")";
   } else if (op == "quantile" || op == "nanquantile") {
@@ -196,11 +202,36 @@ std::string step_expression(const Program& program, const Step& s, const std::st
     case Op::order_statistic:
       e << order_statistic_expression(s, a(0));
       break;
+    case Op::statistic:
+      e << "lazy::" << s.name << "(" << a(0) << ", ";
+      if (s.name == "vector_norm") e << order_text(s.q) << ", ";
+      e << "lazy::Axes" << int_list(s.axes);
+      if (s.name != "count_nonzero") e << ", " << (s.keepdim ? "true" : "false");
+      e << ")";
+      break;
+    case Op::strided_view:
+      if (s.name == "flip") {
+        e << "lazy::flip(" << a(0) << ", " << int_list(s.axes) << ")";
+      } else if (s.name == "diagonal") {
+        e << "lazy::diagonal(" << a(0) << ", " << s.k << ", " << s.axes[0] << ", " << s.axes[1]
+          << ")";
+      } else if (s.name == "narrow") {
+        e << "lazy::narrow(" << a(0) << ", " << s.axis << ", " << s.start << ", " << s.stop << ")";
+      } else {
+        e << "lazy::" << s.name << "(" << a(0);
+        if (s.name != "unbind") e << ", " << s.k;
+        e << ", " << s.axis << ")[" << s.start << "]";
+      }
+      break;
     case Op::loss: {
       const std::size_t dot = s.name.find('.');
       const std::string loss = s.name.substr(0, dot);
       const std::string reduction = "lazy::Reduction::" + s.name.substr(dot + 1);
-      if (loss == "binary_cross_entropy_with_logits") {
+      if (loss.starts_with("cross_entropy") || loss == "nll_loss") {
+        e << "lazy::" << (loss == "nll_loss" ? "nll_loss" : "cross_entropy") << "(" << a(0) << ", "
+          << a(1) << ", lazy::CrossEntropyOptions{.ignore_index = " << s.k
+          << ", .reduction = " << reduction << ", .label_smoothing = " << number(s.q) << "})";
+      } else if (loss == "binary_cross_entropy_with_logits") {
         e << "lazy::" << loss << "(" << a(0) << ", " << a(1) << ", lazy::Tensor(), " << reduction
           << ")";
       } else {

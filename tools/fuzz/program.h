@@ -84,10 +84,17 @@ enum class Op : std::uint8_t {
   // nanquantile_<mode> at `q` along `axis` (of every element with no_axis), or cdist of x with
   // itself (`q` its p)
   order_statistic,
-  // mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy_with_logits, kl_div or
-  // kl_div_log_target of input and target, then "." and the reduction (none, mean, sum,
-  // batchmean): "l1_loss.sum"
+  // mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy_with_logits, kl_div,
+  // kl_div_log_target, cross_entropy (class indices), cross_entropy_probabilities or nll_loss of
+  // input and target, then "." and the reduction (none, mean, sum, batchmean): "l1_loss.sum";
+  // the class losses' ignore_index is `k`, their label smoothing `q`
   loss,
+  // flip (along `axes`), diagonal (`k` the offset, of `axes`), narrow (along `axis`, from `start`,
+  // `stop` elements), or piece `start` of chunk (`k` chunks), split (pieces of `k`) or unbind
+  // along `axis` (the name says which)
+  strided_view,
+  // nansum, nanmean, count_nonzero or vector_norm (of order `q`) over `axes` (all when none)
+  statistic,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.

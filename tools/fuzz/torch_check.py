@@ -41,7 +41,7 @@ SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
 # +0 by design (docs/semantics.md).
 SIGNED_ZEROS = {"unary", "binary", "where", "clamp", "lerp", "cast", "reshape", "permute",
                 "expand", "slice", "squeeze", "unsqueeze", "contiguous", "join", "gather",
-                "triangle", "masked_fill", "tiling"}
+                "triangle", "masked_fill", "tiling", "strided_view"}
 
 
 def excused(step, inputs, ours):

@@ -159,12 +159,44 @@ def order_statistic(step, x):
     return picked.indices if rest == "indices" else picked.values
 
 
-def loss(name, x, target):
+def loss(step, x, target):
     """A loss step, "<loss>.<reduction>": torch.nn.functional's loss of that name."""
-    fn, reduction = name.split(".")
+    fn, reduction = step["name"].split(".")
+    if fn == "cross_entropy_probabilities":
+        return F.cross_entropy(x, target, reduction=reduction, label_smoothing=step["q"])
+    if fn == "cross_entropy":  # PyTorch takes i64 class indices only
+        return F.cross_entropy(x, target.long(), reduction=reduction, ignore_index=step["k"],
+                               label_smoothing=step["q"])
+    if fn == "nll_loss":
+        return F.nll_loss(x, target.long(), reduction=reduction, ignore_index=step["k"])
     if fn == "kl_div_log_target":
         return F.kl_div(x, target, reduction=reduction, log_target=True)
     return getattr(F, fn)(x, target, reduction=reduction)
+
+
+def strided_view(step, x):
+    """flip, diagonal, narrow, or a piece of chunk, split or unbind."""
+    name, axis = step["name"], step["axis"]
+    if name == "flip":
+        return torch.flip(x, step["axes"])
+    if name == "diagonal":
+        return torch.diagonal(x, step["k"], step["axes"][0], step["axes"][1])
+    if name == "narrow":
+        return torch.narrow(x, axis, step["start"], step["stop"])
+    if name == "unbind":
+        return torch.unbind(x, axis)[step["start"]]
+    return getattr(torch, name)(x, step["k"], axis)[step["start"]]
+
+
+def statistic(step, x):
+    """nansum, nanmean, count_nonzero or vector_norm over the step's axes."""
+    name, dims, keep = step["name"], reduce_dims(x, step["axes"]), step["keepdim"]
+    if name == "count_nonzero":
+        return torch.count_nonzero(x, dim=dims)
+    if name == "vector_norm":
+        return torch.linalg.vector_norm(x, step["q"], dim=dims, keepdim=keep)
+    fn = torch.nansum if name == "nansum" else torch.nanmean
+    return fn(x) if dims is None else fn(x, dim=dims, keepdim=keep)
 
 
 def run_step(step, inputs, device):
@@ -317,5 +349,9 @@ def run_step(step, inputs, device):
     if op == "order_statistic":
         return order_statistic(step, a[0])
     if op == "loss":
-        return loss(name, a[0], a[1])
+        return loss(step, a[0], a[1])
+    if op == "strided_view":
+        return strided_view(step, a[0])
+    if op == "statistic":
+        return statistic(step, a[0])
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

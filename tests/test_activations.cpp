@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gradient_test_support.h"
@@ -200,6 +201,30 @@ TEST(Activations, ALargeInputFeedsNoInfinityIntoTheGradient) {
                                   })(std::vector<Tensor>{big})[0]
                                       .to_vector<double>();
     for (double v : g) EXPECT_TRUE(std::isfinite(v)) << v;
+  }
+}
+
+// torch_check seed 17898 program 224: selu's gradient at an input far below 0 was 0, expm1's
+// result + 1 having rounded to 0 in f32; PyTorch's elu_backward takes exp(x), 1.3e-36 there.
+TEST(Activations, TheEluFamilysGradientFarBelowZeroIsExpOfX) {
+  const Tensor x = lazy_test::f32_values({-83, -40, -20});
+  const double selu_slope = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717;
+  const std::vector<std::pair<std::function<Tensor(const Tensor&)>, double>> cases = {
+      {[](const Tensor& v) { return lazy::selu(v); }, selu_slope},
+      {[](const Tensor& v) { return lazy::elu(v); }, 1.0},
+      {[](const Tensor& v) { return lazy::celu(v); }, 1.0},
+      {[](const Tensor& v) { return lazy::expm1(v); }, 1.0},
+  };
+  for (const auto& [f, slope] : cases) {
+    const std::vector<double> g = lazy::grad([&](std::span<const Tensor> v) {
+                                    return lazy::sum(f(v[0]));
+                                  })(std::vector<Tensor>{x})[0]
+                                      .to_vector<double>();
+    const std::vector<double> at = {-83, -40, -20};
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      const double want = slope * std::exp(at[i]);
+      EXPECT_NEAR(g[i], want, 1e-5 * want) << "at " << at[i];
+    }
   }
 }
 

@@ -22,6 +22,7 @@
 #include "tools/fuzz/builder.h"
 #include "tools/fuzz/crash_report.h"
 #include "tools/fuzz/generator.h"
+#include "tools/fuzz/guard_rules.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/printer.h"
 #include "tools/fuzz/runner.h"
@@ -190,6 +191,38 @@ TEST(FuzzGenerator, StridedViewsStatisticsAndClassLossesAreGeneratedAndAgree) {
               ::testing::ContainsRegex("lazy::(flip|diagonal|narrow|chunk|split|unbind|nansum|"
                                        "nanmean|count_nonzero|vector_norm|cross_entropy|nll_loss)"
                                        "\\(p"));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
+// Generation 10's domain guards and row ops record, agree with the reference, and print with the
+// parameters their rules assume.
+TEST(FuzzGenerator, DomainGuardsAndRowOpsAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  GenerateOptions tenth;
+  tenth.generation = 10;
+  for (std::int64_t index = 0; index < 600 && seen.size() < 6; ++index) {
+    Program p = generate(31, index, tenth);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op != Op::row_op && !(s.op == Op::unary && is_domain_guard(s.name))) continue;
+      seen.insert(s.name);
+      has = true;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"logit", "nan_to_num", "threshold", "glu", "normalize", "cosine_similarity"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(glu|normalize|cosine_similarity)\\(p"));
+  // Each guard prints the parameters its rule assumes (logit's eps has no default to lean on).
+  EXPECT_THAT(source, ::testing::Not(::testing::ContainsRegex("lazy::(logit|threshold)\\(p[0-9]+_t"
+                                                              "[0-9]+\\)")));
   const RunReport report = run_programs(picked);
   EXPECT_FALSE(report.invalid.has_value());
   EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;

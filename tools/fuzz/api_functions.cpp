@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/fuzz/guard_rules.h"
+
 namespace lazy::fuzz {
 
 namespace {
@@ -79,6 +81,12 @@ UnaryFn unary_fn(std::string_view name) {
       {"tanhshrink", lazy::tanhshrink},
       {"softshrink", [](const Tensor& x, Loc loc) { return lazy::softshrink(x, 0.5, loc); }},
       {"hardshrink", [](const Tensor& x, Loc loc) { return lazy::hardshrink(x, 0.5, loc); }},
+      // The domain guards (guard_rules.h) at the parameters their rules assume.
+      {"logit", [](const Tensor& x, Loc loc) { return lazy::logit(x, kLogitEps, loc); }},
+      {"nan_to_num",
+       [](const Tensor& x, Loc loc) { return lazy::nan_to_num(x, 0.0, {}, {}, loc); }},
+      {"threshold", [](const Tensor& x,
+                       Loc loc) { return lazy::threshold(x, kThreshold, kThresholdValue, loc); }},
   };
   return find_fn(table, name);
 }

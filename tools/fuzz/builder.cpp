@@ -17,6 +17,7 @@
 #include "tools/fuzz/order_recording.h"
 #include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
+#include "tools/fuzz/row_recording.h"
 #include "tools/fuzz/smooth_function_rules.h"
 #include "tools/fuzz/statistic_recording.h"
 #include "tools/fuzz/tiling_recording.h"
@@ -303,6 +304,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
     case Op::loss:
     case Op::strided_view:
     case Op::statistic:
+    case Op::row_op:
     case Op::product: {
       RecordedStep step =
           s.op == Op::gather            ? record_gather(s, *this, loc)
@@ -311,6 +313,7 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
           : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
           : s.op == Op::loss            ? record_loss(s, *this, loc)
           : s.op == Op::strided_view    ? record_strided_view(program_, s, *this, loc)
+          : s.op == Op::row_op          ? record_row_op(program_, s, *this, loc)
           : s.op == Op::statistic
               ? record_statistic(s, *this, folded_axes(s.axes, arg_tensor(0).rank()), loc)
           : s.op == Op::product ? record_product(program_, s, *this, loc)

@@ -61,14 +61,14 @@ std::string shape_json(const Shape& shape) {
 
 const char* op_name(Op op) {
   static constexpr const char* kNames[] = {
-      "data",       "full",         "arange",   "rand",        "randn",     "unary",
-      "binary",     "where",        "clamp",    "lerp",        "cast",      "reshape",
-      "permute",    "expand",       "slice",    "squeeze",     "unsqueeze", "contiguous",
-      "reduce",     "arg_reduce",   "var",      "std_dev",     "softmax",   "log_softmax",
-      "layer_norm", "rms_norm",     "join",     "gather",      "scan",      "top_k",
-      "scatter",    "product",      "triangle", "masked_fill", "tiling",    "order_statistic",
-      "loss",       "strided_view", "statistic"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::statistic) + 1, "a name for every Op");
+      "data",       "full",         "arange",    "rand",        "randn",     "unary",
+      "binary",     "where",        "clamp",     "lerp",        "cast",      "reshape",
+      "permute",    "expand",       "slice",     "squeeze",     "unsqueeze", "contiguous",
+      "reduce",     "arg_reduce",   "var",       "std_dev",     "softmax",   "log_softmax",
+      "layer_norm", "rms_norm",     "join",      "gather",      "scan",      "top_k",
+      "scatter",    "product",      "triangle",  "masked_fill", "tiling",    "order_statistic",
+      "loss",       "strided_view", "statistic", "row_op"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::row_op) + 1, "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 

@@ -7,12 +7,14 @@
 #include "tools/fuzz/activation_rules.h"
 #include "tools/fuzz/bitwise_steps.h"
 #include "tools/fuzz/growing_program.h"
+#include "tools/fuzz/guard_rules.h"
 #include "tools/fuzz/indexing_steps.h"
 #include "tools/fuzz/input_values.h"
 #include "tools/fuzz/loss_steps.h"
 #include "tools/fuzz/mask_steps.h"
 #include "tools/fuzz/order_steps.h"
 #include "tools/fuzz/product_steps.h"
+#include "tools/fuzz/row_steps.h"
 #include "tools/fuzz/statistic_steps.h"
 #include "tools/fuzz/tiling_steps.h"
 #include "tools/fuzz/view_steps.h"
@@ -77,6 +79,8 @@ class Generator : public GrowingProgram {
       if (is_floating(dtype) || (activation_takes_integers(name) && dtype != DType::bool_))
         s.name = name;
     }
+    if (options_.generation >= 10 && random_.chance(10) && is_floating(builder_.tensor(x).dtype()))
+      s.name = random_.pick(domain_guard_names());
     s.args = {tensor_arg(x)};
     if (try_add(s)) return;
     // Domain-limited functions get a positive argument.
@@ -380,6 +384,7 @@ class Generator : public GrowingProgram {
     if (options_.generation >= 8) weights.push_back(7);
     if (options_.generation >= 9) weights.push_back(10);
     if (options_.generation >= 9) weights.push_back(6);
+    if (options_.generation >= 10) weights.push_back(6);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -438,8 +443,11 @@ class Generator : public GrowingProgram {
       case 18:
         add_strided_view(*this, x);
         break;
-      default:
+      case 19:
         add_statistic(*this, x);
+        break;
+      default:
+        add_row_op(*this, x);
         break;
     }
   }

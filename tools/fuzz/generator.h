@@ -26,7 +26,9 @@ namespace lazy::fuzz {
 // each reduction (loss_steps.h).
 // 9: flip, diagonal, narrow and pieces of chunk, split and unbind (view_steps.h); nansum, nanmean,
 // count_nonzero and vector_norm (statistic_steps.h).
-inline constexpr int kLatestGeneration = 9;
+// 10: logit, nan_to_num and threshold among the unary ops (guard_rules.h); glu, normalize and
+// cosine_similarity (row_steps.h).
+inline constexpr int kLatestGeneration = 10;
 
 struct GenerateOptions {
   int max_steps = 16;

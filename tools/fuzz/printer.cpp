@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tools/fuzz/builder.h"
+#include "tools/fuzz/guard_rules.h"
 #include "tools/fuzz/input_values.h"
 
 namespace lazy::fuzz {
@@ -134,7 +135,10 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         << std::hex << s.data.key << std::dec << "ull, " << dtype_literal(s.dtype) << ")";
       break;
     case Op::unary:
-      e << "lazy::" << s.name << "(" << a(0) << ")";
+      e << "lazy::" << s.name << "(" << a(0);
+      if (s.name == "logit") e << ", " << number(kLogitEps);
+      if (s.name == "threshold") e << ", " << number(kThreshold) << ", " << number(kThresholdValue);
+      e << ")";
       break;
     case Op::binary:
       e << "lazy::" << s.name << "(" << a(0) << ", " << a(1) << ")";
@@ -208,6 +212,14 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       e << "lazy::Axes" << int_list(s.axes);
       if (s.name != "count_nonzero") e << ", " << (s.keepdim ? "true" : "false");
       e << ")";
+      break;
+    case Op::row_op:
+      if (s.name == "glu")
+        e << "lazy::glu(" << a(0) << ", " << s.axis << ")";
+      else if (s.name == "normalize")
+        e << "lazy::normalize(" << a(0) << ", 2.0, " << s.axis << ", 1e-12)";
+      else
+        e << "lazy::cosine_similarity(" << a(0) << ", " << a(1) << ", " << s.axis << ", 1e-8)";
       break;
     case Op::strided_view:
       if (s.name == "flip") {

@@ -95,6 +95,9 @@ enum class Op : std::uint8_t {
   strided_view,
   // nansum, nanmean, count_nonzero or vector_norm (of order `q`) over `axes` (all when none)
   statistic,
+  // glu halving `axis`, normalize (p = 2, eps 1e-12) along `axis`, or cosine_similarity of x and
+  // a second argument along `axis` (eps 1e-8): the name says which
+  row_op,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.

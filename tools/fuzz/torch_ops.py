@@ -27,6 +27,12 @@ UNARY.update({
     "bitwise_not": torch.bitwise_not,
     "log_sigmoid": F.logsigmoid,
 })
+# The domain guards at the parameters of tools/fuzz/guard_rules.h.
+UNARY.update({
+    "logit": lambda x: torch.logit(x, 1e-3),
+    "nan_to_num": torch.nan_to_num,
+    "threshold": lambda x: F.threshold(x, 0.5, -2.0),
+})
 # The activations at their default parameters: torch.nn.functional's of the same name.
 UNARY.update({
     name: getattr(F, name)
@@ -354,4 +360,10 @@ def run_step(step, inputs, device):
         return strided_view(step, a[0])
     if op == "statistic":
         return statistic(step, a[0])
+    if op == "row_op":
+        if name == "glu":
+            return F.glu(a[0], step["axis"])
+        if name == "normalize":
+            return F.normalize(a[0], 2.0, step["axis"], 1e-12)
+        return F.cosine_similarity(a[0], a[1], step["axis"], 1e-8)
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

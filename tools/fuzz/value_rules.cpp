@@ -10,6 +10,7 @@
 #include "tools/fuzz/bitwise_rules.h"
 #include "tools/fuzz/division_rules.h"
 #include "tools/fuzz/float_function.h"
+#include "tools/fuzz/guard_rules.h"
 #include "tools/fuzz/rule_helpers.h"
 #include "tools/fuzz/smooth_function_rules.h"
 
@@ -281,6 +282,7 @@ Bounds unary_rule(std::string_view op, const Operand& in, DType result) {
     return binary_rule("div", one, Operand{x, result}, result, result);
   }
   if (is_activation(op)) return activation_rule(op, x, result);
+  if (is_domain_guard(op)) return domain_guard_rule(op, x, result);
   const FloatFunction* fn = float_function(op);
   if (fn == nullptr) reject(op, "no value rule for this op");
   return float_function_rule(op, *fn, x, result);

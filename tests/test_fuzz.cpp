@@ -383,6 +383,12 @@ TEST(FuzzSession, EmptyDimsCountAsOneAgainstTheElementLimit) {
   expect_program_agrees(17307, 431);
 }
 
+// Seed 17714 program 284 (generation 10), found on the H200: normalize of an f16 zero row was NaN
+// unfused and 0 fused (f16 rounds eps = 1e-12 to 0); both compute in f32 now.
+TEST(FuzzSession, NormalizeOfAHalfPrecisionZeroRowIsZero) {
+  expect_program_agrees(17714, 284, 10);
+}
+
 // Seed 901 program 8 (generation 7), found on the 2-core machine: the median of an empty tensor
 // is NaN, which its bounds did not allow.
 TEST(FuzzSession, TheMedianOfNothingIsNaNInItsBounds) {

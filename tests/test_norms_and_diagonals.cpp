@@ -84,8 +84,16 @@ TEST(Normalize, DividesByTheNormClampedAtEps) {
   const std::vector<double> got = lazy::normalize(x).to_vector<double>();  // axis 1
   for (int i = 0; i < 12; ++i)
     EXPECT_NEAR(got[std::size_t(i)], kValues[std::size_t(i)] / norm_of(2, i / 4), 1e-6);
-  // A zero row stays zero (divided by eps), not NaN.
+  // A zero row stays zero (divided by eps), not NaN; in f16 too, where eps itself rounds to 0
+  // (fuzz seed 17714 program 284: NaN unfused, 0 fused).
   EXPECT_EQ(lazy::normalize(lazy::zeros({2, 3})).to_vector<double>(), std::vector<double>(6, 0));
+  const Tensor half_zeros = lazy::normalize(lazy::zeros({2, 3}, DType::f16));
+  EXPECT_EQ(half_zeros.dtype(), DType::f16);
+  EXPECT_EQ(half_zeros.to_vector<double>(), std::vector<double>(6, 0));
+  const Tensor half_cosine = lazy::cosine_similarity(lazy::zeros({2, 3}, DType::f16),
+                                                     lazy::ones({2, 3}, DType::f16));
+  EXPECT_EQ(half_cosine.dtype(), DType::f16);
+  EXPECT_EQ(half_cosine.to_vector<double>(), std::vector<double>(2, 0));
   const std::vector<double> columns = lazy::normalize(x, 1, 0).to_vector<double>();
   double column_sum = 0;
   for (int r = 0; r < 3; ++r) column_sum += std::fabs(columns[std::size_t(4 * r + 1)]);

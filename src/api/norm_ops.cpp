@@ -88,8 +88,12 @@ Tensor normalize(const Tensor& x, double p, int axis, double eps, std::source_lo
   api::sync_if_trace_full();
   api::require_floating(x, "normalize", loc);
   api::check_axes(x.shape(), axis, "normalize", loc);
-  const Tensor norm = vector_norm(x, p, axis, true, loc);
-  return div(x, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
+  // In f32 for f16 and bf16, rounded once: f16 rounds eps = 1e-12 to 0, and a zero row would be
+  // 0 / 0 (PyTorch's NaN) or 0 as fusion kept the clamp in f32 or not.
+  return api::in_compute_type(x, loc, [&](const Tensor& v) {
+    const Tensor norm = vector_norm(v, p, axis, true, loc);
+    return div(v, maximum(norm, eps, loc), loc);  // clamp_min: NaN stays NaN
+  });
 }
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis, double eps,
@@ -109,14 +113,15 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int axis, double ep
   }
   // Each operand in the common dtype and shape, over its own norm; below eps the clamp adds a
   // constant to the norm, so the norm's gradient flows as in PyTorch's no-grad clamp_min_.
+  // In f32, rounded once to the common dtype: f16 rounds eps = 1e-8 to 0 (see normalize).
   const auto unit = [&](const Tensor& x) {
-    const Tensor v = x.to(common_dtype, loc).expand(common, loc);
+    const Tensor v = x.to(common_dtype, loc).to(DType::f32, loc).expand(common, loc);
     const Tensor norm = vector_norm(v, 2, axis, true, loc);
     const Tensor clamped = where(
         lt(norm, eps, loc), add(norm, stop_gradient(sub(eps, norm, loc), loc), loc), norm, loc);
     return div(v, clamped, loc);
   };
-  return sum(mul(unit(x1), unit(x2), loc), axis, false, loc);
+  return sum(mul(unit(x1), unit(x2), loc), axis, false, loc).to(common_dtype, loc);
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim,

@@ -63,6 +63,24 @@ TEST_F(GpuIndexing, GathersReadTransposedSlicedAndBroadcastOperandsInPlace) {
       "views");
 }
 
+// torch_check seed 17913 program 194: a gather of a tiled tensor (reshapes of a broadcast, written
+// as they are computed) was an internal error; its source is now written by an earlier kernel.
+TEST_F(GpuIndexing, AGatherOfATiledOrRepeatedTensorMatchesTheReference) {
+  for (DType dtype : {DType::bool_, DType::f32, DType::bf16}) {
+    Tensor x = random_input(dtype, {1, 2, 101});
+    Tensor along_0 = random_picks({3, 2, 4, 303}, 3, DType::i64);
+    Tensor along_2 = random_picks({3, 2, 5, 303}, 4, DType::i32);
+    expect_matches_reference(
+        [&] {
+          const Tensor tiled = lazy::tile(x, {3, 2, 2, 3});  // [3, 2, 4, 303]
+          const Tensor repeated = lazy::repeat(x, {3, 2, 2, 3});
+          return std::vector<Tensor>{lazy::gather(tiled, 0, along_0),
+                                     lazy::gather(repeated, 2, along_2), tiled};
+        },
+        std::string(lazy::dtype_name(dtype)));
+  }
+}
+
 TEST_F(GpuIndexing, EmbeddingTimesScalePlusPositionIsOneKernel) {
   for (DType dtype : {DType::f32, DType::bf16}) {
     Tensor table = random_input(dtype, {1000, 96});

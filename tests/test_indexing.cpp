@@ -55,6 +55,24 @@ std::vector<float> gather_loop(const std::vector<float>& x, const Shape& x_shape
   return out;
 }
 
+// torch_check seed 17913 program 194: planning a gather of a tiled tensor (reshapes of a
+// broadcast) failed with an internal error; it plans, and picks the tiled values.
+TEST(Gather, OfATiledTensorPlansAndPicksTheTiledValues) {
+  std::vector<double> values(202);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i);
+  const Tensor x = lazy::from_data(values, {1, 2, 101});
+  const Tensor tiled = lazy::tile(x, {3, 2, 2, 3});  // [3, 2, 4, 303]: x[0, c % 2, d % 101]
+  std::vector<std::int64_t> picks(3 * 2 * 4 * 303);
+  for (std::size_t i = 0; i < picks.size(); ++i) picks[i] = std::int64_t(i % 4);
+  const Tensor index = lazy::from_data(picks, {3, 2, 4, 303}, DType::i64);
+  const std::vector<double> got = lazy::gather(tiled, 2, index).to_vector<double>();
+  ASSERT_EQ(got.size(), picks.size());
+  for (std::size_t i = 0; i < picks.size(); ++i) {
+    const std::size_t d = i % 303;
+    ASSERT_EQ(got[i], double(101 * (picks[i] % 2) + std::int64_t(d % 101))) << i;
+  }
+}
+
 TEST(Gather, MatchesALoopOverEveryAxisOfRanksOneToFive) {
   const std::vector<Shape> shapes = {{7}, {5, 6}, {3, 4, 5}, {2, 3, 2, 4}, {2, 2, 3, 2, 3}};
   std::uint32_t seed = 1;

@@ -349,6 +349,13 @@ class TermBuilder {
       return visit_pushed_gather(node, picks, *base, path);
     if (base->is_pending() &&
         (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_)) {
+      // A view written as it is computed (a reshape no strides express, as tile's of a broadcast):
+      // the gather reads it from memory, so an earlier kernel writes it (seed 17913 program 194).
+      if (p_.cuts.cut[base->trace_index] && !p_.cuts.read_back[base->trace_index]) {
+        p_.cuts.add_read_back(base->trace_index, CutReason::gather_source);
+        cut_added_ = true;
+        return kFailed;
+      }
       internal_error(node, "a gather's source is not written before the gather");
     }
     const ir::Layout stored =

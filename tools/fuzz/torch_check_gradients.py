@@ -108,7 +108,7 @@ def unit_vector_terms(step, inputs, cotangent):
     """normalize's and cosine_similarity's gradients subtract terms of |g| / |x| over each row,
     which cancel (a row of one element has gradient 0): their size, a rounding per row element,
     for each element of x; None for other ops."""
-    if step["op"] != "row_op" or step["name"] == "glu":
+    if step["op"] != "row_op" or step["name"] == "glu" or cotangent.numel() == 0:
         return None
     axis = step["axis"]
     g = cotangent.double().abs()

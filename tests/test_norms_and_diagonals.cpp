@@ -90,8 +90,8 @@ TEST(Normalize, DividesByTheNormClampedAtEps) {
   const Tensor half_zeros = lazy::normalize(lazy::zeros({2, 3}, DType::f16));
   EXPECT_EQ(half_zeros.dtype(), DType::f16);
   EXPECT_EQ(half_zeros.to_vector<double>(), std::vector<double>(6, 0));
-  const Tensor half_cosine = lazy::cosine_similarity(lazy::zeros({2, 3}, DType::f16),
-                                                     lazy::ones({2, 3}, DType::f16));
+  const Tensor half_cosine =
+      lazy::cosine_similarity(lazy::zeros({2, 3}, DType::f16), lazy::ones({2, 3}, DType::f16));
   EXPECT_EQ(half_cosine.dtype(), DType::f16);
   EXPECT_EQ(half_cosine.to_vector<double>(), std::vector<double>(2, 0));
   const std::vector<double> columns = lazy::normalize(x, 1, 0).to_vector<double>();

@@ -76,8 +76,7 @@ InputCotangents log1p_vjp(const VjpArgs& a) {
   return only(lazy::div(a.cotangent, lazy::add(a.inputs[0], 1, a.loc), a.loc));
 }
 InputCotangents expm1_vjp(const VjpArgs& a) {
-  // exp(x), not PyTorch's result + 1, which is 0 below x = -17 in f32: elu's gradient there
-  // (exp(x) in PyTorch's elu_backward) would vanish.
+  // exp(x): PyTorch's result + 1 is 0 below x = -17 in f32, and elu's gradient with it.
   return only(lazy::mul(a.cotangent, lazy::exp(a.inputs[0], a.loc), a.loc));
 }
 InputCotangents sqrt_vjp(const VjpArgs& a) {

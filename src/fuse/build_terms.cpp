@@ -87,9 +87,8 @@ class TermBuilder {
     return true;
   }
 
-  // A product's terms: a load of each input, as it sits in memory. An input that is not in
-  // memory as it is (a broadcast scalar), or in a layout the call cannot take, is written densely
-  // first, by a generated kernel that also runs the work producing it.
+  // A product's terms: a load of each input as it sits in memory; one that is not (a broadcast
+  // scalar, a layout the call cannot take) is written densely first, with the work producing it.
   bool build_matmul_terms(Region& region) {
     const Node& node = *graph_.nodes[region.matmul->node];
     if (!load_inputs(region, node, CutReason::matmul_layout, region.matmul->input_terms))
@@ -132,9 +131,8 @@ class TermBuilder {
     return false;
   }
 
-  // A row region's terms: each reduction's folded value over the iteration space, then its
-  // roots, per element or per row. Every access must walk rows and the folded extent with one
-  // stride each; where one does not, its reductions leave row fusion (found once, cuts only grow).
+  // A row region's terms: each reduction's folded value, then its roots (per element or row).
+  // Each access walks rows and the folded extent with a stride each, else its reductions leave.
   bool build_row_terms(Region& region) {
     RowInfo& row = *region.row;
     row.reduction_terms.clear();
@@ -293,8 +291,7 @@ class TermBuilder {
     return layout ? add_load(index, false, *layout) : kFailed;
   }
 
-  // A pointwise op: its operands' terms (0-d operands are the same for every element: no views
-  // apply to them), then its own.
+  // A pointwise op: its operands' terms (0-d operands take no views), then its own.
   std::int32_t visit_op(const Node& node, std::vector<const Node*>& path) {
     std::array<std::int32_t, 3> operands{-1, -1, -1};
     for (std::size_t k = 0; k < node.inputs.size(); ++k) {
@@ -349,11 +346,9 @@ class TermBuilder {
       return visit_pushed_gather(node, picks, *base, path);
     if (base->is_pending() &&
         (!p_.cuts.cut[base->trace_index] || p_.region_of[base->trace_index] >= current_)) {
-      // A view written as it is computed (a reshape no strides express, as tile's of a broadcast):
-      // the gather reads it from memory, so an earlier kernel writes it (seed 17913 program 194).
+      // A view cut to be written inline (tile's reshape of a broadcast): an earlier kernel's.
       if (p_.cuts.cut[base->trace_index] && !p_.cuts.read_back[base->trace_index]) {
-        p_.cuts.add_read_back(base->trace_index, CutReason::gather_source);
-        cut_added_ = true;
+        cut_added_ = p_.cuts.add_read_back(base->trace_index, CutReason::gather_source);
         return kFailed;
       }
       internal_error(node, "a gather's source is not written before the gather");
@@ -382,9 +377,8 @@ class TermBuilder {
     return add_term(std::move(term));
   }
 
-  // A gather whose source it computes at the picked positions (gather_pushdown.h): the source's
-  // terms through the Gather as a marker in the path. The index is checked by the loads that
-  // read at it; where none does (a source of scalars), the source is written first after all.
+  // A gather computing its source at the picked positions (gather_pushdown.h): the source's terms
+  // through the Gather as a path marker; its loads check the index, else the source is written.
   std::int32_t visit_pushed_gather(const Node& node, std::int32_t picks, const Node& base,
                                    std::vector<const Node*>& path) {
     pushed_picks_[&node] = picks;
@@ -401,9 +395,8 @@ class TermBuilder {
     return kFailed;
   }
 
-  // A concatenation: a term mapping the iteration space onto its elements, and each input's terms
-  // over the iteration space, read through a slice that moves the input to its part of the joined
-  // axis (the kernel computes only the part an element lies in). A kernel computes at most one.
+  // A concatenation (at most one a kernel): a term mapping the iteration space onto its parts, and
+  // each input's terms through a slice moving it to its part (an element computes only its own).
   [[gnu::noinline]] std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction || current().scan || current().top_k;
@@ -419,8 +412,8 @@ class TermBuilder {
     const std::int64_t inner = ir::Layout::contiguous(node->shape).strides[axis];
     Term::Concat concat{{}, node->shape[axis] * inner, {}};
     std::int64_t start = 0;
-    // Every part is visited even after one fails, so that one pass finds the cut of every nested
-    // concatenation: a cat of 4097 tensors (a tree of cats) took 66 passes, one per cut.
+    // Every part is visited after one fails, so one pass finds every nested cat's cut (4097 took
+    // 66).
     bool failed = false;
     for (Node* input : node->inputs) {
       const NodePtr shift = ir::make_node(Op::Slice, input->dtype, node->shape, node->loc);

@@ -1,0 +1,121 @@
+// The fuzzer's later generations (tools/fuzz/generator.h): each one's new steps are generated,
+// agree with the reference on whatever backend runs, and print as the API calls them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <lazy/lazy.h>
+
+#include "tools/fuzz/activation_rules.h"
+#include "tools/fuzz/generator.h"
+#include "tools/fuzz/guard_rules.h"
+#include "tools/fuzz/printer.h"
+#include "tools/fuzz/runner.h"
+
+namespace {
+
+using namespace lazy::fuzz;
+
+// Generation 8's activations and losses record, agree with the reference, and print as the API
+// calls them.
+TEST(FuzzGenerator, ActivationAndLossStepsAreGeneratedAndAgree) {
+  std::set<std::string> activations, losses;
+  std::vector<Program> picked;
+  GenerateOptions eighth;
+  eighth.generation = 8;
+  for (std::int64_t index = 0; index < 400; ++index) {
+    Program p = generate(13, index, eighth);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op == Op::unary && is_activation(s.name)) activations.insert(s.name);
+      if (s.op == Op::loss) losses.insert(s.name.substr(0, s.name.find('.')));
+      has = has || s.op == Op::loss || (s.op == Op::unary && is_activation(s.name));
+    }
+    if (has && picked.size() < 10) picked.push_back(std::move(p));
+  }
+  for (const char* loss : {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+                           "binary_cross_entropy_with_logits", "kl_div", "kl_div_log_target"})
+    EXPECT_TRUE(losses.count(loss)) << loss << " never generated";
+  EXPECT_GE(activations.size(), 12u) << "too few of the 14 activations generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::[a-z_0-9]+_loss\\(p[0-9]+_t[0-9]+, "
+                                               "p[0-9]+_t[0-9]+, lazy::Reduction::[a-z]+\\)"));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
+// Generation 9's strided views, statistics and class losses record, agree with the reference,
+// and print as the API calls them.
+TEST(FuzzGenerator, StridedViewsStatisticsAndClassLossesAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  const auto is_new = [](const Step& s) {
+    return s.op == Op::strided_view || s.op == Op::statistic ||
+           (s.op == Op::loss && (s.name.starts_with("cross_entropy") || s.name.starts_with("nll")));
+  };
+  GenerateOptions ninth;
+  ninth.generation = 9;
+  for (std::int64_t index = 0; index < 600 && seen.size() < 13; ++index) {
+    Program p = generate(29, index, ninth);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (!is_new(s)) continue;
+      seen.insert(s.op == Op::loss ? s.name.substr(0, s.name.find('.')) : s.name);
+      has = true;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"flip", "diagonal", "narrow", "chunk", "split", "unbind", "nansum", "nanmean",
+        "count_nonzero", "vector_norm", "cross_entropy", "cross_entropy_probabilities", "nll_loss"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  EXPECT_THAT(print_program(picked),
+              ::testing::ContainsRegex("lazy::(flip|diagonal|narrow|chunk|split|unbind|nansum|"
+                                       "nanmean|count_nonzero|vector_norm|cross_entropy|nll_loss)"
+                                       "\\(p"));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
+// Generation 10's domain guards and row ops record, agree with the reference, and print with the
+// parameters their rules assume.
+TEST(FuzzGenerator, DomainGuardsAndRowOpsAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  GenerateOptions tenth;
+  tenth.generation = 10;
+  for (std::int64_t index = 0; index < 600 && seen.size() < 6; ++index) {
+    Program p = generate(31, index, tenth);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op != Op::row_op && !(s.op == Op::unary && is_domain_guard(s.name))) continue;
+      seen.insert(s.name);
+      has = true;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"logit", "nan_to_num", "threshold", "glu", "normalize", "cosine_similarity"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(glu|normalize|cosine_similarity)\\(p"));
+  // Each guard prints the parameters its rule assumes (logit's eps has no default to lean on).
+  EXPECT_THAT(source, ::testing::Not(::testing::ContainsRegex("lazy::(logit|threshold)\\(p[0-9]+_t"
+                                                              "[0-9]+\\)")));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
+}  // namespace

@@ -422,4 +422,54 @@ TEST(FuzzRuleRegressions, ABf16SumRoundedToItsDTypeStaysInTheFuzzersBounds) {
   EXPECT_LE(got, sum.hi);
 }
 
+// A program of a `value` leaf of `shape` in `dtype` and one statistic step over all of it.
+Program statistic_of(double value, std::vector<Dim> shape, DType dtype, const char* name,
+                     double order = 2) {
+  Program p;
+  Step leaf;
+  leaf.op = Op::full;
+  leaf.name = "full";
+  leaf.dtype = dtype;
+  leaf.shape = std::move(shape);
+  leaf.args = {Arg{-1, value, lazy::Scalar::Kind::floating}};
+  Step step;
+  step.op = Op::statistic;
+  step.name = name;
+  step.q = order;
+  step.args = {Arg{0}};
+  p.steps = {leaf, step};
+  return p;
+}
+
+// Review of generation 9: an f16 nanmean divides by its count in f16, where 70001 is inf and the
+// mean 0; the mean rule had bounded it as a mean. Sums past f16's range are refused too.
+TEST(FuzzRuleRegressions, AnF16NanmeanWhoseCountOrSumPassesF16IsRefused) {
+  Program counted = statistic_of(0.0009765625, {Dim{{}, 70001}}, DType::f16, "nanmean");
+  EXPECT_THROW(Builder(counted).apply_all(), StepRejected);
+  Program overflowing = statistic_of(40000, {Dim{{}, 2}}, DType::f16, "nanmean");
+  EXPECT_THROW(Builder(overflowing).apply_all(), StepRejected);
+  Program fitting = statistic_of(4000, {Dim{{}, 2}}, DType::f16, "nanmean");
+  Builder b(fitting);
+  b.apply_all();
+  EXPECT_EQ(b.tensor(1).item<double>(), 4000);
+  EXPECT_LE(b.bounds(1).lo - b.bounds(1).err, 4000);
+  discard_recording();
+}
+
+// Review of generation 9: a 3-norm's root takes 1/3 held in f32, off by 1e-8 relative per unit of
+// |ln sum|: at 1e12 that is 8e5, past the bounds before they counted it.
+TEST(FuzzRuleRegressions, APowerNormsRootWithAnF32ExponentStaysInTheFuzzersBounds) {
+  for (double value : {1e12, 1e-10, 3.0}) {
+    Program p = statistic_of(value, {Dim{{}, 1}}, DType::f32, "vector_norm", 3);
+    Builder b(p);
+    b.apply_all();
+    const double got = b.tensor(1).item<double>();
+    const Bounds& bounds = b.bounds(1);
+    const double slack = bounds.err + 2 * ulp(DType::f32, bounds.hi);
+    EXPECT_GE(got, bounds.lo - slack) << value;
+    EXPECT_LE(got, bounds.hi + slack) << value;
+    discard_recording();
+  }
+}
+
 }  // namespace

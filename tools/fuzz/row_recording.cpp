@@ -69,15 +69,17 @@ RecordedStep record_row_op(Program& program, const Step& step, const Builder& ea
     return out;
   }
   const int yi = step.args[1].step;
-  const Bounds& yb = earlier.bounds(yi);
   out.out = cosine_similarity(x, earlier.tensor(yi), step.axis, 1e-8, loc);
-  check_squares(xb, n, "cosine_similarity");
+  // Both as the op takes them, in the common dtype (an i64 arange past f16's range is inf).
+  const Bounds xc = converted(xb, x.dtype(), out.out.dtype());
+  const Bounds yb = converted(earlier.bounds(yi), earlier.tensor(yi).dtype(), out.out.dtype());
+  check_squares(xc, n, "cosine_similarity");
   check_squares(yb, n, "cosine_similarity");
   out.shape.erase(out.shape.begin() + axis);
-  const double moved_x = unit_vector_error(xb), moved_y = unit_vector_error(yb);
+  const double moved_x = unit_vector_error(xc), moved_y = unit_vector_error(yb);
   out.bounds = unit_result(out.out.dtype(), n, 8, std::max(moved_x, 0.0) + std::max(moved_y, 0.0),
-                           xb.unchecked || yb.unchecked || moved_x < 0 || moved_y < 0);
-  out.bounds.special = xb.special || yb.special;
+                           xc.unchecked || yb.unchecked || moved_x < 0 || moved_y < 0);
+  out.bounds.special = xc.special || yb.special;
   return out;
 }
 

@@ -39,12 +39,20 @@ Bounds power_norm_rule(const Bounds& x, double p, DType result, std::int64_t n) 
   // The sum of n powers is off by about (log2 n + 8) n ulps of its largest term (and pow's few
   // ulps each); the root moves that by at most its p-th root, or by the root's slope at the
   // least sum where that is smaller.
+  // Powers below f32's normal range are lost (squares are not rescaled): 2^-126 each at most.
   const double sum_error =
-      (std::log2(std::max(nd, 1.0)) + 12) * nd * std::pow(m.hi + m.err, p) * std::ldexp(1.0, -24);
+      (std::log2(std::max(nd, 1.0)) + 12) * nd * std::pow(m.hi + m.err, p) * std::ldexp(1.0, -24) +
+      nd * std::ldexp(1.0, -126);
   const double least_sum = nd * std::pow(m.lo, p);
   double rounding = std::pow(sum_error, 1 / p);
   if (least_sum > 0)
     rounding = std::min(rounding, sum_error / (p * std::pow(least_sum, (p - 1) / p)));
+  // The root's exponent is 1/p held in f32: S^(1/p) |ln S| times its error, whose largest over
+  // (0, S] is p / e below S = 1 and grows past it.
+  const double exponent_error = std::abs(1 / p - double(float(1 / p)));
+  const double root_of_largest = std::pow(largest_sum, 1 / p);
+  rounding += exponent_error *
+              std::max(p / std::exp(1.0), root_of_largest * std::abs(std::log(largest_sum)));
   Bounds b = inexact_result(result, root_n * m.lo, root_n * m.hi, root_n * x.err + rounding, 2);
   b.special = x.special;
   b.unchecked = x.unchecked;
@@ -91,12 +99,16 @@ RecordedStep record_statistic(const Step& step, const Builder& earlier,
   const DType dtype = out.out.dtype();
   const Operand numbers{nan_as_zero(xb), x.dtype()};
   out.bounds = reduce_rule("sum", numbers, dtype, n);
-  if (mean && xb.special) {
-    // The (rounded) sum of the numbers over their count: within x's range, off by at most the
-    // sum's error and the division's rounding; a row of only NaN is NaN.
+  if (mean && (xb.special || dtype != DType::f32)) {
+    // nansum's sum rounded to the dtype (the sum rule refuses one that may overflow it) over the
+    // count of the numbers converted to the dtype: within x's range, off by the sum's error over
+    // the least count, the count's rounding and the division's; a row of only NaN is NaN.
+    if (!(double(n) < largest(dtype))) reject("nanmean", "the count may not fit the dtype");
     const Bounds sum = out.bounds;
-    out.bounds = inexact_result(dtype, xb.lo, xb.hi, sum.err + ulp(dtype, sum.magnitude()), 1);
-    out.bounds.special = true;
+    const double least_count = xb.special ? 1.0 : std::max(double(n), 1.0);
+    out.bounds = inexact_result(dtype, xb.lo, xb.hi,
+                                sum.err / least_count + 2 * ulp(dtype, xb.magnitude()), 1);
+    out.bounds.special = xb.special || n == 0;
     out.bounds.unchecked = sum.unchecked;
   } else if (mean) {
     out.bounds = reduce_rule("mean", Operand{xb, x.dtype()}, dtype, n);

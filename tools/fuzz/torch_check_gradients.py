@@ -55,9 +55,9 @@ def excused(step, inputs, position):
         # NaN over a row holding NaN (PyTorch: 0, its sgn(NaN) being 0).
         return True
     if op == "row_op" and name != "glu" and x.dtype == torch.float16:
-        # An f16 row of norm below f16's least value is 0 divided by eps in f32, where PyTorch's
-        # eps rounds to 0 in f16 (NaN).
-        return any(bool((torch.linalg.vector_norm(v.float(), dim=step["axis"]) < 1e-7).any())
+        # An f16 row of norm below f16's normal range: its norm in f32, where PyTorch rounds it to
+        # f16 (subnormal, or 0 with its eps, which f16 rounds to 0: NaN).
+        return any(bool((torch.linalg.vector_norm(v.float(), dim=step["axis"]) < 2.0**-14).any())
                    for v in inputs if torch.is_tensor(v))
     if op == "order_statistic" and name == "cdist" and step["q"] == float("inf"):
         # Coordinates tied for the largest difference share its gradient (PyTorch: each gets

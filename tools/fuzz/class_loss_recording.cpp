@@ -32,10 +32,6 @@ Bounds reduced(Bounds each, bool ignorable, Reduction reduction, DType dtype, st
   return b;
 }
 
-Operand number_operand(double value, DType dtype) {
-  return Operand{number_bounds(value, dtype), dtype};
-}
-
 }  // namespace
 
 RecordedStep record_class_loss(const Step& step, const std::string& loss, Reduction reduction,

@@ -24,15 +24,11 @@ Reduction reduction_of(const std::string& name) {
 // in f32, rounded once to `result`: even, rising in |d|, with a slope of at most 1.
 Bounds huber_rule(const Bounds& d, DType result) {
   const auto g = [](double v) { return v < 1 ? 0.5 * v * v : v - 0.5; };
-  const double nearest = d.lo > 0 ? d.lo : (d.hi < 0 ? -d.hi : 0);
+  const double nearest = distance_from_zero(d.lo, d.hi);
   const double farthest = d.magnitude();
   // The linear branch subtracts 0.5 at the difference's magnitude; the quadratic rounds twice.
   const double arithmetic = ulp(DType::f32, farthest);
   return with_flags(inexact_result(result, g(nearest), g(farthest), d.err + arithmetic, 2), d);
-}
-
-Operand number_operand(double value, DType dtype) {
-  return Operand{number_bounds(value, dtype), dtype};
 }
 
 // The per-element losses of x against t (both of dtype `dtype`), as the API computes them.

@@ -16,7 +16,7 @@ namespace {
 // (exact) norm and f32's part.
 double unit_vector_error(const Bounds& x) {
   if (x.err == 0 && x.quantum != kNoQuantum && x.quantum <= 60) return 0;
-  const double nearest = x.lo > 0 ? x.lo : (x.hi < 0 ? -x.hi : 0.0);
+  const double nearest = distance_from_zero(x.lo, x.hi);
   if (nearest - x.err <= 1e-18) return -1;
   return 2 * x.err / (nearest - x.err);
 }

@@ -33,6 +33,16 @@ inline Bounds bool_result(bool unchecked, double lo = 0, double hi = 1) {
   return Bounds{lo, hi, 0, 0, false, unchecked};
 }
 
+// Distance from 0 to the nearest point of [lo, hi].
+inline double distance_from_zero(double lo, double hi) {
+  return lo > 0 ? lo : (hi < 0 ? -hi : 0);
+}
+
+// Whether an inexact value may be 0 on one side and not on the other.
+inline bool ambiguous_zero(const Bounds& b) {
+  return b.err > 0 && b.lo - b.err <= 0 && b.hi + b.err >= 0;
+}
+
 inline void check_integer_range(std::string_view op, double lo, double hi, DType result) {
   if (!is_floating(result) && (std::abs(lo) >= largest(result) || std::abs(hi) >= largest(result)))
     reject(op, "integers could overflow");

@@ -26,11 +26,6 @@ Widened widened(const Bounds& b) {
   return {b.lo - b.err, b.hi + b.err};
 }
 
-// Distance from 0 to the nearest point of [lo, hi].
-double distance_from_zero(double lo, double hi) {
-  return lo > 0 ? lo : (hi < 0 ? -hi : 0);
-}
-
 double logaddexp(double a, double b) {
   const double larger = std::max(a, b);
   return larger + std::log1p(std::exp(std::min(a, b) - larger));

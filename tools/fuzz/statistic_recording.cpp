@@ -19,15 +19,10 @@ Bounds nan_as_zero(Bounds x) {
 
 // |x|: its range folded at 0, its error and grid kept.
 Bounds magnitude_of(Bounds x) {
-  const double nearest = x.lo > 0 ? x.lo : (x.hi < 0 ? -x.hi : 0.0);
+  const double nearest = distance_from_zero(x.lo, x.hi);
   x.hi = x.magnitude();
   x.lo = nearest;
   return x;
-}
-
-// Whether an element may be 0 on one side and not on the other.
-bool zero_is_ambiguous(const Bounds& x) {
-  return x.err > 0 && x.lo - x.err <= 0 && x.hi + x.err >= 0;
 }
 
 // (sum |x|^p)^(1/p) over n elements for a finite order p >= 1, in f32, rounded once to `result`.
@@ -64,7 +59,7 @@ Bounds norm_rule(const Operand& in, double ord, DType result, std::int64_t n) {
   if (std::isinf(ord)) return magnitude_of(x);  // a largest or least |x|: an element, exactly
   if (ord == 0) {
     Bounds b = exact_result(result, 0, double(n), 0);
-    b.unchecked = x.unchecked || zero_is_ambiguous(x);
+    b.unchecked = x.unchecked || ambiguous_zero(x);
     return b;
   }
   if (ord == 1) return reduce_rule("sum", Operand{magnitude_of(x), result}, result, n);
@@ -86,7 +81,7 @@ RecordedStep record_statistic(const Step& step, const Builder& earlier,
   if (step.name == "count_nonzero") {
     out.out = count_nonzero(x, axes, loc);
     out.bounds = Bounds{0, double(n), 0, 0};
-    out.bounds.unchecked = xb.unchecked || zero_is_ambiguous(xb);
+    out.bounds.unchecked = xb.unchecked || ambiguous_zero(xb);
     return out;
   }
   if (step.name == "vector_norm") {

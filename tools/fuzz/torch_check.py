@@ -32,7 +32,7 @@ import warnings
 import torch
 
 import torch_check_gradients
-from torch_ops import DTYPES, number_of, run_step
+from torch_ops import DTYPES, number_of, run_step, tiny_half_rows
 
 SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
 
@@ -60,13 +60,9 @@ def excused(step, inputs, ours):
             if x.dim() else torch.isnan(x)
     if op == "cast" and x.is_floating_point() and not ours.is_floating_point():
         return torch.isnan(x)  # NaN casts to integer 0 (PyTorch: -2^63 for i64)
-    if op == "row_op" and name != "glu" and x.dtype == torch.float16:
-        # An f16 row of norm below f16's normal range is divided by its f32 norm; PyTorch rounds
-        # the norm to f16 (subnormal, or 0 with its eps, which f16 rounds to 0: 0 / 0 = NaN).
-        norms = [torch.linalg.vector_norm(v.float(), dim=step["axis"], keepdim=True) < 2.0**-14
-                 for v in inputs if torch.is_tensor(v)]
-        tiny = norms[0] if len(norms) == 1 else (norms[0] | norms[1]).squeeze(step["axis"])
-        return tiny.expand(ours.shape) if name == "normalize" else tiny
+    tiny = tiny_half_rows(step, inputs)
+    if tiny is not None:
+        return tiny.expand(ours.shape) if name == "normalize" else tiny.squeeze(step["axis"])
     if op == "unary" and name == "gelu" and x.is_floating_point():
         return ~torch.isfinite(x) | (x.abs() > 1e30)  # gelu(inf) is inf (PyTorch: NaN)
     return torch.zeros_like(ours, dtype=torch.bool)

@@ -15,6 +15,8 @@ import math
 
 import torch
 
+from torch_ops import tiny_half_rows
+
 SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8, torch.float64: 53}
 
 
@@ -54,11 +56,9 @@ def excused(step, inputs, position):
             torch.isnan(x).any()):
         # NaN over a row holding NaN (PyTorch: 0, its sgn(NaN) being 0).
         return True
-    if op == "row_op" and name != "glu" and x.dtype == torch.float16:
-        # An f16 row of norm below f16's normal range: its norm in f32, where PyTorch rounds it to
-        # f16 (subnormal, or 0 with its eps, which f16 rounds to 0: NaN).
-        return any(bool((torch.linalg.vector_norm(v.float(), dim=step["axis"]) < 2.0**-14).any())
-                   for v in inputs if torch.is_tensor(v))
+    tiny = tiny_half_rows(step, inputs)
+    if tiny is not None and bool(tiny.any()):
+        return True
     if op == "order_statistic" and name == "cdist" and step["q"] == float("inf"):
         # Coordinates tied for the largest difference share its gradient (PyTorch: each gets
         # all of it).

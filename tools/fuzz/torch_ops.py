@@ -205,6 +205,18 @@ def statistic(step, x):
     return fn(x) if dims is None else fn(x, dim=dims, keepdim=keep)
 
 
+def tiny_half_rows(step, inputs):
+    """For normalize and cosine_similarity of f16: the rows (the axis kept as 1) of any operand
+    whose norm is below f16's normal range. lazyfuse divides them by their f32 norm, where PyTorch
+    rounds the norm to f16 (subnormal, or 0 with its eps, which f16 rounds to 0: 0 / 0 = NaN).
+    None for other steps."""
+    if step["op"] != "row_op" or step["name"] == "glu" or inputs[0].dtype != torch.float16:
+        return None
+    rows = [torch.linalg.vector_norm(v.float(), dim=step["axis"], keepdim=True) < 2.0**-14
+            for v in inputs if torch.is_tensor(v)]
+    return rows[0] if len(rows) == 1 else rows[0] | rows[1]
+
+
 def run_step(step, inputs, device):
     """PyTorch's result of one step, given its tensor arguments' values (numbers as Python's)."""
     op, name = step["op"], step["name"]

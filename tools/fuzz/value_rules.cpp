@@ -182,10 +182,6 @@ Bounds exact_map(const Bounds& x, double lo, double hi) {
   return b;
 }
 
-bool ambiguous_zero(const Bounds& b) {
-  return b.err > 0 && b.lo - b.err <= 0 && b.hi + b.err >= 0;
-}
-
 // An operand an op selects (where, maximum, minimum) as the result dtype holds it: a fused
 // kernel keeps a narrow intermediate in f32 while the reference rounds it, so a value the dtype
 // cannot hold exactly may differ by a rounding.

@@ -18,6 +18,10 @@ struct Operand {
 
 // Bounds of a number written in a program (exact when it is a short dyadic fraction).
 Bounds number_bounds(double value, DType as);
+// A number as an operand of `dtype`.
+inline Operand number_operand(double value, DType dtype) {
+  return Operand{number_bounds(value, dtype), dtype};
+}
 
 Bounds unary_rule(std::string_view op, const Operand& x, DType result);
 // `compute` is the promoted dtype the operands meet in (for comparisons, not the result's).

@@ -127,6 +127,31 @@ TEST(Norms, GradientsMatchCentralDifferencesAndAZeroNormPassesZero) {
   }
 }
 
+// A NaN makes the norm NaN, and then every element's gradient NaN, zeros included, as PyTorch's
+// x |x|^(p-2) * g / norm^(p-1) is (torch_check seed 17919 program 31: the zeros were 0 beside a
+// NaN); beside an infinity the zero's is PyTorch's too.
+TEST(Norms, APowerNormsGradientAtAZeroElementIsNaNWhenTheNormIs) {
+  for (double ord : {3.0, 1.5, 0.5}) {
+    const auto gradient = [&](double special) {
+      return lazy::grad([&](std::span<const Tensor> v) { return lazy::vector_norm(v[0], ord); })(
+                 std::vector<Tensor>{lazy_test::f32_values({0, 1, special})})[0]
+          .to_vector<double>();
+    };
+    const std::vector<double> beside_nan = gradient(lazy_test::kNaN);
+    for (double g : beside_nan) EXPECT_TRUE(std::isnan(g)) << ord;
+    // Below order 1 the root's slope at an infinite sum is infinite: inf at 1, and at the zero
+    // PyTorch's masked 0 times it, NaN.
+    const std::vector<double> beside_inf = gradient(lazy_test::kInf);
+    if (ord < 1) {
+      EXPECT_TRUE(std::isnan(beside_inf[0])) << ord;
+      EXPECT_EQ(beside_inf[1], lazy_test::kInf) << ord;
+    } else {
+      EXPECT_EQ(beside_inf[0], 0) << ord;
+      EXPECT_EQ(beside_inf[1], 0) << ord;
+    }
+  }
+}
+
 TEST(Diagonal, PicksTheOffsetDiagonalAsTheLastAxis) {
   const Tensor x = lazy::from_data(kValues, {3, 4});
   EXPECT_EQ(lazy::diagonal(x).to_vector<double>(), (std::vector<double>{1.5, 4, -3.5}));

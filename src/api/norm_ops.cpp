@@ -42,10 +42,13 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
       return result;
     }
     // Zero elements pass no gradient (PyTorch's backward masks them): their power is put in as
-    // a constant, 0 or (a negative ord) inf. A zero norm reads its root at 1 for the same reason.
+    // |x| * 0, whose slope 0 still turns a NaN norm's NaN into NaN there, as PyTorch's (torch_check
+    // seed 17919), or (a negative ord) inf. A zero norm reads its root at 1 for the same reason.
     const Tensor zero_element = eq(magnitude, 0.0, loc);
-    const Tensor terms = where(zero_element, ord > 0 ? 0.0 : INFINITY,
-                               pow(where(zero_element, 1.0, magnitude, loc), ord, loc), loc);
+    const Tensor powers_of_nonzero = pow(where(zero_element, 1.0, magnitude, loc), ord, loc);
+    const Tensor terms = ord > 0
+                             ? where(zero_element, mul(magnitude, 0.0, loc), powers_of_nonzero, loc)
+                             : where(zero_element, INFINITY, powers_of_nonzero, loc);
     const Tensor powers = sum(terms, axes, keepdim, loc);
     if (ord < 0) return pow(powers, 1.0 / ord, loc);
     const Tensor zero = eq(powers, 0.0, loc);

@@ -118,4 +118,46 @@ TEST(FuzzGenerator, DomainGuardsAndRowOpsAreGeneratedAndAgree) {
   EXPECT_GT(report.compared, 0);
 }
 
+// Generation 11's pairs, one-hot encodings, trace and binary_cross_entropy record, agree with the
+// reference, and print with the parameters their rules assume.
+TEST(FuzzGenerator, PairsOneHotTraceAndBinaryCrossEntropyAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  const auto label = [](const Step& s) -> std::string {
+    if (s.op == Op::pair || s.op == Op::one_hot) return s.name;
+    if (s.op == Op::statistic && s.name == "trace") return s.name;
+    if (s.op == Op::loss && s.name.starts_with("binary_cross_entropy."))
+      return "binary_cross_entropy";
+    return "";
+  };
+  GenerateOptions eleventh;
+  eleventh.generation = 11;
+  for (std::int64_t index = 0; index < 800 && seen.size() < 6; ++index) {
+    Program p = generate(37, index, eleventh);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      const std::string name = label(s);
+      if (name.empty()) continue;
+      seen.insert(name);
+      has = true;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"isclose", "pairwise_distance", "outer", "one_hot", "trace", "binary_cross_entropy"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::(isclose|pairwise_distance|outer|one_hot|"
+                                               "trace|binary_cross_entropy)\\(p"));
+  // isclose and pairwise_distance print their tolerances and order; one_hot its class count.
+  EXPECT_THAT(source, ::testing::Not(::testing::ContainsRegex(
+                          "lazy::(isclose|pairwise_distance|one_hot)\\(p[0-9]+_t[0-9]+(, "
+                          "p[0-9]+_t[0-9]+)?\\)")));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
 }  // namespace

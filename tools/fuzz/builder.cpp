@@ -11,18 +11,10 @@
 #include "tools/fuzz/api_functions.h"
 #include "tools/fuzz/data_bounds.h"
 #include "tools/fuzz/data_leaf.h"
-#include "tools/fuzz/indexing_recording.h"
-#include "tools/fuzz/loss_recording.h"
-#include "tools/fuzz/mask_recording.h"
-#include "tools/fuzz/order_recording.h"
-#include "tools/fuzz/product_recording.h"
 #include "tools/fuzz/reduction_rules.h"
-#include "tools/fuzz/row_recording.h"
 #include "tools/fuzz/smooth_function_rules.h"
-#include "tools/fuzz/statistic_recording.h"
-#include "tools/fuzz/tiling_recording.h"
+#include "tools/fuzz/step_recording.h"
 #include "tools/fuzz/value_rules.h"
-#include "tools/fuzz/view_recording.h"
 
 namespace lazy::fuzz {
 
@@ -42,18 +34,6 @@ ir::PromotionOperand promotion_of(const Arg& arg, const std::vector<Tensor>& ten
   return {t.rank() == 0 ? ir::PromotionOperand::Tier::zero_dim
                         : ir::PromotionOperand::Tier::dimensioned,
           t.dtype()};
-}
-
-// Axes of `rank` a reduction folds: all of them when none are named.
-std::vector<int> folded_axes(const std::vector<int>& axes, int rank) {
-  std::vector<int> out;
-  if (rank == 0) return out;
-  if (axes.empty()) {
-    for (int a = 0; a < rank; ++a) out.push_back(a);
-    return out;
-  }
-  for (int a : axes) out.push_back(a < 0 ? a + rank : a);
-  return out;
 }
 
 std::int64_t folded_count(const Shape& shape, const std::vector<int>& folded) {
@@ -295,36 +275,14 @@ void Builder::record(const Step& s, Tensor& out, Bounds& b, std::vector<Dim>& sh
       shape[axis] = Dim{{s.derived_size}, 1};
       return;
     }
-    case Op::gather:
-    case Op::scatter:
-    case Op::triangle:
-    case Op::masked_fill:
-    case Op::tiling:
-    case Op::order_statistic:
-    case Op::loss:
-    case Op::strided_view:
-    case Op::statistic:
-    case Op::row_op:
-    case Op::product: {
-      RecordedStep step =
-          s.op == Op::gather            ? record_gather(s, *this, loc)
-          : s.op == Op::scatter         ? record_scatter(s, *this, loc)
-          : s.op == Op::tiling          ? record_tiling(program_, s, *this, loc)
-          : s.op == Op::order_statistic ? record_order_statistic(s, *this, loc)
-          : s.op == Op::loss            ? record_loss(s, *this, loc)
-          : s.op == Op::strided_view    ? record_strided_view(program_, s, *this, loc)
-          : s.op == Op::row_op          ? record_row_op(program_, s, *this, loc)
-          : s.op == Op::statistic
-              ? record_statistic(s, *this, folded_axes(s.axes, arg_tensor(0).rank()), loc)
-          : s.op == Op::product ? record_product(program_, s, *this, loc)
-                                : record_mask(s, *this, loc);
+    default: {
+      if (!recorded_by_its_module(s.op)) break;
+      RecordedStep step = record_by_its_module(program_, s, *this, loc);
       out = std::move(step.out);
       b = step.bounds;
       shape = std::move(step.shape);
       return;
     }
-    default:
-      break;
   }
   const Tensor& x = arg_tensor(0);
   const std::vector<Dim>& in_shape = shapes_[s.args[0].step];

@@ -67,8 +67,8 @@ const char* op_name(Op op) {
       "reduce",     "arg_reduce",   "var",       "std_dev",     "softmax",   "log_softmax",
       "layer_norm", "rms_norm",     "join",      "gather",      "scan",      "top_k",
       "scatter",    "product",      "triangle",  "masked_fill", "tiling",    "order_statistic",
-      "loss",       "strided_view", "statistic", "row_op"};
-  static_assert(std::size(kNames) == static_cast<int>(Op::row_op) + 1, "a name for every Op");
+      "loss",       "strided_view", "statistic", "row_op",      "pair",      "one_hot"};
+  static_assert(std::size(kNames) == static_cast<int>(Op::one_hot) + 1, "a name for every Op");
   return kNames[static_cast<int>(op)];
 }
 

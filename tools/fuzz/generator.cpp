@@ -13,6 +13,7 @@
 #include "tools/fuzz/loss_steps.h"
 #include "tools/fuzz/mask_steps.h"
 #include "tools/fuzz/order_steps.h"
+#include "tools/fuzz/pair_steps.h"
 #include "tools/fuzz/product_steps.h"
 #include "tools/fuzz/row_steps.h"
 #include "tools/fuzz/statistic_steps.h"
@@ -385,6 +386,8 @@ class Generator : public GrowingProgram {
     if (options_.generation >= 9) weights.push_back(10);
     if (options_.generation >= 9) weights.push_back(6);
     if (options_.generation >= 10) weights.push_back(6);
+    if (options_.generation >= 11) weights.push_back(6);
+    if (options_.generation >= 11) weights.push_back(3);
     switch (random_.weighted(weights)) {
       case 0:
         add_unary(x);
@@ -446,8 +449,14 @@ class Generator : public GrowingProgram {
       case 19:
         add_statistic(*this, x);
         break;
-      default:
+      case 20:
         add_row_op(*this, x);
+        break;
+      case 21:
+        add_pair(*this, x);
+        break;
+      default:
+        add_one_hot(*this, x);
         break;
     }
   }

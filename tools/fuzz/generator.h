@@ -28,7 +28,9 @@ namespace lazy::fuzz {
 // count_nonzero and vector_norm (statistic_steps.h).
 // 10: logit, nan_to_num and threshold among the unary ops (guard_rules.h); glu, normalize and
 // cosine_similarity (row_steps.h).
-inline constexpr int kLatestGeneration = 10;
+// 11: isclose, pairwise_distance, outer and one_hot (pair_steps.h); trace among the statistics;
+// binary_cross_entropy among the losses.
+inline constexpr int kLatestGeneration = 11;
 
 struct GenerateOptions {
   int max_steps = 16;

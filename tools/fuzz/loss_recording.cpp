@@ -46,6 +46,24 @@ Bounds elementwise_rule(const std::string& loss, const Operand& x, const Operand
     const Operand log_sigmoid{unary_rule("log_sigmoid", x, dtype), dtype};
     return binary_rule("sub", linear, log_sigmoid, dtype, dtype);
   }
+  if (loss == "binary_cross_entropy") {
+    // (t - 1) max(log1p(-x), -100) - t max(log(x), -100) in f32, rounded once to the dtype.
+    constexpr DType f32 = DType::f32;
+    const auto in_f32 = [](const Operand& v) {
+      return Operand{converted(v.bounds, v.dtype, f32), f32};
+    };
+    const auto clamped_log = [&](std::string_view fn, const Operand& v) {
+      const Operand log_v{unary_rule(fn, v, f32), f32};
+      return Operand{binary_rule("maximum", log_v, number_operand(-100, f32), f32, f32), f32};
+    };
+    const Operand xf = in_f32(x), tf = in_f32(t);
+    const Operand log_miss = clamped_log("log1p", Operand{unary_rule("neg", xf, f32), f32});
+    const Operand log_hit = clamped_log("log", xf);
+    const Operand t_less_one{binary_rule("sub", tf, number_operand(1, f32), f32, f32), f32};
+    const Operand miss{binary_rule("mul", t_less_one, log_miss, f32, f32), f32};
+    const Operand hit{binary_rule("mul", tf, log_hit, f32, f32), f32};
+    return cast_rule(Operand{binary_rule("sub", miss, hit, f32, f32), f32}, dtype);
+  }
   if (loss == "kl_div_log_target") {
     // exp(t) (t - x)
     const Operand weight{unary_rule("exp", t, dtype), dtype};
@@ -64,6 +82,7 @@ Tensor call_loss(const std::string& loss, const Tensor& x, const Tensor& t, Redu
   if (loss == "l1_loss") return l1_loss(x, t, reduction, loc);
   if (loss == "smooth_l1_loss") return smooth_l1_loss(x, t, reduction, 1.0, loc);
   if (loss == "huber_loss") return huber_loss(x, t, reduction, 1.0, loc);
+  if (loss == "binary_cross_entropy") return binary_cross_entropy(x, t, Tensor(), reduction, loc);
   if (loss == "binary_cross_entropy_with_logits")
     return binary_cross_entropy_with_logits(x, t, Tensor(), reduction, Tensor(), loc);
   return kl_div(x, t, reduction, loss == "kl_div_log_target", loc);

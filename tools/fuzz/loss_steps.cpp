@@ -46,6 +46,18 @@ void add_class_loss(GrowingProgram& g, int x) {
   g.try_add(s);
 }
 
+// binary_cross_entropy of sigmoid(x), a probability, against a new leaf of x's shape and dtype.
+void add_probability_loss(GrowingProgram& g, int x) {
+  const int target = g.add_leaf(g.shape(x), g.dtype(x));
+  if (target < 0 || g.dtype(target) != g.dtype(x)) return;
+  const int probability =
+      g.add(GrowingProgram::step_of(Op::unary, "sigmoid", {GrowingProgram::tensor_arg(x)}));
+  if (probability < 0) return;
+  g.try_add(GrowingProgram::step_of(
+      Op::loss, with_reduction("binary_cross_entropy", g.random()),
+      {GrowingProgram::tensor_arg(probability), GrowingProgram::tensor_arg(target)}));
+}
+
 }  // namespace
 
 void add_loss(GrowingProgram& g, int x) {
@@ -53,6 +65,10 @@ void add_loss(GrowingProgram& g, int x) {
   Random& random = g.random();
   if (g.options().generation >= 9 && random.chance(35)) {
     add_class_loss(g, x);
+    return;
+  }
+  if (g.options().generation >= 11 && random.chance(15)) {
+    add_probability_loss(g, x);
     return;
   }
   const std::string loss = random.pick(

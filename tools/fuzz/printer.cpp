@@ -207,6 +207,10 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       e << order_statistic_expression(s, a(0));
       break;
     case Op::statistic:
+      if (s.name == "trace") {
+        e << "lazy::trace(" << a(0) << ")";
+        break;
+      }
       e << "lazy::" << s.name << "(" << a(0) << ", ";
       if (s.name == "vector_norm") e << order_text(s.q) << ", ";
       e << "lazy::Axes" << int_list(s.axes);
@@ -220,6 +224,21 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         e << "lazy::normalize(" << a(0) << ", 2.0, " << s.axis << ", 1e-12)";
       else
         e << "lazy::cosine_similarity(" << a(0) << ", " << a(1) << ", " << s.axis << ", 1e-8)";
+      break;
+    case Op::pair:
+      if (s.name == "outer") {
+        e << "lazy::outer(" << a(0) << ", " << a(1) << ")";
+      } else if (s.name == "isclose") {
+        e << "lazy::isclose(" << a(0) << ", " << a(1) << ", " << number(s.q) << ", "
+          << number(s.eps) << ", " << (s.largest ? "true" : "false") << ")";
+      } else {
+        e << "lazy::pairwise_distance(" << a(0) << ", " << a(1) << ", " << number(s.q) << ", 1e-6, "
+          << (s.keepdim ? "true" : "false") << ")";
+      }
+      break;
+    case Op::one_hot:
+      e << "lazy::one_hot(" << a(0) << ", " << dim_value(program, s.shape[0]) << ", "
+        << dtype_literal(s.dtype) << ")";
       break;
     case Op::strided_view:
       if (s.name == "flip") {
@@ -243,7 +262,7 @@ std::string step_expression(const Program& program, const Step& s, const std::st
         e << "lazy::" << (loss == "nll_loss" ? "nll_loss" : "cross_entropy") << "(" << a(0) << ", "
           << a(1) << ", lazy::CrossEntropyOptions{.ignore_index = " << s.k
           << ", .reduction = " << reduction << ", .label_smoothing = " << number(s.q) << "})";
-      } else if (loss == "binary_cross_entropy_with_logits") {
+      } else if (loss.starts_with("binary_cross_entropy")) {
         e << "lazy::" << loss << "(" << a(0) << ", " << a(1) << ", lazy::Tensor(), " << reduction
           << ")";
       } else {

@@ -28,6 +28,17 @@ Shape concrete_shape(const Program& program, const std::vector<Dim>& dims) {
   return shape;
 }
 
+std::vector<int> folded_axes(const std::vector<int>& axes, int rank) {
+  std::vector<int> out;
+  if (rank == 0) return out;
+  if (axes.empty()) {
+    for (int a = 0; a < rank; ++a) out.push_back(a);
+    return out;
+  }
+  for (int a : axes) out.push_back(a < 0 ? a + rank : a);
+  return out;
+}
+
 std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
                                bool keepdim) {
   std::vector<Dim> out;

@@ -86,18 +86,26 @@ enum class Op : std::uint8_t {
   order_statistic,
   // mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy_with_logits, kl_div,
   // kl_div_log_target, cross_entropy (class indices), cross_entropy_probabilities or nll_loss of
-  // input and target, then "." and the reduction (none, mean, sum, batchmean): "l1_loss.sum";
+  // input and target, or binary_cross_entropy of a probability and a target, then "." and the
+  // reduction (none, mean, sum, batchmean): "l1_loss.sum";
   // the class losses' ignore_index is `k`, their label smoothing `q`
   loss,
   // flip (along `axes`), diagonal (`k` the offset, of `axes`), narrow (along `axis`, from `start`,
   // `stop` elements), or piece `start` of chunk (`k` chunks), split (pieces of `k`) or unbind
   // along `axis` (the name says which)
   strided_view,
-  // nansum, nanmean, count_nonzero or vector_norm (of order `q`) over `axes` (all when none)
+  // nansum, nanmean, count_nonzero or vector_norm (of order `q`) over `axes` (all when none), or
+  // trace of a 2-d x
   statistic,
   // glu halving `axis`, normalize (p = 2, eps 1e-12) along `axis`, or cosine_similarity of x and
   // a second argument along `axis` (eps 1e-8): the name says which
   row_op,
+  // isclose of x and a second argument of its dtype and shape (rtol `q`, atol `eps`, equal_nan
+  // when `largest`), pairwise_distance of x and a second argument (p `q`, eps 1e-6, `keepdim`),
+  // or outer of two 1-d arguments: the name says which
+  pair,
+  // one_hot of i32 or i64 ids (an index leaf) into shape[0] classes, of `dtype`
+  one_hot,
 };
 
 // A tensor operand (an earlier step of the same program) or a number.
@@ -166,6 +174,8 @@ inline bool is_one(const Dim& dim) {
   return dim.sizes.empty() && dim.literal == 1;
 }
 Shape concrete_shape(const Program& program, const std::vector<Dim>& dims);
+// Axes of `rank` a reduction folds (non-negative): all of them when none are named.
+std::vector<int> folded_axes(const std::vector<int>& axes, int rank);
 // `in` with the `folded` axes (non-negative) kept as 1 or dropped.
 std::vector<Dim> reduced_shape(const std::vector<Dim>& in, const std::vector<int>& folded,
                                bool keepdim);

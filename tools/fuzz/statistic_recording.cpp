@@ -54,7 +54,9 @@ Bounds power_norm_rule(const Bounds& x, double p, DType result, std::int64_t n) 
   return b;
 }
 
-Bounds norm_rule(const Operand& in, double ord, DType result, std::int64_t n) {
+}  // namespace
+
+Bounds vector_norm_rule(const Operand& in, double ord, DType result, std::int64_t n) {
   const Bounds x = converted(in.bounds, in.dtype, result);
   if (std::isinf(ord)) return magnitude_of(x);  // a largest or least |x|: an element, exactly
   if (ord == 0) {
@@ -66,8 +68,6 @@ Bounds norm_rule(const Operand& in, double ord, DType result, std::int64_t n) {
   return power_norm_rule(x, ord, result, n);
 }
 
-}  // namespace
-
 RecordedStep record_statistic(const Step& step, const Builder& earlier,
                               const std::vector<int>& folded, std::source_location loc) {
   const int xi = step.args[0].step;
@@ -77,6 +77,12 @@ RecordedStep record_statistic(const Step& step, const Builder& earlier,
   std::int64_t n = 1;
   for (int a : folded) n *= x.shape()[a];
   RecordedStep out;
+  if (step.name == "trace") {  // the sum of the main diagonal's min(rows, columns) elements
+    out.out = trace(x, loc);
+    const std::int64_t diagonal = std::min(x.shape()[0], x.shape()[1]);
+    out.bounds = reduce_rule("sum", Operand{xb, x.dtype()}, out.out.dtype(), diagonal);
+    return out;
+  }
   out.shape = reduced_shape(earlier.shape(xi), folded, step.keepdim);
   if (step.name == "count_nonzero") {
     out.out = count_nonzero(x, axes, loc);
@@ -86,7 +92,7 @@ RecordedStep record_statistic(const Step& step, const Builder& earlier,
   }
   if (step.name == "vector_norm") {
     out.out = vector_norm(x, step.q, axes, step.keepdim, loc);
-    out.bounds = norm_rule(Operand{xb, x.dtype()}, step.q, out.out.dtype(), n);
+    out.bounds = vector_norm_rule(Operand{xb, x.dtype()}, step.q, out.out.dtype(), n);
     return out;
   }
   const bool mean = step.name == "nanmean";

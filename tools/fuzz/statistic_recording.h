@@ -6,8 +6,12 @@
 #include <source_location>
 
 #include "tools/fuzz/builder.h"
+#include "tools/fuzz/value_rules.h"
 
 namespace lazy::fuzz {
+
+// vector_norm of order `ord` over n elements of `x`, the result of dtype `result`.
+Bounds vector_norm_rule(const Operand& x, double ord, DType result, std::int64_t n);
 
 // `folded` holds the axes the step folds (all of x's when it names none).
 RecordedStep record_statistic(const Step& step, const Builder& earlier,

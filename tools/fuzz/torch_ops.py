@@ -195,8 +195,10 @@ def strided_view(step, x):
 
 
 def statistic(step, x):
-    """nansum, nanmean, count_nonzero or vector_norm over the step's axes."""
+    """nansum, nanmean, count_nonzero or vector_norm over the step's axes, or trace."""
     name, dims, keep = step["name"], reduce_dims(x, step["axes"]), step["keepdim"]
+    if name == "trace":
+        return torch.trace(x)
     if name == "count_nonzero":
         return torch.count_nonzero(x, dim=dims)
     if name == "vector_norm":
@@ -378,4 +380,12 @@ def run_step(step, inputs, device):
         if name == "normalize":
             return F.normalize(a[0], 2.0, step["axis"], 1e-12)
         return F.cosine_similarity(a[0], a[1], step["axis"], 1e-8)
+    if op == "pair":
+        if name == "outer":
+            return torch.outer(a[0], a[1])
+        if name == "isclose":
+            return torch.isclose(a[0], a[1], step["q"], step["eps"], step["largest"])
+        return F.pairwise_distance(a[0], a[1], step["q"], 1e-6, step["keepdim"])
+    if op == "one_hot":
+        return F.one_hot(a[0].long(), step["shape"][0]).to(dtype)
     raise ValueError(f"torch_check: no PyTorch form for {op} {name}")

@@ -323,4 +323,24 @@ TEST_F(MatmulPartition, AStridedXIsWrittenDenselyForDgelu) {
   EXPECT_EQ(epilogue_of(p, p.regions[1]).activation, MatmulActivation::gelu_tanh_grad);
 }
 
+// The gradient of a flip's diagonal of a product, beside a gradient that reads the input: the
+// flipped cotangent is cut in the first pass by a reshape that cannot stride it, and then as the
+// next product's operand that cuBLASLt cannot read; the second cut waits for the next pass (an
+// internal error before; the fuzzer's seed 17738 program 705, shrunk).
+TEST_F(MatmulPartition, AnOperandAnotherAccessCutInThePassIsWrittenInTheNext) {
+  const Tensor x = lazy::from_data(std::vector<double>{0.5, 1, 1.5, 2, 2.5, 3}, {2, 3, 1});
+  const Tensor w = lazy::from_data(std::vector<double>{1.5}, {1, 1});
+  const Tensor b = lazy::from_data(std::vector<double>{0.25}, {1});
+  const Tensor weights = lazy::from_data(std::vector<double>{0.5, -1}, {2, 1});
+  const Tensor scale = lazy::from_data(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3, 1});
+  const std::vector<Tensor> g = lazy::grad([&](std::span<const Tensor> v) {
+    const Tensor y = lazy::linear(v[0], v[1], v[2]);
+    const Tensor picked = lazy::diagonal(lazy::flip(y, {-1, -3}), 2, 2, 1);  // y[1 - i, 2, 0]
+    return lazy::sum(picked * weights) + lazy::sum(v[0] * scale);
+  })({x, w, b});
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{1, 2, 3 - 1.5, 4, 5, 6 + 0.75}));
+  EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0.5 * 3 - 1.5}));
+  EXPECT_EQ(g[2].to_vector<double>(), (std::vector<double>{0.5 - 1}));
+}
+
 }  // namespace

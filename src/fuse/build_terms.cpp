@@ -126,7 +126,7 @@ class TermBuilder {
     const std::optional<std::uint32_t> slot =
         input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input));
     if (written_densely_.insert(input).second)
-      cut_to_write_densely(p_.cuts, *input, slot, reader, why);
+      cut_to_write_densely(p_, *input, slot, reader, why);
     cut_added_ = true;
     return false;
   }

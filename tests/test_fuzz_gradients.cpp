@@ -67,6 +67,11 @@ TEST(FuzzGradients, ProgramsThatOnceFailedPass) {
        "a cummin of 14049 near-equal values crossed kinks within the move, which one linear "
        "output's noise hid from the smoothness check; the short move's estimate now counts",
        3},
+      {17738, 705, true,
+       "a flip's diagonal of a product beside a gradient reading its input: the flipped "
+       "cotangent, cut by a reshape in one planning pass, was cut again as the next product's "
+       "operand in the same pass, an internal error",
+       11},
   };
   for (const Found& f : found) {
     const GradientOutcome outcome = check(f.seed, f.index, f.generation);
@@ -79,6 +84,34 @@ TEST(FuzzGradients, ProgramsThatOnceFailedPass) {
           << outcome.detail;
     }
   }
+}
+
+// A shrunk candidate's derived size (a slice's length) is stale until the program records: the
+// check's leaves take their shapes after a recording (a [2, 1] leaf stood where the recording made
+// [2, 0], and the shrinking of seed 17738 program 705 aborted).
+TEST(FuzzGradients, ALeafOfAStaleDerivedSizeTakesItsRecordedShape) {
+  Program p;
+  p.sizes = {SizeVar{4, false}, SizeVar{3, true}};
+  Step x;
+  x.shape = {Dim{{0}, 1}};
+  x.data.key = 7;
+  Step tail;
+  tail.op = Op::slice;
+  tail.args = {Arg{0}};
+  tail.start = 1;
+  tail.has_start = true;
+  tail.derived_size = 1;
+  Step y;
+  y.shape = {Dim{{1}, 1}};
+  y.data.key = 8;
+  Step sum;
+  sum.op = Op::binary;
+  sum.name = "mul";
+  sum.args = {Arg{1}, Arg{2}};
+  sum.held = true;
+  p.steps = {x, tail, y, sum};
+  p.sizes[0].value = 2;  // as the shrinker lowers it: the slice's length is 1, not the 3 recorded
+  EXPECT_EQ(check_gradients(p).kind, GradientOutcome::Kind::checked) << check_gradients(p).detail;
 }
 
 }  // namespace

@@ -79,7 +79,8 @@ void Builder::apply(int i) {
   if (concrete_shape(program_, shape) != out.shape())
     throw std::logic_error("lazyfuse-fuzz: symbolic shape " +
                            concrete_shape(program_, shape).to_string() +
-                           " differs from the recorded " + out.shape().to_string());
+                           " differs from the recorded " + out.shape().to_string() + " at step " +
+                           std::to_string(i) + " (" + step_label(step) + ")");
   if (element_count(out.shape()) > double(kMaxElements)) throw StepRejected("too many elements");
   if (!bounds.unchecked && is_floating(out.dtype()) &&
       !(bounds.err <= kMaxRelativeError * std::max(bounds.magnitude(), 1.0)))

@@ -165,6 +165,17 @@ GradientOutcome skipped(std::string why) {
 
 GradientOutcome check_gradients(const Program& original) {
   Program p = in_f32(original);
+  // A shrunk candidate's derived sizes (a slice's length) are stale until it records, and the
+  // leaves' shapes read them (seed 17738 program 705's shrinking substituted a [2, 1] leaf where
+  // the recording made [2, 0]).
+  try {
+    Builder sizes(p);
+    sizes.apply_all();
+  } catch (const std::exception&) {
+    discard_recording();
+    return skipped("the f32 copy does not record");
+  }
+  discard_recording();
   const std::vector<Leaf> leaves = choose_leaves(p);
   if (leaves.empty()) return skipped("no floating leaf");
   Recording rec;

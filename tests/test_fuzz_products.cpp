@@ -63,9 +63,11 @@ std::set<std::string> features(Program& program) {
       }
       for (const Arg& a : s.args) {
         if (!a.is_tensor()) continue;
-        // Operands pass through a scaling multiply or a cast; look through them for the view.
+        // Operands pass through a scaling multiply or a cast; look through them for the view
+        // (not past a number on the left of a binary op).
         Arg source = a;
-        while (op_of(source) == Op::binary || op_of(source) == Op::cast)
+        while ((op_of(source) == Op::binary || op_of(source) == Op::cast) &&
+               program.steps[source.step].args[0].is_tensor())
           source = program.steps[source.step].args[0];
         if (op_of(source) == Op::permute) seen.insert("transposed operand");
         if (op_of(source) == Op::slice) seen.insert("sliced operand");

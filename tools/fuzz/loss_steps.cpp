@@ -46,13 +46,17 @@ void add_class_loss(GrowingProgram& g, int x) {
   g.try_add(s);
 }
 
-// binary_cross_entropy of sigmoid(x), a probability, against a new leaf of x's shape and dtype.
+// binary_cross_entropy of sigmoid(x), a probability, against sigmoid of a new leaf of x's shape
+// and dtype: PyTorch's CUDA kernel stops the process on an input or target outside [0, 1] or NaN.
 void add_probability_loss(GrowingProgram& g, int x) {
-  const int target = g.add_leaf(g.shape(x), g.dtype(x));
-  if (target < 0 || g.dtype(target) != g.dtype(x)) return;
-  const int probability =
-      g.add(GrowingProgram::step_of(Op::unary, "sigmoid", {GrowingProgram::tensor_arg(x)}));
-  if (probability < 0) return;
+  if (g.bounds(x).special) return;
+  const int leaf = g.add_leaf(g.shape(x), g.dtype(x));
+  if (leaf < 0 || g.dtype(leaf) != g.dtype(x) || g.bounds(leaf).special) return;
+  const auto sigmoid = [&](int v) {
+    return g.add(GrowingProgram::step_of(Op::unary, "sigmoid", {GrowingProgram::tensor_arg(v)}));
+  };
+  const int target = sigmoid(leaf), probability = sigmoid(x);
+  if (target < 0 || probability < 0) return;
   g.try_add(GrowingProgram::step_of(
       Op::loss, with_reduction("binary_cross_entropy", g.random()),
       {GrowingProgram::tensor_arg(probability), GrowingProgram::tensor_arg(target)}));

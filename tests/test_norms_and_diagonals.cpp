@@ -193,6 +193,11 @@ TEST(Diagonal, GradientsPutEachElementBack) {
       [](std::span<const Tensor> v) { return lazy::diagonal(v[0], -1); }, {x}, "diagonal");
   lazy_test::expect_gradients_match(
       [](std::span<const Tensor> v) { return lazy::trace(v[0] * v[0]); }, {x}, "trace");
+  // Of a tall matrix: 1 on its diagonal only (PyTorch 2.11 also fills (3, 0): issue 171704).
+  const std::vector<Tensor> tall = lazy::grad([](std::span<const Tensor> v) {
+    return lazy::trace(v[0]);
+  })(std::vector<Tensor>{lazy::zeros({4, 2})});
+  EXPECT_EQ(tall[0].to_vector<double>(), (std::vector<double>{1, 0, 0, 1, 0, 0, 0, 0}));
   lazy_test::expect_gradients_match(
       [](std::span<const Tensor> v) { return lazy::outer(v[0], v[1]); },
       {lazy_test::input({3}, 1), lazy_test::input({4}, 2)}, "outer");

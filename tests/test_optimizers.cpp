@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -31,11 +32,15 @@ std::vector<double> gradient_at(int t) {
   return g;
 }
 
+// The learning rate of step t (from 1): the options' when none is given.
+using Schedule = std::function<double(int)>;
+
 // torch.optim.SGD's step, in double.
-std::vector<double> sgd_reference(const SgdOptions& o) {
+std::vector<double> sgd_reference(SgdOptions o, const Schedule& lr_at = {}) {
   std::vector<double> p = kStart, buffer(p.size());
   for (int t = 1; t <= kSteps; ++t) {
     const std::vector<double> g = gradient_at(t);
+    if (lr_at) o.lr = lr_at(t);
     for (std::size_t i = 0; i < p.size(); ++i) {
       double d = o.maximize ? -g[i] : g[i];
       d += o.weight_decay * p[i];
@@ -50,10 +55,11 @@ std::vector<double> sgd_reference(const SgdOptions& o) {
 }
 
 // torch.optim.Adam's (AdamW's, decoupled) step, in double.
-std::vector<double> adam_reference(const AdamOptions& o) {
+std::vector<double> adam_reference(AdamOptions o, const Schedule& lr_at = {}) {
   std::vector<double> p = kStart, m(p.size()), v(p.size()), v_max(p.size());
   for (int t = 1; t <= kSteps; ++t) {
     const std::vector<double> g = gradient_at(t);
+    if (lr_at) o.lr = lr_at(t);
     for (std::size_t i = 0; i < p.size(); ++i) {
       double d = o.maximize ? -g[i] : g[i];
       if (o.decoupled_weight_decay) {
@@ -161,6 +167,116 @@ TEST(Optimizers, RefuseBadOptionsAndGradients) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, adam.step(std::vector<Tensor>{lazy::ones({3, 2})}));
   EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError,
                             adam.step(std::vector<Tensor>{lazy::ones({2, 3}, lazy::i32)}));
+}
+
+Tensor start() {
+  return lazy::from_data(kStart, {2, 3});
+}
+std::vector<Tensor> gradients_at(int t, std::size_t params) {
+  return std::vector<Tensor>(params, lazy::from_data(gradient_at(t), {2, 3}));
+}
+
+// Steps first to last (from 1) of gradient_at for every parameter, with `before(t)` run before
+// step t.
+template <class Optimizer>
+void steps(
+    Optimizer& optimizer, int first, int last,
+    const std::function<void(int)>& before = [](int) {}) {
+  for (int t = first; t <= last; ++t) {
+    before(t);
+    optimizer.step(gradients_at(t, optimizer.params().size()));
+    lazy::sync();
+  }
+}
+
+TEST(Optimizers, EachParameterGroupFollowsItsOwnOptions) {
+  const SgdOptions plain{.lr = 0.1}, heavy{.lr = 0.05, .momentum = 0.9, .weight_decay = 0.01};
+  Sgd sgd(std::vector<lazy::optim::SgdGroup>{{{start(), start()}, plain}, {{start()}, heavy}});
+  EXPECT_EQ(sgd.groups(), 2u);
+  EXPECT_EQ(sgd.options(1).momentum, 0.9);
+  steps(sgd, 1, kSteps);
+  for (int i : {0, 1})
+    lazy_test::expect_near_values(sgd.params()[std::size_t(i)].to_vector<double>(),
+                                  sgd_reference(plain), 2e-6, 1e-6);
+  lazy_test::expect_near_values(sgd.params()[2].to_vector<double>(), sgd_reference(heavy), 2e-6,
+                                1e-6);
+  const AdamOptions decayed = lazy::optim::adamw_options(0.05, 0.3), bare{.lr = 0.1};
+  Adam adam(std::vector<lazy::optim::AdamGroup>{{{start()}, decayed}, {{start()}, bare}});
+  steps(adam, 1, kSteps);
+  lazy_test::expect_near_values(adam.params()[0].to_vector<double>(), adam_reference(decayed), 2e-6,
+                                1e-6);
+  lazy_test::expect_near_values(adam.params()[1].to_vector<double>(), adam_reference(bare), 2e-6,
+                                1e-6);
+}
+
+// A schedule sets the rate before each step; the new rate is a kernel argument, not a recompile.
+TEST(Optimizers, ALearningRateScheduleTakesEffectAtTheNextStep) {
+  const Schedule halving = [](int t) { return 0.2 / double(1 << (t - 1)); };
+  Adam adam({start()}, {.lr = 1, .amsgrad = true});
+  const auto scheduled = [&](int t) { adam.set_lr(halving(t)); };
+  // From the third step on each step records the same work (at the second, AMSGrad's running
+  // maximum is still the second moment itself), whatever the rate.
+  steps(adam, 1, kSteps - 1, scheduled);
+  lazy::reset_stats();
+  steps(adam, kSteps, kSteps, scheduled);
+  EXPECT_EQ(lazy::stats().kernels_generated, 0);
+  EXPECT_EQ(adam.options().lr, halving(kSteps));
+  lazy_test::expect_near_values(adam.params()[0].to_vector<double>(),
+                                adam_reference({.amsgrad = true}, halving), 2e-6, 1e-6);
+  Sgd sgd({start()}, {.momentum = 0.5});
+  steps(sgd, 1, kSteps, [&](int t) { sgd.set_options(0, {.lr = halving(t), .momentum = 0.5}); });
+  lazy_test::expect_near_values(sgd.params()[0].to_vector<double>(),
+                                sgd_reference({.momentum = 0.5}, halving), 2e-6, 1e-6);
+}
+
+// Two steps, then a new optimizer over the same parameters loads the first's state and takes
+// the last two: the result is the uninterrupted run's (step counts and moments carried over).
+TEST(Optimizers, StateRestoredFromACheckpointResumesTheRun) {
+  const AdamOptions options{.lr = 0.05, .weight_decay = 0.1, .amsgrad = true};
+  Adam first({start()}, options);
+  steps(first, 1, 2);
+  EXPECT_EQ(first.state()[0].step, 2);
+  Adam resumed({first.params()[0]}, options);
+  resumed.load_state(first.state());
+  steps(resumed, 3, kSteps);
+  lazy_test::expect_near_values(resumed.params()[0].to_vector<double>(), adam_reference(options),
+                                2e-6, 1e-6);
+  const SgdOptions momentum{.lr = 0.05, .momentum = 0.8, .dampening = 0.3};
+  Sgd sgd_first({start()}, momentum);
+  steps(sgd_first, 1, 2);
+  Sgd sgd_resumed({sgd_first.params()[0]}, momentum);
+  sgd_resumed.load_state(sgd_first.state());
+  steps(sgd_resumed, 3, kSteps);
+  lazy_test::expect_near_values(sgd_resumed.params()[0].to_vector<double>(),
+                                sgd_reference(momentum), 2e-6, 1e-6);
+}
+
+TEST(Optimizers, RefuseBadGroupsOptionsAndStates) {
+  const Tensor p = start();
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,
+                            Adam(std::vector<lazy::optim::AdamGroup>{{{p}, {}}, {{p}, {}}}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Sgd(std::vector<Tensor>{p, p}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, Sgd(std::vector<lazy::optim::SgdGroup>{}));
+  Adam adam({p}, {.lr = 0.1});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::IndexError, adam.set_options(1, {}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::IndexError, (void)adam.options(1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.set_lr(-1));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.set_options(0, {.beta2 = 1}));
+  EXPECT_EQ(adam.options().lr, 0.1);  // a refused change changes nothing
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.load_state({}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.load_state({{.step = 1}}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,
+                            adam.load_state({{.step = 0, .exp_avg = p, .exp_avg_sq = p}}));
+  EXPECT_ERROR_AT_THIS_LINE(
+      lazy::ShapeError,
+      adam.load_state({{.step = 1, .exp_avg = p, .exp_avg_sq = lazy::ones({3, 2})}}));
+  EXPECT_EQ(adam.state()[0].step, 0);  // a refused load changes nothing
+  Sgd sgd({p}, {.momentum = 0.9});
+  EXPECT_ERROR_AT_THIS_LINE(lazy::DTypeError,
+                            sgd.load_state({{.momentum_buffer = lazy::ones({2, 3}, lazy::i32)}}));
+  // A state of another floating dtype is converted to the parameter's, as PyTorch's load does.
+  sgd.load_state({{.momentum_buffer = lazy::ones({2, 3}, lazy::bf16)}});
+  EXPECT_EQ(sgd.state()[0].momentum_buffer.dtype(), lazy::f32);
 }
 
 // A least-squares fit y = x w trained with lazy::grad and each optimizer: every step (loss,

@@ -2,9 +2,12 @@
 // A step records the update of every parameter from its gradient; nothing runs until the next
 // sync, where the updates fuse with the rest of the step (the loss, its gradients), so a
 // training step is one sync. The optimizer keeps the new parameters and its state (held, so a
-// sync computes them too).
+// sync computes them too). Parameters come in groups with options of their own (param_groups),
+// whose options can change between steps (a learning-rate schedule); state() and load_state()
+// read and restore the per-parameter state, as state_dict() and load_state_dict() do.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <source_location>
 #include <span>
@@ -26,23 +29,54 @@ struct SgdOptions {
 // p -= lr * d, d the gradient (plus weight_decay * p), or with momentum the running buffer
 // b = momentum * b + (1 - dampening) * d (b = d at a parameter's first step), or with Nesterov
 // d + momentum * b: torch.optim.SGD.
+// Parameters that share options: one of torch.optim's param_groups.
+template <class Options>
+struct ParamGroup {
+  std::vector<Tensor> params;
+  Options options;
+};
+using SgdGroup = ParamGroup<SgdOptions>;
+
+// A parameter's SGD state: its momentum buffer, undefined before its first step with momentum.
+struct SgdState {
+  Tensor momentum_buffer;
+};
+
 class Sgd {
  public:
   // Parameters: floating tensors of any shape. Bad options are a ValueError here.
   explicit Sgd(std::vector<Tensor> params, SgdOptions options = {},
                std::source_location loc = std::source_location::current());
-  // One step from one gradient per parameter, in order, each of its parameter's shape; an
-  // undefined Tensor() leaves its parameter (and that parameter's state) as it is, as a
+  // Groups in order, each with its options; no parameter twice (a ValueError, as PyTorch's).
+  explicit Sgd(std::vector<SgdGroup> groups,
+               std::source_location loc = std::source_location::current());
+  // One step from one gradient per parameter, in params() order, each of its parameter's shape;
+  // an undefined Tensor() leaves its parameter (and that parameter's state) as it is, as a
   // gradient of None does in PyTorch. Returns the new parameters, which params() holds.
   const std::vector<Tensor>& step(std::span<const Tensor> grads,
                                   std::source_location loc = std::source_location::current());
+  // Every group's parameters, the groups in order.
   const std::vector<Tensor>& params() const { return params_; }
-  const SgdOptions& options() const { return options_; }
+  std::size_t groups() const { return options_.size(); }
+  const SgdOptions& options(std::size_t group = 0,
+                            std::source_location loc = std::source_location::current()) const;
+  // New options for a group from the next step on, checked as the constructor checks them.
+  void set_options(std::size_t group, SgdOptions options,
+                   std::source_location loc = std::source_location::current());
+  // Every group's learning rate.
+  void set_lr(double lr, std::source_location loc = std::source_location::current());
+  // Each parameter's state, in params() order.
+  const std::vector<SgdState>& state() const { return state_; }
+  // Restores state() (of a checkpoint): one per parameter, each buffer undefined or of its
+  // parameter's shape (converted to its floating dtype); checked whole before anything changes.
+  void load_state(std::vector<SgdState> state,
+                  std::source_location loc = std::source_location::current());
 
  private:
-  SgdOptions options_;
+  std::vector<SgdOptions> options_;    // by group
+  std::vector<std::size_t> group_of_;  // by parameter
   std::vector<Tensor> params_;
-  std::vector<Tensor> momentum_;  // undefined before a parameter's first step
+  std::vector<SgdState> state_;
 };
 
 struct AdamOptions {
@@ -61,24 +95,43 @@ struct AdamOptions {
 // torch.optim.Adam: m = lerp(m, d, 1 - beta1), v = beta2 v + (1 - beta2) d^2 (d the gradient,
 // plus weight_decay * p unless decoupled), and p -= lr / (1 - beta1^t) * m /
 // (sqrt(v) / sqrt(1 - beta2^t) + eps), t counting each parameter's steps.
+using AdamGroup = ParamGroup<AdamOptions>;
+
+// A parameter's Adam state under PyTorch's names: the steps it took, the first and second
+// moments (undefined before its first step) and AMSGrad's largest second moment (undefined
+// without amsgrad).
+struct AdamState {
+  std::int64_t step = 0;
+  Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
+};
+
 class Adam {
  public:
   explicit Adam(std::vector<Tensor> params, AdamOptions options = {},
                 std::source_location loc = std::source_location::current());
-  // As Sgd::step.
+  explicit Adam(std::vector<AdamGroup> groups,
+                std::source_location loc = std::source_location::current());
+  // The rest as Sgd's.
   const std::vector<Tensor>& step(std::span<const Tensor> grads,
                                   std::source_location loc = std::source_location::current());
   const std::vector<Tensor>& params() const { return params_; }
-  const AdamOptions& options() const { return options_; }
+  std::size_t groups() const { return options_.size(); }
+  const AdamOptions& options(std::size_t group = 0,
+                             std::source_location loc = std::source_location::current()) const;
+  void set_options(std::size_t group, AdamOptions options,
+                   std::source_location loc = std::source_location::current());
+  void set_lr(double lr, std::source_location loc = std::source_location::current());
+  const std::vector<AdamState>& state() const { return state_; }
+  // As Sgd's: moments defined exactly when step > 0 (max_exp_avg_sq may stay undefined, and is
+  // then the second moment at the next step).
+  void load_state(std::vector<AdamState> state,
+                  std::source_location loc = std::source_location::current());
 
  private:
-  struct State {
-    std::int64_t steps = 0;
-    Tensor m, v, v_max;  // undefined before the first step (v_max without amsgrad)
-  };
-  AdamOptions options_;
+  std::vector<AdamOptions> options_;
+  std::vector<std::size_t> group_of_;
   std::vector<Tensor> params_;
-  std::vector<State> state_;
+  std::vector<AdamState> state_;
 };
 
 // torch.optim.AdamW's defaults: Adam with decoupled weight decay of 0.01.

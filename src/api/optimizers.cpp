@@ -3,6 +3,7 @@
 #include "lazy/optim.h"
 
 #include <cmath>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -57,12 +58,35 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, double scale, std::source_lo
   return sum.to(a.dtype(), loc);
 }
 
-}  // namespace
+// The groups' parameters in order, each parameter's group, and each group's options: floating
+// parameters, at least one, none in two groups (torch.optim's checks).
+template <class Options>
+void flatten_groups(std::vector<ParamGroup<Options>>& groups, std::vector<Options>& options,
+                    std::vector<std::size_t>& group_of, std::vector<Tensor>& params,
+                    std::string_view name, std::source_location loc) {
+  std::set<const ir::Node*> seen;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    options.push_back(groups[g].options);
+    for (Tensor& p : groups[g].params) {
+      if (!seen.insert(api::node_of(p, name, loc)).second) {
+        api::fail<ValueError>(loc, name, "some parameters appear in more than one parameter ",
+                              "group (or twice in one), as PyTorch refuses");
+      }
+      params.push_back(std::move(p));
+      group_of.push_back(g);
+    }
+  }
+  check_params(params, name, loc);
+}
 
-Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location loc)
-    : options_(options), params_(std::move(params)), momentum_(params_.size()) {
-  check_params(params_, "Sgd", loc);
-  const SgdOptions& o = options_;
+void check_group(std::size_t group, std::size_t groups, std::string_view name,
+                 std::source_location loc) {
+  if (group >= groups) {
+    api::fail<IndexError>(loc, name, "has ", groups, " parameter groups, got group ", group);
+  }
+}
+
+void check_options(const SgdOptions& o, std::source_location loc) {
   check_option(o.lr >= 0, "Sgd", "lr must be at least 0", o.lr, loc);
   check_option(o.momentum >= 0, "Sgd", "momentum must be at least 0", o.momentum, loc);
   check_option(o.weight_decay >= 0, "Sgd", "weight_decay must be at least 0", o.weight_decay, loc);
@@ -73,17 +97,86 @@ Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location lo
   }
 }
 
+void check_options(const AdamOptions& o, std::source_location loc) {
+  check_option(o.lr >= 0, "Adam", "lr must be at least 0", o.lr, loc);
+  check_option(o.eps >= 0, "Adam", "eps must be at least 0", o.eps, loc);
+  check_option(o.beta1 >= 0 && o.beta1 < 1, "Adam", "beta1 must be in [0, 1)", o.beta1, loc);
+  check_option(o.beta2 >= 0 && o.beta2 < 1, "Adam", "beta2 must be in [0, 1)", o.beta2, loc);
+  check_option(o.weight_decay >= 0, "Adam", "weight_decay must be at least 0", o.weight_decay, loc);
+}
+
+// A state tensor of a checkpoint for `param`: undefined, or floating of its shape, converted to
+// its dtype (torch.optim's load_state_dict casts so).
+Tensor loaded(const Tensor& t, const Tensor& param, std::string_view what, std::size_t i,
+              std::string_view name, std::source_location loc) {
+  if (!t.defined()) return t;
+  api::require_floating(t, name, loc);
+  if (api::node_of(t, name, loc)->shape != param.shape()) {
+    api::fail<ShapeError>(loc, name, what, " of parameter ", i, " has shape ",
+                          t.shape().to_string(), ", the parameter ", param.shape().to_string());
+  }
+  return t.to(param.dtype(), loc);
+}
+
+template <class State>
+void check_state_count(const std::vector<State>& state, std::size_t params, std::string_view name,
+                       std::source_location loc) {
+  if (state.size() != params) {
+    api::fail<ValueError>(loc, name, "takes one state per parameter: ", params, " parameters, ",
+                          state.size(), " states");
+  }
+}
+
+}  // namespace
+
+Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location loc)
+    : Sgd(std::vector<SgdGroup>{{std::move(params), options}}, loc) {}
+
+Sgd::Sgd(std::vector<SgdGroup> groups, std::source_location loc) {
+  flatten_groups(groups, options_, group_of_, params_, "Sgd", loc);
+  for (const SgdOptions& o : options_) check_options(o, loc);
+  state_.resize(params_.size());
+}
+
+const SgdOptions& Sgd::options(std::size_t group, std::source_location loc) const {
+  check_group(group, options_.size(), "Sgd::options", loc);
+  return options_[group];
+}
+
+void Sgd::set_options(std::size_t group, SgdOptions options, std::source_location loc) {
+  check_group(group, options_.size(), "Sgd::set_options", loc);
+  check_options(options, loc);
+  options_[group] = options;
+}
+
+void Sgd::set_lr(double lr, std::source_location loc) {
+  for (std::size_t g = 0; g < options_.size(); ++g) {
+    SgdOptions o = options_[g];
+    o.lr = lr;
+    set_options(g, o, loc);
+  }
+}
+
+void Sgd::load_state(std::vector<SgdState> state, std::source_location loc) {
+  check_state_count(state, params_.size(), "Sgd::load_state", loc);
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    state[i].momentum_buffer = loaded(state[i].momentum_buffer, params_[i], "the momentum buffer",
+                                      i, "Sgd::load_state", loc);
+  }
+  state_ = std::move(state);
+}
+
 const std::vector<Tensor>& Sgd::step(std::span<const Tensor> grads, std::source_location loc) {
-  const SgdOptions& o = options_;
   std::vector<Tensor> checked = checked_gradients(params_, grads, "Sgd", loc);
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
+    const SgdOptions& o = options_[group_of_[i]];
     Tensor& p = params_[i];
     if (o.maximize) d = neg(d, loc);
     if (o.weight_decay != 0) d = add_scaled(d, p, o.weight_decay, loc);
     if (o.momentum != 0) {
-      Tensor& buffer = momentum_[i];
+      Tensor& buffer = state_[i].momentum_buffer;
       buffer =
           !buffer.defined() ? d : add_scaled(mul(buffer, o.momentum, loc), d, 1 - o.dampening, loc);
       d = o.nesterov ? add_scaled(d, buffer, o.momentum, loc) : buffer;
@@ -94,24 +187,58 @@ const std::vector<Tensor>& Sgd::step(std::span<const Tensor> grads, std::source_
 }
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options, std::source_location loc)
-    : options_(options), params_(std::move(params)), state_(params_.size()) {
-  check_params(params_, "Adam", loc);
-  const AdamOptions& o = options_;
-  check_option(o.lr >= 0, "Adam", "lr must be at least 0", o.lr, loc);
-  check_option(o.eps >= 0, "Adam", "eps must be at least 0", o.eps, loc);
-  check_option(o.beta1 >= 0 && o.beta1 < 1, "Adam", "beta1 must be in [0, 1)", o.beta1, loc);
-  check_option(o.beta2 >= 0 && o.beta2 < 1, "Adam", "beta2 must be in [0, 1)", o.beta2, loc);
-  check_option(o.weight_decay >= 0, "Adam", "weight_decay must be at least 0", o.weight_decay, loc);
+    : Adam(std::vector<AdamGroup>{{std::move(params), options}}, loc) {}
+
+Adam::Adam(std::vector<AdamGroup> groups, std::source_location loc) {
+  flatten_groups(groups, options_, group_of_, params_, "Adam", loc);
+  for (const AdamOptions& o : options_) check_options(o, loc);
+  state_.resize(params_.size());
+}
+
+const AdamOptions& Adam::options(std::size_t group, std::source_location loc) const {
+  check_group(group, options_.size(), "Adam::options", loc);
+  return options_[group];
+}
+
+void Adam::set_options(std::size_t group, AdamOptions options, std::source_location loc) {
+  check_group(group, options_.size(), "Adam::set_options", loc);
+  check_options(options, loc);
+  options_[group] = options;
+}
+
+void Adam::set_lr(double lr, std::source_location loc) {
+  for (std::size_t g = 0; g < options_.size(); ++g) {
+    AdamOptions o = options_[g];
+    o.lr = lr;
+    set_options(g, o, loc);
+  }
+}
+
+void Adam::load_state(std::vector<AdamState> state, std::source_location loc) {
+  constexpr std::string_view name = "Adam::load_state";
+  check_state_count(state, params_.size(), name, loc);
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    AdamState& s = state[i];
+    if (s.step < 0 || (s.step > 0) != (s.exp_avg.defined() && s.exp_avg_sq.defined()) ||
+        (s.step == 0 && s.max_exp_avg_sq.defined())) {
+      api::fail<ValueError>(loc, name, "state ", i, " has step ", s.step,
+                            ": the moments are defined exactly after a first step");
+    }
+    s.exp_avg = loaded(s.exp_avg, params_[i], "exp_avg", i, name, loc);
+    s.exp_avg_sq = loaded(s.exp_avg_sq, params_[i], "exp_avg_sq", i, name, loc);
+    s.max_exp_avg_sq = loaded(s.max_exp_avg_sq, params_[i], "max_exp_avg_sq", i, name, loc);
+  }
+  state_ = std::move(state);
 }
 
 const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source_location loc) {
-  const AdamOptions& o = options_;
   std::vector<Tensor> checked = checked_gradients(params_, grads, "Adam", loc);
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
+    const AdamOptions& o = options_[group_of_[i]];
     Tensor& p = params_[i];
-    State& s = state_[i];
+    AdamState& s = state_[i];
     if (o.maximize) d = neg(d, loc);
     if (o.weight_decay != 0 && !o.decoupled_weight_decay) {
       d = add_scaled(d, p, o.weight_decay, loc);
@@ -119,17 +246,21 @@ const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source
     if (o.weight_decay != 0 && o.decoupled_weight_decay) {
       p = mul(p, 1 - o.lr * o.weight_decay, loc);
     }
-    if (s.steps++ == 0) s.m = s.v = zeros_like(p, {}, loc);
-    s.m = lerp(s.m, d, 1 - o.beta1, loc);
-    s.v = add_scaled(mul(s.v, o.beta2, loc), square(d.to(DType::f32, loc), loc), 1 - o.beta2, loc);
+    if (s.step++ == 0) s.exp_avg = s.exp_avg_sq = zeros_like(p, {}, loc);
+    s.exp_avg = lerp(s.exp_avg, d, 1 - o.beta1, loc);
+    s.exp_avg_sq = add_scaled(mul(s.exp_avg_sq, o.beta2, loc), square(d.to(DType::f32, loc), loc),
+                              1 - o.beta2, loc);
     // The bias corrections in double, as PyTorch's Python floats.
-    const double t = double(s.steps);
+    const double t = double(s.step);
     const double step_size = o.lr / (1 - std::pow(o.beta1, t));
     const double correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
-    Tensor second = s.v;
-    if (o.amsgrad) second = s.v_max = s.v_max.defined() ? maximum(s.v_max, s.v, loc) : s.v;
+    Tensor second = s.exp_avg_sq;
+    if (o.amsgrad) {
+      second = s.max_exp_avg_sq =
+          s.max_exp_avg_sq.defined() ? maximum(s.max_exp_avg_sq, s.exp_avg_sq, loc) : s.exp_avg_sq;
+    }
     const Tensor denominator = add(div(sqrt(second, loc), correction2_sqrt, loc), o.eps, loc);
-    const Tensor ratio = div(s.m.to(DType::f32, loc), denominator.to(DType::f32, loc), loc);
+    const Tensor ratio = div(s.exp_avg.to(DType::f32, loc), denominator.to(DType::f32, loc), loc);
     p = add_scaled(p, ratio, -step_size, loc);
   }
   return params_;

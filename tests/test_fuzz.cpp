@@ -44,7 +44,7 @@ TEST(FuzzGenerator, TheSameSeedAndIndexGiveTheSameProgram) {
 TEST(FuzzGenerator, EveryPointwiseOpOfTheApiIsGenerated) {
   // An op whose value rule rejects every range it meets would silently drop out of the fuzzer.
   std::set<std::string> seen;
-  for (std::int64_t index = 0; index < 300; ++index)
+  for (std::int64_t index = 0; index < 500; ++index)
     for (const Step& s : generate(7, index, {}).steps) {
       if (s.op == Op::unary || s.op == Op::binary) seen.insert(s.name);
       if (s.op == Op::lerp) seen.insert("lerp");

@@ -160,4 +160,38 @@ TEST(FuzzGenerator, PairsOneHotTraceAndBinaryCrossEntropyAreGeneratedAndAgree) {
   EXPECT_GT(report.compared, 0);
 }
 
+// Generation 12's loss weights record, agree with the reference, and print as the API takes them.
+TEST(FuzzGenerator, LossWeightsAreGeneratedAndAgree) {
+  std::set<std::string> seen;
+  std::vector<Program> picked;
+  GenerateOptions twelfth;
+  twelfth.generation = 12;
+  for (std::int64_t index = 0; index < 1500 && seen.size() < 5; ++index) {
+    Program p = generate(41, index, twelfth);
+    bool has = false;
+    for (const Step& s : p.steps) {
+      if (s.op != Op::loss) continue;
+      const std::string loss = s.name.substr(0, s.name.find('.'));
+      if (s.weight_arg >= 0) seen.insert(loss + " weight");
+      if (s.pos_weight_arg >= 0) seen.insert(loss + " pos_weight");
+      has = has || s.weight_arg >= 0 || s.pos_weight_arg >= 0;
+    }
+    if (has && picked.size() < 12) picked.push_back(std::move(p));
+  }
+  for (const char* name :
+       {"cross_entropy weight", "nll_loss weight", "binary_cross_entropy weight",
+        "binary_cross_entropy_with_logits weight", "binary_cross_entropy_with_logits pos_weight"})
+    EXPECT_TRUE(seen.count(name)) << name << " never generated";
+  ASSERT_FALSE(picked.empty());
+  const std::string source = print_program(picked);
+  EXPECT_THAT(source, ::testing::HasSubstr("lazy::CrossEntropyOptions{.weight = p"));
+  EXPECT_THAT(source, ::testing::ContainsRegex("lazy::binary_cross_entropy_with_logits\\(p[0-9]+_t"
+                                               "[0-9]+, p[0-9]+_t[0-9]+, [a-z:()A-Z0-9_]+, "
+                                               "lazy::Reduction::[a-z]+, p[0-9]+_t[0-9]+\\)"));
+  const RunReport report = run_programs(picked);
+  EXPECT_FALSE(report.invalid.has_value());
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().detail;
+  EXPECT_GT(report.compared, 0);
+}
+
 }  // namespace

@@ -123,6 +123,7 @@ std::string step_json(const Program& program, const Step& s, const Tensor& t, co
     << ",\"correction\":" << json_number(s.correction) << ",\"eps\":" << json_number(s.eps)
     << ",\"equation\":" << json_string(s.equation) << ",\"k\":" << s.k
     << ",\"q\":" << json_number(s.q) << ",\"largest\":" << (s.largest ? "true" : "false")
+    << ",\"weight_arg\":" << s.weight_arg << ",\"pos_weight_arg\":" << s.pos_weight_arg
     << ",\"result\":{\"dtype\":\"" << dtype_text(t.dtype())
     << "\",\"shape\":" << shape_json(t.shape()) << ",\"offset\":" << offset
     << ",\"bounds\":" << bounds_json(b) << "}" << gradient << "}";

@@ -30,7 +30,9 @@ namespace lazy::fuzz {
 // cosine_similarity (row_steps.h).
 // 11: isclose, pairwise_distance, outer and one_hot (pair_steps.h); trace among the statistics;
 // binary_cross_entropy among the losses.
-inline constexpr int kLatestGeneration = 11;
+// 12: the losses' weights: class weights of cross_entropy and nll_loss, binary_cross_entropy's and
+// binary_cross_entropy_with_logits' weight and the latter's pos_weight (loss_steps.h).
+inline constexpr int kLatestGeneration = 12;
 
 struct GenerateOptions {
   int max_steps = 16;

@@ -76,16 +76,33 @@ Bounds elementwise_rule(const std::string& loss, const Operand& x, const Operand
   return binary_rule("sub", entropy, cross, dtype, dtype);
 }
 
-Tensor call_loss(const std::string& loss, const Tensor& x, const Tensor& t, Reduction reduction,
-                 std::source_location loc) {
+// `weight` and `pos_weight` undefined where the step gives none.
+Tensor call_loss(const std::string& loss, const Tensor& x, const Tensor& t, const Tensor& weight,
+                 const Tensor& pos_weight, Reduction reduction, std::source_location loc) {
   if (loss == "mse_loss") return mse_loss(x, t, reduction, loc);
   if (loss == "l1_loss") return l1_loss(x, t, reduction, loc);
   if (loss == "smooth_l1_loss") return smooth_l1_loss(x, t, reduction, 1.0, loc);
   if (loss == "huber_loss") return huber_loss(x, t, reduction, 1.0, loc);
-  if (loss == "binary_cross_entropy") return binary_cross_entropy(x, t, Tensor(), reduction, loc);
+  if (loss == "binary_cross_entropy") return binary_cross_entropy(x, t, weight, reduction, loc);
   if (loss == "binary_cross_entropy_with_logits")
-    return binary_cross_entropy_with_logits(x, t, Tensor(), reduction, Tensor(), loc);
+    return binary_cross_entropy_with_logits(x, t, weight, reduction, pos_weight, loc);
   return kl_div(x, t, reduction, loss == "kl_div_log_target", loc);
+}
+
+// (1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x), each op in the dtype: the pos_weight form
+// of binary_cross_entropy_with_logits.
+Bounds pos_weighted_logits_rule(const Operand& x, const Operand& t, const Operand& pos_weight,
+                                DType dtype) {
+  const Operand less_one{binary_rule("sub", pos_weight, number_operand(1, dtype), dtype, dtype),
+                         dtype};
+  const Operand scaled{binary_rule("mul", less_one, t, dtype, dtype), dtype};
+  const Operand log_weight{binary_rule("add", scaled, number_operand(1, dtype), dtype, dtype),
+                           dtype};
+  const Operand log_sigmoid{unary_rule("log_sigmoid", x, dtype), dtype};
+  const Operand weighted{binary_rule("mul", log_sigmoid, log_weight, dtype, dtype), dtype};
+  const Operand rest{binary_rule("sub", number_operand(1, dtype), t, dtype, dtype), dtype};
+  const Operand linear{binary_rule("mul", rest, x, dtype, dtype), dtype};
+  return binary_rule("sub", linear, weighted, dtype, dtype);
 }
 
 }  // namespace
@@ -121,11 +138,24 @@ RecordedStep record_loss(const Step& step, const Builder& earlier, std::source_l
   const int xi = step.args[0].step, ti = step.args[1].step;
   const Tensor& x = earlier.tensor(xi);
   const Tensor& t = earlier.tensor(ti);
+  const auto given = [&](int arg) {
+    return arg >= 0 ? earlier.tensor(step.args[std::size_t(arg)].step) : Tensor();
+  };
+  const auto operand = [&](int arg, DType dtype) {
+    const int i = step.args[std::size_t(arg)].step;
+    return Operand{converted(earlier.bounds(i), earlier.tensor(i).dtype(), dtype), dtype};
+  };
   RecordedStep out;
-  out.out = call_loss(loss, x, t, reduction, loc);
+  out.out =
+      call_loss(loss, x, t, given(step.weight_arg), given(step.pos_weight_arg), reduction, loc);
   const DType dtype = out.out.dtype();
-  const Bounds each = elementwise_rule(loss, Operand{earlier.bounds(xi), x.dtype()},
-                                       Operand{earlier.bounds(ti), t.dtype()}, dtype);
+  const Operand xo{earlier.bounds(xi), x.dtype()}, to{earlier.bounds(ti), t.dtype()};
+  Bounds each = step.pos_weight_arg >= 0
+                    ? pos_weighted_logits_rule(xo, to, operand(step.pos_weight_arg, dtype), dtype)
+                    : elementwise_rule(loss, xo, to, dtype);
+  // A weight multiplies each loss, which keeps its dtype.
+  if (step.weight_arg >= 0)
+    each = binary_rule("mul", Operand{each, dtype}, operand(step.weight_arg, dtype), dtype, dtype);
   if (reduction == Reduction::none) {
     out.bounds = each;
     out.shape = earlier.shape(xi);

@@ -15,8 +15,32 @@ std::string with_reduction(const std::string& loss, Random& random, bool batchme
   return loss + "." + random.pick(reductions);
 }
 
+// A weight of `shape` and `dtype` at least 0.25: |a new leaf| + 0.25 (a mean divides by the
+// weights taken); -1 when a step is refused or the leaf holds NaN or infinity.
+int positive_leaf(GrowingProgram& g, const std::vector<Dim>& shape, DType dtype) {
+  const int leaf = g.add_leaf(shape, dtype);
+  if (leaf < 0 || g.dtype(leaf) != dtype || g.bounds(leaf).special) return -1;
+  const int magnitude =
+      g.add(GrowingProgram::step_of(Op::unary, "abs", {GrowingProgram::tensor_arg(leaf)}));
+  if (magnitude < 0) return -1;
+  return g.add(GrowingProgram::step_of(
+      Op::binary, "add", {GrowingProgram::tensor_arg(magnitude), Arg{.number = 0.25}}));
+}
+
+// From generation 12, now and then a weight of the shape `shape_of` draws (and its place among
+// s's arguments); earlier generations draw nothing.
+template <class ShapeOf>
+void maybe_weight(GrowingProgram& g, Step& s, int& arg, ShapeOf shape_of, DType dtype) {
+  if (g.options().generation < 12 || !g.random().chance(40)) return;
+  const int weight = positive_leaf(g, shape_of(), dtype);
+  if (weight < 0) return;
+  arg = int(s.args.size());
+  s.args.push_back(GrowingProgram::tensor_arg(weight));
+}
+
 // cross_entropy against class indices or probabilities, or nll_loss, of x's classes along axis
-// 1 (0 for a 1-d x), with ignore_index (`k`) and label smoothing (`q`).
+// 1 (0 for a 1-d x), with ignore_index (`k`) and label smoothing (`q`), and (generation 12) class
+// weights.
 void add_class_loss(GrowingProgram& g, int x) {
   const std::vector<Dim> shape = g.shape(x);  // a copy: new leaves grow the builder
   if (shape.empty()) return;
@@ -43,6 +67,8 @@ void add_class_loss(GrowingProgram& g, int x) {
                               {GrowingProgram::tensor_arg(x), GrowingProgram::tensor_arg(target)});
   s.k = probabilities ? -100 : random.pick(std::vector<std::int64_t>{-100, -100, 0, 1});
   s.q = loss == "nll_loss" ? 0.0 : random.pick(std::vector<double>{0, 0, 0.1, 0.25});
+  maybe_weight(
+      g, s, s.weight_arg, [&] { return std::vector<Dim>{shape[axis]}; }, g.dtype(x));
   g.try_add(s);
 }
 
@@ -57,9 +83,12 @@ void add_probability_loss(GrowingProgram& g, int x) {
   };
   const int target = sigmoid(leaf), probability = sigmoid(x);
   if (target < 0 || probability < 0) return;
-  g.try_add(GrowingProgram::step_of(
+  Step s = GrowingProgram::step_of(
       Op::loss, with_reduction("binary_cross_entropy", g.random()),
-      {GrowingProgram::tensor_arg(probability), GrowingProgram::tensor_arg(target)}));
+      {GrowingProgram::tensor_arg(probability), GrowingProgram::tensor_arg(target)});
+  maybe_weight(
+      g, s, s.weight_arg, [&] { return g.broadcastable(g.shape(x)); }, g.dtype(x));
+  g.try_add(s);
 }
 
 }  // namespace
@@ -89,9 +118,16 @@ void add_loss(GrowingProgram& g, int x) {
     target = g.add(GrowingProgram::step_of(Op::unary, "abs", {GrowingProgram::tensor_arg(target)}));
     if (target < 0) return;
   }
-  std::vector<Arg> args = {GrowingProgram::tensor_arg(x), GrowingProgram::tensor_arg(target)};
-  g.try_add(GrowingProgram::step_of(
-      Op::loss, with_reduction(loss, random, loss.starts_with("kl_div")), args));
+  Step s =
+      GrowingProgram::step_of(Op::loss, with_reduction(loss, random, loss.starts_with("kl_div")),
+                              {GrowingProgram::tensor_arg(x), GrowingProgram::tensor_arg(target)});
+  if (loss == "binary_cross_entropy_with_logits") {
+    // PyTorch's pos_weight broadcasts against the target, a per-class [C] most often.
+    const auto broadcast = [&] { return g.broadcastable(g.shape(x)); };
+    maybe_weight(g, s, s.weight_arg, broadcast, g.dtype(x));
+    maybe_weight(g, s, s.pos_weight_arg, broadcast, g.dtype(x));
+  }
+  g.try_add(s);
 }
 
 }  // namespace lazy::fuzz

@@ -260,11 +260,16 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       const std::string reduction = "lazy::Reduction::" + s.name.substr(dot + 1);
       if (loss.starts_with("cross_entropy") || loss == "nll_loss") {
         e << "lazy::" << (loss == "nll_loss" ? "nll_loss" : "cross_entropy") << "(" << a(0) << ", "
-          << a(1) << ", lazy::CrossEntropyOptions{.ignore_index = " << s.k
-          << ", .reduction = " << reduction << ", .label_smoothing = " << number(s.q) << "})";
+          << a(1) << ", lazy::CrossEntropyOptions{";
+        if (s.weight_arg >= 0) e << ".weight = " << a(s.weight_arg) << ", ";
+        e << ".ignore_index = " << s.k << ", .reduction = " << reduction
+          << ", .label_smoothing = " << number(s.q) << "})";
       } else if (loss.starts_with("binary_cross_entropy")) {
-        e << "lazy::" << loss << "(" << a(0) << ", " << a(1) << ", lazy::Tensor(), " << reduction
-          << ")";
+        const auto optional = [&](int arg) { return arg >= 0 ? a(arg) : "lazy::Tensor()"; };
+        e << "lazy::" << loss << "(" << a(0) << ", " << a(1) << ", " << optional(s.weight_arg)
+          << ", " << reduction;
+        if (s.pos_weight_arg >= 0) e << ", " << a(s.pos_weight_arg);
+        e << ")";
       } else {
         e << "lazy::" << (loss == "kl_div_log_target" ? "kl_div" : loss) << "(" << a(0) << ", "
           << a(1) << ", " << reduction << (loss == "kl_div_log_target" ? ", true)" : ")");

@@ -152,6 +152,9 @@ struct Step {
   std::int64_t k = 1;                // top-k and kthvalue (fewer where the axis is shorter)
   double q = 0.5;                    // a quantile's q, cdist's p
   bool largest = true;               // top-k; a sort's descending
+  // A loss's weight (class weights for the class losses) and binary_cross_entropy_with_logits'
+  // pos_weight: the indices into args of those given, -1 for none.
+  int weight_arg = -1, pos_weight_arg = -1;
   // A data leaf of indices: its values lie in [0, this size), however the shrinker lowers it.
   std::optional<Dim> index_bound;
   bool held = false;  // an output: a handle holds it at the sync, its values compared

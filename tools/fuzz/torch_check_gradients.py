@@ -71,6 +71,11 @@ def excused(step, inputs, position):
         # by the element: NaN at an infinite or NaN one.
         axes = [step["axis"]] if name == "cumprod" else step["axes"] or range(x.dim())
         return x.dim() > 0 and all(x.shape[a] == 1 for a in axes)
+    if op == "loss" and step["name"].startswith("binary_cross_entropy_with_logits.") and step.get(
+            "pos_weight_arg", -1) >= 0 and position == 1 and not bool(torch.isfinite(x).all()):
+        # The target's gradient at an infinite logit is that of the forward's own terms, where
+        # PyTorch's rule (log_sigmoid(-x) - pos_weight log_sigmoid(x)) gives an infinity.
+        return True
     if op == "statistic" and name == "trace":
         # PyTorch 2.11 fills every (columns + 1)-th element, past the diagonal of a matrix with
         # more than one row more than columns (pytorch/pytorch#171704).

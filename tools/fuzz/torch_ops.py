@@ -165,18 +165,27 @@ def order_statistic(step, x):
     return picked.indices if rest == "indices" else picked.values
 
 
-def loss(step, x, target):
-    """A loss step, "<loss>.<reduction>": torch.nn.functional's loss of that name."""
+def loss(step, args):
+    """A loss step, "<loss>.<reduction>": torch.nn.functional's loss of that name, with the
+    weight and pos_weight the step gives (its weight_arg and pos_weight_arg)."""
     fn, reduction = step["name"].split(".")
+    x, target = args[0], args[1]
+    weight = args[step["weight_arg"]] if step.get("weight_arg", -1) >= 0 else None
     if fn == "cross_entropy_probabilities":
-        return F.cross_entropy(x, target, reduction=reduction, label_smoothing=step["q"])
+        return F.cross_entropy(x, target, weight, reduction=reduction, label_smoothing=step["q"])
     if fn == "cross_entropy":  # PyTorch takes i64 class indices only
-        return F.cross_entropy(x, target.long(), reduction=reduction, ignore_index=step["k"],
-                               label_smoothing=step["q"])
+        return F.cross_entropy(x, target.long(), weight, reduction=reduction,
+                               ignore_index=step["k"], label_smoothing=step["q"])
     if fn == "nll_loss":
-        return F.nll_loss(x, target.long(), reduction=reduction, ignore_index=step["k"])
+        return F.nll_loss(x, target.long(), weight, reduction=reduction, ignore_index=step["k"])
     if fn == "kl_div_log_target":
         return F.kl_div(x, target, reduction=reduction, log_target=True)
+    if fn == "binary_cross_entropy":
+        return F.binary_cross_entropy(x, target, weight, reduction=reduction)
+    if fn == "binary_cross_entropy_with_logits":
+        pos_weight = args[step["pos_weight_arg"]] if step.get("pos_weight_arg", -1) >= 0 else None
+        return F.binary_cross_entropy_with_logits(x, target, weight, reduction=reduction,
+                                                  pos_weight=pos_weight)
     return getattr(F, fn)(x, target, reduction=reduction)
 
 
@@ -369,7 +378,7 @@ def run_step(step, inputs, device):
     if op == "order_statistic":
         return order_statistic(step, a[0])
     if op == "loss":
-        return loss(step, a[0], a[1])
+        return loss(step, a)
     if op == "strided_view":
         return strided_view(step, a[0])
     if op == "statistic":

@@ -152,6 +152,22 @@ TEST(Norms, APowerNormsGradientAtAZeroElementIsNaNWhenTheNormIs) {
   }
 }
 
+// A power norm of one large element is its magnitude and the gradient its sign, within an ulp or
+// two, where the root's f32 exponent (1/3 off by 1e-8) moved them by ln(x^3) times that (4 and 9
+// ulps at 6000: torch_check seed 17946 program 54, pairwise_distance).
+TEST(Norms, APowerNormKeepsItsPrecisionAtLargeNorms) {
+  for (double ord : {3.0, 1.5, 2.5}) {
+    const Tensor x = lazy_test::f32_values({-6000.5, 0});
+    EXPECT_NEAR(lazy::vector_norm(x, ord).item<double>(), 6000.5, 6000.5 * 0x1p-22) << ord;
+    const std::vector<double> g = lazy::grad([&](std::span<const Tensor> v) {
+                                    return lazy::vector_norm(v[0], ord);
+                                  })(std::vector<Tensor>{x})[0]
+                                      .to_vector<double>();
+    EXPECT_NEAR(g[0], -1, 0x1p-22) << ord;
+    EXPECT_EQ(g[1], 0) << ord;
+  }
+}
+
 TEST(Diagonal, PicksTheOffsetDiagonalAsTheLastAxis) {
   const Tensor x = lazy::from_data(kValues, {3, 4});
   EXPECT_EQ(lazy::diagonal(x).to_vector<double>(), (std::vector<double>{1.5, 4, -3.5}));

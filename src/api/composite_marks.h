@@ -5,7 +5,9 @@
 // sigmoid where the branch its threshold drops gives 0 * inf; for std, no gradient at a zero
 // std (PyTorch's) where sqrt's would be inf * 0; for var, PyTorch's values where the correction
 // leaves no degree of freedom; for binary_cross_entropy, PyTorch's clamped denominator; for
-// xlogy, PyTorch's rules where x is 0 (log(y) for x, x / y for y, NaN at y = 0 included).
+// xlogy, PyTorch's rules where x is 0 (log(y) for x, x / y for y, NaN at y = 0 included); for a
+// p-norm, PyTorch's sign(x) (|x| / norm)^(p - 1), whose power of a ratio at most 1 keeps the
+// exponent's f32 rounding from growing with the norm's logarithm.
 #pragma once
 
 #include "ir/node.h"
@@ -26,6 +28,7 @@ enum class CompositeKind : std::uint8_t {
                 // number = n - correction
   binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
   xlogy,                 // result = xlogy(input, second)
+  power_norm,            // result = vector_norm(input, number, axes), axes kept; number > 1
 };
 
 struct CompositeMark {

@@ -18,6 +18,36 @@
 
 namespace lazy {
 
+namespace {
+
+// `in` without the axes a reduction over `axes` (all when none; checked) folds.
+Shape without_folded_axes(const Shape& in, const Axes& axes) {
+  const std::vector<int>& named = axes.list();
+  Shape out;
+  for (int a = 0; a < in.rank(); ++a) {
+    const bool folded = named.empty() || std::any_of(named.begin(), named.end(), [&](int axis) {
+                          return (axis + in.rank()) % in.rank() == a;
+                        });
+    if (!folded) out.push_back(in[a]);
+  }
+  return out;
+}
+
+// s^(1/ord) for s > 0: the exponent as f32 holds it, times the power of what that misses, so that
+// f32's rounding of 1/3 (1e-8) does not move the root by ln(s) times it (4 ulps at s = 2e11).
+Tensor root(const Tensor& s, double ord, std::source_location loc) {
+  const double exponent = 1.0 / ord;
+  const double held = double(float(exponent));
+  if (held == exponent) return pow(s, exponent, loc);
+  const Tensor rounded = pow(s, held, loc);
+  // rounded * (1 + d) as rounded + rounded * d: d is below 2^-20, and 1 + d would round it away.
+  const Tensor missed = mul(log(s, loc), exponent - held, loc);
+  const Tensor corrected = add(rounded, mul(rounded, missed, loc), loc);
+  return where(isinf(s, loc), rounded, corrected, loc);  // inf times 1 - inf would be NaN
+}
+
+}  // namespace
+
 Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
                    std::source_location loc) {
   api::sync_if_trace_full();
@@ -41,18 +71,21 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
       api::mark_composite(result, {api::CompositeKind::std_root, squares, {}, {}});
       return result;
     }
-    // Zero elements pass no gradient (PyTorch's backward masks them): their power is put in as
-    // |x| * 0, whose slope 0 still turns a NaN norm's NaN into NaN there, as PyTorch's (torch_check
-    // seed 17919), or (a negative ord) inf. A zero norm reads its root at 1 for the same reason.
+    // Above order 1 the gradient is PyTorch's rule (autodiff/composite_rules.cpp). Below it zero
+    // elements pass none (PyTorch's backward masks them): their power is put in as |x| * 0, whose
+    // slope 0 still turns a NaN norm's NaN into NaN there, as PyTorch's (torch_check seed 17919),
+    // or (a negative ord) inf. A zero norm reads its root at 1 for the same reason.
     const Tensor zero_element = eq(magnitude, 0.0, loc);
     const Tensor powers_of_nonzero = pow(where(zero_element, 1.0, magnitude, loc), ord, loc);
     const Tensor terms = ord > 0
                              ? where(zero_element, mul(magnitude, 0.0, loc), powers_of_nonzero, loc)
                              : where(zero_element, INFINITY, powers_of_nonzero, loc);
-    const Tensor powers = sum(terms, axes, keepdim, loc);
-    if (ord < 0) return pow(powers, 1.0 / ord, loc);
+    if (ord < 0) return pow(sum(terms, axes, keepdim, loc), 1.0 / ord, loc);
+    const Tensor powers = sum(terms, axes, true, loc);
     const Tensor zero = eq(powers, 0.0, loc);
-    return where(zero, 0.0, pow(where(zero, 1.0, powers, loc), 1.0 / ord, loc), loc);
+    const Tensor norm = where(zero, 0.0, root(where(zero, 1.0, powers, loc), ord, loc), loc);
+    if (ord > 1) api::mark_composite(norm, {api::CompositeKind::power_norm, v, {}, axes, ord});
+    return keepdim ? norm : norm.reshape(without_folded_axes(v.shape(), axes), loc);
   });
 }
 

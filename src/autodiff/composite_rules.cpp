@@ -55,6 +55,14 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
       const Tensor spread = maximum(mul(sub(1.0, x, loc), x, loc), 1e-12, loc);
       return div(mul(g, sub(x, mark.second, loc), loc), spread, loc);
     }
+    case api::CompositeKind::power_norm: {
+      // PyTorch's norm_backward: g sign(x) (|x| / norm)^(p - 1), 0 where the norm is 0 (and NaN
+      // everywhere where it is NaN).
+      const Tensor& x = mark.input;
+      const Tensor slope =
+          mul(sign(x, loc), pow(div(abs(x, loc), y, loc), mark.number - 1, loc), loc);
+      return where(eq(y, 0.0, loc), 0.0, mul(g, slope, loc), loc);
+    }
     case api::CompositeKind::xlogy: {
       // PyTorch's: xlogy(g, y), 0 where x is 0 and y <= 0 (its masked_fill).
       const Tensor& y = mark.second;

@@ -26,15 +26,41 @@ struct SgdOptions {
   bool maximize = false;
 };
 
-// p -= lr * d, d the gradient (plus weight_decay * p), or with momentum the running buffer
-// b = momentum * b + (1 - dampening) * d (b = d at a parameter's first step), or with Nesterov
-// d + momentum * b: torch.optim.SGD.
 // Parameters that share options: one of torch.optim's param_groups.
 template <class Options>
 struct ParamGroup {
   std::vector<Tensor> params;
   Options options;
 };
+
+// What the optimizers share: their parameters in groups, each group's options.
+template <class Options>
+class ParamGroups {
+ public:
+  // Every group's parameters, the groups in order.
+  const std::vector<Tensor>& params() const { return params_; }
+  std::size_t groups() const { return options_.size(); }
+  const Options& options(std::size_t group = 0,
+                         std::source_location loc = std::source_location::current()) const;
+  // New options for a group from the next step on, checked as the constructor checks them.
+  void set_options(std::size_t group, Options options,
+                   std::source_location loc = std::source_location::current());
+  // Every group's learning rate.
+  void set_lr(double lr, std::source_location loc = std::source_location::current());
+
+ protected:
+  // Groups in order, each with its options: floating parameters, at least one, none twice (a
+  // ValueError, as PyTorch's); bad options are a ValueError too.
+  ParamGroups(std::vector<ParamGroup<Options>> groups, std::source_location loc);
+  const Options& options_of_param(std::size_t i) const { return options_[group_of_[i]]; }
+
+  std::vector<Tensor> params_;
+
+ private:
+  std::vector<Options> options_;       // by group
+  std::vector<std::size_t> group_of_;  // by parameter
+};
+
 using SgdGroup = ParamGroup<SgdOptions>;
 
 // A parameter's SGD state: its momentum buffer, undefined before its first step with momentum.
@@ -42,12 +68,14 @@ struct SgdState {
   Tensor momentum_buffer;
 };
 
-class Sgd {
+// p -= lr * d, d the gradient (plus weight_decay * p), or with momentum the running buffer
+// b = momentum * b + (1 - dampening) * d (b = d at a parameter's first step), or with Nesterov
+// d + momentum * b: torch.optim.SGD.
+class Sgd : public ParamGroups<SgdOptions> {
  public:
-  // Parameters: floating tensors of any shape. Bad options are a ValueError here.
+  // Parameters: floating tensors of any shape.
   explicit Sgd(std::vector<Tensor> params, SgdOptions options = {},
                std::source_location loc = std::source_location::current());
-  // Groups in order, each with its options; no parameter twice (a ValueError, as PyTorch's).
   explicit Sgd(std::vector<SgdGroup> groups,
                std::source_location loc = std::source_location::current());
   // One step from one gradient per parameter, in params() order, each of its parameter's shape;
@@ -55,16 +83,6 @@ class Sgd {
   // gradient of None does in PyTorch. Returns the new parameters, which params() holds.
   const std::vector<Tensor>& step(std::span<const Tensor> grads,
                                   std::source_location loc = std::source_location::current());
-  // Every group's parameters, the groups in order.
-  const std::vector<Tensor>& params() const { return params_; }
-  std::size_t groups() const { return options_.size(); }
-  const SgdOptions& options(std::size_t group = 0,
-                            std::source_location loc = std::source_location::current()) const;
-  // New options for a group from the next step on, checked as the constructor checks them.
-  void set_options(std::size_t group, SgdOptions options,
-                   std::source_location loc = std::source_location::current());
-  // Every group's learning rate.
-  void set_lr(double lr, std::source_location loc = std::source_location::current());
   // Each parameter's state, in params() order.
   const std::vector<SgdState>& state() const { return state_; }
   // Restores state() (of a checkpoint): one per parameter, each buffer undefined or of its
@@ -73,9 +91,6 @@ class Sgd {
                   std::source_location loc = std::source_location::current());
 
  private:
-  std::vector<SgdOptions> options_;    // by group
-  std::vector<std::size_t> group_of_;  // by parameter
-  std::vector<Tensor> params_;
   std::vector<SgdState> state_;
 };
 
@@ -92,9 +107,6 @@ struct AdamOptions {
   bool decoupled_weight_decay = false;
 };
 
-// torch.optim.Adam: m = lerp(m, d, 1 - beta1), v = beta2 v + (1 - beta2) d^2 (d the gradient,
-// plus weight_decay * p unless decoupled), and p -= lr / (1 - beta1^t) * m /
-// (sqrt(v) / sqrt(1 - beta2^t) + eps), t counting each parameter's steps.
 using AdamGroup = ParamGroup<AdamOptions>;
 
 // A parameter's Adam state under PyTorch's names: the steps it took, the first and second
@@ -105,22 +117,18 @@ struct AdamState {
   Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
 };
 
-class Adam {
+// torch.optim.Adam: m = lerp(m, d, 1 - beta1), v = beta2 v + (1 - beta2) d^2 (d the gradient,
+// plus weight_decay * p unless decoupled), and p -= lr / (1 - beta1^t) * m /
+// (sqrt(v) / sqrt(1 - beta2^t) + eps), t counting each parameter's steps.
+class Adam : public ParamGroups<AdamOptions> {
  public:
   explicit Adam(std::vector<Tensor> params, AdamOptions options = {},
                 std::source_location loc = std::source_location::current());
   explicit Adam(std::vector<AdamGroup> groups,
                 std::source_location loc = std::source_location::current());
-  // The rest as Sgd's.
+  // As Sgd's.
   const std::vector<Tensor>& step(std::span<const Tensor> grads,
                                   std::source_location loc = std::source_location::current());
-  const std::vector<Tensor>& params() const { return params_; }
-  std::size_t groups() const { return options_.size(); }
-  const AdamOptions& options(std::size_t group = 0,
-                             std::source_location loc = std::source_location::current()) const;
-  void set_options(std::size_t group, AdamOptions options,
-                   std::source_location loc = std::source_location::current());
-  void set_lr(double lr, std::source_location loc = std::source_location::current());
   const std::vector<AdamState>& state() const { return state_; }
   // As Sgd's: moments defined exactly when step > 0 (max_exp_avg_sq may stay undefined, and is
   // then the second moment at the next step).
@@ -128,9 +136,6 @@ class Adam {
                   std::source_location loc = std::source_location::current());
 
  private:
-  std::vector<AdamOptions> options_;
-  std::vector<std::size_t> group_of_;
-  std::vector<Tensor> params_;
   std::vector<AdamState> state_;
 };
 

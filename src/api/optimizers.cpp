@@ -58,32 +58,11 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, double scale, std::source_lo
   return sum.to(a.dtype(), loc);
 }
 
-// The groups' parameters in order, each parameter's group, and each group's options: floating
-// parameters, at least one, none in two groups (torch.optim's checks).
-template <class Options>
-void flatten_groups(std::vector<ParamGroup<Options>>& groups, std::vector<Options>& options,
-                    std::vector<std::size_t>& group_of, std::vector<Tensor>& params,
-                    std::string_view name, std::source_location loc) {
-  std::set<const ir::Node*> seen;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    options.push_back(groups[g].options);
-    for (Tensor& p : groups[g].params) {
-      if (!seen.insert(api::node_of(p, name, loc)).second) {
-        api::fail<ValueError>(loc, name, "some parameters appear in more than one parameter ",
-                              "group (or twice in one), as PyTorch refuses");
-      }
-      params.push_back(std::move(p));
-      group_of.push_back(g);
-    }
-  }
-  check_params(params, name, loc);
+std::string_view name_of(const SgdOptions&) {
+  return "Sgd";
 }
-
-void check_group(std::size_t group, std::size_t groups, std::string_view name,
-                 std::source_location loc) {
-  if (group >= groups) {
-    api::fail<IndexError>(loc, name, "has ", groups, " parameter groups, got group ", group);
-  }
+std::string_view name_of(const AdamOptions&) {
+  return "Adam";
 }
 
 void check_options(const SgdOptions& o, std::source_location loc) {
@@ -129,33 +108,60 @@ void check_state_count(const std::vector<State>& state, std::size_t params, std:
 
 }  // namespace
 
-Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location loc)
-    : Sgd(std::vector<SgdGroup>{{std::move(params), options}}, loc) {}
-
-Sgd::Sgd(std::vector<SgdGroup> groups, std::source_location loc) {
-  flatten_groups(groups, options_, group_of_, params_, "Sgd", loc);
-  for (const SgdOptions& o : options_) check_options(o, loc);
-  state_.resize(params_.size());
+template <class Options>
+ParamGroups<Options>::ParamGroups(std::vector<ParamGroup<Options>> groups,
+                                  std::source_location loc) {
+  const std::string_view name = name_of(Options{});
+  std::set<const ir::Node*> seen;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    check_options(groups[g].options, loc);
+    options_.push_back(groups[g].options);
+    for (Tensor& p : groups[g].params) {
+      if (!seen.insert(api::node_of(p, name, loc)).second) {
+        api::fail<ValueError>(loc, name, "some parameters appear in more than one parameter ",
+                              "group (or twice in one), as PyTorch refuses");
+      }
+      params_.push_back(std::move(p));
+      group_of_.push_back(g);
+    }
+  }
+  check_params(params_, name, loc);
 }
 
-const SgdOptions& Sgd::options(std::size_t group, std::source_location loc) const {
-  check_group(group, options_.size(), "Sgd::options", loc);
+template <class Options>
+const Options& ParamGroups<Options>::options(std::size_t group, std::source_location loc) const {
+  if (group >= options_.size()) {
+    api::fail<IndexError>(loc, name_of(Options{}), "has ", options_.size(),
+                          " parameter groups, got group ", group);
+  }
   return options_[group];
 }
 
-void Sgd::set_options(std::size_t group, SgdOptions options, std::source_location loc) {
-  check_group(group, options_.size(), "Sgd::set_options", loc);
+template <class Options>
+void ParamGroups<Options>::set_options(std::size_t group, Options options,
+                                       std::source_location loc) {
+  (void)this->options(group, loc);
   check_options(options, loc);
   options_[group] = options;
 }
 
-void Sgd::set_lr(double lr, std::source_location loc) {
+template <class Options>
+void ParamGroups<Options>::set_lr(double lr, std::source_location loc) {
   for (std::size_t g = 0; g < options_.size(); ++g) {
-    SgdOptions o = options_[g];
+    Options o = options_[g];
     o.lr = lr;
     set_options(g, o, loc);
   }
 }
+
+template class ParamGroups<SgdOptions>;
+template class ParamGroups<AdamOptions>;
+
+Sgd::Sgd(std::vector<SgdGroup> groups, std::source_location loc)
+    : ParamGroups(std::move(groups), loc), state_(params_.size()) {}
+
+Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location loc)
+    : Sgd(std::vector<SgdGroup>{{std::move(params), options}}, loc) {}
 
 void Sgd::load_state(std::vector<SgdState> state, std::source_location loc) {
   check_state_count(state, params_.size(), "Sgd::load_state", loc);
@@ -171,7 +177,7 @@ const std::vector<Tensor>& Sgd::step(std::span<const Tensor> grads, std::source_
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
-    const SgdOptions& o = options_[group_of_[i]];
+    const SgdOptions& o = options_of_param(i);
     Tensor& p = params_[i];
     if (o.maximize) d = neg(d, loc);
     if (o.weight_decay != 0) d = add_scaled(d, p, o.weight_decay, loc);
@@ -186,33 +192,11 @@ const std::vector<Tensor>& Sgd::step(std::span<const Tensor> grads, std::source_
   return params_;
 }
 
+Adam::Adam(std::vector<AdamGroup> groups, std::source_location loc)
+    : ParamGroups(std::move(groups), loc), state_(params_.size()) {}
+
 Adam::Adam(std::vector<Tensor> params, AdamOptions options, std::source_location loc)
     : Adam(std::vector<AdamGroup>{{std::move(params), options}}, loc) {}
-
-Adam::Adam(std::vector<AdamGroup> groups, std::source_location loc) {
-  flatten_groups(groups, options_, group_of_, params_, "Adam", loc);
-  for (const AdamOptions& o : options_) check_options(o, loc);
-  state_.resize(params_.size());
-}
-
-const AdamOptions& Adam::options(std::size_t group, std::source_location loc) const {
-  check_group(group, options_.size(), "Adam::options", loc);
-  return options_[group];
-}
-
-void Adam::set_options(std::size_t group, AdamOptions options, std::source_location loc) {
-  check_group(group, options_.size(), "Adam::set_options", loc);
-  check_options(options, loc);
-  options_[group] = options;
-}
-
-void Adam::set_lr(double lr, std::source_location loc) {
-  for (std::size_t g = 0; g < options_.size(); ++g) {
-    AdamOptions o = options_[g];
-    o.lr = lr;
-    set_options(g, o, loc);
-  }
-}
 
 void Adam::load_state(std::vector<AdamState> state, std::source_location loc) {
   constexpr std::string_view name = "Adam::load_state";
@@ -236,7 +220,7 @@ const std::vector<Tensor>& Adam::step(std::span<const Tensor> grads, std::source
   for (std::size_t i = 0; i < params_.size(); ++i) {
     Tensor d = std::move(checked[i]);
     if (!d.defined()) continue;
-    const AdamOptions& o = options_[group_of_[i]];
+    const AdamOptions& o = options_of_param(i);
     Tensor& p = params_[i];
     AdamState& s = state_[i];
     if (o.maximize) d = neg(d, loc);

@@ -166,6 +166,10 @@ TEST(Norms, APowerNormKeepsItsPrecisionAtLargeNorms) {
     EXPECT_NEAR(g[0], -1, 0x1p-22) << ord;
     EXPECT_EQ(g[1], 0) << ord;
   }
+  // Where the root's f32 power overflows below order 1, the norm is inf (the correction's
+  // inf - inf was NaN).
+  EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({3e38, 3e38}), 0.7).item<double>(),
+            lazy_test::kInf);
 }
 
 TEST(Diagonal, PicksTheOffsetDiagonalAsTheLastAxis) {

@@ -267,6 +267,7 @@ TEST(Optimizers, RefuseBadGroupsOptionsAndStates) {
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.load_state({{.step = 1}}));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError,
                             adam.load_state({{.step = 0, .exp_avg = p, .exp_avg_sq = p}}));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, adam.load_state({{.step = 0, .exp_avg = p}}));
   EXPECT_ERROR_AT_THIS_LINE(
       lazy::ShapeError,
       adam.load_state({{.step = 1, .exp_avg = p, .exp_avg_sq = lazy::ones({3, 2})}}));

@@ -4,7 +4,8 @@
 // training step is one sync. The optimizer keeps the new parameters and its state (held, so a
 // sync computes them too). Parameters come in groups with options of their own (param_groups),
 // whose options can change between steps (a learning-rate schedule); state() and load_state()
-// read and restore the per-parameter state, as state_dict() and load_state_dict() do.
+// read and restore the per-parameter state, the "state" half of state_dict() and
+// load_state_dict() (the groups' options are the caller's, through set_options).
 #pragma once
 
 #include <cstddef>

@@ -28,7 +28,7 @@ enum class CompositeKind : std::uint8_t {
                 // number = n - correction
   binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
   xlogy,                 // result = xlogy(input, second)
-  power_norm,            // result = vector_norm(input, number, axes), axes kept; number > 1
+  power_norm,            // result = vector_norm(input, number, axes), axes kept; number > 1, not 2
 };
 
 struct CompositeMark {

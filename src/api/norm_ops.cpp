@@ -40,10 +40,12 @@ Tensor root(const Tensor& s, double ord, std::source_location loc) {
   const double held = double(float(exponent));
   if (held == exponent) return pow(s, exponent, loc);
   const Tensor rounded = pow(s, held, loc);
-  // rounded * (1 + d) as rounded + rounded * d: d is below 2^-20, and 1 + d would round it away.
+  // rounded * (1 + d) as rounded + rounded * d: d is a few parts in 2^24 of ln(s), which 1 + d
+  // would round away.
   const Tensor missed = mul(log(s, loc), exponent - held, loc);
   const Tensor corrected = add(rounded, mul(rounded, missed, loc), loc);
-  return where(isinf(s, loc), rounded, corrected, loc);  // inf times 1 - inf would be NaN
+  // An infinite s, or one whose power overflows: inf plus inf times a negative d would be NaN.
+  return where(isinf(rounded, loc), rounded, corrected, loc);
 }
 
 }  // namespace

@@ -203,8 +203,10 @@ void Adam::load_state(std::vector<AdamState> state, std::source_location loc) {
   check_state_count(state, params_.size(), name, loc);
   for (std::size_t i = 0; i < state.size(); ++i) {
     AdamState& s = state[i];
-    if (s.step < 0 || (s.step > 0) != (s.exp_avg.defined() && s.exp_avg_sq.defined()) ||
-        (s.step == 0 && s.max_exp_avg_sq.defined())) {
+    const bool moments = s.exp_avg.defined() && s.exp_avg_sq.defined();
+    const bool none =
+        !s.exp_avg.defined() && !s.exp_avg_sq.defined() && !s.max_exp_avg_sq.defined();
+    if (s.step < 0 || (s.step > 0 ? !moments : !none)) {
       api::fail<ValueError>(loc, name, "state ", i, " has step ", s.step,
                             ": the moments are defined exactly after a first step");
     }

@@ -56,8 +56,9 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
       return div(mul(g, sub(x, mark.second, loc), loc), spread, loc);
     }
     case api::CompositeKind::power_norm: {
-      // PyTorch's norm_backward: g sign(x) (|x| / norm)^(p - 1), 0 where the norm is 0 (and NaN
-      // everywhere where it is NaN).
+      // PyTorch's norm_backward, x |x|^(p - 2) / norm^(p - 1), as g sign(x) (|x| / norm)^(p - 1):
+      // 0 where the norm is 0, NaN everywhere where it is NaN (and 0, not PyTorch's NaN, where
+      // |x|^(p - 1) alone would overflow).
       const Tensor& x = mark.input;
       const Tensor slope =
           mul(sign(x, loc), pow(div(abs(x, loc), y, loc), mark.number - 1, loc), loc);

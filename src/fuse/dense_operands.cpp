@@ -1,5 +1,7 @@
 #include "fuse/dense_operands.h"
 
+#include <algorithm>
+
 #include "fuse/internal_error.h"
 #include "ir/matmul.h"
 
@@ -34,11 +36,19 @@ void cut_to_write_densely(Partition& p, const ir::Node& input,
                           std::optional<std::uint32_t> external_slot, const ir::Node& reader,
                           CutReason why) {
   Cuts& cuts = p.cuts;
-  // Cut by another access earlier in this pass (a reshape of the same flip: seed 17738 program
-  // 705): its region, and the dense layout, come with the next pass.
-  if (!external_slot && cuts.cut[input.trace_index] &&
-      p.region_of[input.trace_index] == Partition::kNoRegion)
-    return;
+  // Cut (or an external input copied) by another access earlier in this pass (a reshape of the
+  // same flip: seed 17738 program 705): its region, and the dense layout, come with the next pass.
+  const auto copy_written = [&](std::uint32_t slot) {
+    return std::any_of(p.regions.begin(), p.regions.end(), [&](const Region& r) {
+      return std::any_of(r.roots.begin(), r.roots.end(),
+                         [&](const Root& root) { return root.external_copy && root.node == slot; });
+    });
+  };
+  const bool cut_in_this_pass =
+      external_slot
+          ? cuts.external_copy[*external_slot] && !copy_written(*external_slot)
+          : cuts.cut[input.trace_index] && p.region_of[input.trace_index] == Partition::kNoRegion;
+  if (cut_in_this_pass) return;
   const bool done =
       external_slot ? cuts.external_copy[*external_slot] : cuts.cut[input.trace_index];
   if (done) internal_error(reader, "an operand written densely still cannot be read from memory");

@@ -171,9 +171,12 @@ GradientOutcome check_gradients(const Program& original) {
   try {
     Builder sizes(p);
     sizes.apply_all();
-  } catch (const std::exception&) {
+  } catch (const StepRejected&) {
     discard_recording();
     return skipped("the f32 copy does not record");
+  } catch (const Error& e) {
+    discard_recording();
+    return {GradientOutcome::Kind::failed, std::string("recording threw: ") + e.what()};
   }
   discard_recording();
   const std::vector<Leaf> leaves = choose_leaves(p);

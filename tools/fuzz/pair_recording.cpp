@@ -11,13 +11,17 @@ namespace lazy::fuzz {
 
 namespace {
 
-// isclose(a, b): |a - b| <= atol + rtol |b| in the operands' dtype, whose two roundings move the
-// tolerance by a few parts in 2^10 at most.
-Bounds isclose_rule(const Bounds& a, const Bounds& b, bool same, double rtol, double atol) {
+// isclose(a, b): |a - b| <= atol + rtol |b| in the operands' dtype. A kernel may compute it in f32
+// where the reference rounds each op to the dtype: the tolerance is rounded up to twice and the
+// difference down once, by half an ulp each (2^-8 in bf16).
+Bounds isclose_rule(const Bounds& a, const Bounds& b, DType dtype, bool same, double rtol,
+                    double atol) {
   const bool unknown = a.unchecked || b.unchecked || a.specials_may_differ || b.specials_may_differ;
   // x against itself: close everywhere but at NaN (unless equal_nan), on either side alike.
   if (same) return bool_result(unknown, a.special ? 0 : 1, 1);
-  const double tolerance = (atol + rtol * (b.magnitude() + b.err)) * 1.01;
+  const double u = is_floating(dtype) ? std::ldexp(1.0, -significand_bits(dtype)) : 0;
+  const double margin = std::max(1.01, std::pow(1 + 2 * u, 3) / (1 - 2 * u));
+  const double tolerance = (atol + rtol * (b.magnitude() + b.err)) * margin;
   const bool grids = a.quantum != kNoQuantum && b.quantum != kNoQuantum;
   const bool only_equal_close = a.exact() && b.exact() && grids &&
                                 std::ldexp(1.0, -std::max(a.quantum, b.quantum)) > tolerance;
@@ -44,7 +48,7 @@ RecordedStep record_pair(const Step& step, const Builder& earlier, std::source_l
   out.shape = earlier.shape(xi);
   if (step.name == "isclose") {
     out.out = isclose(x, y, step.q, step.eps, step.largest, loc);
-    out.bounds = isclose_rule(xo.bounds, yo.bounds, xi == yi, step.q, step.eps);
+    out.bounds = isclose_rule(xo.bounds, yo.bounds, x.dtype(), xi == yi, step.q, step.eps);
     return out;
   }
   out.out = pairwise_distance(x, y, step.q, 1e-6, step.keepdim, loc);

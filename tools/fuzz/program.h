@@ -145,13 +145,13 @@ struct Step {
   bool no_axis = false;                        // argmax/argmin over the flattened tensor
   std::int64_t start = 0, stop = 0, step = 1;  // slice (with has_start / has_stop)
   bool has_start = false, has_stop = false;
-  double correction = 1, eps = 1e-5;
-  std::string equation;              // einsum
-  std::vector<std::int64_t> counts;  // tiling: shifts, repeats or padding
-  int derived_size = -1;             // the size a slice, a cat or a top-k defines
-  std::int64_t k = 1;                // top-k and kthvalue (fewer where the axis is shorter)
-  double q = 0.5;                    // a quantile's q, cdist's p
-  bool largest = true;               // top-k; a sort's descending
+  double correction = 1, eps = 1e-5;  // eps: the norms', isclose's atol
+  std::string equation;               // einsum
+  std::vector<std::int64_t> counts;   // tiling: shifts, repeats or padding
+  int derived_size = -1;              // the size a slice, a cat or a top-k defines
+  std::int64_t k = 1;                 // top-k and kthvalue (fewer where the axis is shorter)
+  double q = 0.5;       // a quantile's q, cdist's and pairwise_distance's p, isclose's rtol
+  bool largest = true;  // top-k; a sort's descending; isclose's equal_nan
   // A loss's weight (class weights for the class losses) and binary_cross_entropy_with_logits'
   // pos_weight: the indices into args of those given, -1 for none.
   int weight_arg = -1, pos_weight_arg = -1;

@@ -165,27 +165,19 @@ GradientOutcome skipped(std::string why) {
 
 GradientOutcome check_gradients(const Program& original) {
   Program p = in_f32(original);
-  // A shrunk candidate's derived sizes (a slice's length) are stale until it records, and the
-  // leaves' shapes read them (seed 17738 program 705's shrinking substituted a [2, 1] leaf where
-  // the recording made [2, 0]).
-  try {
-    Builder sizes(p);
-    sizes.apply_all();
-  } catch (const StepRejected&) {
-    discard_recording();
-    return skipped("the f32 copy does not record");
-  } catch (const Error& e) {
-    discard_recording();
-    return {GradientOutcome::Kind::failed, std::string("recording threw: ") + e.what()};
-  }
-  discard_recording();
-  const std::vector<Leaf> leaves = choose_leaves(p);
-  if (leaves.empty()) return skipped("no floating leaf");
+  std::vector<Leaf> leaves;
   Recording rec;
   std::vector<std::vector<double>> weights;
   std::vector<Tensor> outputs;
   std::vector<Tensor> gradients;
   try {
+    // A shrunk candidate's derived sizes (a slice's length) are stale until it records, and the
+    // leaves' shapes read them (seed 17738 program 705's shrinking substituted a [2, 1] leaf
+    // where the recording made [2, 0]).
+    Builder(p).apply_all();
+    discard_recording();
+    leaves = choose_leaves(p);
+    if (leaves.empty()) return skipped("no floating leaf");
     gradients = grad([&](std::span<const Tensor> at) {
       outputs = record(p, leaves, at, rec, true);
       Tensor loss = zeros({}, DType::f32);

@@ -192,6 +192,9 @@ TEST(GradientEdges, ProductsBesideAZeroStayZeroWhenTheOthersOverflow) {
   EXPECT_EQ(grad_of(cumprod, {0, 0, 1e30f, 1e30f}, lazy::DType::f32), (V{1, 0, 0, 0}));
   EXPECT_EQ(grad_of(cumprod, {2, 0, INFINITY}, lazy::DType::f32), (V{1, INFINITY, 0}));
   EXPECT_EQ(grad_of(cumprod, {0, 300, 300}, lazy::DType::f16), (V{INFINITY, 0, 0}));
+  // At a zero after an infinity: the product before it (-inf) times 1 - 0.5 - 1.25, as PyTorch
+  // factors it; summed as terms of -inf and +inf it was NaN (torch_check seed 17959).
+  EXPECT_EQ(grad_of(cumprod, {2, -INFINITY, 0, -0.5, 2.5}, lazy::DType::f32)[2], INFINITY);
   // A real infinity beside two zeros still makes their gradients NaN, as before.
   const V beside_inf = grad_of(prod, {0, 0, INFINITY}, lazy::DType::f32);
   EXPECT_TRUE(std::isnan(beside_inf[0]) && std::isnan(beside_inf[1]));

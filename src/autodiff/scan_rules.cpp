@@ -50,8 +50,17 @@ Tensor cumprod_gradient(const Tensor& x, const Tensor& y, const Tensor& g, bool 
   const Tensor ahead =
       lazy::div(suffix_sum(kept_past(lazy::logical_not(before, loc), lazy::mul(g, y, loc)), loc),
                 nonzero_x, loc);
-  const Tensor at_zero = suffix_sum(
-      kept_past(lazy::ge(zeros_so_far, 2, loc), lazy::mul(g, without_first_zero, loc)), loc);
+  // At the zero: the product before it times the suffix sum of g times the running product from
+  // the zero on (the zero as 1), as PyTorch factors it, so that an infinite product before the
+  // zero stays a factor instead of entering terms of both signs (inf - inf: torch_check seed
+  // 17959 program 182).
+  const Tensor before_zero = lazy::prod(lazy::where(before, x, 1.0, loc), -1, true, loc);
+  const Tensor from_zero_on =
+      lazy::cumprod(lazy::where(lazy::logical_or(before, first_zero, loc), 1.0, x, loc), -1, loc);
+  const Tensor at_zero = lazy::mul(
+      before_zero,
+      suffix_sum(kept_past(lazy::ge(zeros_so_far, 2, loc), lazy::mul(g, from_zero_on, loc)), loc),
+      loc);
   Tensor from_zero = lazy::where(first_zero, at_zero, 0.0, loc);
   if (after_zero) {
     const Tensor zero_value = lazy::sum(lazy::where(first_zero, x, 0.0, loc), -1, true, loc);

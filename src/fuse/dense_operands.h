@@ -20,7 +20,8 @@ std::optional<int> matmul_input_to_write(const ir::Node& product,
                                          ir::MatmulProblem& problem);
 
 // Cuts `input` of `reader` to be written densely: a pending node is cut for `why`, an external
-// input (`external_slot`) gets a dense copy. Either must be new, or (a node) cut in this pass.
+// input (`external_slot`) gets a dense copy. Either must be new, or made in this pass by another
+// access (then it is written from the next pass, and nothing changes now).
 void cut_to_write_densely(Partition& p, const ir::Node& input,
                           std::optional<std::uint32_t> external_slot, const ir::Node& reader,
                           CutReason why);

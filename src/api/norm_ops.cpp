@@ -12,6 +12,7 @@
 #include "api/broadcast.h"
 #include "api/composite_marks.h"
 #include "api/composites.h"
+#include "api/reduced_shape.h"
 #include "ir/type_promotion.h"
 #include "lazy/autodiff.h"
 #include "lazy/reductions.h"
@@ -19,19 +20,6 @@
 namespace lazy {
 
 namespace {
-
-// `in` without the axes a reduction over `axes` (all when none; checked) folds.
-Shape without_folded_axes(const Shape& in, const Axes& axes) {
-  const std::vector<int>& named = axes.list();
-  Shape out;
-  for (int a = 0; a < in.rank(); ++a) {
-    const bool folded = named.empty() || std::any_of(named.begin(), named.end(), [&](int axis) {
-                          return (axis + in.rank()) % in.rank() == a;
-                        });
-    if (!folded) out.push_back(in[a]);
-  }
-  return out;
-}
 
 // s^(1/ord) for s > 0: the exponent as f32 holds it, times the power of what that misses, so that
 // f32's rounding of 1/3 (1e-8) does not move the root by ln(s) times it (4 ulps at s = 2e11).
@@ -87,7 +75,9 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
     const Tensor zero = eq(powers, 0.0, loc);
     const Tensor norm = where(zero, 0.0, root(where(zero, 1.0, powers, loc), ord, loc), loc);
     if (ord > 1) api::mark_composite(norm, {api::CompositeKind::power_norm, v, {}, axes, ord});
-    return keepdim ? norm : norm.reshape(without_folded_axes(v.shape(), axes), loc);
+    return keepdim ? norm
+                   : norm.reshape(
+                         api::reduced_shape(v.shape(), axes, false, "vector_norm", loc).shape, loc);
   });
 }
 

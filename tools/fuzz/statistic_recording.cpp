@@ -43,8 +43,8 @@ Bounds power_norm_rule(const Bounds& x, double p, DType result, std::int64_t n) 
   if (least_sum > 0)
     rounding = std::min(rounding, sum_error / (p * std::pow(least_sum, (p - 1) / p)));
   // The root's exponent is 1/p held in f32: S^(1/p) |ln S| times its error, whose largest over
-  // (0, S] is p / e below S = 1 and grows past it (the library corrects for it since 67b7295;
-  // the term stays, an allowance a backend without the correction would need).
+  // (0, S] is p / e below S = 1 and grows past it (the library corrects for it; the term
+  // stays, an allowance a backend without the correction would need).
   const double exponent_error = std::abs(1 / p - double(float(1 / p)));
   const double root_of_largest = std::pow(largest_sum, 1 / p);
   rounding += exponent_error *

@@ -273,4 +273,29 @@ TEST(TilingOps, GradientsMatchCentralDifferences) {
   }
 }
 
+// Found by torch_check (seed 17970, program 24): the copies' cotangents were added in bf16, a
+// rounding per piece, where PyTorch's backward kernels add them in f32 and round once.
+TEST(TilingOps, HalfGradientsAddTheCopiesInF32AndRoundOnce) {
+  const auto gradient_of = [](const lazy::Differentiable& f, const Shape& shape,
+                              std::vector<float> cotangent, const Shape& result) {
+    const Tensor x = lazy::ones(shape, DType::bf16);
+    const Tensor g = lazy::from_data(cotangent, result).to(DType::bf16);
+    return lazy::vjp(f, {&x, 1}, {&g, 1}).gradients[0].to_vector<float>();
+  };
+  // The exact sum is -0.0283203125; the border after x alone rounded to -0.34765625 in bf16.
+  const std::vector<float> pad_gradient = gradient_of(
+      [](std::span<const Tensor> v) {
+        return std::vector<Tensor>{lazy::pad(v[0], {1, 3}, PadMode::replicate)};
+      },
+      {1}, {0.35546875f, -0.03515625f, -0.76953125f, 0.65234375f, -0.2314453125f}, {5});
+  EXPECT_EQ(pad_gradient, std::vector<float>{-0.0283203125f});
+  // One row's sum, 1 + 2^-8, is a tie that rounds to 1 in bf16; the whole sum is 2^-7.
+  const std::vector<float> repeat_gradient = gradient_of(
+      [](std::span<const Tensor> v) {
+        return std::vector<Tensor>{lazy::repeat(v[0], {2, 3})};
+      },
+      {1, 1}, {1, 0x1p-8f, 0, -1, 0x1p-8f, 0}, {2, 3});
+  EXPECT_EQ(repeat_gradient, std::vector<float>{0x1p-7f});
+}
+
 }  // namespace

@@ -50,4 +50,14 @@ Tensor in_compute_type(const Tensor& x, std::source_location loc, Body body) {
   return cast(body(cast(x, DType::f32, loc)), dtype, loc);
 }
 
+// Ops built of views whose gradient adds copies of the cotangent (pad's borders, repeat's copies)
+// run in f32 while a gradient is traced, so that f16 and bf16 add the copies in f32 and round
+// once, as PyTorch's backward kernels do; the forward copies the same values either way.
+template <class Body>
+Tensor adding_copies_in_f32(const Tensor& x, std::source_location loc, Body body) {
+  const DType dtype = x.dtype();
+  if (!differentiating() || (dtype != DType::f16 && dtype != DType::bf16)) return body(x);
+  return cast(body(cast(x, DType::f32, loc)), dtype, loc);
+}
+
 }  // namespace lazy::api

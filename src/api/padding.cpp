@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/composites.h"
 #include "api/recording.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -87,27 +88,14 @@ void check_padding(const Shape& shape, int axis, std::int64_t before, std::int64
   }
 }
 
-}  // namespace
-
-Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
-           std::optional<Scalar> value, std::source_location loc) {
-  api::sync_if_trace_full();
-  const Shape& shape = api::node_of(x, "pad", loc)->shape;
-  if (pads.size() % 2 != 0 || int(pads.size()) > 2 * shape.rank()) {
-    api::fail<ShapeError>(loc, "pad", "takes (before, after) pairs for at most the ", shape.rank(),
-                          " axes of shape ", shape.to_string(), ", got ", pads.size(), " numbers");
-  }
-  if (mode != PadMode::constant && value) {
-    api::fail<ValueError>(loc, "pad", mode_name(mode), " padding takes no value; only constant ",
-                          "padding fills with one");
-  }
-  const Scalar fill = value.value_or(Scalar(0));
-  if (mode == PadMode::constant) api::check_fill_fits(fill, x.dtype(), "pad", loc);
+// x padded by `pads` (checked by check_padding), one axis at a time from the last.
+Tensor padded(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
+              const Scalar& fill, std::source_location loc) {
+  const int rank = x.node()->shape.rank();
   Tensor out = x;
   for (std::size_t pair = 0; pair < pads.size() / 2; ++pair) {
-    const int axis = shape.rank() - 1 - int(pair);
+    const int axis = rank - 1 - int(pair);
     std::int64_t before = pads[2 * pair], after = pads[2 * pair + 1];
-    check_padding(out.node()->shape, axis, before, after, mode, loc);
     // Negative padding crops first.
     const std::int64_t extent = out.node()->shape[axis];
     if (before < 0 || after < 0) {
@@ -125,6 +113,35 @@ Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
     out = cat(pieces, axis, loc);
   }
   return out;
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& x, const std::vector<std::int64_t>& pads, PadMode mode,
+           std::optional<Scalar> value, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& shape = api::node_of(x, "pad", loc)->shape;
+  if (pads.size() % 2 != 0 || int(pads.size()) > 2 * shape.rank()) {
+    api::fail<ShapeError>(loc, "pad", "takes (before, after) pairs for at most the ", shape.rank(),
+                          " axes of shape ", shape.to_string(), ", got ", pads.size(), " numbers");
+  }
+  if (mode != PadMode::constant && value) {
+    api::fail<ValueError>(loc, "pad", mode_name(mode), " padding takes no value; only constant ",
+                          "padding fills with one");
+  }
+  // Each pair pads its own axis, so the checks see the extents the padding will.
+  for (std::size_t pair = 0; pair < pads.size() / 2; ++pair) {
+    check_padding(shape, shape.rank() - 1 - int(pair), pads[2 * pair], pads[2 * pair + 1], mode,
+                  loc);
+  }
+  const Scalar fill = value.value_or(Scalar(0));
+  if (mode == PadMode::constant) {
+    api::check_fill_fits(fill, x.dtype(), "pad", loc);
+    return padded(x, pads, mode, fill, loc);
+  }
+  // The other modes' borders copy x, so their gradient adds cotangents.
+  return api::adding_copies_in_f32(
+      x, loc, [&](const Tensor& v) { return padded(v, pads, mode, fill, loc); });
 }
 
 }  // namespace lazy

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/composites.h"
 #include "api/recording.h"
 #include "lazy/factories.h"
 #include "lazy/indexing.h"
@@ -12,6 +13,35 @@
 namespace lazy {
 
 namespace {
+
+// x's copies along each axis side by side (repeat's counts, checked, at least x's rank): leading
+// 1s for the new axes; then each repeated axis, seen as [outer, extent, inner], takes its copies
+// as [outer, count, extent, inner] (at most 4 axes whatever x's rank).
+Tensor copied_side_by_side(const Tensor& x, const std::vector<std::int64_t>& repeats,
+                           std::source_location loc) {
+  const Shape& shape = x.node()->shape;
+  const int rank = int(repeats.size());
+  Shape current;
+  for (int a = 0; a < rank; ++a) {
+    const int own = a - (rank - shape.rank());
+    current.push_back(own >= 0 ? shape[own] : 1, loc);
+  }
+  Tensor out = x.reshape(current, loc);
+  for (int a = 0; a < rank; ++a) {
+    const std::int64_t count = repeats[std::size_t(a)];
+    if (count == 1) continue;
+    std::int64_t outer = 1, inner = 1;
+    for (int b = 0; b < a; ++b) outer *= current[b];
+    for (int b = a + 1; b < rank; ++b) inner *= current[b];
+    const std::int64_t extent = current[a];
+    out = out.reshape({outer, extent, inner}, loc)
+              .unsqueeze(1, loc)
+              .expand({outer, count, extent, inner}, loc);
+    current[a] = extent * count;
+    out = out.reshape(current, loc);
+  }
+  return out;
+}
 
 // repeat, named in errors as `name` (tile's counts padded first).
 Tensor repeated(const Tensor& x, const std::vector<std::int64_t>& repeats, std::string_view name,
@@ -43,28 +73,9 @@ Tensor repeated(const Tensor& x, const std::vector<std::int64_t>& repeats, std::
   }
   api::check_shape(result, name, loc);
   if (result.numel() == 0) return zeros(result, x.dtype(), loc);  // nothing of x is read
-  // Leading 1s for the new axes; then each repeated axis, seen as [outer, extent, inner], takes
-  // its copies side by side as [outer, count, extent, inner] (at most 4 axes whatever x's rank).
-  Shape current;
-  for (int a = 0; a < rank; ++a) {
-    const int own = a - (rank - shape.rank());
-    current.push_back(own >= 0 ? shape[own] : 1, loc);
-  }
-  Tensor out = x.reshape(current, loc);
-  for (int a = 0; a < rank; ++a) {
-    const std::int64_t count = repeats[std::size_t(a)];
-    if (count == 1) continue;
-    std::int64_t outer = 1, inner = 1;
-    for (int b = 0; b < a; ++b) outer *= current[b];
-    for (int b = a + 1; b < rank; ++b) inner *= current[b];
-    const std::int64_t extent = current[a];
-    out = out.reshape({outer, extent, inner}, loc)
-              .unsqueeze(1, loc)
-              .expand({outer, count, extent, inner}, loc);
-    current[a] = extent * count;
-    out = out.reshape(current, loc);
-  }
-  return out;
+  // The copies' gradients add up, in f32 for f16 and bf16.
+  return api::adding_copies_in_f32(
+      x, loc, [&](const Tensor& v) { return copied_side_by_side(v, repeats, loc); });
 }
 
 }  // namespace

@@ -209,6 +209,20 @@ TEST(Optimizers, EachParameterGroupFollowsItsOwnOptions) {
                                 1e-6);
 }
 
+// As torch.optim's: a group may start empty (its options kept for later), even the only one.
+TEST(Optimizers, AGroupWithoutParametersIsKept) {
+  Adam adam(std::vector<lazy::optim::AdamGroup>{{{}, {.lr = 0.5}}, {{start()}, {.lr = 0.1}}});
+  EXPECT_EQ(adam.groups(), 2u);
+  EXPECT_EQ(adam.options(0).lr, 0.5);
+  steps(adam, 1, kSteps);
+  lazy_test::expect_near_values(adam.params()[0].to_vector<double>(),
+                                adam_reference({.lr = 0.1}), 2e-6, 1e-6);
+  Sgd empty(std::vector<lazy::optim::SgdGroup>{{{}, {.lr = 0.1}}});
+  EXPECT_EQ(empty.params().size(), 0u);
+  empty.step(std::vector<Tensor>{});
+  EXPECT_EQ(empty.state().size(), 0u);
+}
+
 // A schedule sets the rate before each step; the new rate is a kernel argument, not a recompile.
 TEST(Optimizers, ALearningRateScheduleTakesEffectAtTheNextStep) {
   const Schedule halving = [](int t) { return 0.2 / double(1 << (t - 1)); };

@@ -14,12 +14,13 @@ namespace lazy::optim {
 
 namespace {
 
-void check_params(const std::vector<Tensor>& params, std::string_view name,
-                  std::source_location loc) {
+// A list of parameters given without groups, refused when empty (as PyTorch's).
+std::vector<Tensor> some_params(std::vector<Tensor> params, std::string_view name,
+                                std::source_location loc) {
   if (params.empty()) {
     api::fail<ValueError>(loc, name, "got an empty parameter list, as PyTorch refuses");
   }
-  for (const Tensor& p : params) api::require_floating(p, name, loc);
+  return params;
 }
 
 void check_option(bool valid, std::string_view name, std::string_view what, double value,
@@ -112,11 +113,16 @@ template <class Options>
 ParamGroups<Options>::ParamGroups(std::vector<ParamGroup<Options>> groups,
                                   std::source_location loc) {
   const std::string_view name = name_of(Options{});
+  // As PyTorch's: no group is refused, a group without parameters is not.
+  if (groups.empty()) {
+    api::fail<ValueError>(loc, name, "got an empty list of parameter groups, as PyTorch refuses");
+  }
   std::set<const ir::Node*> seen;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     check_options(groups[g].options, loc);
     options_.push_back(groups[g].options);
     for (Tensor& p : groups[g].params) {
+      api::require_floating(p, name, loc);
       if (!seen.insert(api::node_of(p, name, loc)).second) {
         api::fail<ValueError>(loc, name, "some parameters appear in more than one parameter ",
                               "group (or twice in one), as PyTorch refuses");
@@ -125,7 +131,6 @@ ParamGroups<Options>::ParamGroups(std::vector<ParamGroup<Options>> groups,
       group_of_.push_back(g);
     }
   }
-  check_params(params_, name, loc);
 }
 
 template <class Options>
@@ -161,7 +166,7 @@ Sgd::Sgd(std::vector<SgdGroup> groups, std::source_location loc)
     : ParamGroups(std::move(groups), loc), state_(params_.size()) {}
 
 Sgd::Sgd(std::vector<Tensor> params, SgdOptions options, std::source_location loc)
-    : Sgd(std::vector<SgdGroup>{{std::move(params), options}}, loc) {}
+    : Sgd(std::vector<SgdGroup>{{some_params(std::move(params), "Sgd", loc), options}}, loc) {}
 
 void Sgd::load_state(std::vector<SgdState> state, std::source_location loc) {
   check_state_count(state, params_.size(), "Sgd::load_state", loc);
@@ -196,7 +201,7 @@ Adam::Adam(std::vector<AdamGroup> groups, std::source_location loc)
     : ParamGroups(std::move(groups), loc), state_(params_.size()) {}
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options, std::source_location loc)
-    : Adam(std::vector<AdamGroup>{{std::move(params), options}}, loc) {}
+    : Adam(std::vector<AdamGroup>{{some_params(std::move(params), "Adam", loc), options}}, loc) {}
 
 void Adam::load_state(std::vector<AdamState> state, std::source_location loc) {
   constexpr std::string_view name = "Adam::load_state";

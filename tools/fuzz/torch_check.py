@@ -29,9 +29,12 @@ import sys
 import tempfile
 import warnings
 
-import torch
+# Kernels run synchronously, so that a fault in one of PyTorch's names the step that launched it.
+os.environ.setdefault("CUDA_LAUNCH_BLOCKING", "1")
 
-import torch_check_gradients
+import torch  # noqa: E402
+
+import torch_check_gradients  # noqa: E402
 from torch_ops import DTYPES, number_of, run_step, tiny_half_rows
 
 SIGNIFICAND_BITS = {torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
@@ -159,6 +162,8 @@ def check_step(step, inputs, ours, device):
     """What differs between lazyfuse's result of a step and PyTorch's on `device`, or None."""
     try:
         theirs = run_step(step, inputs, device)
+    except torch.AcceleratorError:
+        raise  # a fault in PyTorch's kernel, not a refusal: main names the step
     except (RuntimeError, TypeError, IndexError, ValueError) as e:
         return "refused: " + str(e).split("\n")[0][:90]
     return compare(step, inputs, ours, theirs)
@@ -180,31 +185,43 @@ class Tally:
 def check_program(program, values, device, tally):
     ours = []
     for i, step in enumerate(program["steps"]):
-        mine = load_values(values, step["result"], device)
-        ours.append(mine)
-        if step["op"] in ("data", "rand", "randn"):
-            continue
-        inputs = [ours[arg["step"]] if "step" in arg else number_of(arg) for arg in step["args"]]
-        label = step_label(step)
-        problem = check_step(step, inputs, mine, device)
-        if problem and device != "cpu":
-            # PyTorch's CUDA kernels differ from its CPU ones in places (mixed-dtype norms, the
-            # order of ties): either side of PyTorch agreeing counts.
-            on_cpu = [v.cpu() if torch.is_tensor(v) else v for v in inputs]
-            if check_step(step, on_cpu, mine.cpu(), "cpu") is None:
-                tally.cpu_only[label] += 1
-                problem = None
-        if problem and problem.startswith("refused: "):
-            key = (label, problem[len("refused: "):])
-            tally.refused[key] += 1
-            tally.refused_example.setdefault(key, (program["index"], i))
-            continue
-        tally.compared[label] += 1
-        if problem:
-            tally.differences.append((program["seed"], program["index"], i, label, problem))
-        if "grad" in step:
-            torch_check_gradients.check(program, i, step, inputs, values, device, tally, run_step,
-                                        load_values)
+        try:
+            check_program_step(program, i, step, ours, values, device, tally)
+        except torch.AcceleratorError as e:
+            # The CUDA context is lost with it: nothing after can run.
+            sys.exit(f"torch_check: PyTorch's CUDA kernel failed at seed {program['seed']} "
+                     f"program {program['index']} step t{i} {step_label(step)}: "
+                     f"{str(e).splitlines()[0]}")
+
+
+def check_program_step(program, i, step, ours, values, device, tally):
+    """Checks step i (its value, and its gradient where exported), appending lazyfuse's value to
+    `ours`."""
+    mine = load_values(values, step["result"], device)
+    ours.append(mine)
+    if step["op"] in ("data", "rand", "randn"):
+        return
+    inputs = [ours[arg["step"]] if "step" in arg else number_of(arg) for arg in step["args"]]
+    label = step_label(step)
+    problem = check_step(step, inputs, mine, device)
+    if problem and device != "cpu":
+        # PyTorch's CUDA kernels differ from its CPU ones in places (mixed-dtype norms, the
+        # order of ties): either side of PyTorch agreeing counts.
+        on_cpu = [v.cpu() if torch.is_tensor(v) else v for v in inputs]
+        if check_step(step, on_cpu, mine.cpu(), "cpu") is None:
+            tally.cpu_only[label] += 1
+            problem = None
+    if problem and problem.startswith("refused: "):
+        key = (label, problem[len("refused: "):])
+        tally.refused[key] += 1
+        tally.refused_example.setdefault(key, (program["index"], i))
+        return
+    tally.compared[label] += 1
+    if problem:
+        tally.differences.append((program["seed"], program["index"], i, label, problem))
+    if "grad" in step:
+        torch_check_gradients.check(program, i, step, inputs, values, device, tally, run_step,
+                                    load_values)
 
 
 def main():

@@ -179,6 +179,8 @@ def gradient_problem(run_step, load_values, step, inputs, values, device):
     try:
         native = torch_gradients(run_step, step, inputs, wrt, cotangent, device, False)
         double = torch_gradients(run_step, step, inputs, wrt, cotangent, device, True)
+    except torch.AcceleratorError:
+        raise  # a fault in PyTorch's kernel, not a refusal: torch_check names the step
     except (RuntimeError, TypeError, IndexError, ValueError, NotImplementedError) as e:
         return "refused: " + str(e).split("\n")[0][:90]
     positions = {}

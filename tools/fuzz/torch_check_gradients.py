@@ -176,6 +176,10 @@ def gradient_problem(run_step, load_values, step, inputs, values, device):
     cotangent = load_values(values, dict(result, offset=grad["cotangent"]), device)
     wrt = [w["step"] for w in grad["wrt"]]
     ours = [load_values(values, w, device) for w in grad["wrt"]]
+    if all(g.numel() == 0 for g in ours):
+        # Nothing to compare; PyTorch's CUDA embedding backward even faults on a weight of no
+        # columns (pytorch/pytorch#189668, seed 17983 program 19).
+        return None
     try:
         native = torch_gradients(run_step, step, inputs, wrt, cotangent, device, False)
         double = torch_gradients(run_step, step, inputs, wrt, cotangent, device, True)

@@ -302,6 +302,18 @@ TEST(Embedding, TheGradientScattersIntoTheTableItself) {
     EXPECT_EQ(got[std::size_t(r)], want[std::size_t(r)] * kDim) << r;
 }
 
+// Found beside torch_check seed 17983 program 19, where PyTorch's CUDA backward faults: a table of
+// no columns gives empty rows and an empty gradient of the table's shape.
+TEST(Embedding, ATableOfNoColumnsGivesEmptyRowsAndGradient) {
+  const Tensor table = lazy::zeros({2, 0});
+  const Tensor ids = lazy::from_data<std::int64_t>(std::vector<std::int64_t>(100, 1), {100});
+  EXPECT_EQ(lazy::embedding(table, ids).shape(), Shape({100, 0}));
+  const Tensor g =
+      lazy::grad([&](auto t) { return lazy::sum(lazy::embedding(t[0], ids)); })({table})[0];
+  EXPECT_EQ(g.shape(), Shape({2, 0}));
+  EXPECT_TRUE(g.to_vector<float>().empty());
+}
+
 TEST(IndexErrors, ABadIndexThrowsNamingTheOpValueRangeAndLineAndKeepsTheRest) {
   Tensor weight = lazy::from_data(random_floats(4 * 2, 10), {4, 2});
   Tensor good = weight * 2.0f;

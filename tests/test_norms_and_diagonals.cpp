@@ -170,6 +170,17 @@ TEST(Norms, APowerNormKeepsItsPrecisionAtLargeNorms) {
   // inf - inf was NaN).
   EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({3e38, 3e38}), 0.7).item<double>(),
             lazy_test::kInf);
+  // Negative orders too: the f32 exponent -1/3 alone put 1e-10 12 ulps off. A zero element still
+  // makes the norm 0, and an underflowing sum inf.
+  for (double ord : {-3.0, -1.5}) {
+    for (float value : {1e-10f, 3e10f}) {
+      const double norm = lazy::vector_norm(lazy_test::f32_values({value}), ord).item<double>();
+      EXPECT_NEAR(norm, value, value * 0x1p-22) << ord << " " << value;
+    }
+    EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({2, 0}), ord).item<double>(), 0) << ord;
+    EXPECT_EQ(lazy::vector_norm(lazy_test::f32_values({3e38}), ord).item<double>(), lazy_test::kInf)
+        << ord;
+  }
 }
 
 TEST(Diagonal, PicksTheOffsetDiagonalAsTheLastAxis) {

@@ -21,19 +21,20 @@ namespace lazy {
 
 namespace {
 
-// s^(1/ord) for s > 0: the exponent as f32 holds it, times the power of what that misses, so that
-// f32's rounding of 1/3 (1e-8) does not move the root by ln(s) times it (4 ulps at s = 2e11).
+// s^(1/ord) for s >= 0: the exponent as f32 holds it, times the power of what that misses, so that
+// f32's rounding of 1/3 (1e-8) does not move the root by ln(s) times it (4 ulps at s = 2e11, 12
+// for the -3-norm of 3e10). The correction moves the value only: the gradient is the power's.
 Tensor root(const Tensor& s, double ord, std::source_location loc) {
   const double exponent = 1.0 / ord;
   const double held = double(float(exponent));
-  if (held == exponent) return pow(s, exponent, loc);
   const Tensor rounded = pow(s, held, loc);
+  if (held == exponent) return rounded;
   // rounded * (1 + d) as rounded + rounded * d: d is a few parts in 2^24 of ln(s), which 1 + d
   // would round away.
-  const Tensor missed = mul(log(s, loc), exponent - held, loc);
-  const Tensor corrected = add(rounded, mul(rounded, missed, loc), loc);
-  // An infinite s, or one whose power overflows: inf plus inf times a negative d would be NaN.
-  return where(isinf(rounded, loc), rounded, corrected, loc);
+  const Tensor correction =
+      stop_gradient(mul(rounded, mul(log(s, loc), exponent - held, loc), loc), loc);
+  // An infinite s or root (0 times inf, or inf plus inf times a negative d) takes none.
+  return where(isfinite(correction, loc), add(rounded, correction, loc), rounded, loc);
 }
 
 }  // namespace
@@ -70,7 +71,7 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
     const Tensor terms = ord > 0
                              ? where(zero_element, mul(magnitude, 0.0, loc), powers_of_nonzero, loc)
                              : where(zero_element, INFINITY, powers_of_nonzero, loc);
-    if (ord < 0) return pow(sum(terms, axes, keepdim, loc), 1.0 / ord, loc);
+    if (ord < 0) return root(sum(terms, axes, keepdim, loc), ord, loc);
     const Tensor powers = sum(terms, axes, true, loc);
     const Tensor zero = eq(powers, 0.0, loc);
     const Tensor norm = where(zero, 0.0, root(where(zero, 1.0, powers, loc), ord, loc), loc);

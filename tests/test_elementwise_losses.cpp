@@ -197,6 +197,28 @@ TEST(BinaryCrossEntropy, WithLogitsIsStableAndWeighsPositives) {
       {kInf, -kInf, kNaN, kInf}, {1, 1, 1, 0});
   expect_near(inf.values, {kNaN, kNaN, kNaN, kInf});
   expect_near(inf.input_gradient, {0, -1, kNaN, 1});
+  // With pos_weight below 1 the target's gradient at a logit of -inf was the forward's terms'
+  // inf - inf; PyTorch's rule, log_sigmoid(-x) - pos_weight log_sigmoid(x), gives inf.
+  const ValuesAndGradients weighted_inf = evaluate(
+      [](const Tensor& a, const Tensor& b) {
+        return lazy::binary_cross_entropy_with_logits(a, b, Tensor(), Reduction::none,
+                                                      f32_values({0.5}));
+      },
+      {-kInf, kInf, 0, 2}, {0.5, 0.5, 0.5, 0.25});
+  expect_near(weighted_inf.target_gradient,
+              {kInf, -kInf, 0.5 * std::log(0.5), -std::log1p(std::exp(-2.0)) * 0.5 - 2});
+  expect_near(weighted_inf.input_gradient,
+              {-0.25, 0.5, 0.75 * 0.5 - 0.25, 0.875 / (1 + std::exp(-2.0)) - 0.125});
+  // pos_weight's own gradient, -t log_sigmoid(x) summed over where it broadcast (PyTorch has
+  // none).
+  const std::vector<double> z2 = {0.5, -1}, t2 = {1, 0.25};
+  const Tensor pos_weight_gradient = lazy::grad([&](std::span<const Tensor> v) {
+    return lazy::sum(lazy::binary_cross_entropy_with_logits(f32_values(z2), f32_values(t2),
+                                                            Tensor(), Reduction::none, v[0]));
+  })({f32_values({2})})[0];
+  const auto log_sigmoid = [](double v) { return -std::log1p(std::exp(-v)); };
+  expect_near(pos_weight_gradient.to_vector<double>(),
+              {-log_sigmoid(0.5) - 0.25 * log_sigmoid(-1)});
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::binary_cross_entropy_with_logits(
                                                   f32_values({0.5, 0.2}), lazy::ones({1, 2})));
   // The target's dtype, as PyTorch's (1 - target).mul_(input) keeps it.

@@ -7,7 +7,9 @@
 // leaves no degree of freedom; for binary_cross_entropy, PyTorch's clamped denominator; for
 // xlogy, PyTorch's rules where x is 0 (log(y) for x, x / y for y, NaN at y = 0 included); for a
 // p-norm, PyTorch's sign(x) (|x| / norm)^(p - 1), whose power of a ratio at most 1 keeps the
-// exponent's f32 rounding from growing with the norm's logarithm.
+// exponent's f32 rounding from growing with the norm's logarithm; for
+// binary_cross_entropy_with_logits, PyTorch's rules, whose target's keeps an infinite logit's
+// two infinite terms apart.
 #pragma once
 
 #include "ir/node.h"
@@ -29,6 +31,8 @@ enum class CompositeKind : std::uint8_t {
   binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
   xlogy,                 // result = xlogy(input, second)
   power_norm,            // result = vector_norm(input, number, axes), axes kept; number > 1, not 2
+  logits_cross_entropy,  // result = binary_cross_entropy_with_logits(input, second) per element,
+                         // unweighted, with pos_weight third (or undefined)
 };
 
 struct CompositeMark {
@@ -39,6 +43,7 @@ struct CompositeMark {
   Axes axes;           // the folded axes, kept as axes of 1 in the result (the row composites)
   double number = 0;   // a number the rule reads (variance: its divisor, unclamped)
   Tensor second = {};  // a second input the rule differentiates (f32), or undefined
+  Tensor third = {};   // a third (logits_cross_entropy's pos_weight), or undefined
 };
 
 // Keeps `mark` for `result` while the thread is differentiating (no cost otherwise); dropped when

@@ -1,6 +1,6 @@
 // binary_cross_entropy, binary_cross_entropy_with_logits and kl_div, written as PyTorch writes
-// them (aten/src/ATen/native/Loss.cpp); binary_cross_entropy marks its result so that its
-// gradient is PyTorch's clamped one (autodiff/composite_rules.cpp).
+// them (aten/src/ATen/native/Loss.cpp); the binary cross entropies mark their results so that
+// their gradients are PyTorch's rules (autodiff/composite_rules.cpp).
 #include <array>
 #include <string_view>
 
@@ -80,10 +80,12 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     const Tensor log_weight = add(mul(sub(pos_weight, 1.0, loc), target, loc), 1.0, loc);
     log_sigmoid_x = scaled_in_place(log_sigmoid_x, log_weight, "pos_weight", name, loc);
   }
+  const Tensor losses = sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc);
+  api::mark_composite(
+      losses, {api::CompositeKind::logits_cross_entropy, input, {}, {}, 0, target, pos_weight});
   // In the target's dtype, as PyTorch's (1 - target).mul_(input).sub_(...) writes in place.
-  const Tensor losses =
-      sub(mul(sub(1.0, target, loc), input, loc), log_sigmoid_x, loc).to(target.dtype(), loc);
-  return api::reduce_loss(weighted(losses, weight, name, loc), reduction, Tensor(), name, loc);
+  return api::reduce_loss(weighted(losses.to(target.dtype(), loc), weight, name, loc), reduction,
+                          Tensor(), name, loc);
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target,

@@ -64,6 +64,17 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
           mul(sign(x, loc), pow(div(abs(x, loc), y, loc), mark.number - 1, loc), loc);
       return where(eq(y, 0.0, loc), 0.0, mul(g, slope, loc), loc);
     }
+    case api::CompositeKind::logits_cross_entropy: {
+      // PyTorch's binary_cross_entropy_with_logits_backward: (pw t + 1 - t) sigmoid(x) - pw t,
+      // sigmoid(x) - t without pos_weight.
+      const Tensor& x = mark.input;
+      const Tensor& t = mark.second;
+      if (!mark.third.defined()) return mul(g, sub(sigmoid(x, loc), t, loc), loc);
+      const Tensor weighted_t = mul(mark.third, t, loc);
+      const Tensor slope =
+          sub(mul(sub(add(weighted_t, 1.0, loc), t, loc), sigmoid(x, loc), loc), weighted_t, loc);
+      return mul(g, slope, loc);
+    }
     case api::CompositeKind::xlogy: {
       // PyTorch's: xlogy(g, y), 0 where x is 0 and y <= 0 (its masked_fill).
       const Tensor& y = mark.second;
@@ -80,8 +91,22 @@ Tensor composite_vjp_of_second(const api::CompositeMark& mark, const Tensor& cot
   if (mark.kind == api::CompositeKind::xlogy) {
     return div(mul(cotangent, x, loc), mark.second, loc);  // g * x / y: NaN at x = y = 0
   }
+  if (mark.kind == api::CompositeKind::logits_cross_entropy) {
+    // PyTorch's target rule: -x, or log_sigmoid(-x) - pw log_sigmoid(x), whose terms an
+    // infinite logit leaves 0 and an infinity (the forward's two infinite terms made NaN).
+    if (!mark.third.defined()) return mul(cotangent, neg(x, loc), loc);
+    const Tensor slope =
+        sub(log_sigmoid(neg(x, loc), loc), mul(mark.third, log_sigmoid(x, loc), loc), loc);
+    return mul(cotangent, slope, loc);
+  }
   // binary_cross_entropy's target: log(1 - x) - log(x), unclamped, as PyTorch's.
   return mul(cotangent, sub(log1p(neg(x, loc), loc), log(x, loc), loc), loc);
+}
+
+Tensor composite_vjp_of_third(const api::CompositeMark& mark, const Tensor& cotangent,
+                              std::source_location loc) {
+  // logits_cross_entropy's pos_weight: -t log_sigmoid(x) (PyTorch has none).
+  return mul(cotangent, neg(mul(mark.second, log_sigmoid(mark.input, loc), loc), loc), loc);
 }
 
 }  // namespace lazy::autodiff

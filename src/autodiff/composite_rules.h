@@ -14,5 +14,8 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
 // The cotangent of mark.second, for the marks that have one.
 Tensor composite_vjp_of_second(const api::CompositeMark& mark, const Tensor& cotangent,
                                std::source_location loc);
+// The cotangent of mark.third, for the marks that have one.
+Tensor composite_vjp_of_third(const api::CompositeMark& mark, const Tensor& cotangent,
+                              std::source_location loc);
 
 }  // namespace lazy::autodiff

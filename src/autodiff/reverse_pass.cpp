@@ -32,11 +32,12 @@ struct WalkedInputs {
 
   std::size_t size() const {
     if (mark == nullptr) return node->inputs.size();
-    return mark->second.defined() ? 2 : 1;
+    return 1 + std::size_t(mark->second.defined()) + std::size_t(mark->third.defined());
   }
   ir::Node* operator[](std::size_t i) const {
     if (mark == nullptr) return node->inputs[i];
-    return i == 0 ? mark->input.node() : mark->second.node();
+    if (i == 0) return mark->input.node();
+    return i == 1 && mark->second.defined() ? mark->second.node() : mark->third.node();
   }
 };
 
@@ -176,6 +177,9 @@ std::vector<Tensor> backpropagate(std::span<const Tensor> outputs,
       if (mark.second.defined() && visits[mark.second.node()].depends) {
         kept.add(mark.second.node(), composite_vjp_of_second(mark, cotangent, node->loc),
                  node->loc);
+      }
+      if (mark.third.defined() && visits[mark.third.node()].depends) {
+        kept.add(mark.third.node(), composite_vjp_of_third(mark, cotangent, node->loc), node->loc);
       }
       continue;
     }

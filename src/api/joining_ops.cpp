@@ -17,19 +17,15 @@ bool is_legacy_empty(const Shape& shape) {
   return shape.rank() == 1 && shape[0] == 0;
 }
 
-// A Concat kernel takes each part's address and bounds as arguments, within CUDA's 32 KiB of
-// them, and compiles longer the more parts it has (300 parts: 1.7 s in one, 0.75 in groups of
-// 64): a longer list joins in groups first.
-constexpr std::size_t kMaxConcatParts = 64;
-
-// One Concat of `parts` (of one dtype, agreeing off `axis`), or of their groups.
+// One Concat of `parts` (of one dtype, agreeing off `axis`), or of their groups of
+// ir::kMaxConcatParts.
 Tensor join(std::span<const Tensor> parts, int axis, std::source_location loc) {
   if (parts.size() == 1) return parts[0];
-  if (parts.size() > kMaxConcatParts) {
+  if (parts.size() > ir::kMaxConcatParts) {
     std::vector<Tensor> groups;
-    for (std::size_t g = 0; g < parts.size(); g += kMaxConcatParts)
+    for (std::size_t g = 0; g < parts.size(); g += ir::kMaxConcatParts)
       groups.push_back(
-          join(parts.subspan(g, std::min(kMaxConcatParts, parts.size() - g)), axis, loc));
+          join(parts.subspan(g, std::min(ir::kMaxConcatParts, parts.size() - g)), axis, loc));
     return join(groups, axis, loc);
   }
   Shape joined = parts[0].node()->shape;

@@ -49,6 +49,44 @@ std::vector<bool> terms_of_part(const fuse::Region& region, int part) {
   return needed;
 }
 
+std::vector<bool> terms_outside_parts(const fuse::Region& region,
+                                      std::span<const std::int32_t> roots) {
+  std::vector<bool> needed(region.terms.size(), false);
+  for (std::int32_t t : roots) needed[t] = true;
+  for (std::size_t t = region.terms.size(); t-- > 0;) {
+    if (!needed[t]) continue;
+    const fuse::Term& term = region.terms[t];
+    for (int i = 0; i < term.n_operands; ++i) needed[term.operands[i]] = true;
+    if (term.gather) needed[term.gather->index] = true;
+  }
+  return needed;
+}
+
+std::string select_statements(const fuse::Region& region, std::span<const std::int32_t> roots,
+                              std::vector<bool> done, const SelectWriter& writer) {
+  const std::vector<bool> needed = terms_outside_parts(region, roots);
+  std::string out;
+  // Operands come before the terms that read them.
+  for (std::size_t t = 0; t < region.terms.size(); ++t) {
+    if (!needed[t] || done[t]) continue;
+    done[t] = true;
+    const fuse::Term& term = region.terms[t];
+    if (!term.concat) {
+      append(out, "    ", writer.statement(t));
+      continue;
+    }
+    append(out, "    ", writer.declaration(t));
+    const auto part = [&](int k) {
+      const std::int32_t value = term.concat->parts[std::size_t(k)];
+      return select_statements(region, {&value, 1}, done, writer) + "    " +
+             writer.assignment(t, k);
+    };
+    append(out, parts_by_position(t, writer.position(t), term.concat->parts.size(),
+                                  writer.index_32bit, part));
+  }
+  return out;
+}
+
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
                               bool index_32bit, const std::function<std::string(int)>& body) {
   // Most concatenations join their outermost axis: one period, no division.

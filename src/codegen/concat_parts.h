@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,25 @@ std::vector<bool> terms_of_part(const fuse::Region& region, int part);
 // r<t> against the parts' ends (generated_names.h).
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
                               bool index_32bit, const std::function<std::string(int)>& body);
+
+// By term: whether `roots` need it, not counting what concatenations need in their parts.
+std::vector<bool> terms_outside_parts(const fuse::Region& region,
+                                      std::span<const std::int32_t> roots);
+
+// How select_statements writes a kernel's terms.
+struct SelectWriter {
+  std::function<std::string(std::size_t)> statement;        // of a term other than a concatenation
+  std::function<std::string(std::size_t)> position;         // concatenation t's position
+  std::function<std::string(std::size_t)> declaration;      // concatenation t's value, unset
+  std::function<std::string(std::size_t, int)> assignment;  // ... set to part k's value
+  bool index_32bit = false;
+};
+
+// For a kernel of several concatenations, each computed where it is read rather than around the
+// whole element: the statements of the terms `roots` need and `done` does not hold, in order. A
+// concatenation is declared, then set in the branch of the element's part after that part's own
+// terms, which stay in the branch: elsewhere they may read outside their tensors.
+std::string select_statements(const fuse::Region& region, std::span<const std::int32_t> roots,
+                              std::vector<bool> done, const SelectWriter& writer);
 
 }  // namespace lazy::codegen

@@ -51,6 +51,19 @@ std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector) 
   return {};
 }
 
+void declare_multi_index_args(const IterationSpace& space, KernelBuilder& builder) {
+  if (!space.needs_multi_index()) return;
+  for (std::size_t d = 1; d < space.dims.size(); ++d) {
+    builder.constant(cat("size", d), std::uint64_t(space.dims[d]));
+    // Only 32-bit kernels divide through these, and only there do the sizes fit 32 bits (a
+    // merged size of 2^32 made a divisor of 0).
+    if (space.index_32bit) {
+      builder.constant(cat("div", d), fast_div_constants(std::uint32_t(space.dims[d])),
+                       "unsigned long long");
+    }
+  }
+}
+
 std::string group_offsets(const IterationSpace& space, std::span<const int> access_of_term,
                           std::string_view offset_name, std::string_view indent) {
   if (!space.needs_multi_index()) return {};

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "codegen/iteration_space.h"
+#include "codegen/kernel_builder.h"
 
 namespace lazy::codegen {
 
@@ -19,6 +20,9 @@ std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector);
 std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);
 // A generator's linear index (or a concatenation's position) for the element.
 std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector);
+
+// The merged dims' sizes (and 32-bit kernels' division constants) group_offsets divides by.
+void declare_multi_index_args(const IterationSpace& space, KernelBuilder& builder);
 
 // Index arithmetic at the start of a group (or element) i: its multi-index c<d> over the merged
 // dims and each strided access's offset, named <offset_name><t> (`access_of_term`: by term, its

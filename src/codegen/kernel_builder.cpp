@@ -232,6 +232,18 @@ std::string KernelBuilder::concat_statement(std::size_t t, int part) const {
   return op_statement(t, value_name(region_.terms[value], value));
 }
 
+std::string KernelBuilder::concat_declaration(std::size_t t) const {
+  const ir::Node& node = *pending_[region_.terms[t].source];
+  return cat(value_type(node.dtype), " ", value_name(region_.terms[t], t), ";  // ",
+             op_and_place(node), "\n");
+}
+
+std::string KernelBuilder::concat_assignment(std::size_t t, int part) const {
+  const auto value = std::size_t(region_.terms[t].concat->parts.at(std::size_t(part)));
+  return cat(value_name(region_.terms[t], t), " = ", value_name(region_.terms[value], value),
+             ";\n");
+}
+
 std::string KernelBuilder::computed_statement(std::size_t t, const std::string& index) const {
   const fuse::Term& term = region_.terms[t];
   std::vector<std::string> operands;

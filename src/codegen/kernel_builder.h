@@ -90,6 +90,9 @@ class KernelBuilder {
   std::string value_statement(std::size_t t, const std::string& value) const;
   // A concatenation's value (term t) where the element lies in part `part`: that part's value.
   std::string concat_statement(std::size_t t, int part) const;
+  // The same, as a variable declared first and set in each part's branch (select_statements).
+  std::string concat_declaration(std::size_t t) const;
+  std::string concat_assignment(std::size_t t, int part) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
   // A division (term t) whose divisor many elements share, a row's sum, takes the divisor's

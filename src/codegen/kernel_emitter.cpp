@@ -68,7 +68,7 @@ class KernelEmitter {
   // What the text is written from (kernel_sources.h); none for the kinds it does not cover.
   std::optional<ir::Hash128> text_key(std::span<const ir::NodePtr> externals,
                                       const CodegenOptions& options) const {
-    const bool covered = !row_op_ && !concat_ && !reuse_order_ &&
+    const bool covered = !row_op_ && !concat_ && !select_ && !reuse_order_ &&
                          std::none_of(region_.terms.begin(), region_.terms.end(),
                                       [](const Term& term) { return term.gather.has_value(); }) &&
                          std::none_of(region_.roots.begin(), region_.roots.end(),
@@ -109,12 +109,13 @@ class KernelEmitter {
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
-        if (term.concat) concat_ = t;
+        if (term.concat) select_ = concat_.has_value(), concat_ = t;
         access_of_term_[t] = int(accesses.size());
         int bytes = term.kind == Term::Kind::load ? itemsize(builder_.term_dtype(t)) : 0;
         accesses.push_back({term.layout, bytes});
       }
     }
+    if (select_) concat_.reset();  // several: each branches where it is read, one element a time
     // A reduction (a top-k) writes one element per result, not one per element of its iteration
     // space.
     if (!region_.reduction && !region_.top_k) {
@@ -137,9 +138,10 @@ class KernelEmitter {
     if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
-    if (concat_ && space_.vector_width > 1 &&
-        !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
-                                 space_.vector_width))
+    if (space_.vector_width > 1 &&
+        (select_ || (concat_ && !groups_stay_in_one_part(access(int(*concat_)),
+                                                         *region_.terms[*concat_].concat,
+                                                         space_.vector_width))))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
     if (!region_.reduction && !row_op_) reuse_order_ = plan_reuse_order(space_, accesses);
   }
@@ -171,18 +173,8 @@ class KernelEmitter {
       constant("extent", std::uint64_t(row_op_->extent));
     }
     if (region_.top_k) declare_top_k_args(*region_.top_k, builder_);
+    declare_multi_index_args(space_, builder_);
     const int rank = int(space_.dims.size());
-    if (space_.needs_multi_index()) {
-      for (int d = 1; d < rank; ++d) {
-        constant(cat("size", d), std::uint64_t(space_.dims[d]));
-        // Only 32-bit kernels divide through these, and only there do the sizes fit 32 bits (a
-        // merged size of 2^32 made a divisor of 0).
-        if (space_.index_32bit) {
-          constant(cat("div", d), fast_div_constants(std::uint32_t(space_.dims[d])),
-                   "unsigned long long");
-        }
-      }
-    }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::scalar) {
@@ -234,6 +226,7 @@ class KernelEmitter {
   // The statements of the terms an element of `part` of the concatenation needs (-1: there is
   // none), but those computed once before the loop.
   std::string element_statements(bool vector, std::string_view indent, int part = -1) const {
+    if (select_) return select_statements(region_, region_.root_terms, uniform_, select_writer());
     const std::vector<bool>& computed = computed_[std::max(part, 0)];
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
@@ -243,6 +236,14 @@ class KernelEmitter {
           region_.terms[t].concat ? builder_.concat_statement(t, part) : term_statement(t, vector));
     }
     return out;
+  }
+
+  SelectWriter select_writer() const {
+    return {[this](std::size_t t) { return term_statement(t, false); },
+            [this](std::size_t t) { return generator_index(access(int(t)), t, false); },
+            [this](std::size_t t) { return builder_.concat_declaration(t); },
+            [this](std::size_t t, int k) { return builder_.concat_assignment(t, k); },
+            space_.index_32bit};
   }
 
   // `body` of each part of the concatenation behind tests of the part (concat_parts.h), or
@@ -275,17 +276,7 @@ class KernelEmitter {
         append(out, "    const auto ", vector_load_name(t), " = ",
                builder_.gather_vector(t, width, gather_base(access(int(t)), t, false)), ";\n");
       }
-      if (region_.terms[t].gather) continue;
-      const AccessPlan& plan = access(int(t));
-      const std::string load = cat("    const auto ", vector_load_name(t), " = ");
-      if (plan.mode == AccessMode::dense) {
-        append(out, load, "lz_load_vec<", width, ">(", input_name(t), " + (Offset)a.off", t,
-               " + (Offset)i);\n");
-      } else if (plan.mode == AccessMode::strided && plan.strides.back() == 1) {
-        append(out, load, "lz_load_vec<", width, ">(", input_name(t), " + o", t, ");\n");
-      } else if (plan.mode == AccessMode::strided && plan.strides.back() == 0) {
-        append(out, load, input_name(t), "[o", t, "];\n");
-      }
+      if (!region_.terms[t].gather) append(out, vector_load(t, "    "));
     }
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> ", stored_name(r),
@@ -303,6 +294,19 @@ class KernelEmitter {
              ");\n");
     }
     return out;
+  }
+
+  // Term t's group as one vector load (dense, or strided by 1) or one element (strided by 0).
+  std::string vector_load(std::size_t t, std::string_view indent) const {
+    const AccessPlan& plan = access(int(t));
+    const bool strided = plan.mode == AccessMode::strided;
+    if (!(plan.mode == AccessMode::dense || (strided && plan.strides.back() <= 1))) return {};
+    const std::string at = strided ? cat(" + o", t) : cat(" + (Offset)a.off", t, " + (Offset)i");
+    return cat(indent, "const auto ", vector_load_name(t), " = ",
+               strided && plan.strides.back() == 0
+                   ? cat(input_name(t), "[o", t, "]")
+                   : cat("lz_load_vec<", space_.vector_width, ">(", input_name(t), at, ")"),
+               ";\n");
   }
 
   // With vectors and no strided access, the last n % width elements, one per thread. (With a
@@ -390,17 +394,8 @@ class KernelEmitter {
       return out;
     }
     // Loads read the group's results at kept stride 1 (one vector) or 0 (one element).
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
-      if (region_.terms[t].kind != Term::Kind::load) continue;
-      const AccessPlan& plan = access(int(t));
-      if (plan.mode != AccessMode::strided) continue;
-      append(out, indent, "const auto ", vector_load_name(t), " = ");
-      if (plan.strides.back() == 1) {
-        append(out, "lz_load_vec<", width, ">(", input_name(t), " + o", t, ");\n");
-      } else {
-        append(out, input_name(t), "[o", t, "];\n");
-      }
-    }
+    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+      if (region_.terms[t].kind == Term::Kind::load) append(out, vector_load(t, indent));
     append(out, "#pragma unroll\n", indent, "for (int e = 0; e < ", width, "; ++e) {\n");
     append(out, element_statements(true, indent + "  "));
     append(out, indent, "  ", fold.function, "(acc[e], at[e], ", fold_value(fold),
@@ -475,6 +470,7 @@ class KernelEmitter {
   VectorGathers vector_gathers_;
   std::optional<ReuseOrder> reuse_order_;  // groups visit a broadcast dim late (visit_order.h)
   std::optional<std::size_t> concat_;      // the term of the region's concatenation, if it has one
+  bool select_ = false;                    // it has several (select_statements)
   // By part of the concatenation (one entry where there is none): the terms its elements need.
   std::vector<std::vector<bool>> computed_;
 };

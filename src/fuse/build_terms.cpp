@@ -48,7 +48,8 @@ class TermBuilder {
     for (std::size_t r = 0; r < p_.regions.size(); ++r) {
       current_ = std::int32_t(r);
       memo_.clear();
-      per_row_ = concat_visited_ = false;
+      per_row_ = false;
+      concat_parts_ = 0;
       Region& region = p_.regions[r];
       region.terms.reserve(32);  // most regions' terms: growing the vector moved every term
       const bool built = region.matmul    ? build_matmul_terms(region)
@@ -125,8 +126,7 @@ class TermBuilder {
   bool write_densely(Node* input, const Node& reader, CutReason why) {
     const std::optional<std::uint32_t> slot =
         input->is_pending() ? std::nullopt : std::optional(slot_of_.at(input));
-    if (written_densely_.insert(input).second)
-      cut_to_write_densely(p_, *input, slot, reader, why);
+    if (written_densely_.insert(input).second) cut_to_write_densely(p_, *input, slot, reader, why);
     cut_added_ = true;
     return false;
   }
@@ -395,25 +395,24 @@ class TermBuilder {
     return kFailed;
   }
 
-  // A concatenation (at most one a kernel): a term mapping the iteration space onto its parts, and
-  // each input's terms through a slice moving it to its part (an element computes only its own).
+  // A concatenation (ir::kMaxConcatParts parts a kernel): a term mapping the iteration space onto
+  // its parts, and each input's terms through a slice moving it to its part.
   [[gnu::noinline]] std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction || current().scan || current().top_k;
-    if (folds || concat_visited_) {
+    if (folds || concat_parts_ + node->inputs.size() > ir::kMaxConcatParts) {
       const CutReason why = folds ? CutReason::concat_in_reduction : CutReason::concat_per_kernel;
       cut_added_ = p_.cuts.add_read_back(index, why) || cut_added_;
       return kFailed;
     }
-    concat_visited_ = true;  // before its parts: one nested in them is a second one
+    concat_parts_ += node->inputs.size();  // before its parts: nested ones count after it
     const std::optional<ir::Layout> at = compose_or_cut(ir::Layout::contiguous(node->shape), path);
     if (!at) return kFailed;
     const int axis = int(node->attrs[0]);
     const std::int64_t inner = ir::Layout::contiguous(node->shape).strides[axis];
     Term::Concat concat{{}, node->shape[axis] * inner, {}};
     std::int64_t start = 0;
-    // Every part is visited after one fails, so one pass finds every nested cat's cut (4097 took
-    // 66).
+    // Every part is visited after one fails: one pass finds every nested cat's cut (4097: 66).
     bool failed = false;
     for (Node* input : node->inputs) {
       const NodePtr shift = ir::make_node(Op::Slice, input->dtype, node->shape, node->loc);
@@ -483,8 +482,8 @@ class TermBuilder {
   std::vector<NodePtr> shifts_;
   absl::flat_hash_set<const Node*> written_densely_;  // in this pass
   TermMemo memo_;
-  bool per_row_ = false;         // visiting a per-row root of a row region
-  bool concat_visited_ = false;  // the current region has its concatenation
+  bool per_row_ = false;          // visiting a per-row root of a row region
+  std::size_t concat_parts_ = 0;  // of the current region's concatenations
   std::int32_t current_ = 0;
   bool cut_added_ = false;  // the build grew the cuts (form_regions must run again)
 };

@@ -6,8 +6,8 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last, embedding, cross_entropy, cumsum, topk, index_add or
-// sort.
+// sum_all, softmax_long, cat4, cat4_last, stencil, embedding, cross_entropy, cumsum, topk,
+// index_add or sort.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -63,6 +63,7 @@ constexpr std::int64_t kSumCols = 4096;
 constexpr std::int64_t kCatParts = 4;
 constexpr std::int64_t kCatRows = 4096;
 constexpr std::int64_t kCatCols = 4096;
+constexpr std::int64_t kStencilSize = 4096;  // the stencil step's grid: one side
 constexpr std::int64_t kEmbeddingRows = 131072;
 constexpr std::int64_t kEmbeddingDim = 4096;
 constexpr std::int64_t kEmbeddingBatch = 8;
@@ -244,6 +245,20 @@ Workload cat4(int axis) {
           }};
 }
 
+// A heat-equation step on a periodic grid: four rolls of u (each a concatenation), read once and
+// written once.
+Workload stencil() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"stencil", dtype, 2 * bytes_of(kStencilSize * kStencilSize, dtype), [dtype] {
+            lazy::Tensor u = computed_randn({kStencilSize, kStencilSize}, 36, dtype);
+            return StepFn([u] {
+              const lazy::Tensor neighbours = lazy::roll(u, 1, 0) + lazy::roll(u, -1, 0) +
+                                              lazy::roll(u, 1, 1) + lazy::roll(u, -1, 1);
+              return std::vector<lazy::Tensor>{u + (neighbours - u * 4.0f) * 0.1f};
+            });
+          }};
+}
+
 // Token embeddings scaled by sqrt(dim) plus a position embedding shared by the batch: the bytes
 // that must move are the rows looked up, the positions once, the ids and the result.
 Workload embedding() {
@@ -356,11 +371,11 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
   }
 }
 
-constexpr BenchUsage kUsage{
-    "bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
-    "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-    "sum_axis0 sum_all softmax_long cat4 cat4_last embedding cross_entropy cumsum topk index_add "
-    "sort"};
+constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
+                            "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
+                            "sum_axis0 sum_all softmax_long cat4 cat4_last stencil embedding "
+                            "cross_entropy cumsum topk index_add "
+                            "sort"};
 
 // Rows of gradients added into a table at random ids (repeats among them): the table is read and
 // written, the gradients and ids read.
@@ -413,6 +428,7 @@ int main(int argc, char** argv) {
                                      softmax(lazy::DType::f32, true),
                                      cat4(0),
                                      cat4(1),
+                                     stencil(),
                                      embedding(),
                                      cross_entropy(),
                                      cumsum(),

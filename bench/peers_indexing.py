@@ -10,6 +10,7 @@ import peers
 
 # Shapes from issue 14 (the same constants as bench_fusion.cpp).
 CAT_PARTS, CAT_ROWS, CAT_COLS = 4, 4096, 4096
+STENCIL_SIZE = 4096  # the grid of the stencil step: one side
 EMBEDDING_ROWS, EMBEDDING_DIM = 131072, 4096
 EMBEDDING_BATCH, EMBEDDING_SEQ = 8, 4096
 CROSS_ENTROPY_ROWS, CROSS_ENTROPY_COLS = 8192, 32768  # tokens, vocabulary
@@ -18,12 +19,17 @@ TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 INDEX_ADD_ROWS, INDEX_ADD_DIM, INDEX_ADD_IDS = 65536, 1024, 32768
 SORT_ROWS, SORT_COLS = 2048, 65536
 
-WORKLOAD_NAMES = ["cat4", "cat4_last", "embedding", "cross_entropy", "cumsum", "topk", "index_add",
+WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk", "index_add",
                   "sort"]
 
 
 def cat4(inputs, dim):
     return torch.cat([x * 1.5 + 0.5 for x in inputs], dim)
+
+
+def stencil(u):
+    return u + 0.1 * (torch.roll(u, 1, 0) + torch.roll(u, -1, 0) + torch.roll(u, 1, 1) +
+                      torch.roll(u, -1, 1) - 4 * u)
 
 
 def embedding(table, positions, ids, scale):
@@ -63,6 +69,19 @@ def cat4_workload(dim):
 
     return peers.Workload("cat4" if dim == 0 else "cat4_last", dtype, 2 * n * peers.itemsize(dtype),
                           make_steps)
+
+
+def stencil_workload():
+    """A heat-equation step on a periodic grid: four rolls of u, read once, written once."""
+    dtype = torch.float32
+    n = STENCIL_SIZE * STENCIL_SIZE
+
+    def make_steps():
+        u = peers.randn((STENCIL_SIZE, STENCIL_SIZE), 36, dtype)
+        fused = peers.compiled(stencil)
+        return {"torch_eager": lambda: stencil(u), "torch_compile": lambda: fused(u)}
+
+    return peers.Workload("stencil", dtype, 2 * n * peers.itemsize(dtype), make_steps)
 
 
 def embedding_workload():
@@ -154,5 +173,5 @@ def sort_workload():
 
 
 def workloads():
-    return [cat4_workload(0), cat4_workload(1), embedding_workload(), cross_entropy_workload(),
+    return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(), cross_entropy_workload(),
             cumsum_workload(), topk_workload(), index_add_workload(), sort_workload()]

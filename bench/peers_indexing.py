@@ -19,7 +19,8 @@ TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 INDEX_ADD_ROWS, INDEX_ADD_DIM, INDEX_ADD_IDS = 65536, 1024, 32768
 SORT_ROWS, SORT_COLS = 2048, 65536
 
-WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk", "index_add",
+WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk",
+                  "index_add",
                   "sort"]
 
 
@@ -173,5 +174,6 @@ def sort_workload():
 
 
 def workloads():
-    return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(), cross_entropy_workload(),
+    return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(),
+            cross_entropy_workload(),
             cumsum_workload(), topk_workload(), index_add_workload(), sort_workload()]

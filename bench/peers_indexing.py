@@ -20,8 +20,7 @@ INDEX_ADD_ROWS, INDEX_ADD_DIM, INDEX_ADD_IDS = 65536, 1024, 32768
 SORT_ROWS, SORT_COLS = 2048, 65536
 
 WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk",
-                  "index_add",
-                  "sort"]
+                  "index_add", "sort"]
 
 
 def cat4(inputs, dim):
@@ -175,5 +174,5 @@ def sort_workload():
 
 def workloads():
     return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(),
-            cross_entropy_workload(),
-            cumsum_workload(), topk_workload(), index_add_workload(), sort_workload()]
+            cross_entropy_workload(), cumsum_workload(), topk_workload(), index_add_workload(),
+            sort_workload()]

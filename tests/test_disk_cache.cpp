@@ -214,7 +214,7 @@ TEST_F(DiskCache, EightProcessesAtOnceAllSucceedAndLeaveValidEntries) {
 
 TEST_F(DiskCache, UnusableDirectoryWarnsOnceAndRunsFromMemory) {
   ChildRun run = run_child("/proc/lazyfuse-cannot-exist/cache", kKernels);
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["wrong"], 0);
   EXPECT_EQ(run.counts["writes"], 0);
   EXPECT_EQ(count_warnings(run.stderr_text), 1) << run.stderr_text;
@@ -225,7 +225,7 @@ TEST_F(DiskCache, ReadOnlyDirectoryWarnsOnceAndRunsFromMemory) {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
   ChildRun run = run_child(dir.path(), kKernels);
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["writes"], 0);
   EXPECT_EQ(count_warnings(run.stderr_text), 1) << run.stderr_text;
 }
@@ -236,7 +236,7 @@ TEST_F(DiskCache, AFileForADirectoryIsNamedAsSuch) {
   const fs::path file = dir.path() / "not-a-directory";
   std::ofstream(file) << "x";
   ChildRun run = run_child(file, kKernels);
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["writes"], 0);
   EXPECT_THAT(run.stderr_text, HasSubstr("is not a directory"));
 }
@@ -245,7 +245,7 @@ TEST_F(DiskCache, DirectoryWritableByOthersIsRefused) {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::all);  // 0777
   ChildRun run = run_child(dir.path(), kKernels);
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["wrong"], 0);
   EXPECT_EQ(run.counts["writes"], 0);
   EXPECT_THAT(run.stderr_text, HasSubstr("writable by others"));
@@ -257,7 +257,7 @@ TEST_F(DiskCache, EntryWritableByOthersIsNotLoaded) {
   ASSERT_EQ(run_child(dir.path(), 1).exit_code, 0);
   for (const fs::path& entry : entries_in(dir.path())) fs::permissions(entry, fs::perms::all);
   ChildRun run = run_child(dir.path(), 1);
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["disk_hits"], 0);
   EXPECT_EQ(run.counts["rejected"], 1);
 }
@@ -265,7 +265,7 @@ TEST_F(DiskCache, EntryWritableByOthersIsNotLoaded) {
 TEST_F(DiskCache, CacheOffWritesNothing) {
   TempDir dir;
   ChildRun run = run_child(dir.path() / "off", kKernels, "LAZY_CACHE=0");
-  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
   EXPECT_EQ(run.counts["writes"], 0);
   EXPECT_FALSE(fs::exists(dir.path() / "off"));
 }

@@ -118,4 +118,28 @@ TEST_F(GpuJoining, NestedConcatenationsReadTheirOwnParts) {
       "nested");
 }
 
+// Several concatenations in one kernel (rolls, pads, cats of produced values), each branching on
+// its parts where it is read: grids whose groups of elements straddle the parts' ends, a tail
+// past the last whole group, and a multi-index walk (a transposed operand).
+TEST_F(GpuJoining, SeveralConcatenationsInOneKernelReadTheirOwnParts) {
+  for (DType dtype : {DType::f32, DType::bf16, DType::i32}) {
+    for (const Shape& shape : {Shape{37, 1001}, Shape{64, 256}, Shape{3, 5}}) {
+      Tensor u = random_input(dtype, shape);
+      Tensor w = random_input(dtype, {shape[1], shape[0]});
+      const std::string what = std::string(lazy::dtype_name(dtype)) + " " + shape.to_string();
+      expect_matches_reference(
+          [&] {
+            Tensor stencil = lazy::roll(u, 1, 0) + lazy::roll(u, -1, 0) + lazy::roll(u, 3, 1) +
+                             lazy::roll(w.transpose(0, 1), -1, 1) - u;
+            Tensor padded = lazy::pad(u, {1, 2, 2, 1}, lazy::PadMode::replicate);
+            Tensor clamped = padded.slice(0, 0, shape[0]).slice(1, 1, shape[1] + 1) +
+                             padded.slice(0, 3, shape[0] + 3).slice(1, 3, shape[1] + 3) * u;
+            Tensor joined = lazy::cat({u * 2, u + 1}, 0) - lazy::cat({u, w.transpose(0, 1)}, 0);
+            return std::vector<Tensor>{stencil, clamped, joined};
+          },
+          what);
+    }
+  }
+}
+
 }  // namespace

@@ -51,6 +51,16 @@ std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector) 
   return {};
 }
 
+std::string vector_load(const AccessPlan& plan, std::size_t t, int width, std::string_view indent) {
+  const bool strided = plan.mode == AccessMode::strided;
+  if (!(plan.mode == AccessMode::dense || (strided && plan.strides.back() <= 1))) return {};
+  if (strided && plan.strides.back() == 0)
+    return cat(indent, "const auto ", vector_load_name(t), " = ", input_name(t), "[o", t, "];\n");
+  const std::string at = strided ? cat(" + o", t) : cat(" + (Offset)a.off", t, " + (Offset)i");
+  return cat(indent, "const auto ", vector_load_name(t), " = lz_load_vec<", width, ">(",
+             input_name(t), at, ");\n");
+}
+
 void declare_multi_index_args(const IterationSpace& space, KernelBuilder& builder) {
   if (!space.needs_multi_index()) return;
   for (std::size_t d = 1; d < space.dims.size(); ++d) {

@@ -21,6 +21,10 @@ std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);
 // A generator's linear index (or a concatenation's position) for the element.
 std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector);
 
+// The declaration of vector_load_name(t): the group's `width` elements as one vector load (dense,
+// or strided by 1) or one element (strided by 0); nothing for other accesses.
+std::string vector_load(const AccessPlan& plan, std::size_t t, int width, std::string_view indent);
+
 // The merged dims' sizes (and 32-bit kernels' division constants) group_offsets divides by.
 void declare_multi_index_args(const IterationSpace& space, KernelBuilder& builder);
 

@@ -106,16 +106,19 @@ class KernelEmitter {
   void plan_accesses() {
     std::vector<Access> accesses;
     access_of_term_.assign(region_.terms.size(), -1);
+    // Several concatenations each branch where they are read, and load one element at a time:
+    // no load holds the groups to aligned vectors.
+    select_ = std::count_if(region_.terms.begin(), region_.terms.end(),
+                            [](const Term& term) { return term.concat.has_value(); }) > 1;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
-        if (term.concat) select_ = concat_.has_value(), concat_ = t;
+        if (term.concat && !select_) concat_ = t;
         access_of_term_[t] = int(accesses.size());
-        int bytes = term.kind == Term::Kind::load ? itemsize(builder_.term_dtype(t)) : 0;
-        accesses.push_back({term.layout, bytes});
+        const bool vectors = term.kind == Term::Kind::load && !select_;
+        accesses.push_back({term.layout, vectors ? itemsize(builder_.term_dtype(t)) : 0});
       }
     }
-    if (select_) concat_.reset();  // several: each branches where it is read, one element a time
     // A reduction (a top-k) writes one element per result, not one per element of its iteration
     // space.
     if (!region_.reduction && !region_.top_k) {
@@ -138,10 +141,9 @@ class KernelEmitter {
     if (region_.reduction || row_op_) space_.vector_width = 1;
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
-    if (space_.vector_width > 1 &&
-        (select_ || (concat_ && !groups_stay_in_one_part(access(int(*concat_)),
-                                                         *region_.terms[*concat_].concat,
-                                                         space_.vector_width))))
+    if (concat_ && space_.vector_width > 1 &&
+        !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
+                                 space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
     if (!region_.reduction && !row_op_) reuse_order_ = plan_reuse_order(space_, accesses);
   }
@@ -268,22 +270,24 @@ class KernelEmitter {
       append(out, element_statements(false, "    ", part), scalar_stores());
       return out;
     }
-    for (std::size_t t = 0; t < region_.terms.size(); ++t)
+    for (std::size_t t = 0; !select_ && t < region_.terms.size(); ++t) {
       if (computed[t] && vector_gathers_.hoisted[t]) append(out, "    ", term_statement(t, false));
-    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (!computed[t] || region_.terms[t].kind != Term::Kind::load) continue;
       if (vector_gathers_.gathers[t]) {
         append(out, "    const auto ", vector_load_name(t), " = ",
                builder_.gather_vector(t, width, gather_base(access(int(t)), t, false)), ";\n");
       }
-      if (!region_.terms[t].gather) append(out, vector_load(t, "    "));
+      if (!region_.terms[t].gather) append(out, vector_load(access(int(t)), t, width, "    "));
     }
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> ", stored_name(r),
              ";\n");
     }
+    // Several concatenations: each element in turn, its loads behind its parts' tests.
+    if (select_) append(out, "    const Index group_first = i;\n");
     append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
-    append(out, element_statements(true, "      ", part));
+    if (select_) append(out, "      const Index i = group_first + (Index)e;\n", group_offsets());
+    append(out, element_statements(!select_, "      ", part));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "      ", stored_name(r),
              ".v[e] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
@@ -294,19 +298,6 @@ class KernelEmitter {
              ");\n");
     }
     return out;
-  }
-
-  // Term t's group as one vector load (dense, or strided by 1) or one element (strided by 0).
-  std::string vector_load(std::size_t t, std::string_view indent) const {
-    const AccessPlan& plan = access(int(t));
-    const bool strided = plan.mode == AccessMode::strided;
-    if (!(plan.mode == AccessMode::dense || (strided && plan.strides.back() <= 1))) return {};
-    const std::string at = strided ? cat(" + o", t) : cat(" + (Offset)a.off", t, " + (Offset)i");
-    return cat(indent, "const auto ", vector_load_name(t), " = ",
-               strided && plan.strides.back() == 0
-                   ? cat(input_name(t), "[o", t, "]")
-                   : cat("lz_load_vec<", space_.vector_width, ">(", input_name(t), at, ")"),
-               ";\n");
   }
 
   // With vectors and no strided access, the last n % width elements, one per thread. (With a
@@ -395,7 +386,8 @@ class KernelEmitter {
     }
     // Loads read the group's results at kept stride 1 (one vector) or 0 (one element).
     for (std::size_t t = 0; t < region_.terms.size(); ++t)
-      if (region_.terms[t].kind == Term::Kind::load) append(out, vector_load(t, indent));
+      if (region_.terms[t].kind == Term::Kind::load)
+        append(out, vector_load(access(int(t)), t, width, indent));
     append(out, "#pragma unroll\n", indent, "for (int e = 0; e < ", width, "; ++e) {\n");
     append(out, element_statements(true, indent + "  "));
     append(out, indent, "  ", fold.function, "(acc[e], at[e], ", fold_value(fold),

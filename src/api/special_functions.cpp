@@ -52,8 +52,11 @@ Tensor logit(const Tensor& x, std::optional<double> eps, std::source_location lo
   const DType dtype = api::node_of(x, "logit", loc)->dtype;
   const Tensor floating = is_floating(dtype) ? x : x.to(DType::f32, loc);
   return api::in_compute_type(floating, loc, [&](const Tensor& given) {
-    // PyTorch clamps by eps first (its gradient then 0 outside [eps, 1 - eps]).
-    const Tensor v = eps ? clamp(given, *eps, 1 - *eps, loc) : given;
+    // PyTorch clamps by eps first, its gradient 0 outside [eps, 1 - eps] and NaN at NaN (its
+    // logit_backward tests the bounds itself, where clamp's gradient would be 0 at NaN).
+    const Tensor v = eps ? where(lt(given, *eps, loc), *eps,
+                                 where(gt(given, 1 - *eps, loc), 1 - *eps, given, loc), loc)
+                         : given;
     // log(v / (1 - v)) inside (0, 1); log(v) at 0 (value -inf, gradient inf, where the
     // quotient's gradient would be inf * 0); inf with an infinite gradient at 1 and NaN with a
     // NaN one outside, as PyTorch's logit_backward. Those ends scale v by a constant that is 0

@@ -89,13 +89,13 @@ std::string select_statements(const fuse::Region& region, std::span<const std::i
 
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
                               bool index_32bit, const std::function<std::string(int)>& body) {
-  // Most concatenations join their outermost axis: one period, no division.
-  const std::string quotient =
-      index_32bit ? cat("(long long)lz_fast_div((unsigned int)p", t, ", a.cpd", t, ")")
-                  : cat("p", t, " / a.cp", t);
-  std::string out =
-      cat("    const long long p", t, " = ", position, ";\n", "    const long long r", t, " = p", t,
-          " < a.cp", t, " ? p", t, " : p", t, " - ", quotient, " * a.cp", t, ";\n");
+  // Most concatenations join their outermost axis: one period, no division. Where a 32-bit
+  // kernel divides, the period is at most the position, below 2^31: its product is 32-bit too.
+  const std::string multiple = index_32bit ? cat("(long long)(lz_fast_div((unsigned int)p", t,
+                                                 ", a.cpd", t, ") * (unsigned int)a.cp", t, ")")
+                                           : cat("p", t, " / a.cp", t, " * a.cp", t);
+  std::string out = cat("    const long long p", t, " = ", position, ";\n", "    const long long r",
+                        t, " = p", t, " < a.cp", t, " ? p", t, " : p", t, " - ", multiple, ";\n");
   for (std::size_t k = 0; k < parts; ++k) {
     if (k + 1 < parts) {
       append(out, k == 0 ? "    if" : "    } else if", " (r", t, " < a.ce", t, "_", k, ") {\n");

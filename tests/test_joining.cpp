@@ -261,6 +261,42 @@ TEST(CatKernels, AStencilOfRollsIsOneKernel) {
   }
 }
 
+// Found in review: beside another concatenation each part repeats its loads, and 32 rolls of a
+// sum of 32 tensors needed 33 KiB of kernel arguments, past CUDA's 32 (NVRTC refused the kernel).
+// A concatenation that would pass the argument space is written first.
+TEST(CatKernels, ConcatenationsThatWouldOverflowTheArgumentsAreWrittenFirst) {
+  std::vector<Tensor> xs;
+  for (int k = 0; k < 32; ++k)
+    xs.push_back(lazy::from_data(random_floats(64 * 32, 100 + k), {64, 32}));
+  const Tensor sum = [&] {
+    Tensor s = xs[0];
+    for (int k = 1; k < 32; ++k) s = s + xs[std::size_t(k)];
+    return s;
+  }();
+  Tensor out = lazy::roll(sum, 1, 0);
+  for (int r = 2; r <= 32; ++r) out = out + lazy::roll(sum, r, 1);
+  lazy_test::Generated g = generated();  // each kernel compiles
+  int concat_cuts = 0;
+  for (std::size_t i = 0; i < g.partition.cuts.cut.size(); ++i)
+    concat_cuts += g.partition.cuts.cut[i] &&
+                   g.partition.cuts.reason[i] == lazy::fuse::CutReason::concat_per_kernel;
+  EXPECT_GT(concat_cuts, 0);
+  std::vector<float> total(64 * 32, 0.0f);
+  for (const Tensor& x : xs) {
+    const std::vector<float> v = x.to_vector<float>();
+    for (std::size_t i = 0; i < v.size(); ++i) total[i] += v[i];
+  }
+  const std::vector<float> got = out.to_vector<float>();
+  for (std::int64_t r = 0; r < 64; ++r) {
+    for (std::int64_t c = 0; c < 32; ++c) {
+      float want = total[std::size_t((r + 63) % 64 * 32 + c)];
+      for (int shift = 2; shift <= 32; ++shift)
+        want += total[std::size_t(r * 32 + (c - shift + 64) % 32)];
+      EXPECT_NEAR(got[std::size_t(r * 32 + c)], want, 1e-3f) << r << " " << c;
+    }
+  }
+}
+
 // Found in review: a Concat of about 1400 parts overflowed the kernel's 32 KiB of arguments (a
 // CompileError, on the host too); joins of many parts go in groups.
 TEST(Joining, CatAndStackOfThousandsOfTensors) {

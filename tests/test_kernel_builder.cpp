@@ -146,6 +146,17 @@ TEST_F(GeneratedNames, APointwiseKernelTellsLoadsValuesAndOutputsApart) {
   EXPECT_THAT(source, HasSubstr("lz_store_vec<4>(a.out0 + i, outv0);"));
 }
 
+// Found in review: a reversed operand (stride -1) was also given a vector load from its group's
+// first element, misaligned and past the tensor's end in its last row (unused, so optimised away).
+TEST_F(GeneratedNames, AReversedOperandIsReadElementByElement) {
+  Tensor x = computed({64, 4096}), y = computed({64, 4096});
+  Tensor z = lazy::flip(x, {1}) + y;
+  const std::string source = only_kernel_source();
+  EXPECT_THAT(source, HasSubstr("lz_load_vec<4>"));  // y's
+  EXPECT_THAT(source, Not(ContainsRegex("lz_load_vec<4>\\(a\\.in[0-9]+ \\+ o")));
+  EXPECT_THAT(source, ContainsRegex("\\[o[0-9]+ \\+ \\(Offset\\)e \\* \\(Offset\\)a\\.st"));
+}
+
 TEST_F(GeneratedNames, ARowKernelNamesHeldLoadsAndReductionResults) {
   Tensor x = computed({8, 64});
   Tensor y = lazy::softmax(x);

@@ -10,6 +10,7 @@
 #include "fuse/dense_operands.h"
 #include "fuse/gather_pushdown.h"
 #include "fuse/internal_error.h"
+#include "fuse/kernel_arguments.h"
 #include "fuse/row_walk.h"
 #include "fuse/term_memo.h"
 #include "fuse/view_layout.h"
@@ -88,8 +89,7 @@ class TermBuilder {
     return true;
   }
 
-  // A product's terms: a load of each input as it sits in memory; one that is not (a broadcast
-  // scalar, a layout the call cannot take) is written densely first, with the work producing it.
+  // A product's terms: each input loaded as it sits in memory, else written densely first.
   bool build_matmul_terms(Region& region) {
     const Node& node = *graph_.nodes[region.matmul->node];
     if (!load_inputs(region, node, CutReason::matmul_layout, region.matmul->input_terms))
@@ -107,8 +107,8 @@ class TermBuilder {
     return load_inputs(region, node, CutReason::scatter_operand, region.scatter->input_terms);
   }
 
-  // A load term for each input of `reader`, as it sits in memory, into `terms`; false when the
-  // walk added a cut, or an input is not in memory as it is (a broadcast scalar): written densely.
+  // A load of each input of `reader` as it sits in memory, into `terms`; false on a cut (one not
+  // in memory as it is, a broadcast scalar, is written densely).
   bool load_inputs(Region& region, const Node& reader, CutReason why,
                    std::vector<std::int32_t>& terms) {
     terms.clear();
@@ -395,8 +395,7 @@ class TermBuilder {
     return kFailed;
   }
 
-  // A concatenation (ir::kMaxConcatParts parts a kernel): a term mapping the iteration space onto
-  // its parts, and each input's terms through a slice moving it to its part.
+  // A concatenation: a term mapping the iteration space onto its parts, and each part's terms.
   [[gnu::noinline]] std::int32_t visit_concat(Node* node, std::vector<const Node*>& path) {
     const std::uint32_t index = node->trace_index;
     const bool folds = current().row || current().reduction || current().scan || current().top_k;
@@ -415,12 +414,8 @@ class TermBuilder {
     // Every part is visited after one fails: one pass finds every nested cat's cut (4097: 66).
     bool failed = false;
     for (Node* input : node->inputs) {
-      const NodePtr shift = ir::make_node(Op::Slice, input->dtype, node->shape, node->loc);
-      shift->attrs.push(axis);
-      shift->attrs.push(-start);
-      shift->attrs.push(1);
-      shifts_.push_back(shift);
-      path.push_back(shift.get());
+      shifts_.push_back(shifted_part(*node, *input, start, axis));
+      path.push_back(shifts_.back().get());
       const std::int32_t part = visit(input, path);
       path.pop_back();
       failed = failed || part == kFailed;
@@ -428,7 +423,13 @@ class TermBuilder {
       start += input->shape[axis];
       concat.ends.push_back(start * inner);
     }
-    if (failed) return kFailed;
+    // Beside another, each part repeats its loads: past the argument space it is written first
+    // (32 rolls of a sum of 32 tensors needed 33 KiB).
+    const bool crowded = !failed && concat_parts_ > node->inputs.size() &&
+                         argument_bytes(current()) > kMaxTermArgumentBytes;
+    if (crowded)
+      cut_added_ = p_.cuts.add_read_back(index, CutReason::concat_per_kernel) || cut_added_;
+    if (failed || crowded) return kFailed;
     Term term = make_term(Term::Kind::op, index);
     term.layout = *at;
     term.concat = std::move(concat);

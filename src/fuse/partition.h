@@ -57,8 +57,8 @@ enum class CutReason : std::uint8_t {
   gather_in_reduction,  // a gather a reduction's or scan's kernel would read: written first (a
                         // row, reduction or scan kernel computes no gathers)
   concat_in_reduction,  // a concatenation a reduction's or scan's kernel would read: written first
-  concat_per_kernel,    // a concatenation past a kernel's ir::kMaxConcatParts parts: written
-                        // first (a kernel takes each part's bounds as arguments)
+  concat_per_kernel,    // a concatenation past a kernel's ir::kMaxConcatParts parts or argument
+                        // space (fuse/kernel_arguments.h): written first
   recomputed,           // several kernels would each recompute it from a long chain of ops
                         // (fuse/shared_recompute.h): written once, read back by them
 };

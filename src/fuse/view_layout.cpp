@@ -27,4 +27,13 @@ ViewChain view_chain(const ir::Node& node, const std::vector<bool>* written) {
   return chain;
 }
 
+ir::NodePtr shifted_part(const ir::Node& joined, const ir::Node& part, std::int64_t start,
+                         int axis) {
+  const ir::NodePtr shift = ir::make_node(ir::Op::Slice, part.dtype, joined.shape, joined.loc);
+  shift->attrs.push(axis);
+  shift->attrs.push(-start);
+  shift->attrs.push(1);
+  return shift;
+}
+
 }  // namespace lazy::fuse

@@ -13,6 +13,11 @@
 
 namespace lazy::fuse {
 
+// A Slice view that moves `part`, starting at `start` along `axis` of the concatenation `joined`,
+// to its place: it has the concatenation's shape and reads the part shifted by -start.
+ir::NodePtr shifted_part(const ir::Node& joined, const ir::Node& part, std::int64_t start,
+                         int axis);
+
 // Applies the views between a consumer and a tensor, innermost first, to the tensor's layout.
 // `views` lists the view nodes from the consumer down. Nothing when a reshape on the way cannot
 // be expressed with strides; *failed_view is then that reshape.

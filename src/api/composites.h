@@ -57,7 +57,7 @@ template <class Body>
 Tensor adding_copies_in_f32(const Tensor& x, std::source_location loc, Body body) {
   const DType dtype = x.dtype();
   if (!differentiating() || (dtype != DType::f16 && dtype != DType::bf16)) return body(x);
-  return cast(body(cast(x, DType::f32, loc)), dtype, loc);
+  return in_compute_type(x, loc, body);
 }
 
 }  // namespace lazy::api

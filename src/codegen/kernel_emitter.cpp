@@ -41,7 +41,7 @@ class KernelEmitter {
                 std::span<const ir::NodePtr> externals, const CodegenOptions& options)
       : region_(region), pending_(pending), builder_(region, pending, externals, options) {
     plan_accesses();
-    UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_);
+    UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_, select_);
     uniform_ = std::move(terms.uniform);
     computed_ = std::move(terms.computed);
     vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);

@@ -1,14 +1,12 @@
 #include "codegen/uniform_terms.h"
 
-#include <algorithm>
-
 #include "codegen/concat_parts.h"
 
 namespace lazy::codegen {
 
 UniformTerms plan_uniform_terms(const fuse::Region& region, const IterationSpace& space,
                                 std::span<const int> access_of_term,
-                                std::optional<std::size_t> concat) {
+                                std::optional<std::size_t> concat, bool select) {
   using fuse::Term;
   UniformTerms out;
   std::vector<bool>& uniform = out.uniform;
@@ -40,11 +38,8 @@ UniformTerms plan_uniform_terms(const fuse::Region& region, const IterationSpace
     }
   }
   out.computed.assign(1, terms_of_part(region, -1));
-  const auto concats = std::count_if(region.terms.begin(), region.terms.end(),
-                                     [](const Term& term) { return term.concat.has_value(); });
-  if (concats > 1) {
-    // Each concatenation branches where it is read (select_statements): only what is read
-    // outside every part is computed before the loop.
+  if (select) {
+    // Only what is read outside every concatenation's parts is computed before the loop.
     const std::vector<bool> outside = terms_outside_parts(region, region.root_terms);
     for (std::size_t t = 0; t < region.terms.size(); ++t)
       if (region.terms[t].kind != Term::Kind::scalar) uniform[t] = uniform[t] && outside[t];

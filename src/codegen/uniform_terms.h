@@ -18,9 +18,10 @@ struct UniformTerms {
   std::vector<std::vector<bool>> computed;
 };
 
-// `access_of_term`: by term, its access in `space`, or -1; `concat`: the concatenation's term.
+// `access_of_term`: by term, its access in `space`, or -1; `concat`: the concatenation's term;
+// `select`: the region has several, each branching where it is read (select_statements).
 UniformTerms plan_uniform_terms(const fuse::Region& region, const IterationSpace& space,
                                 std::span<const int> access_of_term,
-                                std::optional<std::size_t> concat);
+                                std::optional<std::size_t> concat, bool select);
 
 }  // namespace lazy::codegen

@@ -1,7 +1,8 @@
 // Kernels that take their sizes at run time (runtime/size_variants.h): row kernels with every
-// shape of row the launch distinguishes and skinny products of every weight shape match the
-// reference, a stream of new row lengths compiles each kernel structure at most twice, and new
-// weight shapes past LAZY_SPECIALIZED_PRODUCT_SHAPES compile nothing. Skipped without a GPU.
+// shape of row the launch distinguishes, skinny products of every weight shape and kernels of
+// several concatenations match the reference, a stream of new row lengths compiles each kernel
+// structure at most twice, and new weight shapes past LAZY_SPECIALIZED_PRODUCT_SHAPES, or stencil
+// shapes past LAZY_SPECIALIZED_CONCAT_SHAPES, compile nothing. Skipped without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -85,6 +86,24 @@ TEST_F(SizesAtRunTime, OneRowBoolRowsAndBroadcastMasks) {
       "masked softmax", kSumTolerance);
 }
 
+// Several concatenations in one kernel (rolls, a replicate pad's slices, a cat of computed
+// parts) with every size and offset an argument; a tail past the warps' tiles, bf16 and i32.
+TEST_F(SizesAtRunTime, SeveralConcatenationsMatchTheReference) {
+  for (DType dtype : {DType::f32, DType::bf16, DType::i32}) {
+    for (const lazy::Shape& shape : {lazy::Shape{37, 1001}, lazy::Shape{3, 5}}) {
+      const Tensor u = random_input(dtype, shape);
+      expect_matches_reference(
+          [&] {
+            const Tensor padded = lazy::pad(u, {1, 2, 2, 1}, lazy::PadMode::replicate);
+            return std::vector{lazy::roll(u, 1, 0) + lazy::roll(u, -2, 1) * u,
+                               padded.slice(0, 3, shape[0] + 3).slice(1, 0, shape[1]) +
+                                   lazy::cat({u * 2, u + 1}, 1).slice(1, 1, shape[1] + 1)};
+          },
+          std::string(lazy::dtype_name(dtype)) + " " + shape.to_string());
+    }
+  }
+}
+
 // Products of at most 16 rows (a decode step's linear) with the weight's shape an argument: every
 // epilogue, rows from 1 to 16, K from one chunk to long, N off the 16-column tiles.
 TEST_F(SizesAtRunTime, SkinnyProductsOfEveryShapeMatchTheReference) {
@@ -152,6 +171,24 @@ TEST_F(RowLengthVariants, NewWeightShapesPastTheLimitCompileNothing) {
     if (i == 8) after_limit = new_kernels();
   }
   EXPECT_EQ(new_kernels(), after_limit) << "a weight shape past the limit compiled a kernel";
+}
+
+// Past LAZY_SPECIALIZED_CONCAT_SHAPES (8) shapes of one stencil, a new shape compiles no kernel.
+TEST_F(RowLengthVariants, NewStencilShapesPastTheLimitCompileNothing) {
+  // Widths that keep groups of 4 elements a thread: one structure (iteration_space.h).
+  std::vector<Tensor> grids;  // first: their own kernels are not the ones counted
+  for (std::int64_t width = 64; width < 64 + 12 * 4; width += 4)
+    grids.push_back(random_input(DType::f32, {4096, width}));
+  std::int64_t after_limit = 0;
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    const Tensor& u = grids[i];
+    // A structure no other test compiles.
+    expect_matches_reference(
+        [&] { return std::vector{lazy::roll(u, 3, 0) * 0.25f - lazy::roll(u, -5, 1) + u * 0.5f}; },
+        "grid " + u.shape().to_string());
+    if (i == 8) after_limit = new_kernels();
+  }
+  EXPECT_EQ(new_kernels(), after_limit) << "a stencil shape past the limit compiled a kernel";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <lazy/lazy.h>
@@ -229,7 +230,11 @@ TEST(CatKernels, AStencilOfRollsIsOneKernel) {
   const Tensor periodic = lazy::roll(u, 1, 0) + lazy::roll(u, -1, 0) + lazy::roll(u, 1, 1) +
                           lazy::roll(u, -1, 1) - u * 4.0f;
   lazy_test::Generated g = generated();
-  EXPECT_EQ(g.kernels.size(), 1u);
+  ASSERT_EQ(g.kernels.size(), 1u);
+  // Each roll's parts are loads: the part picks the address and one load follows, no branch.
+  const std::string& source = g.kernels[0].source;
+  EXPECT_NE(source.find("const auto* q"), std::string::npos) << source;
+  EXPECT_EQ(source.find("if (r"), std::string::npos) << source;
   const std::vector<float> got = periodic.to_vector<float>();
   // Not held, the padded tensor is not written.
   const Tensor clamped = [&] {
@@ -259,6 +264,33 @@ TEST(CatKernels, AStencilOfRollsIsOneKernel) {
       EXPECT_NEAR(got2[std::size_t(r * kCols + c)], want2, 1e-5f) << r << " " << c;
     }
   }
+}
+
+// A kernel of several concatenations compiles its sizes in (its positions' arithmetic folds),
+// or, as runtime/size_variants.h picks past LAZY_SPECIALIZED_CONCAT_SHAPES, takes them all as
+// arguments; either compiles.
+TEST(CatKernels, AKernelOfSeveralConcatenationsCompilesItsSizesInOrTakesThemAtRunTime) {
+  const Tensor u = lazy::from_data(random_floats(6 * 9, 12), {6, 9});
+  const Tensor stencil = lazy::roll(u, 2, 0) + lazy::roll(u, -3, 1) * u;
+  lazy::ir::Trace& trace = lazy::ir::Trace::current();
+  const lazy::fuse::Partition partition =
+      lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), {true});
+  ASSERT_EQ(partition.regions.size(), 1u);
+  for (const bool at_run_time : {false, true}) {
+    lazy_test::Generated g;
+    g.kernels.push_back(lazy::codegen::generate_kernel(partition.regions[0], partition.graph.nodes,
+                                                       trace.externals(),
+                                                       {.sizes_at_run_time = at_run_time}));
+    const lazy::codegen::GeneratedKernel& kernel = g.kernels[0];
+    const auto constants = std::count_if(
+        kernel.args.begin(), kernel.args.end(),
+        [](const auto& arg) { return arg.kind == lazy::codegen::ArgSource::Kind::constant; });
+    const bool compiled = kernel.source.find("static constexpr long long cp") != std::string::npos;
+    EXPECT_EQ(compiled, !at_run_time) << kernel.source;
+    EXPECT_EQ(constants == 0, !at_run_time) << kernel.source;
+    lazy_test::expect_compiles(g);
+  }
+  EXPECT_EQ(stencil.shape(), u.shape());
 }
 
 // Found in review: beside another concatenation each part repeats its loads, and 32 rolls of a

@@ -6,6 +6,52 @@
 #include "codegen/text.h"
 
 namespace lazy::codegen {
+namespace {
+
+constexpr std::int64_t kPositionCap = std::int64_t(1) << 31;
+
+// Whether r<t> lies before where part k ends.
+std::string before_end(std::size_t t, std::size_t k, bool index_32bit) {
+  return cat("r", t, " < ", index_32bit ? "(unsigned int)" : "", "a.ce", t, "_", k);
+}
+
+// p<t>, the element's position in the concatenation, and r<t>, its place in a period.
+std::string part_position(std::size_t t, const std::string& position, bool index_32bit,
+                          bool sizes_compiled = false) {
+  // With the period compiled in, the compiler divides by it best.
+  if (sizes_compiled && index_32bit) {
+    return cat("    const unsigned int p", t, " = (unsigned int)(", position, ");\n",
+               "    const unsigned int r", t, " = p", t, " % (unsigned int)a.cp", t, ";\n");
+  }
+  // Most concatenations join their outermost axis: one period, no division.
+  if (index_32bit) {
+    return cat("    const unsigned int p", t, " = (unsigned int)(", position, ");\n",
+               "    const unsigned int r", t, " = p", t, " < (unsigned int)a.cp", t, " ? p", t,
+               " : p", t, " - lz_fast_div(p", t, ", a.cpd", t, ") * (unsigned int)a.cp", t, ";\n");
+  }
+  return cat("    const long long p", t, " = ", position, ";\n", "    const long long r", t, " = p",
+             t, " < a.cp", t, " ? p", t, " : p", t, " - p", t, " / a.cp", t, " * a.cp", t, ";\n");
+}
+
+// The address of part k's element, picked by r<t>: one load follows, which the compiler issues
+// with the others rather than behind a branch. Empty unless every
+// part is a plain load of one dtype (a roll, a pad's copy, a cat of tensors).
+std::string part_address(const fuse::Region& region, std::size_t t, const SelectWriter& writer) {
+  const fuse::Term::Concat& concat = *region.terms[t].concat;
+  std::string chain;
+  for (std::size_t k = 0; k < concat.parts.size(); ++k) {
+    const auto value = std::size_t(concat.parts[k]);
+    const fuse::Term& part = region.terms[value];
+    if (part.kind != fuse::Term::Kind::load || part.gather ||
+        writer.builder.term_dtype(value) != writer.builder.term_dtype(t))
+      return {};
+    append(chain, k + 1 < concat.parts.size() ? before_end(t, k, writer.index_32bit) + " ? " : "",
+           "&", writer.element(value), k + 1 < concat.parts.size() ? " : " : "");
+  }
+  return chain;
+}
+
+}  // namespace
 
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width) {
   if (plan.mode == AccessMode::uniform) return true;
@@ -22,16 +68,20 @@ bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& c
 
 void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool index_32bit,
                          KernelBuilder& builder) {
-  builder.constant(cat("cp", t), std::uint64_t(concat.period));
+  // Positions of a 32-bit kernel stay below 2^31 (iteration_space.h), so it compares them in 32
+  // bits with a period and ends capped at 2^31: no position reaches a longer one.
+  const auto capped = [&](std::int64_t size) {
+    return std::uint64_t(index_32bit ? std::min<std::int64_t>(size, kPositionCap) : size);
+  };
+  // A period of 0 (no element) reads as 1: a compiled-in modulo must not divide by 0.
+  builder.constant(cat("cp", t), std::max<std::uint64_t>(capped(concat.period), 1));
   if (index_32bit) {
-    // Positions of a 32-bit kernel stay below 2^31: a longer period is never divided by.
-    const std::int64_t divisor =
-        std::clamp<std::int64_t>(concat.period, 1, std::numeric_limits<std::int32_t>::max());
+    const std::int64_t divisor = std::clamp<std::int64_t>(concat.period, 1, kPositionCap - 1);
     builder.constant(cat("cpd", t), fast_div_constants(std::uint32_t(divisor)),
                      "unsigned long long");
   }
   for (std::size_t k = 0; k < concat.ends.size(); ++k)
-    builder.constant(cat("ce", t, "_", k), std::uint64_t(concat.ends[k]));
+    builder.constant(cat("ce", t, "_", k), capped(concat.ends[k]));
 }
 
 std::vector<bool> terms_of_part(const fuse::Region& region, int part) {
@@ -75,11 +125,17 @@ std::string select_statements(const fuse::Region& region, std::span<const std::i
       append(out, "    ", writer.statement(t));
       continue;
     }
-    append(out, "    ", writer.declaration(t));
+    append(out, "    ", writer.builder.concat_declaration(t));
+    if (const std::string address = part_address(region, t, writer); !address.empty()) {
+      append(out, part_position(t, writer.position(t), writer.index_32bit, writer.sizes_compiled),
+             "    {\n", "      const auto* q", t, " = ", address, ";\n", "      ",
+             writer.builder.concat_loaded_assignment(t, cat("*q", t)), "    }\n");
+      continue;
+    }
     const auto part = [&](int k) {
       const std::int32_t value = term.concat->parts[std::size_t(k)];
       return select_statements(region, {&value, 1}, done, writer) + "    " +
-             writer.assignment(t, k);
+             writer.builder.concat_assignment(t, k);
     };
     append(out, parts_by_position(t, writer.position(t), term.concat->parts.size(),
                                   writer.index_32bit, part));
@@ -89,16 +145,11 @@ std::string select_statements(const fuse::Region& region, std::span<const std::i
 
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
                               bool index_32bit, const std::function<std::string(int)>& body) {
-  // Most concatenations join their outermost axis: one period, no division. Where a 32-bit
-  // kernel divides, the period is at most the position, below 2^31: its product is 32-bit too.
-  const std::string multiple = index_32bit ? cat("(long long)(lz_fast_div((unsigned int)p", t,
-                                                 ", a.cpd", t, ") * (unsigned int)a.cp", t, ")")
-                                           : cat("p", t, " / a.cp", t, " * a.cp", t);
-  std::string out = cat("    const long long p", t, " = ", position, ";\n", "    const long long r",
-                        t, " = p", t, " < a.cp", t, " ? p", t, " : p", t, " - ", multiple, ";\n");
+  std::string out = part_position(t, position, index_32bit);
   for (std::size_t k = 0; k < parts; ++k) {
     if (k + 1 < parts) {
-      append(out, k == 0 ? "    if" : "    } else if", " (r", t, " < a.ce", t, "_", k, ") {\n");
+      append(out, k == 0 ? "    if" : "    } else if", " (", before_end(t, k, index_32bit),
+             ") {\n");
     } else {
       append(out, parts == 1 ? "    {\n" : "    } else {\n");
     }
@@ -106,6 +157,27 @@ std::string parts_by_position(std::size_t t, const std::string& position, std::s
   }
   append(out, "    }\n");
   return out;
+}
+
+constexpr int kLanes = 32;
+
+std::string tile_count(int width) {
+  return cat("n / ", kLanes * width, " * ", kLanes);
+}
+
+std::string tile_start(int width) {
+  return cat("(group & ~(Index)", kLanes - 1, ") * ", width, " + (group & ", kLanes - 1, ")");
+}
+
+std::string tile_body(int width, const std::string& element) {
+  return cat("    const Index tile_first = i;\n#pragma unroll\n    for (int e = 0; e < ", width,
+             "; ++e) {\n      const Index i = tile_first + (Index)e * ", kLanes, ";\n", element,
+             "    }\n");
+}
+
+std::string tile_tail(int width, const std::string& element) {
+  return cat("  for (Index i = n / ", kLanes * width, " * ", kLanes * width,
+             " + first; i < n; i += stride) {\n", element, "  }\n");
 }
 
 }  // namespace lazy::codegen

@@ -39,18 +39,30 @@ std::vector<bool> terms_outside_parts(const fuse::Region& region,
 
 // How select_statements writes a kernel's terms.
 struct SelectWriter {
-  std::function<std::string(std::size_t)> statement;        // of a term other than a concatenation
-  std::function<std::string(std::size_t)> position;         // concatenation t's position
-  std::function<std::string(std::size_t)> declaration;      // concatenation t's value, unset
-  std::function<std::string(std::size_t, int)> assignment;  // ... set to part k's value
+  std::function<std::string(std::size_t)> statement;  // of a term other than a concatenation
+  std::function<std::string(std::size_t)> position;   // concatenation t's position
+  std::function<std::string(std::size_t)> element;    // the element plain load t reads
+  const KernelBuilder& builder;
   bool index_32bit = false;
+  bool sizes_compiled = false;  // periods and ends are compile-time constants
 };
 
 // For a kernel of several concatenations, each computed where it is read rather than around the
 // whole element: the statements of the terms `roots` need and `done` does not hold, in order. A
 // concatenation is declared, then set in the branch of the element's part after that part's own
-// terms, which stay in the branch: elsewhere they may read outside their tensors.
+// terms, which stay in the branch: elsewhere they may read outside their tensors. Where every part
+// is a plain load, the branch only picks the address to load from.
 std::string select_statements(const fuse::Region& region, std::span<const std::int32_t> roots,
                               std::vector<bool> done, const SelectWriter& writer);
+
+// A kernel of several concatenations reads element by element, so a warp's lanes take
+// consecutive elements and each load is one coalesced access: a group is a warp's tile of
+// 32 * width elements, lane l's element e at the tile's start + l + 32 e. Groups in the grid
+// (`n` elements), a group's first element, and its body of `element` (the statements and stores
+// of element i); the tail does the last n % (32 * width) elements one at a time.
+std::string tile_count(int width);
+std::string tile_start(int width);
+std::string tile_body(int width, const std::string& element);
+std::string tile_tail(int width, const std::string& element);
 
 }  // namespace lazy::codegen

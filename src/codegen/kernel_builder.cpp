@@ -137,7 +137,18 @@ DType KernelBuilder::output_dtype(std::size_t r) const {
 }
 
 void KernelBuilder::constant(std::string_view name, std::uint64_t value, std::string_view type) {
-  add_arg({ArgSource::Kind::constant, value}, type, " ", name);
+  if (!constants_compiled_) {
+    add_arg({ArgSource::Kind::constant, value}, type, " ", name);
+    return;
+  }
+  if (!args_text_wanted_) return;
+  const auto as_signed = std::int64_t(value);
+  // -2^63 has no literal of its own.
+  const std::string literal = type != "long long" ? cat(value, "ULL")
+                              : as_signed == std::numeric_limits<std::int64_t>::min()
+                                  ? "(-9223372036854775807LL - 1)"
+                                  : cat(as_signed, "LL");
+  append(args_text_, "  static constexpr ", type, " ", name, " = ", literal, ";\n");
 }
 
 void KernelBuilder::scratch(std::string_view name, std::uint64_t bytes) {
@@ -242,6 +253,10 @@ std::string KernelBuilder::concat_assignment(std::size_t t, int part) const {
   const auto value = std::size_t(region_.terms[t].concat->parts.at(std::size_t(part)));
   return cat(value_name(region_.terms[t], t), " = ", value_name(region_.terms[value], value),
              ";\n");
+}
+
+std::string KernelBuilder::concat_loaded_assignment(std::size_t t, const std::string& raw) const {
+  return cat(value_name(region_.terms[t], t), " = ", load_conversion(term_dtype(t), raw), ";\n");
 }
 
 std::string KernelBuilder::computed_statement(std::size_t t, const std::string& index) const {

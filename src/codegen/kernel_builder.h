@@ -61,6 +61,9 @@ class KernelBuilder {
   // Kernel arguments: the fields of the kernel's `Args a`, in the order declared, each with where
   // its value comes from at launch.
   void constant(std::string_view name, std::uint64_t value, std::string_view type = "long long");
+  // From now on a constant is compiled in: a static member of `Args`, still read as a.<name>, so
+  // the compiler folds its arithmetic (a period's modulo, a part's offset).
+  void compile_constants() { constants_compiled_ = true; }
   // a.<name>: `bytes` of device memory (8-byte words) for the kernel's launches alone; null when 0.
   void scratch(std::string_view name, std::uint64_t bytes);
   // a.<name>: which of the kernel's launches is running, from 0.
@@ -93,6 +96,8 @@ class KernelBuilder {
   // The same, as a variable declared first and set in each part's branch (select_statements).
   std::string concat_declaration(std::size_t t) const;
   std::string concat_assignment(std::size_t t, int part) const;
+  // ... set to the stored element `raw` of its dtype.
+  std::string concat_loaded_assignment(std::size_t t, const std::string& raw) const;
   std::string computed_statement(std::size_t t, const std::string& index) const;
 
   // A division (term t) whose divisor many elements share, a row's sum, takes the divisor's
@@ -132,6 +137,7 @@ class KernelBuilder {
   std::string args_text_;
   std::vector<ArgSource> args_;
   bool args_text_wanted_ = true;
+  bool constants_compiled_ = false;
   bool reports_faults_ = false;  // the `faults` argument is declared
 };
 

@@ -41,6 +41,10 @@ class KernelEmitter {
                 std::span<const ir::NodePtr> externals, const CodegenOptions& options)
       : region_(region), pending_(pending), builder_(region, pending, externals, options) {
     plan_accesses();
+    // Its positions' arithmetic is most of such a kernel's work; folded, a period's modulo
+    // becomes a mask and a part's offset a load's immediate.
+    sizes_compiled_ = select_ && !options.sizes_at_run_time;
+    if (sizes_compiled_) builder_.compile_constants();
     UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_, select_);
     uniform_ = std::move(terms.uniform);
     computed_ = std::move(terms.computed);
@@ -108,8 +112,7 @@ class KernelEmitter {
     access_of_term_.assign(region_.terms.size(), -1);
     // Several concatenations each branch where they are read, and load one element at a time:
     // no load holds the groups to aligned vectors.
-    select_ = std::count_if(region_.terms.begin(), region_.terms.end(),
-                            [](const Term& term) { return term.concat.has_value(); }) > 1;
+    select_ = several_concatenations(region_);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
@@ -145,7 +148,9 @@ class KernelEmitter {
         !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
-    if (!region_.reduction && !row_op_) reuse_order_ = plan_reuse_order(space_, accesses);
+    // Warp tiles (select_) take their own order.
+    if (!region_.reduction && !row_op_ && !select_)
+      reuse_order_ = plan_reuse_order(space_, accesses);
   }
 
   // What output r stores: the root's dtype (for a reduction, the result's, not the folded one's).
@@ -243,9 +248,10 @@ class KernelEmitter {
   SelectWriter select_writer() const {
     return {[this](std::size_t t) { return term_statement(t, false); },
             [this](std::size_t t) { return generator_index(access(int(t)), t, false); },
-            [this](std::size_t t) { return builder_.concat_declaration(t); },
-            [this](std::size_t t, int k) { return builder_.concat_assignment(t, k); },
-            space_.index_32bit};
+            [this](std::size_t t) { return raw_element(access(int(t)), t, false); },
+            builder_,
+            space_.index_32bit,
+            sizes_compiled_};
   }
 
   // `body` of each part of the concatenation behind tests of the part (concat_parts.h), or
@@ -258,7 +264,13 @@ class KernelEmitter {
   }
 
   std::string group_body() const {
+    if (select_) return tile_body(space_.vector_width, select_element());
     return group_offsets() + in_parts([this](int part) { return group_part(part); });
+  }
+
+  // Element i of a kernel of several concatenations: its offsets, values and stores.
+  std::string select_element() const {
+    return group_offsets() + element_statements(false, "    ") + scalar_stores();
   }
 
   // A group's loads, values and stores where its elements lie in `part` of the concatenation.
@@ -270,7 +282,7 @@ class KernelEmitter {
       append(out, element_statements(false, "    ", part), scalar_stores());
       return out;
     }
-    for (std::size_t t = 0; !select_ && t < region_.terms.size(); ++t) {
+    for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (computed[t] && vector_gathers_.hoisted[t]) append(out, "    ", term_statement(t, false));
       if (!computed[t] || region_.terms[t].kind != Term::Kind::load) continue;
       if (vector_gathers_.gathers[t]) {
@@ -283,11 +295,8 @@ class KernelEmitter {
       append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> ", stored_name(r),
              ";\n");
     }
-    // Several concatenations: each element in turn, its loads behind its parts' tests.
-    if (select_) append(out, "    const Index group_first = i;\n");
     append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
-    if (select_) append(out, "      const Index i = group_first + (Index)e;\n", group_offsets());
-    append(out, element_statements(!select_, "      ", part));
+    append(out, element_statements(true, "      ", part));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "      ", stored_name(r),
              ".v[e] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
@@ -304,6 +313,7 @@ class KernelEmitter {
   // strided access, vectors need the inner dim to be a multiple of the width: no tail.)
   std::string tail() const {
     const int width = space_.vector_width;
+    if (select_) return tile_tail(width, select_element());
     if (width == 1 || space_.needs_multi_index()) return {};
     std::string out =
         cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
@@ -435,16 +445,20 @@ class KernelEmitter {
     }
     // Nothing here may depend on sizes or on the rank before merging: one source serves every
     // shape that walks the same way ([256, 4096] random draws and [2^20] ones share a kernel).
+    // Only a kernel of several concatenations compiles its sizes in (sizes_compiled_).
     std::string header =
         cat("// lazyfuse: ", region_.roots.size(), " output(s) over ", space_.dims.size(),
             " merged dim(s), ", space_.vector_width, " element(s) per thread step\n");
     // The element a group starts at: its visit position, reordered (visit_order.h) or not.
     const std::string start = cat("group * ", space_.vector_width);
     const std::string element = reuse_order_ ? reordered_element(start) : start;
-    return header + fill("pointwise_skeleton.cuh", {{"$GROUP_BODY", group_body()},
-                                                    {"$GROUP_START", element},
-                                                    {"$TAIL", tail()},
-                                                    {"$V", std::to_string(space_.vector_width)}});
+    const int width = space_.vector_width;
+    return header + fill("pointwise_skeleton.cuh",
+                         {{"$GROUP_BODY", group_body()},
+                          {"$GROUP_START", select_ ? tile_start(width) : element},
+                          {"$GROUPS", select_ ? tile_count(width) : cat("n / ", width)},
+                          {"$TAIL", tail()},
+                          {"$V", std::to_string(width)}});
   }
 
   const fuse::Region& region_;
@@ -463,11 +477,17 @@ class KernelEmitter {
   std::optional<ReuseOrder> reuse_order_;  // groups visit a broadcast dim late (visit_order.h)
   std::optional<std::size_t> concat_;      // the term of the region's concatenation, if it has one
   bool select_ = false;                    // it has several (select_statements)
+  bool sizes_compiled_ = false;            // its sizes are compile-time constants
   // By part of the concatenation (one entry where there is none): the terms its elements need.
   std::vector<std::vector<bool>> computed_;
 };
 
 }  // namespace
+
+bool several_concatenations(const fuse::Region& region) {
+  return std::count_if(region.terms.begin(), region.terms.end(),
+                       [](const Term& term) { return term.concat.has_value(); }) > 1;
+}
 
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,

@@ -47,8 +47,9 @@ inline ArgSource load_pointer(const fuse::Term& load) {
 struct CodegenOptions {
   bool fast_math = false;  // hardware approximations (LAZY_FAST_MATH)
   // The kernel takes as arguments the sizes it would otherwise compile in (a row kernel's row
-  // length and threads per row, a skinny product's K, N and leading dimensions), so one kernel
-  // serves every size (runtime/size_variants.h chooses).
+  // length and threads per row, a skinny product's K, N and leading dimensions, every size and
+  // offset of a kernel of several concatenations), so one kernel serves every size
+  // (runtime/size_variants.h chooses).
   bool sizes_at_run_time = false;
 };
 
@@ -76,6 +77,10 @@ struct GeneratedKernel {
 // of a pointwise kernel issues, small enough for many resident blocks per SM (a reduction's block
 // folds one result).
 inline constexpr int kThreadsPerBlock = 256;
+
+// Whether region's kernel computes several concatenations (a stencil of rolls or pads), each
+// where it is read (concat_parts.h).
+bool several_concatenations(const fuse::Region& region);
 
 // A pointwise region's kernel, or a reduction region's (region.reduction set: a column kernel
 // when its folded elements lie outside the kept ones in memory, else one block per result), or a

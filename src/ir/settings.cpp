@@ -166,6 +166,15 @@ constexpr SettingSpec kSettings[] = {
      .effect = "distinct weight shapes a product of at most 16 rows (a decode step's linear) is "
                "compiled for; further shapes share one kernel that takes them at run time (0: "
                "always that one)"},
+    {.setting = Setting::specialized_concat_shapes,
+     .name = "LAZY_SPECIALIZED_CONCAT_SHAPES",
+     .kind = SettingKind::integer,
+     .default_value = 8,
+     .min = 0,
+     .max = 1 << 20,
+     .effect = "distinct shapes a kernel of several concatenations (a stencil of rolls or pads) "
+               "is compiled for; further shapes share one kernel that takes them at run time (0: "
+               "always that one)"},
     {.setting = Setting::cache_dir,
      .name = "LAZY_CACHE_DIR",
      .kind = SettingKind::text,

@@ -32,6 +32,7 @@ enum class Setting {
   row_threads,
   specialized_row_lengths,
   specialized_product_shapes,
+  specialized_concat_shapes,
   cache_dir,
   cache,
   cache_max_mb,

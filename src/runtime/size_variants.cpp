@@ -82,12 +82,14 @@ std::size_t setting(ir::Setting setting) {
 codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
                                         std::span<const ir::NodePtr> nodes,
                                         std::span<const ir::NodePtr> externals, bool fast) {
-  if (!region.row && !region.matmul)
+  const bool concatenations = codegen::several_concatenations(region);
+  if (!region.row && !region.matmul && !concatenations)
     return codegen::generate_kernel(region, nodes, externals, {.fast_math = fast});
   const codegen::CodegenOptions fixed_sizes{.fast_math = fast};
   const codegen::CodegenOptions sizes_at_run_time{.fast_math = fast, .sizes_at_run_time = true};
   static const std::size_t row_lengths = setting(ir::Setting::specialized_row_lengths);
   static const std::size_t product_shapes = setting(ir::Setting::specialized_product_shapes);
+  static const std::size_t concat_shapes = setting(ir::Setting::specialized_concat_shapes);
   if (region.row) {
     // The run-time kernel's text key names the structure once it has been generated; it is
     // generated only when it is the one returned, or to learn the name.
@@ -108,11 +110,20 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
     if (!*specialize) return std::move(*any_size);
     return codegen::generate_kernel(region, nodes, externals, fixed_sizes);
   }
-  // A skinny product's text is short: naming the structure costs little.
+  // A skinny product's text is short, and a plan miss of several concatenations rare: naming
+  // the structure costs little.
   codegen::GeneratedKernel any_size =
       codegen::generate_kernel(region, nodes, externals, sizes_at_run_time);
-  const ir::MatmulProblem& p = region.matmul->problem;
-  if (!variants().specialize(any_size.name, {p.m, p.k, p.a.ld, p.b.ld}, product_shapes))
+  std::vector<std::int64_t> sizes;
+  if (concatenations) {
+    // Every size the kernel takes: those it compiles in.
+    for (const codegen::ArgSource& arg : any_size.args)
+      if (arg.kind == codegen::ArgSource::Kind::constant) sizes.push_back(std::int64_t(arg.value));
+  } else {
+    const ir::MatmulProblem& p = region.matmul->problem;
+    sizes = {p.m, p.k, p.a.ld, p.b.ld};
+  }
+  if (!variants().specialize(any_size.name, sizes, concatenations ? concat_shapes : product_shapes))
     return any_size;
   return codegen::generate_kernel(region, nodes, externals, fixed_sizes);
 }

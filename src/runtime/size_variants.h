@@ -2,9 +2,10 @@
 // compiled in is faster, but every new size is a new compile: a stream of varying sequence
 // lengths would compile without end. So each kernel structure is compiled for its first few
 // distinct sizes, and one kernel that takes them as arguments serves every other (as Inductor's
-// automatic dynamic shapes do). Two kinds of kernel have sizes to compile in: a row kernel its row
-// length (LAZY_SPECIALIZED_ROW_LENGTHS of them), a skinny product its weight's shape
-// (LAZY_SPECIALIZED_PRODUCT_SHAPES).
+// automatic dynamic shapes do). Three kinds of kernel have sizes to compile in: a row kernel its
+// row length (LAZY_SPECIALIZED_ROW_LENGTHS of them), a skinny product its weight's shape
+// (LAZY_SPECIALIZED_PRODUCT_SHAPES), a kernel of several concatenations every size and offset it
+// reads (LAZY_SPECIALIZED_CONCAT_SHAPES).
 #pragma once
 
 #include <span>
@@ -14,10 +15,10 @@
 
 namespace lazy::runtime {
 
-// The kernel of region `region` (not a library call): for a row kernel or a skinny product, the
-// one compiled for its sizes when its structure (the name of its run-time-size kernel, which no
-// size changes) already has those sizes or has fewer than the setting's, else the one that takes
-// them at run time.
+// The kernel of region `region` (not a library call): for a row kernel, a skinny product or a
+// kernel of several concatenations, the one compiled for its sizes when its structure (the name of
+// its run-time-size kernel, which no size changes) already has those sizes or has fewer than the
+// setting's, else the one that takes them at run time.
 codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
                                         std::span<const ir::NodePtr> nodes,
                                         std::span<const ir::NodePtr> externals, bool fast);

@@ -53,6 +53,11 @@ std::string part_address(const fuse::Region& region, std::size_t t, const Select
 
 }  // namespace
 
+bool several_concatenations(const fuse::Region& region) {
+  return std::count_if(region.terms.begin(), region.terms.end(),
+                       [](const fuse::Term& term) { return term.concat.has_value(); }) > 1;
+}
+
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width) {
   if (plan.mode == AccessMode::uniform) return true;
   if (plan.mode == AccessMode::strided && plan.strides.back() == 0) return true;

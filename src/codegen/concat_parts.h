@@ -14,6 +14,10 @@
 
 namespace lazy::codegen {
 
+// Whether region's kernel computes several concatenations (a stencil of rolls or pads), each
+// where it is read (select_statements).
+bool several_concatenations(const fuse::Region& region);
+
 // Whether every group of `width` elements, starting at a multiple of it, lies in one part: the
 // concatenation's positions (its access `plan`) are one per group (stride 0) or consecutive from
 // a multiple of the width, and every part ends at a multiple of the width.

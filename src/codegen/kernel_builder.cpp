@@ -277,6 +277,15 @@ std::string KernelBuilder::division_statement(std::size_t t) const {
                              reciprocal_name(t), ")"));
 }
 
+std::string KernelBuilder::scalar_stores() const {
+  std::string out;
+  for (std::size_t r = 0; r < region_.roots.size(); ++r) {
+    const auto t = std::size_t(region_.root_terms[r]);
+    append(out, "    ", output_name(r), "[i] = ", stored_value(t, term_dtype(t)), ";\n");
+  }
+  return out;
+}
+
 std::string KernelBuilder::stored_value(std::size_t t, DType stored) const {
   // A cast to f16 or bf16 rounds as storing to it does: storing the cast's floating operand
   // rounds once. (Casts to bool or integers convert unlike a store's C++ conversion.)

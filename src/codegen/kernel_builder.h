@@ -108,6 +108,8 @@ class KernelBuilder {
 
   // What an output of dtype `stored` holds from term t's value, rounded once.
   std::string stored_value(std::size_t t, DType stored) const;
+  // Every output's element i, one at a time.
+  std::string scalar_stores() const;
 
   // The kernel whose source is `body`, named from `prefix` and `leading` words (kernel_name.h)
   // with its arguments; the caller fills in its launch shape.

@@ -270,7 +270,7 @@ class KernelEmitter {
 
   // Element i of a kernel of several concatenations: its offsets, values and stores.
   std::string select_element() const {
-    return group_offsets() + element_statements(false, "    ") + scalar_stores();
+    return group_offsets() + element_statements(false, "    ") + builder_.scalar_stores();
   }
 
   // A group's loads, values and stores where its elements lie in `part` of the concatenation.
@@ -279,7 +279,7 @@ class KernelEmitter {
     const std::vector<bool>& computed = computed_[std::max(part, 0)];
     std::string out;
     if (width == 1) {
-      append(out, element_statements(false, "    ", part), scalar_stores());
+      append(out, element_statements(false, "    ", part), builder_.scalar_stores());
       return out;
     }
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
@@ -318,19 +318,9 @@ class KernelEmitter {
     std::string out =
         cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
     append(out, in_parts([this](int part) {
-             return element_statements(false, "    ", part) + scalar_stores();
+             return element_statements(false, "    ", part) + builder_.scalar_stores();
            }),
            "  }\n");
-    return out;
-  }
-
-  // Every output's element i, one at a time.
-  std::string scalar_stores() const {
-    std::string out;
-    for (std::size_t r = 0; r < region_.roots.size(); ++r) {
-      append(out, "    ", output_name(r),
-             "[i] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
-    }
     return out;
   }
 
@@ -449,13 +439,16 @@ class KernelEmitter {
     std::string header =
         cat("// lazyfuse: ", region_.roots.size(), " output(s) over ", space_.dims.size(),
             " merged dim(s), ", space_.vector_width, " element(s) per thread step\n");
-    // The element a group starts at: its visit position, reordered (visit_order.h) or not.
-    const std::string start = cat("group * ", space_.vector_width);
-    const std::string element = reuse_order_ ? reordered_element(start) : start;
+    // The element a group starts at: a warp tile's, or its visit position, reordered
+    // (visit_order.h) or not.
     const int width = space_.vector_width;
+    const std::string start = cat("group * ", width);
+    const std::string element = select_        ? tile_start(width)
+                                : reuse_order_ ? reordered_element(start)
+                                               : start;
     return header + fill("pointwise_skeleton.cuh",
                          {{"$GROUP_BODY", group_body()},
-                          {"$GROUP_START", select_ ? tile_start(width) : element},
+                          {"$GROUP_START", element},
                           {"$GROUPS", select_ ? tile_count(width) : cat("n / ", width)},
                           {"$TAIL", tail()},
                           {"$V", std::to_string(width)}});
@@ -483,11 +476,6 @@ class KernelEmitter {
 };
 
 }  // namespace
-
-bool several_concatenations(const fuse::Region& region) {
-  return std::count_if(region.terms.begin(), region.terms.end(),
-                       [](const Term& term) { return term.concat.has_value(); }) > 1;
-}
 
 GeneratedKernel generate_kernel(const fuse::Region& region, std::span<const ir::NodePtr> pending,
                                 std::span<const ir::NodePtr> externals,

@@ -78,10 +78,6 @@ struct GeneratedKernel {
 // folds one result).
 inline constexpr int kThreadsPerBlock = 256;
 
-// Whether region's kernel computes several concatenations (a stencil of rolls or pads), each
-// where it is read (concat_parts.h).
-bool several_concatenations(const fuse::Region& region);
-
 // A pointwise region's kernel, or a reduction region's (region.reduction set: a column kernel
 // when its folded elements lie outside the kept ones in memory, else one block per result), or a
 // product's that skinny_product (skinny_matmul.h) accepts.

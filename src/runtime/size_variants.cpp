@@ -9,6 +9,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "codegen/concat_parts.h"
 #include "codegen/row_kernel_emitter.h"
 #include "ir/hash.h"
 #include "ir/settings.h"

@@ -112,6 +112,23 @@ TEST(Norms, GradientsMatchCentralDifferencesAndAZeroNormPassesZero) {
     return lazy::vector_norm(v[0]);
   })(std::vector<Tensor>{lazy::zeros({4})});
   EXPECT_EQ(at_zero[0].to_vector<double>(), std::vector<double>(4, 0));
+  // PyTorch masks x / norm there, then multiplies the cotangent in: a NaN one gives NaN. cdist's
+  // backward gives 0 at a zero distance whatever the cotangent.
+  const auto with_nan_cotangent = [](const lazy::Differentiable& f, const Tensor& at) {
+    return lazy::vjp(f, {&at, 1}, std::vector<Tensor>{lazy::full({}, lazy_test::kNaN)})
+        .gradients[0]
+        .to_vector<double>();
+  };
+  for (double g : with_nan_cotangent(
+           [](std::span<const Tensor> v) { return std::vector{lazy::vector_norm(v[0])}; },
+           lazy::zeros({4})))
+    EXPECT_TRUE(std::isnan(g));
+  EXPECT_EQ(with_nan_cotangent(
+                [](std::span<const Tensor> v) {
+                  return std::vector{lazy::cdist(v[0], v[0]).slice(0, 0, 1).reshape({})};
+                },
+                lazy::zeros({1, 3})),
+            std::vector<double>(3, 0));
   const std::vector<Tensor> three_at_zero = lazy::grad([](std::span<const Tensor> v) {
     return lazy::vector_norm(v[0], 3);
   })(std::vector<Tensor>{lazy::zeros({4})});

@@ -63,6 +63,18 @@ TEST(CosineSimilarity, IsPyTorchsWithAZeroVector) {
   EXPECT_THROW((void)lazy::cosine_similarity(a, b, 2), lazy::AxisError);
 }
 
+// Found by torch_check seed 18034 program 20: a zero vector beside one holding -inf. PyTorch's
+// norm backward masks x / norm at the zero norm but multiplies the NaN cotangent in after, so the
+// zero vector's whole gradient is NaN; it was 0 beside the infinity's NaN.
+TEST(CosineSimilarity, AZeroVectorBesideAnInfinityHasNaNGradientsAsPyTorchs) {
+  const std::vector<Tensor> g = gradients(
+      [](std::span<const Tensor> v) { return lazy::cosine_similarity(v[0], v[1]); },
+      {lazy::from_data(std::vector<double>{0, 0, 0, 1, 2, 3}, {2, 3}),
+       lazy::from_data(std::vector<double>{2.0292809, -kInf, 1.9929630, 1, 0, 1}, {2, 3})});
+  expect_near_all(g[0].to_vector<double>(), {kNaN, kNaN, kNaN, 0.13498730957508087,
+                                             -0.1079898402094841, 0.026997476816177368});
+}
+
 TEST(PairwiseDistance, IsTheNormOfTheDifferencePlusEps) {
   const Tensor a = lazy::from_data(std::vector<double>{1, 2, 3}, {1, 3});
   const Tensor b = lazy::from_data(std::vector<double>{1, 0, 1}, {1, 3});

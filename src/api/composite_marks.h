@@ -19,15 +19,16 @@
 namespace lazy::api {
 
 enum class CompositeKind : std::uint8_t {
-  softmax,      // result = softmax(input, axes)
-  log_softmax,  // result = log_softmax(input, axes)
-  logsumexp,    // result = logsumexp(input, axes), axes kept
-  normalize,    // result = (input - mean) * saved, saved = rsqrt(var + eps) over the last axis
-  rms_scale,    // result = input * saved, saved = rsqrt(mean(input^2) + eps) over the last axis
-  softplus,     // result = softplus(input)
-  std_root,     // result = sqrt(input), the input a variance
-  variance,     // result = var(input, axes, correction), axes kept; saved = input - its mean,
-                // number = n - correction
+  softmax,        // result = softmax(input, axes)
+  log_softmax,    // result = log_softmax(input, axes)
+  logsumexp,      // result = logsumexp(input, axes), axes kept
+  normalize,      // result = (input - mean) * saved, saved = rsqrt(var + eps) over the last axis
+  rms_scale,      // result = input * saved, saved = rsqrt(mean(input^2) + eps) over the last axis
+  softplus,       // result = softplus(input)
+  std_root,       // result = sqrt(input), the input a variance (or cdist's sum of squares)
+  two_norm_root,  // result = sqrt(input), the input vector_norm's sum of squares
+  variance,       // result = var(input, axes, correction), axes kept; saved = input - its mean,
+                  // number = n - correction
   binary_cross_entropy,  // result = binary_cross_entropy(input, second) per element, unweighted
   xlogy,                 // result = xlogy(input, second)
   power_norm,            // result = vector_norm(input, number, axes), axes kept; number > 1, not 2

@@ -1,6 +1,6 @@
 // Vector norms and normalize, from abs, pow and the reductions, as PyTorch's linalg.vector_norm
 // computes them (sums in f32 for f16 and bf16); the 2-norm marks its root so its gradient at a
-// zero norm is 0 (autodiff/composite_rules.cpp), as PyTorch's.
+// zero norm is PyTorch's: 0, or NaN for a NaN or infinite cotangent (autodiff/composite_rules.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -37,6 +37,16 @@ Tensor root(const Tensor& s, double ord, std::source_location loc) {
   return where(isfinite(correction, loc), add(rounded, correction, loc), rounded, loc);
 }
 
+// sqrt(sum(v * v)) over `axes`, its root marked `kind`: the gradients at a zero norm differ
+// (vector_norm's passes a NaN cotangent on, cdist's does not).
+Tensor two_norm(const Tensor& v, const Axes& axes, bool keepdim, api::CompositeKind kind,
+                std::source_location loc) {
+  const Tensor squares = sum(mul(v, v, loc), axes, keepdim, loc);
+  Tensor result = sqrt(squares, loc);
+  api::mark_composite(result, {kind, squares, {}, {}});
+  return result;
+}
+
 }  // namespace
 
 Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
@@ -56,12 +66,7 @@ Tensor vector_norm(const Tensor& x, double ord, const Axes& axes, bool keepdim,
     if (ord == -INFINITY) return min(magnitude, axes, keepdim, loc);
     if (ord == 0) return sum(ne(v, 0.0, loc).to(DType::f32, loc), axes, keepdim, loc);
     if (ord == 1) return sum(magnitude, axes, keepdim, loc);
-    if (ord == 2) {
-      const Tensor squares = sum(mul(v, v, loc), axes, keepdim, loc);
-      Tensor result = sqrt(squares, loc);
-      api::mark_composite(result, {api::CompositeKind::std_root, squares, {}, {}});
-      return result;
-    }
+    if (ord == 2) return two_norm(v, axes, keepdim, api::CompositeKind::two_norm_root, loc);
     // Above order 1 the gradient is PyTorch's rule (autodiff/composite_rules.cpp). Below it zero
     // elements pass none (PyTorch's backward masks them): their power is put in as |x| * 0, whose
     // slope 0 still turns a NaN norm's NaN into NaN there, as PyTorch's (torch_check seed 17919),
@@ -109,6 +114,9 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::source_location 
   const Shape batch2(std::span(b->shape.begin(), b->shape.rank() - 2));
   api::broadcast_shapes(std::array{batch1, batch2}, "cdist", loc);
   const Tensor differences = sub(x1.unsqueeze(-2, loc), x2.unsqueeze(-3, loc), loc);
+  // PyTorch's _cdist_backward gives 0 at a zero distance whatever the cotangent.
+  if (p == 2 && coordinates > 0)
+    return two_norm(differences, -1, false, api::CompositeKind::std_root, loc);
   // Over no coordinate every distance is 0, infinity's largest difference included.
   return vector_norm(differences, coordinates == 0 ? 1 : p, -1, false, loc);
 }

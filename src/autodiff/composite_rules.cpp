@@ -34,6 +34,10 @@ Tensor composite_vjp(const api::CompositeMark& mark, const Tensor& result, const
     case api::CompositeKind::std_root:
       // A zero std (all elements equal) takes none, as PyTorch's std_backward masks it.
       return where(eq(y, 0.0, loc), 0.0, div(g, mul(y, 2.0, loc), loc), loc);
+    case api::CompositeKind::two_norm_root:
+      // PyTorch's norm_backward masks x / norm at a zero norm, not the cotangent: there a NaN or
+      // infinite one still gives NaN (torch_check seed 18034, through cosine_similarity).
+      return mul(g, where(eq(y, 0.0, loc), 0.0, div(0.5, y, loc), loc), loc);
     case api::CompositeKind::variance: {
       // PyTorch's var_backward: 2 / (n - correction) * g * (x - mean), the divisor not clamped
       // at 0; over all elements with none left, inf where x is off the mean and NaN on it.

@@ -169,8 +169,23 @@ void KernelBuilder::scalar_argument(std::size_t t) {
 }
 
 void KernelBuilder::input_pointer(std::size_t t) {
-  add_arg(load_pointer(region_.terms[t]), "const ", storage_type(term_dtype(t)), "* ",
-          input_field(t));
+  const std::string type = cat("const ", storage_type(term_dtype(t)), "* ");
+  if (!pointers_shared_) {
+    add_arg(load_pointer(region_.terms[t]), type, input_field(t));
+    return;
+  }
+  // The first load of a tensor declares every load's name of it, as members of one union.
+  const ArgSource source = load_pointer(region_.terms[t]);
+  std::string names;
+  for (std::size_t u = 0; u < region_.terms.size(); ++u) {
+    const fuse::Term& term = region_.terms[u];
+    if (term.kind != fuse::Term::Kind::load || term_dtype(u) != term_dtype(t)) continue;
+    const ArgSource other = load_pointer(term);
+    if (other.kind != source.kind || other.value != source.value) continue;
+    if (u < t) return;  // declared with u
+    append(names, type, input_field(u), "; ");
+  }
+  add_arg(source, "union { ", names, "}");
 }
 
 void KernelBuilder::output_pointer(std::size_t r) {

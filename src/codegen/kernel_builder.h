@@ -64,6 +64,11 @@ class KernelBuilder {
   // From now on a constant is compiled in: a static member of `Args`, still read as a.<name>, so
   // the compiler folds its arithmetic (a period's modulo, a part's offset).
   void compile_constants() { constants_compiled_ = true; }
+  // From now on the loads of one tensor share its pointer argument, as names in a union, so the
+  // compiler knows they read one tensor (a roll's parts then pick an offset, not a pointer). Only
+  // for kernels whose text is not cached by structure (kernel_sources.h): the sharing is not in
+  // its key.
+  void share_input_pointers() { pointers_shared_ = true; }
   // a.<name>: `bytes` of device memory (8-byte words) for the kernel's launches alone; null when 0.
   void scratch(std::string_view name, std::uint64_t bytes);
   // a.<name>: which of the kernel's launches is running, from 0.
@@ -140,6 +145,7 @@ class KernelBuilder {
   std::vector<ArgSource> args_;
   bool args_text_wanted_ = true;
   bool constants_compiled_ = false;
+  bool pointers_shared_ = false;
   bool reports_faults_ = false;  // the `faults` argument is declared
 };
 

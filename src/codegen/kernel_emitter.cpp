@@ -45,6 +45,7 @@ class KernelEmitter {
     // becomes a mask and a part's offset a load's immediate.
     sizes_compiled_ = select_ && !options.sizes_at_run_time;
     if (sizes_compiled_) builder_.compile_constants();
+    if (select_) builder_.share_input_pointers();
     UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_, select_);
     uniform_ = std::move(terms.uniform);
     computed_ = std::move(terms.computed);

@@ -34,8 +34,8 @@ std::string part_position(std::size_t t, const std::string& position, bool index
 }
 
 // The address of part k's element, picked by r<t>: one load follows, which the compiler issues
-// with the others rather than behind a branch. Empty unless every
-// part is a plain load of one dtype (a roll, a pad's copy, a cat of tensors).
+// with the others rather than behind a branch. Empty unless every part is a plain load of the
+// concatenation's dtype (a roll, a pad's copy, a cat of tensors).
 std::string part_address(const fuse::Region& region, std::size_t t, const SelectWriter& writer) {
   const fuse::Term::Concat& concat = *region.terms[t].concat;
   std::string chain;

@@ -1,5 +1,5 @@
 // Device helpers for ordering (top-k, sort, scatters): order keys, the bitonic sort of shared
-// memory candidates, merge-path splits, and searches a whole warp makes together.
+// memory candidates, a radix sort's digits and ranks, and searches a whole warp makes together.
 #pragma once
 
 // Order keys: unsigned integers that compare as the values do, NaN above every number and -0 equal
@@ -56,8 +56,8 @@ __device__ __forceinline__ void lz_sort_candidates(unsigned long long* keys, uns
       for (int t = threadIdx.x; t < n / 2; t += blockDim.x) {
         // The pair's lower slot, and its partner: mirrored in the first step of each merge.
         const int low = (t / stride) * stride * 2 + t % stride;
-        const int high = stride == size / 2 ? (low / size) * size + size - 1 - low % size
-                                            : low + stride;
+        const int high =
+            stride == size / 2 ? (low / size) * size + size - 1 - low % size : low + stride;
         if (high >= count) continue;
         if (lz_ranks_before(keys[high], positions[high], keys[low], positions[low])) {
           const unsigned long long k = keys[low];
@@ -71,27 +71,6 @@ __device__ __forceinline__ void lz_sort_candidates(unsigned long long* keys, uns
     }
   }
   __syncthreads();
-}
-
-// How many of the first `diagonal` elements of the merge of sorted runs a (a_count long) and b
-// (b_count) come from a: the merge path's crossing, by binary search along the diagonal.
-template <class Index>
-__device__ __forceinline__ Index lz_merge_split(const unsigned long long* a_keys,
-                                                const unsigned* a_positions, Index a_count,
-                                                const unsigned long long* b_keys,
-                                                const unsigned* b_positions, Index b_count,
-                                                Index diagonal) {
-  Index low = diagonal > b_count ? diagonal - b_count : 0;
-  Index high = diagonal < a_count ? diagonal : a_count;
-  while (low < high) {
-    const Index mid = (low + high) / 2;
-    const Index b = diagonal - 1 - mid;
-    if (lz_ranks_before(b_keys[b], b_positions[b], a_keys[mid], a_positions[mid]))
-      high = mid;
-    else
-      low = mid + 1;
-  }
-  return low;
 }
 
 // The first k in [low, high) where `reached(k)` holds (high if none), `reached` false and then
@@ -120,76 +99,96 @@ __device__ __forceinline__ long long lz_warp_lower_bound(Get get, long long coun
   return lz_warp_partition_point([&](long long k) { return get(k) >= value; }, 0, count, lane);
 }
 
-// lz_merge_split's crossing found by the whole warp (a merge through global memory, where each
-// probe is a long wait).
-__device__ __forceinline__ long long lz_warp_merge_split(const unsigned long long* a_keys,
-                                                         const unsigned* a_positions,
-                                                         long long a_count,
-                                                         const unsigned long long* b_keys,
-                                                         const unsigned* b_positions,
-                                                         long long b_count, long long diagonal,
-                                                         int lane) {
-  const long long low = diagonal > b_count ? diagonal - b_count : 0;
-  const long long high = diagonal < a_count ? diagonal : a_count;
-  return lz_warp_partition_point(
-      [&](long long mid) {
-        const long long b = diagonal - 1 - mid;
-        return lz_ranks_before(b_keys[b], b_positions[b], a_keys[mid], a_positions[mid]);
-      },
-      low, high, lane);
+// A radix sort's digits: kDigitBits of an order key a pass, taken from the complemented key, so
+// that ascending digits put the larger key first.
+constexpr int kDigitBits = 8, kDigits = 1 << kDigitBits;
+template <class Key>
+__device__ __forceinline__ unsigned lz_radix_digit(Key key, int shift) {
+  return (unsigned)((Key)~key >> shift) & (kDigits - 1);
 }
 
-// Output positions [out, out_end) (at most kThreads * kItems) of the merge of sorted runs a and
-// b in global memory, into keys and positions [0, out_end - out) in shared memory: warps 0 and 1
-// find where the tile starts and ends in a and b, the block stages those elements, and each thread
-// merges kItems from where the merge path crosses its diagonal. Every thread of the block calls
-// it; `split_at` is two shared words.
+// The sum of v over the threads of the block before this one. Every thread of the block calls
+// it; `warp_sums` is a word of shared memory per warp.
+template <int kThreads>
+__device__ __forceinline__ unsigned lz_block_exclusive_sum(unsigned v, unsigned* warp_sums) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned inclusive = v;
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const unsigned below = __shfl_up_sync(0xffffffffu, inclusive, d);
+    if (lane >= d) inclusive += below;
+  }
+  if (lane == 31) warp_sums[warp] = inclusive;
+  __syncthreads();
+  unsigned before = 0;
+  for (int w = 0; w < warp; ++w) before += warp_sums[w];
+  __syncthreads();  // before warp_sums is written again
+  return before + inclusive - v;
+}
+
+// The lanes of the warp whose digit equals this lane's, among the `valid` ones: a ballot per bit.
+// (__match_any_sync loops over the distinct values: several times slower on random digits.)
+__device__ __forceinline__ unsigned lz_warp_peers(unsigned digit, bool valid) {
+  unsigned peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+  for (int b = 0; b < kDigitBits; ++b) {
+    const bool set = (digit >> b) & 1;
+    const unsigned lanes = __ballot_sync(0xffffffffu, set);
+    peers &= set ? lanes : ~lanes;
+  }
+  return peers;
+}
+
+// A warp's part of a tile, item e of a lane being element e * 32 + lane of the part (digit
+// kDigits for none): counts its digits into `counts` (the warp's own kDigits words of shared
+// memory) and gives each item the number of equal digits before it in the part. Every lane of
+// the warp calls it.
+template <int kItems>
+__device__ __forceinline__ void lz_warp_digit_counts(const unsigned (&digits)[kItems],
+                                                     unsigned* counts, unsigned (&before)[kItems]) {
+  const int lane = threadIdx.x % 32;
+  const unsigned lanes_before = (1u << lane) - 1;
+  // The ballots first: they depend on nothing in shared memory, so they overlap.
+  unsigned peers[kItems];
+#pragma unroll
+  for (int e = 0; e < kItems; ++e) peers[e] = lz_warp_peers(digits[e], digits[e] < kDigits);
+  for (int d = lane; d < kDigits; d += 32) counts[d] = 0;
+  __syncwarp();
+#pragma unroll
+  for (int e = 0; e < kItems; ++e) {
+    const bool valid = digits[e] < kDigits;
+    const unsigned rank = __popc(peers[e] & lanes_before);
+    const unsigned seen = valid ? counts[digits[e]] : 0;
+    before[e] = seen + rank;
+    __syncwarp();
+    if (valid && rank == 0) counts[digits[e]] = seen + __popc(peers[e]);
+    __syncwarp();
+  }
+}
+
+// Each element's place in the stable order by digit of a tile whose warps hold consecutive parts
+// (lz_warp_digit_counts' arrangement), and where each digit starts in the tile (`digit_start`).
+// Every thread of the block calls it, a thread per digit; `warp_counts` is [warps][kDigits] words
+// of shared memory and `warp_sums` a word per warp.
 template <int kThreads, int kItems>
-__device__ __forceinline__ void lz_merge_tile(const unsigned long long* a_keys,
-                                              const unsigned* a_positions, long long a_count,
-                                              const unsigned long long* b_keys,
-                                              const unsigned* b_positions, long long b_count,
-                                              long long out, long long out_end,
-                                              unsigned long long* keys, unsigned* positions,
-                                              long long* split_at) {
-  if (threadIdx.x < 64) {
-    const long long split =
-        lz_warp_merge_split(a_keys, a_positions, a_count, b_keys, b_positions, b_count,
-                            threadIdx.x < 32 ? out : out_end, threadIdx.x % 32);
-    if (threadIdx.x % 32 == 0) split_at[threadIdx.x / 32] = split;
-  }
+__device__ __forceinline__ void lz_radix_places(const unsigned (&digits)[kItems],
+                                                unsigned (&places)[kItems],
+                                                unsigned (*warp_counts)[kDigits],
+                                                unsigned* warp_sums, unsigned* digit_start) {
+  static_assert(kThreads == kDigits, "a thread per digit");
+  const int warp = threadIdx.x / 32;
+  lz_warp_digit_counts(digits, warp_counts[warp], places);
   __syncthreads();
-  const long long a_from = split_at[0], b_from = out - split_at[0];
-  const int a_held = (int)(split_at[1] - a_from);
-  const int held = (int)(out_end - out);
-  for (int e = threadIdx.x; e < held; e += kThreads) {
-    const bool from_a = e < a_held;
-    keys[e] = from_a ? a_keys[a_from + e] : b_keys[b_from + e - a_held];
-    positions[e] = from_a ? a_positions[a_from + e] : b_positions[b_from + e - a_held];
+  // The warps' counts of digit threadIdx.x become where each warp's elements of it start.
+  unsigned seen = 0;
+  for (int w = 0; w < kThreads / 32; ++w) {
+    const unsigned count = warp_counts[w][threadIdx.x];
+    warp_counts[w][threadIdx.x] = seen;
+    seen += count;
   }
-  __syncthreads();
-  unsigned long long merged_keys[kItems];
-  unsigned merged_positions[kItems];
-  const int diagonal = threadIdx.x * kItems < held ? threadIdx.x * kItems : held;
-  int from_a = lz_merge_split<int>(keys, positions, a_held, keys + a_held, positions + a_held,
-                                   held - a_held, diagonal);
-  int from_b = a_held + diagonal - from_a;
-#pragma unroll
-  for (int e = 0; e < kItems; ++e) {
-    const bool take_a =
-        from_b >= held || (from_a < a_held && lz_ranks_before(keys[from_a], positions[from_a],
-                                                               keys[from_b], positions[from_b]));
-    const int from = take_a ? from_a++ : from_b++;
-    merged_keys[e] = from < held ? keys[from] : 0;
-    merged_positions[e] = from < held ? positions[from] : 0;
-  }
+  digit_start[threadIdx.x] = lz_block_exclusive_sum<kThreads>(seen, warp_sums);
   __syncthreads();
 #pragma unroll
-  for (int e = 0; e < kItems; ++e) {
-    if (diagonal + e < held) {
-      keys[diagonal + e] = merged_keys[e];
-      positions[diagonal + e] = merged_positions[e];
-    }
-  }
-  __syncthreads();
+  for (int e = 0; e < kItems; ++e)
+    if (digits[e] < kDigits) places[e] += digit_start[digits[e]] + warp_counts[warp][digits[e]];
 }

@@ -1,10 +1,13 @@
 // sort, argsort and top-k of more than 1024 on the GPU against the reference evaluator on fresh
-// random inputs: every dtype, rows from one tile to many merged runs (and more rows than the
-// scratch lets blocks run at once), both directions, every axis, views, ties (stability across
-// merges), NaN, empty tensors, and one kernel with the work producing its input.
+// random inputs: every dtype, rows from one tile to many radix-sorted tiles (and more rows than
+// the scratch lets blocks run at once), values over every bit, both directions, every axis,
+// views, ties (stability across passes), NaN, empty tensors, and one kernel with the work
+// producing its input.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <limits>
+#include <random>
 
 #include <lazy/lazy.h>
 
@@ -84,6 +87,53 @@ TEST_F(GpuSort, AxesViewsTiesNaNManyRowsAndEmptyTensors) {
       "axes, views, ties, NaN, falling, many rows, empty");
 }
 
+// Values drawn over every bit of their dtype, so every radix pass reorders: integers over their
+// whole range, floats from random bits (NaN, infinities, -0 and subnormals among them), and rows
+// of a few distinct values (long runs of one digit in every tile).
+TEST_F(GpuSort, ValuesOverEveryBitOfTheirDtype) {
+  std::mt19937_64 random(lazy_test::fresh_seed());
+  const std::int64_t rows = 3, extent = 20000;
+  std::vector<std::int64_t> wide(rows * extent);
+  std::vector<std::int32_t> narrow(rows * extent);
+  std::vector<float> bits(rows * extent);
+  for (std::size_t e = 0; e < wide.size(); ++e) {
+    wide[e] = std::int64_t(random());
+    narrow[e] = std::int32_t(random());
+    bits[e] = std::bit_cast<float>(std::uint32_t(random()));
+    // Some special values and ties.
+    if (e % 97 == 0) bits[e] = -0.0f;
+    if (e % 89 == 0) bits[e] = 0.0f;
+    if (e % 83 == 0) bits[e] = -std::numeric_limits<float>::infinity();
+    if (e % 101 == 0) wide[e] = wide[e / 2];
+  }
+  Tensor few = lazy::round(random_input(DType::f32, {rows, extent}) * 0.3f);
+  Tensor halves = random_input(DType::f32, {rows, extent});
+  const std::vector<Tensor> inputs = {lazy::from_data(wide, {rows, extent}),
+                                      lazy::from_data(narrow, {rows, extent}),
+                                      lazy::from_data(bits, {rows, extent}),
+                                      lazy::from_data(bits, {rows, extent}).to(DType::f16),
+                                      lazy::from_data(bits, {rows, extent}).to(DType::bf16),
+                                      few,
+                                      few.to(DType::bf16),
+                                      halves.to(DType::f16)};
+  lazy::eval(inputs);
+  expect_matches_reference(
+      [&] {
+        std::vector<Tensor> out;
+        for (const Tensor& x : inputs)
+          for (const Tensor& s : both_ways(x, 1)) out.push_back(s);
+        for (const Tensor& x : {inputs[0], inputs[2], inputs[3]}) {
+          for (bool largest : {true, false}) {
+            lazy::ValuesAndIndices best = lazy::topk(x, 3000, 1, largest);
+            out.push_back(best.values);
+            out.push_back(best.indices);
+          }
+        }
+        return out;
+      },
+      "every bit");
+}
+
 TEST_F(GpuSort, TheProducingWorkRunsInsideOneSortKernel) {
   Tensor x = random_input(DType::bf16, {16, 40000});
   auto sorted = [&] {
@@ -93,10 +143,10 @@ TEST_F(GpuSort, TheProducingWorkRunsInsideOneSortKernel) {
   lazy::reset_stats();
   std::vector<Tensor> out = sorted();
   lazy::eval(out);
-  // One kernel: its first launch computes exp(x * 0.5) as it sorts the tiles, then a launch per
-  // merge pass (runs of 2048 to 32768).
+  // One kernel: three launches for each radix pass over 8 of the f32 keys' 32 bits, the first
+  // pass computing exp(x * 0.5) where it reads the row.
   EXPECT_EQ(lazy::stats().kernels_generated, 1);
-  EXPECT_EQ(lazy::stats().kernel_launches, 1 + 5);
+  EXPECT_EQ(lazy::stats().kernel_launches, 3 * 4);
   expect_matches_reference(sorted, "sort(exp(x * 0.5))");
 }
 

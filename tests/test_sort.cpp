@@ -99,13 +99,13 @@ TEST(Sort, TopKKeepsAnyNumberOfElements) {
   }
 }
 
-TEST(SortKernels, LongRowsMergeThroughScratchWithTheProducingWorkInline) {
+TEST(SortKernels, LongRowsAreRadixSortedThroughScratchWithTheProducingWorkInline) {
   struct Case {
     std::int64_t rows, extent;
-    int launches;  // a sort: one for the tiles, one per merge pass
+    int launches;  // a radix sort: three per pass of 8 bits of an f32's order key
   };
-  for (const Case c : {Case{3, 300, 1}, Case{3, 2048, 1}, Case{3, 5000, 3}, Case{2, 70001, 7},
-                       Case{300, 5000, 3}}) {
+  for (const Case c : {Case{3, 300, 1}, Case{3, 2048, 1}, Case{3, 5000, 12}, Case{2, 70001, 12},
+                       Case{300, 5000, 12}}) {
     Tensor x =
         lazy::from_data(random_floats(std::size_t(c.rows * c.extent), 5), {c.rows, c.extent});
     lazy::ValuesAndIndices sorted = lazy::sort(x * 2.0f, -1, true);
@@ -114,15 +114,34 @@ TEST(SortKernels, LongRowsMergeThroughScratchWithTheProducingWorkInline) {
     ASSERT_EQ(g.kernels.size(), 1u) << g.partition.describe();
     const lazy::codegen::GeneratedKernel& kernel = g.kernels[0];
     EXPECT_NE(kernel.source.find("lz_mul"), std::string::npos) << kernel.source;
-    // Rows of at most 1024 go through the top-k kernel; longer ones are sorted in tiles and merged.
-    EXPECT_EQ(kernel.source.find("lz_merge_tile") != std::string::npos, c.extent > 1024)
+    // Rows of at most 1024 go through the top-k kernel, of at most a tile through a sort in
+    // shared memory; longer ones are radix sorted.
+    EXPECT_EQ(kernel.source.find("lz_sort_candidates") != std::string::npos, c.extent <= 2048)
+        << c.extent;
+    EXPECT_EQ(kernel.source.find("lz_radix_places") != std::string::npos, c.extent > 2048)
         << c.extent;
     EXPECT_EQ(kernel.launches, c.launches) << c.rows << " x " << c.extent;
-    // Rows longer than a tile need scratch for their runs; shorter ones sort in shared memory.
+    // Rows longer than a tile need scratch for their passes; shorter ones sort in shared memory.
     const bool scratch = std::any_of(kernel.args.begin(), kernel.args.end(), [](auto& a) {
       return a.kind == lazy::codegen::ArgSource::Kind::scratch && a.value > 0;
     });
     EXPECT_EQ(scratch, c.extent > 2048) << c.extent;
+    lazy::sync();
+  }
+}
+
+TEST(SortKernels, RadixPassesCoverTheBitsOfTheDtypesKeys) {
+  // f16 and bf16 widen to f32 with 13 and 16 bits that tell no values apart.
+  const std::vector<std::pair<DType, int>> passes = {{DType::f32, 4},  {DType::f16, 3},
+                                                     {DType::bf16, 2}, {DType::i32, 4},
+                                                     {DType::i64, 8},  {DType::bool_, 4}};
+  for (const auto& [dtype, count] : passes) {
+    Tensor x = lazy::from_data(random_floats(2 * 3000, 7), {2, 3000}).to(dtype);
+    lazy::eval({x});
+    lazy::ValuesAndIndices sorted = lazy::sort(x);
+    lazy_test::Generated g = lazy_test::generate_pending();
+    ASSERT_EQ(g.kernels.size(), 1u) << g.partition.describe();
+    EXPECT_EQ(g.kernels[0].launches, 3 * count) << lazy::dtype_name(dtype);
     lazy::sync();
   }
 }

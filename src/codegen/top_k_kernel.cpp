@@ -15,41 +15,61 @@ bool sorts_rows(const fuse::TopKInfo& top_k) {
   return top_k.k > kMaxSelected;
 }
 
-int merge_passes(std::int64_t extent) {
-  int passes = 0;
-  for (std::int64_t width = kSortTile; width < extent; width *= 2) ++passes;
-  return passes;
+bool radix_sorts(const fuse::TopKInfo& top_k) {
+  return sorts_rows(top_k) && top_k.extent > kSortTile;
 }
 
-// A sort's rows whose runs, two of (8-byte key, 4-byte position) per element, fit the scratch.
+// The bytes of a radix sort's keys: an order key's bits that can differ.
+int key_bytes(const fuse::TopKInfo& top_k) {
+  return top_k.dtype == DType::i64 ? 8 : 4;
+}
+
+// The keys' lowest bit that tells keys apart: f16 and bf16 values widen to f32 with 13 and 16
+// zero bits below their own (ones when negative, so equal wherever the bits above are).
+int first_key_bit(const fuse::TopKInfo& top_k) {
+  return top_k.dtype == DType::f16 ? 13 : top_k.dtype == DType::bf16 ? 16 : 0;
+}
+
+int radix_passes(const fuse::TopKInfo& top_k) {
+  return int(ir::ceil_div(8 * key_bytes(top_k) - first_key_bit(top_k), kRadixDigitBits));
+}
+
+// A radix sort's scratch for one row: two buffers of keys and 4-byte positions, and each tile's
+// count of each digit.
+std::int64_t scratch_per_row(const fuse::TopKInfo& top_k) {
+  return top_k.extent * 2 * (key_bytes(top_k) + 4) +
+         ir::ceil_div(top_k.extent, kSortTile) * (std::int64_t(4) << kRadixDigitBits);
+}
+
+// The rows a radix sort takes at once: those whose scratch fits kSortScratchBytes (at least one).
 std::int64_t chunk_rows(const fuse::TopKInfo& top_k) {
-  if (top_k.extent <= kSortTile) return std::max<std::int64_t>(top_k.rows, 1);
-  return std::clamp<std::int64_t>(kSortScratchBytes / (top_k.extent * 24), 1,
+  return std::clamp<std::int64_t>(kSortScratchBytes / scratch_per_row(top_k), 1,
                                   std::max<std::int64_t>(top_k.rows, 1));
 }
 
 }  // namespace
 
 const char* top_k_skeleton(const fuse::TopKInfo& top_k) {
-  return sorts_rows(top_k) ? "sort_skeleton.cuh" : "topk_skeleton.cuh";
+  return radix_sorts(top_k)  ? "radix_sort_skeleton.cuh"
+         : sorts_rows(top_k) ? "sort_skeleton.cuh"
+                             : "topk_skeleton.cuh";
 }
 
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k) {
-  if (!sorts_rows(top_k)) return grid_blocks(top_k.rows, 1);
+  if (!radix_sorts(top_k)) return grid_blocks(top_k.rows, 1);
   return grid_blocks(chunk_rows(top_k) * ir::ceil_div(top_k.extent, kSortTile), 1);
 }
 
 int top_k_launches(const fuse::TopKInfo& top_k) {
-  if (!sorts_rows(top_k)) return 1;
-  return int(ir::ceil_div(top_k.rows, chunk_rows(top_k))) * (1 + merge_passes(top_k.extent));
+  if (!radix_sorts(top_k)) return 1;
+  return int(ir::ceil_div(top_k.rows, chunk_rows(top_k))) * 3 * radix_passes(top_k);
 }
 
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder) {
   builder.constant("k", std::uint64_t(top_k.k));
-  if (!sorts_rows(top_k)) return;
+  if (!radix_sorts(top_k)) return;
   builder.constant("chunk_rows", std::uint64_t(chunk_rows(top_k)));
-  const bool merges = top_k.extent > kSortTile;
-  builder.scratch("scratch", merges ? std::uint64_t(chunk_rows(top_k) * top_k.extent * 24) : 0);
+  builder.scratch("scratch", std::uint64_t(chunk_rows(top_k) * scratch_per_row(top_k)));
   builder.launch_index("launch");
 }
 
@@ -79,6 +99,10 @@ Substitutions top_k_substitutions(const fuse::Region& region, std::span<const ir
           {"$KEY", cat(complement, "lz_order_key((Acc)",
                        convert(value_dtype, compute, as_stored(value_dtype, value)), ")")},
           {"$FROM_KEY", cat(complement, "keys[j]")},
+          {"$RADIX_KEY", key_bytes(*region.top_k) == 8 ? "unsigned long long" : "unsigned"},
+          {"$FIRST_BIT", std::to_string(first_key_bit(*region.top_k))},
+          {"$PASSES", std::to_string(radix_passes(*region.top_k))},
+          {"$TILE", std::to_string(kSortTile)},
           {"$STORES", std::move(stores)}};
 }
 

@@ -1,8 +1,9 @@
 // What a top-k region's kernel fills in beyond what every kernel has: the order key of each
 // element, each root's store (the values or positions), and for a sort its launch and scratch.
 // A top-k keeping at most kMaxSelected selects by threshold (nvrtc_templates/topk_skeleton.cuh);
-// one keeping more, a sort among them, sorts whole rows (sort_skeleton.cuh): a launch per phase
-// (the tiles, then each merge pass) for each chunk of rows whose runs fit the scratch.
+// one keeping more, a sort among them, sorts whole rows: in shared memory up to a tile
+// (sort_skeleton.cuh), else by radix passes through scratch (radix_sort_skeleton.cuh), three
+// launches a pass for each chunk of rows whose buffers fit the scratch.
 #pragma once
 
 #include <cstdint>
@@ -17,16 +18,19 @@ namespace lazy::codegen {
 
 // topk_skeleton.cuh's chunk: the candidates it keeps fit its shared memory with a chunk more.
 inline constexpr std::int64_t kMaxSelected = 1024;
-// sort_skeleton.cuh's tile: rows up to this long sort in shared memory, with no scratch.
+// sort_skeleton.cuh's tile: rows up to this long sort in shared memory, with no scratch. Longer
+// rows are radix sorted in tiles of the same size.
 inline constexpr std::int64_t kSortTile = 2048;
+// A radix pass's digit bits: lz_order.cuh's kDigitBits, which radix_sort_skeleton.cuh checks.
+inline constexpr int kRadixDigitBits = 8;
 // The scratch a sort's chunk of rows takes at most: more rows at once would not run faster.
 inline constexpr std::int64_t kSortScratchBytes = std::int64_t(512) << 20;
 
 // The skeleton a top-k region fills.
 const char* top_k_skeleton(const fuse::TopKInfo& top_k);
-// Its blocks: one per row, or for a sort one per tile of a chunk's rows.
+// Its blocks: one per row, or for a radix sort one per tile of a chunk's rows.
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k);
-// Its launches: a sort takes, for each chunk of rows, one for its tiles and one per merge pass.
+// Its launches: a radix sort takes three per pass for each chunk of rows.
 int top_k_launches(const fuse::TopKInfo& top_k);
 // Declares the arguments its skeleton reads beyond every kernel's: k, and a sort's scratch.
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder);

@@ -240,7 +240,8 @@ class RegionForming {
       if (scan) {
         region.scan = ScanInfo{rows, extent};
       } else {
-        region.top_k = TopKInfo{rows, extent, node.attrs[0], node.attrs[1] != 0};
+        region.top_k =
+            TopKInfo{rows, extent, node.attrs[0], node.attrs[1] != 0, node.inputs[0]->dtype};
       }
       // Closed to all but the same op's other output, which the loop above finds.
       const Refusal kernel = scan ? Refusal::scan_kernel : Refusal::top_k_kernel;

@@ -202,6 +202,7 @@ struct TopKInfo {
   std::int64_t extent;
   std::int64_t k;
   bool largest;
+  DType dtype;  // of the values ordered
 };
 
 // A scatter's region: one kernel writing the scatter node `node` (ir/scatter.h), whose inputs it

@@ -1,0 +1,142 @@
+// Skeleton of a sort of rows longer than a tile (a top-k keeping more than the top-k kernel
+// selects; see codegen/top_k_kernel.h); codegen fills the $-names. A least-significant-digit
+// radix sort, kDigitBits of the order key a pass, run as three launches per pass for each chunk
+// of rows whose buffers fit the scratch, a block per tile of every row of the chunk in each:
+// step 0 counts each tile's digits, step 1 (a block per row) turns a row's counts into where each
+// tile's elements of each digit go, step 2 moves each tile's elements there in the tile's stable
+// order by digit, staged in shared memory so that stores are runs. The first pass reads the input
+// through the producing work; the last writes the best k. Elements of equal keys keep the order
+// of their positions through every pass: stable, and the same bits on every run.
+#include "lz_device.cuh"
+#include "lz_order.cuh"
+
+struct Args {
+$ARGS};
+
+extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
+  typedef $INDEX_TYPE Index;    // linear index into the iteration space
+  typedef $OFFSET_TYPE Offset;  // element offset into a tensor's storage
+  typedef $ACC Acc;
+  typedef $RADIX_KEY Key;  // an order key's bits that can differ: 32, or 64 for i64
+  constexpr int kThreads = $THREADS, kTile = $TILE, kItems = kTile / kThreads;
+  constexpr int kWarps = kThreads / 32;
+  // Below kFirstBit, keys whose higher bits are equal are equal (f16 and bf16 widened to f32).
+  constexpr int kFirstBit = $FIRST_BIT;
+  constexpr int kPasses = $PASSES;  // as many as the launches take
+  static_assert((kPasses - 1) * kDigitBits < 8 * (int)sizeof(Key) - kFirstBit &&
+                    kPasses * kDigitBits >= 8 * (int)sizeof(Key) - kFirstBit,
+                "the passes cover the key's bits");
+  const Index rows = (Index)a.rows;
+  const Index extent = (Index)a.extent;
+  const Index k = (Index)a.k;
+  const Index tiles = (extent + kTile - 1) / kTile;
+  // The launch's chunk of rows, pass and step.
+  const Index first_row = (Index)(a.launch / (3 * kPasses)) * (Index)a.chunk_rows;
+  const int pass = (int)(a.launch % (3 * kPasses)) / 3, step = (int)(a.launch % 3);
+  const int shift = kFirstBit + pass * kDigitBits;
+  const Index chunk_rows = rows - first_row < (Index)a.chunk_rows ? rows - first_row : (Index)a.chunk_rows;
+  // Scratch over the chunk's rows: keys and positions as a pass leaves them (two buffers, one read
+  // and one written), then each tile's count of each digit, [row][tile][digit].
+  const long long elements = (long long)chunk_rows * extent;
+  Key* const keys_a = (Key*)a.scratch;
+  Key* const keys_b = keys_a + elements;
+  unsigned* const positions_a = (unsigned*)(keys_b + elements);
+  unsigned* const positions_b = positions_a + elements;
+  unsigned* const digit_counts = positions_b + elements;
+  // Even passes write buffers a, odd ones b; each reads what the pass before wrote.
+  const Key* const read_keys = pass % 2 ? keys_a : keys_b;
+  const unsigned* const read_positions = pass % 2 ? positions_a : positions_b;
+  Key* const write_keys = pass % 2 ? keys_b : keys_a;
+  unsigned* const write_positions = pass % 2 ? positions_b : positions_a;
+  __shared__ Key keys[kTile];
+  __shared__ unsigned positions[kTile];
+  __shared__ unsigned warp_counts[kWarps][kDigits];
+  // Where each digit starts in the sorted tile, and in the row.
+  __shared__ unsigned digit_start[kDigits], row_start[kDigits];
+  __shared__ unsigned warp_sums[kWarps];
+$UNIFORM_LOADS
+  if (step == 1) {
+    // A digit's elements of a tile go after the row's smaller digits and after the digit's
+    // elements of earlier tiles.
+    for (Index chunk_row = blockIdx.x; chunk_row < chunk_rows; chunk_row += gridDim.x) {
+      unsigned* const counts = digit_counts + (long long)chunk_row * tiles * kDigits + threadIdx.x;
+      unsigned total = 0;
+      for (Index t = 0; t < tiles; ++t) total += counts[t * kDigits];
+      unsigned to = lz_block_exclusive_sum<kThreads>(total, warp_sums);
+      for (Index t = 0; t < tiles; ++t) {
+        const unsigned count = counts[t * kDigits];
+        counts[t * kDigits] = to;
+        to += count;
+      }
+    }
+    return;
+  }
+  for (Index job = blockIdx.x; job < chunk_rows * tiles; job += gridDim.x) {
+    const Index chunk_row = job / tiles, tile = (job - chunk_row * tiles) * kTile;
+    const Index row = first_row + chunk_row;
+    const long long row_at = (long long)chunk_row * extent;
+    const int count = (int)(extent - tile < kTile ? extent - tile : kTile);
+    // The tile's keys and positions with their digits, a warp taking consecutive elements of it
+    // (lz_warp_digit_counts), 32 at a time (coalesced).
+    Key item_keys[kItems];
+    unsigned item_positions[kItems], digits[kItems];
+#pragma unroll
+    for (int e = 0; e < kItems; ++e) {
+      const int slot = (threadIdx.x / 32 * kItems + e) * 32 + threadIdx.x % 32;
+      digits[e] = kDigits;
+      if (slot >= count) continue;
+      if (pass == 0) {
+        const Index r = tile + slot;
+        const Index i = row * extent + r;
+$ELEMENT
+        item_keys[e] = (Key)($KEY);
+        item_positions[e] = (unsigned)r;
+      } else {
+        item_keys[e] = read_keys[row_at + tile + slot];
+        if (step == 2) item_positions[e] = read_positions[row_at + tile + slot];
+      }
+      digits[e] = lz_radix_digit(item_keys[e], shift);
+    }
+    if (step == 0) {
+      // Counted in the warp's own counters: only equal digits of one warp's store contend.
+      unsigned* const counts = warp_counts[threadIdx.x / 32];
+      for (int d = threadIdx.x % 32; d < kDigits; d += 32) counts[d] = 0;
+      __syncwarp();
+#pragma unroll
+      for (int e = 0; e < kItems; ++e)
+        if (digits[e] < kDigits) atomicAdd(&counts[digits[e]], 1u);
+      __syncthreads();
+      unsigned count = 0;
+      for (int w = 0; w < kWarps; ++w) count += warp_counts[w][threadIdx.x];
+      digit_counts[(long long)job * kDigits + threadIdx.x] = count;
+      __syncthreads();
+      continue;
+    }
+    row_start[threadIdx.x] = digit_counts[(long long)job * kDigits + threadIdx.x];
+    unsigned places[kItems];
+    lz_radix_places<kThreads, kItems>(digits, places, warp_counts, warp_sums, digit_start);
+#pragma unroll
+    for (int e = 0; e < kItems; ++e) {
+      if (digits[e] == kDigits) continue;
+      keys[places[e]] = item_keys[e];
+      positions[places[e]] = item_positions[e];
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < count; j += kThreads) {
+      const unsigned digit = lz_radix_digit(keys[j], shift);
+      const Index to = (Index)row_start[digit] + (Index)(j - digit_start[digit]);
+      if (pass == kPasses - 1) {
+        if (to >= k) continue;
+        const Index o = row * k + to;
+        Acc value;
+        lz_from_order_key($FROM_KEY, value);
+        const long long at = positions[j];
+$STORES
+      } else {
+        write_keys[row_at + to] = keys[j];
+        write_positions[row_at + to] = positions[j];
+      }
+    }
+    __syncthreads();
+  }
+}

@@ -80,6 +80,7 @@ constexpr std::int64_t kIndexAddDim = 1024;
 constexpr std::int64_t kIndexAddIds = 32768;
 constexpr std::int64_t kSortRows = 2048;
 constexpr std::int64_t kSortCols = 65536;
+constexpr std::int64_t kSortOneRow = std::int64_t(1) << 27;  // sort_row: every element of a tensor
 constexpr std::int64_t kSoftmaxLongRows = 64;
 constexpr std::int64_t kSoftmaxLongCols = std::int64_t(1) << 20;
 
@@ -375,7 +376,7 @@ constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workl
                             "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
                             "sum_axis0 sum_all softmax_long cat4 cat4_last stencil embedding "
                             "cross_entropy cumsum topk index_add "
-                            "sort"};
+                            "sort sort_row"};
 
 // Rows of gradients added into a table at random ids (repeats among them): the table is read and
 // written, the gradients and ids read.
@@ -396,10 +397,10 @@ Workload index_add() {
 }
 
 // Each row sorted (stable) with the positions: read once, values and positions written.
-Workload sort() {
+Workload sort(const char* name, std::int64_t rows, std::int64_t cols) {
   const lazy::DType dtype = lazy::DType::f32;
-  return {"sort", dtype, kSortRows * kSortCols * (2 * bytes_of(1, dtype) + 8), [dtype] {
-            lazy::Tensor x = computed_randn({kSortRows, kSortCols}, 35, dtype);
+  return {name, dtype, rows * cols * (2 * bytes_of(1, dtype) + 8), [dtype, rows, cols] {
+            lazy::Tensor x = computed_randn({rows, cols}, 35, dtype);
             return StepFn([x] {
               lazy::ValuesAndIndices sorted = lazy::sort(x);
               return std::vector<lazy::Tensor>{sorted.values, sorted.indices};
@@ -434,7 +435,8 @@ int main(int argc, char** argv) {
                                      cumsum(),
                                      topk(),
                                      index_add(),
-                                     sort()};
+                                     sort("sort", kSortRows, kSortCols),
+                                     sort("sort_row", 1, kSortOneRow)};
   lazy::bench::keep_only(workloads, options, kUsage);
 
   const auto [device, copy_gbps] = lazy::bench::open_bench_device("bench_fusion");

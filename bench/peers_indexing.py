@@ -18,9 +18,10 @@ CUMSUM_ROWS, CUMSUM_COLS = 16384, 4096
 TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 INDEX_ADD_ROWS, INDEX_ADD_DIM, INDEX_ADD_IDS = 65536, 1024, 32768
 SORT_ROWS, SORT_COLS = 2048, 65536
+SORT_ONE_ROW = 1 << 27  # sort_row: every element of a tensor
 
 WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk",
-                  "index_add", "sort"]
+                  "index_add", "sort", "sort_row"]
 
 
 def cat4(inputs, dim):
@@ -166,13 +167,12 @@ def index_add_workload():
     return peers.Workload("index_add", dtype, nbytes, make_steps)
 
 
-def sort_workload():
-    """Each row of [2048, 65536] f32 sorted (stable), with the positions."""
-    return one_input_workload("sort", sort, (SORT_ROWS, SORT_COLS), 35,
-                              SORT_ROWS * SORT_COLS * (2 * 4 + 8))
+def sort_workload(name, rows, cols):
+    """Each row of [rows, cols] f32 sorted (stable), with the positions."""
+    return one_input_workload(name, sort, (rows, cols), 35, rows * cols * (2 * 4 + 8))
 
 
 def workloads():
     return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(),
             cross_entropy_workload(), cumsum_workload(), topk_workload(), index_add_workload(),
-            sort_workload()]
+            sort_workload("sort", SORT_ROWS, SORT_COLS), sort_workload("sort_row", 1, SORT_ONE_ROW)]

@@ -166,6 +166,43 @@ __device__ __forceinline__ void lz_warp_digit_counts(const unsigned (&digits)[kI
   }
 }
 
+// The sum of n words kStride apart in global memory, read from L2 (other blocks wrote them) 8 at
+// a time, so that a long walk waits on memory an eighth as often.
+template <int kStride, class Index>
+__device__ __forceinline__ unsigned lz_strided_sum(const unsigned* words, Index n) {
+  unsigned sum = 0;
+  Index t = 0;
+  for (; t + 8 <= n; t += 8) {
+#pragma unroll
+    for (int u = 0; u < 8; ++u) sum += __ldcg(&words[(t + u) * kStride]);
+  }
+  for (; t < n; ++t) sum += __ldcg(&words[t * kStride]);
+  return sum;
+}
+
+// Replaces n words kStride apart in global memory by the sums before each, counted from `from`,
+// and returns the sum after the last; loads run 8 ahead of the stores, as in lz_strided_sum.
+template <int kStride, class Index>
+__device__ __forceinline__ unsigned lz_exclusive_sums(unsigned* words, Index n, unsigned from) {
+  Index t = 0;
+  for (; t + 8 <= n; t += 8) {
+    unsigned batch[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) batch[u] = __ldcg(&words[(t + u) * kStride]);
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      words[(t + u) * kStride] = from;
+      from += batch[u];
+    }
+  }
+  for (; t < n; ++t) {
+    const unsigned word = __ldcg(&words[t * kStride]);
+    words[t * kStride] = from;
+    from += word;
+  }
+  return from;
+}
+
 // Each element's place in the stable order by digit of a tile whose warps hold consecutive parts
 // (lz_warp_digit_counts' arrangement), and where each digit starts in the tile (`digit_start`).
 // Every thread of the block calls it, a thread per digit; `warp_counts` is [warps][kDigits] words

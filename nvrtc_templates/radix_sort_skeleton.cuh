@@ -2,9 +2,9 @@
 // selects; see codegen/top_k_kernel.h); codegen fills the $-names. A least-significant-digit
 // radix sort, kDigitBits of the order key a pass, run as three launches per pass for each chunk
 // of rows whose buffers fit the scratch, a block per tile of every row of the chunk in each:
-// step 0 counts each tile's digits, step 1 (a block per row) turns a row's counts into where each
-// tile's elements of each digit go, step 2 moves each tile's elements there in the tile's stable
-// order by digit, staged in shared memory so that stores are runs. The first pass reads the input
+// step 0 counts each tile's digits, step 1 turns a row's counts into where each tile's elements
+// of each digit go, step 2 moves each tile's elements there in the tile's stable order by digit,
+// staged in shared memory so that stores are runs. The first pass reads the input
 // through the producing work; the last writes the best k. Elements of equal keys keep the order
 // of their positions through every pass: stable, and the same bits on every run.
 #include "lz_device.cuh"
@@ -42,7 +42,13 @@ extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
   Key* const keys_b = keys_a + elements;
   unsigned* const positions_a = (unsigned*)(keys_b + elements);
   unsigned* const positions_b = positions_a + elements;
+  // Each tile's count of each digit, [row][tile][digit]; the same for segments of
+  // a.segment_tiles tiles, [row][segment][digit]; and how many of a row's segments step 1 finished.
+  const Index segment_tiles = (Index)a.segment_tiles;
+  const Index segments = (tiles + segment_tiles - 1) / segment_tiles;
   unsigned* const digit_counts = positions_b + elements;
+  unsigned* const segment_counts = digit_counts + (long long)chunk_rows * tiles * kDigits;
+  unsigned* const segments_done = segment_counts + (long long)chunk_rows * segments * kDigits;
   // Even passes write buffers a, odd ones b; each reads what the pass before wrote.
   const Key* const read_keys = pass % 2 ? keys_a : keys_b;
   const unsigned* const read_positions = pass % 2 ? positions_a : positions_b;
@@ -56,18 +62,34 @@ extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
   __shared__ unsigned warp_sums[kWarps];
 $UNIFORM_LOADS
   if (step == 1) {
-    // A digit's elements of a tile go after the row's smaller digits and after the digit's
-    // elements of earlier tiles.
-    for (Index chunk_row = blockIdx.x; chunk_row < chunk_rows; chunk_row += gridDim.x) {
-      unsigned* const counts = digit_counts + (long long)chunk_row * tiles * kDigits + threadIdx.x;
-      unsigned total = 0;
-      for (Index t = 0; t < tiles; ++t) total += counts[t * kDigits];
-      unsigned to = lz_block_exclusive_sum<kThreads>(total, warp_sums);
-      for (Index t = 0; t < tiles; ++t) {
-        const unsigned count = counts[t * kDigits];
-        counts[t * kDigits] = to;
-        to += count;
+    // A digit's elements of a tile go after the row's smaller digits, then after the digit's
+    // elements of earlier segments, then of earlier tiles of the segment. A block per segment
+    // leaves the last of these in the tile's counts and the segment's total in its own; the
+    // row's last segment to finish turns the segments' totals into the first two.
+    __shared__ bool last_segment;
+    for (Index job = blockIdx.x; job < chunk_rows * segments; job += gridDim.x) {
+      const Index chunk_row = job / segments, segment = job - chunk_row * segments;
+      const Index first_tile = segment * segment_tiles;
+      const Index held = tiles - first_tile < segment_tiles ? tiles - first_tile : segment_tiles;
+      unsigned* const totals =
+          segment_counts + (long long)chunk_row * segments * kDigits + threadIdx.x;
+      totals[segment * kDigits] = lz_exclusive_sums<kDigits>(
+          digit_counts + ((long long)chunk_row * tiles + first_tile) * kDigits + threadIdx.x,
+          held, 0u);
+      if (segments > 1) {
+        // Released by one thread after the block's barrier, acquired the same way.
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          __threadfence();
+          last_segment = atomicAdd(&segments_done[chunk_row], 1u) == (unsigned)segments - 1;
+          __threadfence();
+        }
+        __syncthreads();
+        if (!last_segment) continue;
       }
+      const unsigned total = lz_strided_sum<kDigits>(totals, segments);
+      lz_exclusive_sums<kDigits>(totals, segments,
+                                 lz_block_exclusive_sum<kThreads>(total, warp_sums));
     }
     return;
   }
@@ -76,13 +98,14 @@ $UNIFORM_LOADS
     const Index row = first_row + chunk_row;
     const long long row_at = (long long)chunk_row * extent;
     const int count = (int)(extent - tile < kTile ? extent - tile : kTile);
-    // The tile's keys and positions with their digits, a warp taking consecutive elements of it
+    // The tile's keys with their digits, a warp taking consecutive elements of it
     // (lz_warp_digit_counts), 32 at a time (coalesced).
+    const int first_slot = threadIdx.x / 32 * kItems * 32 + threadIdx.x % 32;
     Key item_keys[kItems];
-    unsigned item_positions[kItems], digits[kItems];
+    unsigned digits[kItems];
 #pragma unroll
     for (int e = 0; e < kItems; ++e) {
-      const int slot = (threadIdx.x / 32 * kItems + e) * 32 + threadIdx.x % 32;
+      const int slot = first_slot + e * 32;
       digits[e] = kDigits;
       if (slot >= count) continue;
       if (pass == 0) {
@@ -90,14 +113,13 @@ $UNIFORM_LOADS
         const Index i = row * extent + r;
 $ELEMENT
         item_keys[e] = (Key)($KEY);
-        item_positions[e] = (unsigned)r;
       } else {
         item_keys[e] = read_keys[row_at + tile + slot];
-        if (step == 2) item_positions[e] = read_positions[row_at + tile + slot];
       }
       digits[e] = lz_radix_digit(item_keys[e], shift);
     }
     if (step == 0) {
+      if (tile == 0 && threadIdx.x == 0) segments_done[chunk_row] = 0;
       // Counted in the warp's own counters: only equal digits of one warp's store contend.
       unsigned* const counts = warp_counts[threadIdx.x / 32];
       for (int d = threadIdx.x % 32; d < kDigits; d += 32) counts[d] = 0;
@@ -112,14 +134,20 @@ $ELEMENT
       __syncthreads();
       continue;
     }
-    row_start[threadIdx.x] = digit_counts[(long long)job * kDigits + threadIdx.x];
+    const Index segment = (job - chunk_row * tiles) / segment_tiles;
+    row_start[threadIdx.x] =
+        digit_counts[(long long)job * kDigits + threadIdx.x] +
+        segment_counts[((long long)chunk_row * segments + segment) * kDigits + threadIdx.x];
     unsigned places[kItems];
     lz_radix_places<kThreads, kItems>(digits, places, warp_counts, warp_sums, digit_start);
+    // Positions are read only now: held through the ranking, they would not fit the registers.
 #pragma unroll
     for (int e = 0; e < kItems; ++e) {
       if (digits[e] == kDigits) continue;
+      const int slot = first_slot + e * 32;
       keys[places[e]] = item_keys[e];
-      positions[places[e]] = item_positions[e];
+      positions[places[e]] =
+          pass == 0 ? (unsigned)(tile + slot) : read_positions[row_at + tile + slot];
     }
     __syncthreads();
     for (int j = threadIdx.x; j < count; j += kThreads) {

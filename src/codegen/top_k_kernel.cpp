@@ -1,6 +1,7 @@
 #include "codegen/top_k_kernel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "codegen/generated_names.h"
 #include "codegen/op_expressions.h"
@@ -34,11 +35,24 @@ int radix_passes(const fuse::TopKInfo& top_k) {
   return int(ir::ceil_div(8 * key_bytes(top_k) - first_key_bit(top_k), kRadixDigitBits));
 }
 
-// A radix sort's scratch for one row: two buffers of keys and 4-byte positions, and each tile's
-// count of each digit.
+std::int64_t radix_tiles(const fuse::TopKInfo& top_k) {
+  return ir::ceil_div(top_k.extent, kSortTile);
+}
+
+// The tiles whose counts a block adds up in a radix sort's step 1: a row's all, up to 64; past
+// that a segment of them, and one block then adds up the segments' totals (both walks about the
+// square root of the tiles, where one walk over all was most of the time of a long row's pass).
+std::int64_t segment_tiles(const fuse::TopKInfo& top_k) {
+  const std::int64_t tiles = radix_tiles(top_k);
+  return tiles <= 64 ? tiles : std::int64_t(std::ceil(std::sqrt(double(tiles))));
+}
+
+// A radix sort's scratch for one row: two buffers of keys and 4-byte positions, each tile's and
+// each segment's count of each digit, and a count of segments done.
 std::int64_t scratch_per_row(const fuse::TopKInfo& top_k) {
-  return top_k.extent * 2 * (key_bytes(top_k) + 4) +
-         ir::ceil_div(top_k.extent, kSortTile) * (std::int64_t(4) << kRadixDigitBits);
+  const std::int64_t digits_bytes = std::int64_t(4) << kRadixDigitBits;
+  return top_k.extent * 2 * (key_bytes(top_k) + 4) + radix_tiles(top_k) * digits_bytes +
+         ir::ceil_div(radix_tiles(top_k), segment_tiles(top_k)) * digits_bytes + 4;
 }
 
 // The rows a radix sort takes at once: those whose scratch fits kSortScratchBytes (at least one).
@@ -57,7 +71,7 @@ const char* top_k_skeleton(const fuse::TopKInfo& top_k) {
 
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k) {
   if (!radix_sorts(top_k)) return grid_blocks(top_k.rows, 1);
-  return grid_blocks(chunk_rows(top_k) * ir::ceil_div(top_k.extent, kSortTile), 1);
+  return grid_blocks(chunk_rows(top_k) * radix_tiles(top_k), 1);
 }
 
 int top_k_launches(const fuse::TopKInfo& top_k) {
@@ -69,6 +83,7 @@ void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder) {
   builder.constant("k", std::uint64_t(top_k.k));
   if (!radix_sorts(top_k)) return;
   builder.constant("chunk_rows", std::uint64_t(chunk_rows(top_k)));
+  builder.constant("segment_tiles", std::uint64_t(segment_tiles(top_k)));
   builder.scratch("scratch", std::uint64_t(chunk_rows(top_k) * scratch_per_row(top_k)));
   builder.launch_index("launch");
 }

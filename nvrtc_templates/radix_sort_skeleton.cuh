@@ -4,9 +4,9 @@
 // of rows whose buffers fit the scratch, a block per tile of every row of the chunk in each:
 // step 0 counts each tile's digits, step 1 turns a row's counts into where each tile's elements
 // of each digit go, step 2 moves each tile's elements there in the tile's stable order by digit,
-// staged in shared memory so that stores are runs. The first pass reads the input
-// through the producing work; the last writes the best k. Elements of equal keys keep the order
-// of their positions through every pass: stable, and the same bits on every run.
+// staged in shared memory so that stores are runs. The first pass reads the input through the
+// producing work; the last writes the best k. Elements of equal keys keep the order of their
+// positions through every pass: stable, and the same bits on every run.
 #include "lz_device.cuh"
 #include "lz_order.cuh"
 
@@ -36,7 +36,7 @@ extern "C" __global__ void __launch_bounds__($THREADS) $NAME(const Args a) {
   const int shift = kFirstBit + pass * kDigitBits;
   const Index chunk_rows = rows - first_row < (Index)a.chunk_rows ? rows - first_row : (Index)a.chunk_rows;
   // Scratch over the chunk's rows: keys and positions as a pass leaves them (two buffers, one read
-  // and one written), then each tile's count of each digit, [row][tile][digit].
+  // and one written), then the counts below.
   const long long elements = (long long)chunk_rows * extent;
   Key* const keys_a = (Key*)a.scratch;
   Key* const keys_b = keys_a + elements;

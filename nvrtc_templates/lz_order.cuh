@@ -107,6 +107,50 @@ __device__ __forceinline__ unsigned lz_radix_digit(Key key, int shift) {
   return (unsigned)((Key)~key >> shift) & (kDigits - 1);
 }
 
+// The passes a row makes, as a mask, when its keys differ in the bits `varying`: those whose
+// digit differs between two of its keys, or the first alone, which writes out a row of equal keys.
+template <class Key>
+__device__ __forceinline__ unsigned lz_radix_passes_made(Key varying, int first_bit, int passes) {
+  unsigned made = 0;
+  for (int p = 0; p < passes; ++p)
+    if ((varying >> (first_bit + p * kDigitBits)) & (kDigits - 1)) made |= 1u << p;
+  return made ? made : 1u;
+}
+
+// The OR of `ors` and the AND of `ands` over the block's threads, left in each thread's. Every
+// thread of the block calls it; `warp_bits` is [warps][2] keys of shared memory.
+template <int kWarps, class Key>
+__device__ __forceinline__ void lz_block_or_and(Key& ors, Key& ands, Key (*warp_bits)[2]) {
+#pragma unroll
+  for (int d = 16; d >= 1; d /= 2) {
+    ors |= __shfl_xor_sync(0xffffffffu, ors, d);
+    ands &= __shfl_xor_sync(0xffffffffu, ands, d);
+  }
+  if (threadIdx.x % 32 == 0) {
+    warp_bits[threadIdx.x / 32][0] = ors;
+    warp_bits[threadIdx.x / 32][1] = ands;
+  }
+  __syncthreads();
+#pragma unroll 1  // unrolled, the loads in flight took 24 more registers (i64 keys)
+  for (int w = 0; w < kWarps; ++w) {
+    ors |= warp_bits[w][0];
+    ands &= warp_bits[w][1];
+  }
+  __syncthreads();  // before warp_bits is written again
+}
+// The same over n pairs (an OR, an AND) in global memory that other blocks wrote.
+template <int kWarps, class Key, class Index>
+__device__ __forceinline__ void lz_block_or_and(const Key* pairs, Index n, Key (*warp_bits)[2],
+                                                Key& ors, Key& ands) {
+  ors = 0;
+  ands = ~(Key)0;
+  for (Index t = threadIdx.x; t < n; t += 32 * kWarps) {
+    ors |= __ldcg(&pairs[2 * t]);
+    ands &= __ldcg(&pairs[2 * t + 1]);
+  }
+  lz_block_or_and<kWarps>(ors, ands, warp_bits);
+}
+
 // The sum of v over the threads of the block before this one. Every thread of the block calls
 // it; `warp_sums` is a word of shared memory per warp.
 template <int kThreads>

@@ -1,8 +1,8 @@
 // sort, argsort and top-k of more than 1024 on the GPU against the reference evaluator on fresh
 // random inputs: every dtype, rows from one tile to many radix-sorted tiles (and more rows than
 // the scratch lets blocks run at once), values over every bit, both directions, every axis,
-// views, ties (stability across passes), NaN, empty tensors, and one kernel with the work
-// producing its input.
+// views, ties (stability across passes), NaN, empty tensors, rows skipping passes, and one
+// kernel with the work producing its input.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -132,6 +132,46 @@ TEST_F(GpuSort, ValuesOverEveryBitOfTheirDtype) {
         return out;
       },
       "every bit");
+}
+
+// A row skips the passes whose digit is the same for all its keys, each row of a launch its own:
+// ids of a small range (the first 2 of 8 passes), one value (the first pass alone, which writes
+// the row out), multiples of 256 (the first made pass is the second, reading the input), a byte
+// that never differs between two that do (the buffers' turns shift), and rows of many segments.
+TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
+  std::mt19937_64 random(lazy_test::fresh_seed());
+  const std::int64_t extent = 30000;
+  std::vector<std::int64_t> ids(5 * extent);
+  for (std::int64_t e = 0; e < extent; ++e) {
+    ids[e] = std::int64_t(random() % 65536);
+    ids[extent + e] = -7;
+    ids[2 * extent + e] = std::int64_t(random() % 300) * 256;
+    ids[3 * extent + e] =
+        std::int64_t(random() % 256) | std::int64_t(0x5a00) | std::int64_t(random() % 256) << 16;
+    ids[4 * extent + e] = std::int64_t(random() % 5) - 2;
+  }
+  std::vector<std::int64_t> long_rows(2 * 300000);
+  for (std::size_t e = 0; e < long_rows.size(); ++e)
+    long_rows[e] = e < 300000 ? std::int64_t(random() % 1000) : 12345;
+  const Tensor small = lazy::from_data(ids, {5, extent});
+  const Tensor many_segments = lazy::from_data(long_rows, {2, 300000});
+  // One exponent, as f32 in [1, 2): the top byte of the keys never differs.
+  const Tensor one_exponent = lazy::rand({2, 140000}, lazy_test::fresh_seed()) + 1.0f;
+  lazy::eval({small, many_segments, one_exponent});
+  expect_matches_reference(
+      [&] {
+        std::vector<Tensor> out;
+        for (const Tensor& x : {small, small.to(DType::i32), many_segments, one_exponent,
+                                one_exponent.to(DType::bf16)})
+          for (const Tensor& s : both_ways(x, 1)) out.push_back(s);
+        for (bool largest : {true, false}) {
+          lazy::ValuesAndIndices best = lazy::topk(small * 3, 3000, 1, largest);
+          out.push_back(best.values);
+          out.push_back(best.indices);
+        }
+        return out;
+      },
+      "rows of few distinct digits");
 }
 
 TEST_F(GpuSort, TheProducingWorkRunsInsideOneSortKernel) {

@@ -47,12 +47,15 @@ std::int64_t segment_tiles(const fuse::TopKInfo& top_k) {
   return tiles <= 64 ? tiles : std::int64_t(std::ceil(std::sqrt(double(tiles))));
 }
 
-// A radix sort's scratch for one row: two buffers of keys and 4-byte positions, each tile's and
-// each segment's count of each digit, and a count of segments done.
+// A radix sort's scratch for one row: two buffers of keys and 4-byte positions; each tile's and
+// each segment's count of each digit, and a count of segments done (with room to align what
+// follows); each tile's and each segment's OR and AND of its keys, and the bits they differ in.
 std::int64_t scratch_per_row(const fuse::TopKInfo& top_k) {
   const std::int64_t digits_bytes = std::int64_t(4) << kRadixDigitBits;
-  return top_k.extent * 2 * (key_bytes(top_k) + 4) + radix_tiles(top_k) * digits_bytes +
-         ir::ceil_div(radix_tiles(top_k), segment_tiles(top_k)) * digits_bytes + 4;
+  const std::int64_t tiles = radix_tiles(top_k);
+  const std::int64_t segments = ir::ceil_div(tiles, segment_tiles(top_k));
+  return top_k.extent * 2 * (key_bytes(top_k) + 4) + (tiles + segments) * digits_bytes + 8 +
+         (2 * tiles + 2 * segments + 1) * key_bytes(top_k);
 }
 
 // The rows a radix sort takes at once: those whose scratch fits kSortScratchBytes (at least one).

@@ -131,7 +131,6 @@ __device__ __forceinline__ void lz_block_or_and(Key& ors, Key& ands, Key (*warp_
     warp_bits[threadIdx.x / 32][1] = ands;
   }
   __syncthreads();
-#pragma unroll 1  // unrolled, the loads in flight took 24 more registers (i64 keys)
   for (int w = 0; w < kWarps; ++w) {
     ors |= warp_bits[w][0];
     ands &= warp_bits[w][1];

@@ -137,19 +137,6 @@ __device__ __forceinline__ void lz_block_or_and(Key& ors, Key& ands, Key (*warp_
   }
   __syncthreads();  // before warp_bits is written again
 }
-// The same over n pairs (an OR, an AND) in global memory that other blocks wrote.
-template <int kWarps, class Key, class Index>
-__device__ __forceinline__ void lz_block_or_and(const Key* pairs, Index n, Key (*warp_bits)[2],
-                                                Key& ors, Key& ands) {
-  ors = 0;
-  ands = ~(Key)0;
-  for (Index t = threadIdx.x; t < n; t += 32 * kWarps) {
-    ors |= __ldcg(&pairs[2 * t]);
-    ands &= __ldcg(&pairs[2 * t + 1]);
-  }
-  lz_block_or_and<kWarps>(ors, ands, warp_bits);
-}
-
 // The sum of v over the threads of the block before this one. Every thread of the block calls
 // it; `warp_sums` is a word of shared memory per warp.
 template <int kThreads>
@@ -209,41 +196,72 @@ __device__ __forceinline__ void lz_warp_digit_counts(const unsigned (&digits)[kI
   }
 }
 
-// The sum of n words kStride apart in global memory, read from L2 (other blocks wrote them) 8 at
-// a time, so that a long walk waits on memory an eighth as often.
-template <int kStride, class Index>
-__device__ __forceinline__ unsigned lz_strided_sum(const unsigned* words, Index n) {
-  unsigned sum = 0;
-  Index t = 0;
-  for (; t + 8 <= n; t += 8) {
+// The OR of v over the warp's lanes.
+__device__ __forceinline__ unsigned lz_warp_or(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xffffffffu, v);
+#else
 #pragma unroll
-    for (int u = 0; u < 8; ++u) sum += __ldcg(&words[(t + u) * kStride]);
-  }
-  for (; t < n; ++t) sum += __ldcg(&words[t * kStride]);
-  return sum;
+  for (int d = 16; d >= 1; d /= 2) v |= __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+#endif
+}
+__device__ __forceinline__ unsigned long long lz_warp_or(unsigned long long v) {
+  return (unsigned long long)lz_warp_or((unsigned)(v >> 32)) << 32 | lz_warp_or((unsigned)v);
 }
 
-// Replaces n words kStride apart in global memory by the sums before each, counted from `from`,
-// and returns the sum after the last; loads run 8 ahead of the stores, as in lz_strided_sum.
-template <int kStride, class Index>
-__device__ __forceinline__ unsigned lz_exclusive_sums(unsigned* words, Index n, unsigned from) {
-  Index t = 0;
-  for (; t + 8 <= n; t += 8) {
-    unsigned batch[8];
+// Adds a warp's keys to a block's counts of each pass's digits (`counts`, [pass][digit] of shared
+// memory); the lanes holding a key (`valid`) come first. A digit the whole warp shares takes one
+// add, where 32 would queue on one word: the high bytes of ids as i64 keys are such. Every lane
+// of the warp calls it.
+template <int kPasses, class Key>
+__device__ __forceinline__ void lz_radix_count(Key key, bool valid, int first_bit,
+                                               unsigned (*counts)[kDigits]) {
+  const unsigned lanes = __ballot_sync(0xffffffffu, valid);
+  const Key first = __shfl_sync(0xffffffffu, key, 0);  // every lane: a shuffle is the warp's
+  const Key differ = lz_warp_or(valid ? key ^ first : (Key)0);
 #pragma unroll
-    for (int u = 0; u < 8; ++u) batch[u] = __ldcg(&words[(t + u) * kStride]);
-#pragma unroll
-    for (int u = 0; u < 8; ++u) {
-      words[(t + u) * kStride] = from;
-      from += batch[u];
+  for (int p = 0; p < kPasses; ++p) {
+    const int shift = first_bit + p * kDigitBits;
+    const unsigned digit = lz_radix_digit(key, shift);
+    if ((differ >> shift) & (kDigits - 1)) {
+      if (valid) atomicAdd(&counts[p][digit], 1u);
+    } else if (threadIdx.x % 32 == 0 && lanes) {
+      atomicAdd(&counts[p][digit], (unsigned)__popc(lanes));
     }
   }
-  for (; t < n; ++t) {
-    const unsigned word = __ldcg(&words[t * kStride]);
-    words[t * kStride] = from;
-    from += word;
+}
+
+// A tile's start among its row's tiles in a radix pass, by a decoupled look-back. Each tile has a
+// word per digit: a tag over a count, the tag 2 p + 1 when the count is the tile's own in pass p
+// and 2 p + 2 when it also counts every tile before it in the row; a tag of an earlier pass (or 0,
+// cleared) means not yet. Each word is one 64-bit store, so its tag and count arrive together, and
+// the counts are all a word depends on: no fence is needed. A tile publishes its own count of the
+// caller's digit first (lz_radix_publish), works on, then looks back (lz_radix_look_back).
+__device__ __forceinline__ unsigned long long lz_radix_tag(int pass, bool inclusive) {
+  return (unsigned long long)(2 * pass + 1 + inclusive) << 32;
+}
+__device__ __forceinline__ void lz_radix_publish(unsigned long long* word, long long tiles_before,
+                                                 int pass, unsigned own) {
+  if (tiles_before > 0) __stcg(word, lz_radix_tag(pass, false) | own);
+}
+// Adds up the counts before the tile, reading back from the tile before until a word counts those
+// before it too; publishes that sum with the tile's own count and returns the sum.
+__device__ __forceinline__ unsigned lz_radix_look_back(unsigned long long* word,
+                                                       long long tiles_before, int pass,
+                                                       unsigned own) {
+  const unsigned long long own_tag = lz_radix_tag(pass, false);
+  const unsigned long long inclusive_tag = lz_radix_tag(pass, true);
+  unsigned sum = 0;
+  for (long long t = 1; t <= tiles_before;) {
+    const unsigned long long seen = __ldcv(word - t * kDigits);
+    if (seen < own_tag) continue;  // that tile has not counted its digits in this pass yet
+    sum += (unsigned)seen;
+    if (seen >= inclusive_tag) break;
+    ++t;
   }
-  return from;
+  __stcg(word, inclusive_tag | (sum + own));
+  return sum;
 }
 
 // Each element's place in the stable order by digit of a tile whose warps hold consecutive parts

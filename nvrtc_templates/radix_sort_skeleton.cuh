@@ -1,14 +1,15 @@
 // Skeleton of a sort of rows longer than a tile (a top-k keeping more than the top-k kernel
 // selects; see codegen/top_k_kernel.h); codegen fills the $-names. A least-significant-digit
-// radix sort, kDigitBits of the order key a pass, run as three launches per pass for each chunk
-// of rows whose buffers fit the scratch, a block per tile of every row of the chunk in each:
-// step 0 counts each tile's digits, step 1 turns a row's counts into where each tile's elements
-// of each digit go, step 2 moves each tile's elements there in the tile's stable order by digit,
-// staged in shared memory so that stores are runs. The first pass reads the input through the
-// producing work; the last writes the best k. Elements of equal keys keep the order of their
-// positions through every pass: stable, and the same bits on every run. A pass whose digit is the
-// same for every element of a row would leave it as it is, so the row skips it: the first pass
-// finds the bits its keys differ in (ids below 65536 as i64 keys move in 2 passes of 8).
+// radix sort, kDigitBits of the order key a pass, after Onesweep (Adinets and Merrill, 2022): for
+// each chunk of rows whose buffers fit the scratch, launch 0 clears the chunk's counts, launch 1
+// counts every pass's digits of every row (they do not depend on the order), then a launch per
+// pass moves each tile's elements to their place, staged in shared memory in the tile's stable
+// order by digit so that stores are runs. A tile learns where its digits go from the tiles before
+// it in its row (a decoupled look-back), which publish their counts as soon as they know them.
+// The first pass reads the input through the producing work; the last writes the best k. Elements
+// of equal keys keep the order of their positions through every pass: stable, and the same bits
+// on every run. A pass whose digit is the same for every element of a row would leave it as it
+// is, so the row skips it (ids below 65536 as i64 keys move in 2 passes of 8).
 #include "lz_device.cuh"
 #include "lz_order.cuh"
 
@@ -30,35 +31,28 @@ extern "C" __global__ void __launch_bounds__($THREADS, 4) $NAME(const Args a) {
   static_assert((kPasses - 1) * kDigitBits < 8 * (int)sizeof(Key) - kFirstBit &&
                     kPasses * kDigitBits >= 8 * (int)sizeof(Key) - kFirstBit,
                 "the passes cover the key's bits");
+  static_assert(kPasses <= kWarps, "the count launch keeps a pass's counts in a warp's");
   const Index rows = (Index)a.rows;
   const Index extent = (Index)a.extent;
   const Index k = (Index)a.k;
   const Index tiles = (extent + kTile - 1) / kTile;
-  // The launch's chunk of rows, pass and step.
-  const Index first_row = (Index)(a.launch / (3 * kPasses)) * (Index)a.chunk_rows;
-  const int pass = (int)(a.launch % (3 * kPasses)) / 3, step = (int)(a.launch % 3);
-  const int shift = kFirstBit + pass * kDigitBits;
+  // The launch's chunk of rows, and what it does: 0 clears, 1 counts, then the passes.
+  const Index first_row = (Index)(a.launch / (kPasses + 2)) * (Index)a.chunk_rows;
+  const int step = (int)(a.launch % (kPasses + 2)), pass = step - 2;
   const Index chunk_rows =
       rows - first_row < (Index)a.chunk_rows ? rows - first_row : (Index)a.chunk_rows;
-  const Index segment_tiles = (Index)a.segment_tiles;
-  const Index segments = (tiles + segment_tiles - 1) / segment_tiles;
+  const Index jobs = chunk_rows * tiles;  // a tile of a row each
   // Scratch over the chunk's rows: keys and positions as a pass leaves them (two buffers, one read
-  // and one written), then the counts and bits below.
+  // and one written); each tile's word per digit that the look-back reads, [row][tile][digit]
+  // (lz_radix_look_back); each row's count of each digit in each pass, [row][pass][digit]; each
+  // row's OR and AND of its keys; and the next tile to take in each pass.
   const long long elements = (long long)chunk_rows * extent;
   Key* const keys_a = (Key*)a.scratch;
-  Key* const keys_b = keys_a + elements;
-  unsigned* const positions_a = (unsigned*)(keys_b + elements);
-  unsigned* const positions_b = positions_a + elements;
-  // Each tile's count of each digit, [row][tile][digit]; the same for segments of
-  // a.segment_tiles tiles, [row][segment][digit]; and how many of a row's segments step 1 finished.
-  unsigned* const digit_counts = positions_b + elements;
-  unsigned* const segment_counts = digit_counts + (long long)chunk_rows * tiles * kDigits;
-  unsigned* const segments_done = segment_counts + (long long)chunk_rows * segments * kDigits;
-  // The OR and AND of each tile's keys, [row][tile][2]; the same for segments, [row][segment][2];
-  // and the bits a row's keys differ in, [row]. The first is 8-byte aligned.
-  Key* const tile_bits = (Key*)(segments_done + chunk_rows + chunk_rows % 2);
-  Key* const segment_bits = tile_bits + (long long)chunk_rows * tiles * 2;
-  Key* const row_varying = segment_bits + (long long)chunk_rows * segments * 2;
+  unsigned* const positions_a = (unsigned*)(keys_a + 2 * elements);
+  unsigned long long* const tile_words = (unsigned long long*)(positions_a + 2 * elements);
+  unsigned* const digit_totals = (unsigned*)(tile_words + (long long)jobs * kDigits);
+  Key* const row_bits = (Key*)(digit_totals + (long long)chunk_rows * kPasses * kDigits);
+  unsigned* const next_job = (unsigned*)(row_bits + 2 * chunk_rows);
   __shared__ Key keys[kTile];
   __shared__ unsigned positions[kTile];
   __shared__ unsigned warp_counts[kWarps][kDigits];
@@ -66,131 +60,135 @@ extern "C" __global__ void __launch_bounds__($THREADS, 4) $NAME(const Args a) {
   __shared__ unsigned digit_start[kDigits], row_start[kDigits];
   __shared__ unsigned warp_sums[kWarps];
   __shared__ Key warp_bits[kWarps][2];
+  __shared__ unsigned taken_job;
 $UNIFORM_LOADS
-  if (step == 1) {
-    // A digit's elements of a tile go after the row's smaller digits, then after the digit's
-    // elements of earlier segments, then of earlier tiles of the segment. A block per segment
-    // leaves the last of these in the tile's counts and the segment's total in its own; the
-    // row's last segment to finish turns the segments' totals into the first two.
-    __shared__ bool last_segment;
-    for (Index job = blockIdx.x; job < chunk_rows * segments; job += gridDim.x) {
-      const Index chunk_row = job / segments, segment = job - chunk_row * segments;
-      if (pass > 0 &&
-          !((lz_radix_passes_made(row_varying[chunk_row], kFirstBit, kPasses) >> pass) & 1))
-        continue;
-      const Index first_tile = segment * segment_tiles;
-      const Index held = tiles - first_tile < segment_tiles ? tiles - first_tile : segment_tiles;
-      if (pass == 0) {
-        // The first pass also gathers the bits the row's keys differ in: its tiles' into the
-        // segment's, and (below) the segments' into the row's.
-        Key ors, ands;
-        lz_block_or_and<kWarps>(tile_bits + 2 * (chunk_row * tiles + first_tile), held, warp_bits,
-                                ors, ands);
-        if (threadIdx.x == 0) {
-          segment_bits[2 * job] = ors;
-          segment_bits[2 * job + 1] = ands;
-          if (segments == 1) row_varying[chunk_row] = ors ^ ands;
-        }
-      }
-      unsigned* const totals =
-          segment_counts + (long long)chunk_row * segments * kDigits + threadIdx.x;
-      totals[segment * kDigits] = lz_exclusive_sums<kDigits>(
-          digit_counts + ((long long)chunk_row * tiles + first_tile) * kDigits + threadIdx.x, held,
-          0u);
-      if (segments > 1) {
-        // Released by one thread after the block's barrier, acquired the same way.
-        __syncthreads();
-        if (threadIdx.x == 0) {
-          __threadfence();
-          last_segment = atomicAdd(&segments_done[chunk_row], 1u) == (unsigned)segments - 1;
-          __threadfence();
-        }
-        __syncthreads();
-        if (!last_segment) continue;
-        if (pass == 0) {
-          Key ors, ands;
-          lz_block_or_and<kWarps>(segment_bits + 2 * chunk_row * segments, segments, warp_bits, ors,
-                                  ands);
-          if (threadIdx.x == 0) row_varying[chunk_row] = ors ^ ands;
-        }
-      }
-      const unsigned total = lz_strided_sum<kDigits>(totals, segments);
-      lz_exclusive_sums<kDigits>(totals, segments,
-                                 lz_block_exclusive_sum<kThreads>(total, warp_sums));
-    }
-    return;
-  }
-  // The bits each row's keys differ in are known after the first pass's step 1.
-  const bool rows_known = pass > 0 || step == 2;
-  for (Index job = blockIdx.x; job < chunk_rows * tiles; job += gridDim.x) {
-    const Index chunk_row = job / tiles, tile = (job - chunk_row * tiles) * kTile;
-    const Index row = first_row + chunk_row;
-    const long long row_at = (long long)chunk_row * extent;
-    const int count = (int)(extent - tile < kTile ? extent - tile : kTile);
-    // The passes this row makes (all but the first know them), how many came before this one,
-    // and where that leaves its keys: the first made reads the input, the r-th writes buffer a
-    // for r even, else b, and reads what the one before wrote; the last writes the best k.
-    const unsigned made =
-        rows_known ? lz_radix_passes_made(row_varying[chunk_row], kFirstBit, kPasses) : 1u;
-    if (!((made >> pass) & 1)) continue;
-    const int before = __popc(made & ((1u << pass) - 1));
-    const bool reads_input = before == 0, last_pass = (made >> pass) == 1;
-    // As offsets from buffer a (b follows it): two registers where pointers took eight.
-    const long long read_at = before % 2 ? row_at : elements + row_at;
-    const long long write_at = before % 2 ? elements + row_at : row_at;
-    // The tile's keys with their digits, a warp taking consecutive elements of it
-    // (lz_warp_digit_counts), 32 at a time (coalesced).
-    const int first_slot = threadIdx.x / 32 * kItems * 32 + threadIdx.x % 32;
-    Key item_keys[kItems];
-    unsigned digits[kItems];
-    Key ors = 0, ands = ~(Key)0;  // over the tile's keys, for the first pass's step 0
+  // A tile's keys (`count` of them from `tile`), a warp taking consecutive elements of it
+  // (lz_warp_digit_counts), 32 at a time (coalesced): from the input or from a pass's buffer.
+  const int first_slot = threadIdx.x / 32 * kItems * 32 + threadIdx.x % 32;
+  auto load_keys = [&](Index row, Index tile, int count, bool reads_input, long long read_at,
+                       Key(&item_keys)[kItems]) {
 #pragma unroll
     for (int e = 0; e < kItems; ++e) {
       const int slot = first_slot + e * 32;
-      digits[e] = kDigits;
       if (slot >= count) continue;
       if (reads_input) {
         const Index r = tile + slot;
         const Index i = row * extent + r;
 $ELEMENT
         item_keys[e] = (Key)($KEY);
-        ors |= item_keys[e];
-        ands &= item_keys[e];
       } else {
         item_keys[e] = keys_a[read_at + tile + slot];
       }
-      digits[e] = lz_radix_digit(item_keys[e], shift);
     }
-    if (step == 0) {
-      if (tile == 0 && threadIdx.x == 0) segments_done[chunk_row] = 0;
-      // Counted in the warp's own counters: only equal digits of one warp's store contend.
-      unsigned* const counts = warp_counts[threadIdx.x / 32];
-      for (int d = threadIdx.x % 32; d < kDigits; d += 32) counts[d] = 0;
-      __syncwarp();
+  };
+  if (step == 0) {
+    const long long stride = (long long)gridDim.x * kThreads;
+    const long long first = (long long)blockIdx.x * kThreads + threadIdx.x;
+    for (long long w = first; w < (long long)jobs * kDigits; w += stride) tile_words[w] = 0;
+    for (long long w = first; w < (long long)chunk_rows * kPasses * kDigits; w += stride)
+      digit_totals[w] = 0;
+    for (long long r = first; r < chunk_rows; r += stride) {
+      row_bits[2 * r] = 0;
+      row_bits[2 * r + 1] = ~(Key)0;
+    }
+    if (first < kPasses) next_job[first] = 0;
+    return;
+  }
+  if (step == 1) {
+    // One wave of blocks (four an SM), each taking a run of consecutive tiles, so that a row's
+    // totals take few atomic adds.
+    unsigned sms;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+    const Index counting = gridDim.x < 4 * sms ? gridDim.x : 4 * sms;
+    if (blockIdx.x >= counting) return;
+    const Index per_block = (jobs + counting - 1) / counting;
+    const Index first_job = blockIdx.x * per_block;
+    const Index end_job = jobs < first_job + per_block ? jobs : first_job + per_block;
+    for (int p = 0; p < kPasses; ++p) warp_counts[p][threadIdx.x] = 0;  // a pass's counts each
+    Key ors = 0, ands = ~(Key)0;
+    __syncthreads();
+    for (Index job = first_job; job < end_job; ++job) {
+      const Index chunk_row = job / tiles, tile = (job - chunk_row * tiles) * kTile;
+      const int count = (int)(extent - tile < kTile ? extent - tile : kTile);
+      Key item_keys[kItems];
+      load_keys(first_row + chunk_row, tile, count, true, 0, item_keys);
 #pragma unroll
-      for (int e = 0; e < kItems; ++e)
-        if (digits[e] < kDigits) atomicAdd(&counts[digits[e]], 1u);
-      __syncthreads();
-      unsigned count = 0;
-      for (int w = 0; w < kWarps; ++w) count += warp_counts[w][threadIdx.x];
-      digit_counts[(long long)job * kDigits + threadIdx.x] = count;
-      __syncthreads();
-      if (pass == 0) {
-        lz_block_or_and<kWarps>(ors, ands, warp_bits);
-        if (threadIdx.x == 0) {
-          tile_bits[2 * job] = ors;
-          tile_bits[2 * job + 1] = ands;
+      for (int e = 0; e < kItems; ++e) {
+        const bool valid = first_slot + e * 32 < count;
+        lz_radix_count<kPasses>(item_keys[e], valid, kFirstBit, warp_counts);
+        if (valid) {
+          ors |= item_keys[e];
+          ands &= item_keys[e];
         }
       }
+      // The block adds its counts to a row's totals after its last tile of the row.
+      if (job + 1 < end_job && (job + 1) % tiles != 0) continue;
+      __syncthreads();
+      for (int p = 0; p < kPasses; ++p) {
+        const unsigned c = warp_counts[p][threadIdx.x];
+        if (c) atomicAdd(&digit_totals[(chunk_row * kPasses + p) * kDigits + threadIdx.x], c);
+        warp_counts[p][threadIdx.x] = 0;
+      }
+      lz_block_or_and<kWarps>(ors, ands, warp_bits);  // ends with a barrier
+      if (threadIdx.x == 0) {
+        atomicOr(&row_bits[2 * chunk_row], ors);
+        atomicAnd(&row_bits[2 * chunk_row + 1], ands);
+      }
+      ors = 0;
+      ands = ~(Key)0;
+    }
+    return;
+  }
+  const int shift = kFirstBit + pass * kDigitBits;
+  // A chunk of one row that skips the pass skips the launch.
+  if (chunk_rows == 1 &&
+      !((lz_radix_passes_made(row_bits[0] ^ row_bits[1], kFirstBit, kPasses) >> pass) & 1))
+    return;
+  // Blocks take tiles in order, so that the tiles one looks back at are held by running blocks.
+  for (;;) {
+    // The barrier also keeps this tile's shared memory from the last one's.
+    if (threadIdx.x == 0) taken_job = atomicAdd(&next_job[pass], 1u);
+    __syncthreads();
+    const Index job = taken_job;
+    if (job >= jobs) return;
+    const Index chunk_row = job / tiles, tile_index = job - chunk_row * tiles;
+    const Index tile = tile_index * kTile;
+    const Index row = first_row + chunk_row;
+    const long long row_at = (long long)chunk_row * extent;
+    const int count = (int)(extent - tile < kTile ? extent - tile : kTile);
+    // The passes this row makes, how many came before this one, and where that leaves its keys:
+    // the first made reads the input, the r-th writes buffer a for r even, else b, and reads what
+    // the one before wrote; the last writes the best k.
+    const unsigned made = lz_radix_passes_made(
+        row_bits[2 * chunk_row] ^ row_bits[2 * chunk_row + 1], kFirstBit, kPasses);
+    if (!((made >> pass) & 1)) {
+      __syncthreads();  // before taken_job is written again
       continue;
     }
-    const Index segment = (job - chunk_row * tiles) / segment_tiles;
-    row_start[threadIdx.x] =
-        digit_counts[(long long)job * kDigits + threadIdx.x] +
-        segment_counts[((long long)chunk_row * segments + segment) * kDigits + threadIdx.x];
+    const int before = __popc(made & ((1u << pass) - 1));
+    const bool reads_input = before == 0, last_pass = (made >> pass) == 1;
+    // As offsets from buffer a (b follows it): two registers where pointers took eight.
+    const long long read_at = before % 2 ? row_at : elements + row_at;
+    const long long write_at = before % 2 ? elements + row_at : row_at;
+    Key item_keys[kItems];
+    load_keys(row, tile, count, reads_input, read_at, item_keys);
+    unsigned digits[kItems];
+#pragma unroll
+    for (int e = 0; e < kItems; ++e)
+      digits[e] = first_slot + e * 32 < count ? lz_radix_digit(item_keys[e], shift) : kDigits;
+    // Where the row's elements of digit threadIdx.x start: after its smaller digits' (the
+    // totals), then after the digit's of the tiles before (the look-back).
+    const unsigned row_digit_start = lz_block_exclusive_sum<kThreads>(
+        digit_totals[(chunk_row * kPasses + pass) * kDigits + threadIdx.x], warp_sums);
     unsigned places[kItems];
     lz_radix_places<kThreads, kItems>(digits, places, warp_counts, warp_sums, digit_start);
+    const unsigned tile_digits =
+        (threadIdx.x + 1 < kDigits ? digit_start[threadIdx.x + 1] : (unsigned)count) -
+        digit_start[threadIdx.x];
+    unsigned long long* const word = tile_words + (long long)job * kDigits + threadIdx.x;
+    lz_radix_publish(word, tile_index, pass, tile_digits);
     // Positions are read only now: held through the ranking, they would not fit the registers.
+    // Staging the tile also gives the tiles before it time to publish.
 #pragma unroll
     for (int e = 0; e < kItems; ++e) {
       if (digits[e] == kDigits) continue;
@@ -199,6 +197,8 @@ $ELEMENT
       positions[places[e]] =
           reads_input ? (unsigned)(tile + slot) : positions_a[read_at + tile + slot];
     }
+    row_start[threadIdx.x] =
+        row_digit_start + lz_radix_look_back(word, tile_index, pass, tile_digits);
     __syncthreads();
     for (int j = threadIdx.x; j < count; j += kThreads) {
       const unsigned digit = lz_radix_digit(keys[j], shift);
@@ -215,6 +215,5 @@ $STORES
         positions_a[write_at + to] = positions[j];
       }
     }
-    __syncthreads();
   }
 }

@@ -1,7 +1,6 @@
 #include "codegen/top_k_kernel.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "codegen/generated_names.h"
 #include "codegen/op_expressions.h"
@@ -39,23 +38,13 @@ std::int64_t radix_tiles(const fuse::TopKInfo& top_k) {
   return ir::ceil_div(top_k.extent, kSortTile);
 }
 
-// The tiles whose counts a block adds up in a radix sort's step 1: a row's all, up to 64; past
-// that a segment of them, and one block then adds up the segments' totals (both walks about the
-// square root of the tiles, where one walk over all was most of the time of a long row's pass).
-std::int64_t segment_tiles(const fuse::TopKInfo& top_k) {
-  const std::int64_t tiles = radix_tiles(top_k);
-  return tiles <= 64 ? tiles : std::int64_t(std::ceil(std::sqrt(double(tiles))));
-}
-
-// A radix sort's scratch for one row: two buffers of keys and 4-byte positions; each tile's and
-// each segment's count of each digit, and a count of segments done (with room to align what
-// follows); each tile's and each segment's OR and AND of its keys, and the bits they differ in.
+// A radix sort's scratch for one row: two buffers of keys and 4-byte positions; each tile's
+// look-back word per digit (8 bytes); the row's count of each digit in each pass; and the OR and
+// AND of its keys. A chunk of rows adds a job counter per pass.
 std::int64_t scratch_per_row(const fuse::TopKInfo& top_k) {
-  const std::int64_t digits_bytes = std::int64_t(4) << kRadixDigitBits;
-  const std::int64_t tiles = radix_tiles(top_k);
-  const std::int64_t segments = ir::ceil_div(tiles, segment_tiles(top_k));
-  return top_k.extent * 2 * (key_bytes(top_k) + 4) + (tiles + segments) * digits_bytes + 8 +
-         (2 * tiles + 2 * segments + 1) * key_bytes(top_k);
+  const std::int64_t digits = std::int64_t(1) << kRadixDigitBits;
+  return top_k.extent * 2 * (key_bytes(top_k) + 4) + radix_tiles(top_k) * digits * 8 +
+         radix_passes(top_k) * digits * 4 + 2 * key_bytes(top_k);
 }
 
 // The rows a radix sort takes at once: those whose scratch fits kSortScratchBytes (at least one).
@@ -79,15 +68,15 @@ std::int64_t top_k_blocks(const fuse::TopKInfo& top_k) {
 
 int top_k_launches(const fuse::TopKInfo& top_k) {
   if (!radix_sorts(top_k)) return 1;
-  return int(ir::ceil_div(top_k.rows, chunk_rows(top_k))) * 3 * radix_passes(top_k);
+  return int(ir::ceil_div(top_k.rows, chunk_rows(top_k))) * (radix_passes(top_k) + 2);
 }
 
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder) {
   builder.constant("k", std::uint64_t(top_k.k));
   if (!radix_sorts(top_k)) return;
   builder.constant("chunk_rows", std::uint64_t(chunk_rows(top_k)));
-  builder.constant("segment_tiles", std::uint64_t(segment_tiles(top_k)));
-  builder.scratch("scratch", std::uint64_t(chunk_rows(top_k) * scratch_per_row(top_k)));
+  builder.scratch("scratch", std::uint64_t(chunk_rows(top_k) * scratch_per_row(top_k) +
+                                           4 * radix_passes(top_k)));
   builder.launch_index("launch");
 }
 

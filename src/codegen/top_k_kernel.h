@@ -2,8 +2,9 @@
 // element, each root's store (the values or positions), and for a sort its launch and scratch.
 // A top-k keeping at most kMaxSelected selects by threshold (nvrtc_templates/topk_skeleton.cuh);
 // one keeping more, a sort among them, sorts whole rows: in shared memory up to a tile
-// (sort_skeleton.cuh), else by radix passes through scratch (radix_sort_skeleton.cuh), three
-// launches a pass for each chunk of rows whose buffers fit the scratch.
+// (sort_skeleton.cuh), else by radix passes through scratch (radix_sort_skeleton.cuh): for each
+// chunk of rows whose buffers fit the scratch, a launch clearing counts, one counting digits, and
+// one a pass.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ inline constexpr std::int64_t kSortScratchBytes = std::int64_t(512) << 20;
 const char* top_k_skeleton(const fuse::TopKInfo& top_k);
 // Its blocks: one per row, or for a radix sort one per tile of a chunk's rows.
 std::int64_t top_k_blocks(const fuse::TopKInfo& top_k);
-// Its launches: a radix sort takes three per pass for each chunk of rows.
+// Its launches: a radix sort takes two and one a pass for each chunk of rows.
 int top_k_launches(const fuse::TopKInfo& top_k);
 // Declares the arguments its skeleton reads beyond every kernel's: k, and a sort's scratch.
 void declare_top_k_args(const fuse::TopKInfo& top_k, KernelBuilder& builder);

@@ -235,15 +235,33 @@ __device__ __forceinline__ void lz_radix_count(Key key, bool valid, int first_bi
 // A tile's start among its row's tiles in a radix pass, by a decoupled look-back. Each tile has a
 // word per digit: a tag over a count, the tag 2 p + 1 when the count is the tile's own in pass p
 // and 2 p + 2 when it also counts every tile before it in the row; a tag of an earlier pass (or 0,
-// cleared) means not yet. Each word is one 64-bit store, so its tag and count arrive together, and
-// the counts are all a word depends on: no fence is needed. A tile publishes its own count of the
-// caller's digit first (lz_radix_publish), works on, then looks back (lz_radix_look_back).
+// cleared) means not yet. Each word is one relaxed 64-bit store at GPU scope, so its tag and
+// count arrive together, and the counts are all a word depends on: no fence is needed. A tile
+// publishes its own count of the caller's digit first (lz_radix_publish), works on, then looks
+// back (lz_radix_look_back).
 __device__ __forceinline__ unsigned long long lz_radix_tag(int pass, bool inclusive) {
   return (unsigned long long)(2 * pass + 1 + inclusive) << 32;
 }
+// (Before sm_70, which has no relaxed operations, volatile ones.)
+__device__ __forceinline__ void lz_store_relaxed(unsigned long long* word, unsigned long long v) {
+#if __CUDA_ARCH__ >= 700
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(v) : "memory");
+#else
+  *(volatile unsigned long long*)word = v;
+#endif
+}
+__device__ __forceinline__ unsigned long long lz_load_relaxed(const unsigned long long* word) {
+#if __CUDA_ARCH__ >= 700
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(word) : "memory");
+  return v;
+#else
+  return *(const volatile unsigned long long*)word;
+#endif
+}
 __device__ __forceinline__ void lz_radix_publish(unsigned long long* word, long long tiles_before,
                                                  int pass, unsigned own) {
-  if (tiles_before > 0) __stcg(word, lz_radix_tag(pass, false) | own);
+  if (tiles_before > 0) lz_store_relaxed(word, lz_radix_tag(pass, false) | own);
 }
 // Adds up the counts before the tile, reading back from the tile before until a word counts those
 // before it too; publishes that sum with the tile's own count and returns the sum.
@@ -254,13 +272,13 @@ __device__ __forceinline__ unsigned lz_radix_look_back(unsigned long long* word,
   const unsigned long long inclusive_tag = lz_radix_tag(pass, true);
   unsigned sum = 0;
   for (long long t = 1; t <= tiles_before;) {
-    const unsigned long long seen = __ldcv(word - t * kDigits);
+    const unsigned long long seen = lz_load_relaxed(word - t * kDigits);
     if (seen < own_tag) continue;  // that tile has not counted its digits in this pass yet
     sum += (unsigned)seen;
     if (seen >= inclusive_tag) break;
     ++t;
   }
-  __stcg(word, inclusive_tag | (sum + own));
+  lz_store_relaxed(word, inclusive_tag | (sum + own));
   return sum;
 }
 

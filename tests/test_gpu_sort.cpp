@@ -174,6 +174,30 @@ TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
       "rows of few distinct digits");
 }
 
+// Rows of 4 tiles, 1200 in all: the blocks counting digits take runs of 3 tiles (with 132 SMs, or
+// 108), so runs straddle rows, each row's totals and bits gathered from two or three blocks;
+// neighbouring rows make different passes (ids of a small range, a constant, every bit).
+TEST_F(GpuSort, CountingRunsThatStraddleRowsOfDifferentPasses) {
+  std::mt19937_64 random(lazy_test::fresh_seed());
+  const std::int64_t rows = 300, extent = 7000;
+  std::vector<std::int64_t> ids(rows * extent);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t e = 0; e < extent; ++e)
+      ids[r * extent + e] = r % 3 == 0   ? std::int64_t(random() % 65536)
+                            : r % 3 == 1 ? r - 150
+                                         : std::int64_t(random());
+  const Tensor x = lazy::from_data(ids, {rows, extent});
+  lazy::eval({x});
+  expect_matches_reference(
+      [&] {
+        std::vector<Tensor> out;
+        for (const Tensor& t : {x, x.to(DType::i32)})
+          for (const Tensor& s : both_ways(t, 1)) out.push_back(s);
+        return out;
+      },
+      "rows straddled by counting runs");
+}
+
 TEST_F(GpuSort, TheProducingWorkRunsInsideOneSortKernel) {
   Tensor x = random_input(DType::bf16, {16, 40000});
   auto sorted = [&] {

@@ -237,8 +237,9 @@ __device__ __forceinline__ void lz_radix_count(Key key, bool valid, int first_bi
 // and 2 p + 2 when it also counts every tile before it in the row; a tag of an earlier pass (or 0,
 // cleared) means not yet. Each word is one relaxed 64-bit store at GPU scope, so its tag and
 // count arrive together, and the counts are all a word depends on: no fence is needed. A tile
-// publishes its own count of the caller's digit first (lz_radix_publish), works on, then looks
-// back (lz_radix_look_back).
+// publishes its own count of the caller's digit first (lz_radix_publish; the row's first tile has
+// none before it and publishes only its inclusive word), works on, then looks back
+// (lz_radix_look_back).
 __device__ __forceinline__ unsigned long long lz_radix_tag(int pass, bool inclusive) {
   return (unsigned long long)(2 * pass + 1 + inclusive) << 32;
 }

@@ -175,7 +175,7 @@ TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
 }
 
 // Rows of 4 tiles, 1200 in all: the blocks counting digits take runs of 3 tiles (with 132 SMs, or
-// 108), so runs straddle rows, each row's totals and bits gathered from two or three blocks;
+// 108), so runs straddle rows, each row's totals and bits gathered from two blocks;
 // neighbouring rows make different passes (ids of a small range, a constant, every bit).
 TEST_F(GpuSort, CountingRunsThatStraddleRowsOfDifferentPasses) {
   std::mt19937_64 random(lazy_test::fresh_seed());

@@ -137,7 +137,7 @@ TEST_F(GpuSort, ValuesOverEveryBitOfTheirDtype) {
 // A row skips the passes whose digit is the same for all its keys, each row of a launch its own:
 // ids of a small range (the first 2 of 8 passes), one value (the first pass alone, which writes
 // the row out), multiples of 256 (the first made pass is the second, reading the input), a byte
-// that never differs between two that do (the buffers' turns shift), and rows of many segments.
+// that never differs between two that do (the buffers' turns shift), and rows of many tiles.
 TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
   std::mt19937_64 random(lazy_test::fresh_seed());
   const std::int64_t extent = 30000;
@@ -154,14 +154,14 @@ TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
   for (std::size_t e = 0; e < long_rows.size(); ++e)
     long_rows[e] = e < 300000 ? std::int64_t(random() % 1000) : 12345;
   const Tensor small = lazy::from_data(ids, {5, extent});
-  const Tensor many_segments = lazy::from_data(long_rows, {2, 300000});
+  const Tensor many_tiles = lazy::from_data(long_rows, {2, 300000});
   // One exponent, as f32 in [1, 2): the top byte of the keys never differs.
   const Tensor one_exponent = lazy::rand({2, 140000}, lazy_test::fresh_seed()) + 1.0f;
-  lazy::eval({small, many_segments, one_exponent});
+  lazy::eval({small, many_tiles, one_exponent});
   expect_matches_reference(
       [&] {
         std::vector<Tensor> out;
-        for (const Tensor& x : {small, small.to(DType::i32), many_segments, one_exponent,
+        for (const Tensor& x : {small, small.to(DType::i32), many_tiles, one_exponent,
                                 one_exponent.to(DType::bf16)})
           for (const Tensor& s : both_ways(x, 1)) out.push_back(s);
         for (bool largest : {true, false}) {

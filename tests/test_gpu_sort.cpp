@@ -161,8 +161,8 @@ TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
   expect_matches_reference(
       [&] {
         std::vector<Tensor> out;
-        for (const Tensor& x : {small, small.to(DType::i32), many_tiles, one_exponent,
-                                one_exponent.to(DType::bf16)})
+        for (const Tensor& x :
+             {small, small.to(DType::i32), many_tiles, one_exponent, one_exponent.to(DType::bf16)})
           for (const Tensor& s : both_ways(x, 1)) out.push_back(s);
         for (bool largest : {true, false}) {
           lazy::ValuesAndIndices best = lazy::topk(small * 3, 3000, 1, largest);

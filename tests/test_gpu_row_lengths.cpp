@@ -1,8 +1,9 @@
 // Kernels that take their sizes at run time (runtime/size_variants.h): row kernels with every
 // shape of row the launch distinguishes, skinny products of every weight shape and kernels of
 // several concatenations match the reference, a stream of new row lengths compiles each kernel
-// structure at most twice, and new weight shapes past LAZY_SPECIALIZED_PRODUCT_SHAPES, or stencil
-// shapes past LAZY_SPECIALIZED_CONCAT_SHAPES, compile nothing. Skipped without a GPU.
+// structure once for its first length and once a vector width, and new weight shapes past
+// LAZY_SPECIALIZED_PRODUCT_SHAPES, or stencil shapes past LAZY_SPECIALIZED_CONCAT_SHAPES, compile
+// nothing. Skipped without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -42,9 +43,10 @@ class SizesAtRunTime : public GpuTest {
 };
 
 // Lengths of one element, of a slice of a warp, a warp, several warps, a whole block of threads
-// and more than a block's four elements a thread; odd ones leave the last threads idle.
+// and more than a block's four groups a thread (several trips of the loop that loads groups
+// ahead, single elements and vectors); odd ones leave the last threads idle.
 TEST_F(SizesAtRunTime, EveryRowLengthMatchesTheReference) {
-  for (std::int64_t extent : {1, 2, 5, 33, 100, 1000, 1025, 4096, 5000}) {
+  for (std::int64_t extent : {1, 2, 5, 33, 100, 1000, 1025, 4096, 5000, 40000, 40001}) {
     for (DType dtype : {DType::f32, DType::bf16}) {
       const Tensor x = random_input(dtype, {67, extent});
       const Tensor w = random_input(dtype, {extent});
@@ -128,18 +130,20 @@ TEST_F(SizesAtRunTime, SkinnyProductsOfEveryShapeMatchTheReference) {
 
 using RowLengthVariants = GpuTest;
 
-// A softmax and layer_norm step over a new row length each time: the first length and one
-// kernel for every other one, and the first length's kernel again when it comes back. (Rows of
-// one element are a structure of their own: the weight is the same for every element.)
-TEST_F(RowLengthVariants, NewLengthsCompileEachStructureAtMostTwice) {
-  const std::vector<std::int64_t> lengths = {77, 301, 9, 4000, 77, 2, 1234, 301, 64, 2049};
+// A softmax and layer_norm step over a new row length each time: the first length, then one
+// kernel for every other length of each vector width (odd lengths take single elements, even
+// ones pairs, multiples of 4 vectors of 4), and the first length's kernel again when it comes
+// back. (Rows of one element are a structure of their own: the weight is the same for every
+// element.)
+TEST_F(RowLengthVariants, NewLengthsCompileEachStructureOnceAVectorWidthPastTheFirst) {
+  const std::vector<std::int64_t> lengths = {77, 301, 4000, 1234, 9, 77, 2, 1002, 301, 64, 2049};
   // Inputs first: their own kernels are not the ones counted.
   std::vector<std::vector<Tensor>> inputs;
   for (std::int64_t extent : lengths) {
     inputs.push_back({random_input(DType::f32, {13, extent}), random_input(DType::f32, {extent}),
                       random_input(DType::f32, {extent})});
   }
-  std::int64_t after_two = 0;
+  std::int64_t after_widths = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const Tensor &x = inputs[i][0], &w = inputs[i][1], &b = inputs[i][2];
     expect_matches_reference(
@@ -148,9 +152,10 @@ TEST_F(RowLengthVariants, NewLengthsCompileEachStructureAtMostTwice) {
           return std::vector{lazy::layer_norm(lazy::softmax(x * 0.37f) + x, w, b, 1e-3)};
         },
         "rows of " + std::to_string(lengths[i]), kSumTolerance);
-    if (i == 1) after_two = new_kernels();
+    if (i == 3) after_widths = new_kernels();
   }
-  EXPECT_EQ(new_kernels(), after_two) << "a row length past the second compiled a kernel";
+  EXPECT_EQ(new_kernels(), after_widths)
+      << "a row length of a vector width already seen compiled a kernel";
 }
 
 // Past LAZY_SPECIALIZED_PRODUCT_SHAPES (8) weight shapes of one structure, a new shape compiles no

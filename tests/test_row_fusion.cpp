@@ -180,13 +180,14 @@ TEST_F(RowFusion, ShortRowsTakeASliceOfAWarpLongRowsAWholeBlock) {
   EXPECT_THAT(lk.source, ::testing::HasSubstr("held per thread"));
 }
 
-// A kernel that takes its row length at run time has nothing of the length in its source: two
-// lengths give one kernel, told the length and its threads per row as arguments.
-TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
+// A kernel that takes its row length at run time has nothing of the length in its source but
+// the vector width the length allows: two lengths of one width give one kernel, told the length
+// and its threads per row as arguments; a length of whole vectors of 4, another kernel.
+TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   // The second length finds the text cached; checks compare it with a fresh generation.
   lazy::codegen::set_kernel_text_checks(true);
   std::vector<lazy::codegen::GeneratedKernel> kernels;
-  for (std::int64_t extent : {3, 1000}) {
+  for (std::int64_t extent : {3, 1001, 1000}) {
     Tensor x = computed({16, extent});
     Tensor y = lazy::softmax(x * 2.0f);
     Partition p = partition_pending();
@@ -198,9 +199,17 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLength) {
   EXPECT_EQ(kernels[0].name, kernels[1].name);
   EXPECT_EQ(kernels[0].source, kernels[1].source);
   EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
+  EXPECT_THAT(kernels[0].source, ::testing::Not(::testing::HasSubstr("lz_load_vec")));
   EXPECT_EQ(kernels[0].threads, 256);  // one thread a row, 256 rows a block
-  EXPECT_EQ(kernels[1].threads, 256);  // 250 threads wanted: a block of 256 a row
+  EXPECT_EQ(kernels[1].threads, 256);  // 251 threads wanted: a block of 256 a row
   EXPECT_EQ(kernels[1].blocks, 16);
+  EXPECT_NE(kernels[2].name, kernels[1].name);
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("lz_load_vec<4>"));
+  // Each thread loads 64 bytes of its row before folding any: memory's latency is paid once.
+  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("g0 += 16 * row_threads"));
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("g0 += 4 * row_threads"));
+  EXPECT_EQ(kernels[2].threads, 64);  // 250 groups of 4, four a thread
   // Same arguments, other values: the length, threads per row and row strides.
   ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
   int differ = 0;
@@ -232,12 +241,13 @@ TEST_F(RowFusion, AWeightEveryRowReadsAlikeAndOneWhoseRowsDifferGetTheirOwnText)
 }
 
 // runtime::kernel_variant: a row structure is compiled for its first length
-// (LAZY_SPECIALIZED_ROW_LENGTHS) and takes every other at run time; the first length comes back
-// compiled in, told by the run-time kernel's text key without generating that kernel again.
+// (LAZY_SPECIALIZED_ROW_LENGTHS) and takes every other at run time, in the kernel of the vector
+// width the length allows; the first length comes back compiled in, told by the structure's key
+// without generating the run-time kernel again.
 TEST_F(RowFusion, AStructureIsCompiledForItsFirstLengthAndTakesOthersAtRunTime) {
   lazy::codegen::set_kernel_text_checks(true);
   std::vector<std::string> sources;
-  for (std::int64_t extent : {37, 38, 37, 39}) {
+  for (std::int64_t extent : {37, 39, 37, 41, 38}) {
     Tensor x = computed({5, extent});
     Tensor y = lazy::softmax(lazy::sin(x) * 0.731f);  // a structure no other test makes
     Partition p = partition_pending();
@@ -251,6 +261,8 @@ TEST_F(RowFusion, AStructureIsCompiledForItsFirstLengthAndTakesOthersAtRunTime) 
   EXPECT_THAT(sources[1], ::testing::HasSubstr("const int extent = (int)a.extent;"));
   EXPECT_EQ(sources[2], sources[0]);
   EXPECT_EQ(sources[3], sources[1]);
+  EXPECT_THAT(sources[4], ::testing::HasSubstr("const int extent = (int)a.extent;"));
+  EXPECT_THAT(sources[4], ::testing::HasSubstr("lz_load_vec<2>"));
   lazy::codegen::set_kernel_text_checks(false);
 }
 

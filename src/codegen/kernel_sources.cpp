@@ -112,24 +112,14 @@ bool same_kernel(const GeneratedKernel& a, const GeneratedKernel& b) {
 
 }  // namespace
 
-std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
-                                        std::span<const ir::NodePtr> pending,
-                                        std::span<const ir::NodePtr> externals, const RowPlan& plan,
-                                        const CodegenOptions& options) {
+std::optional<RowTextKeys> row_text_keys(const fuse::Region& region,
+                                         std::span<const ir::NodePtr> pending,
+                                         std::span<const ir::NodePtr> externals,
+                                         const RowPlan& plan, const CodegenOptions& options) {
   std::vector<std::uint64_t> words = {kRowText, std::uint64_t(options.fast_math),
                                       std::uint64_t(options.sizes_at_run_time), region.terms.size(),
                                       region.roots.size()};
   reserve_words(words, region);
-  if (!plan.length_at_run_time()) {
-    // A kernel compiled for its length: what of the sizes its text holds, and what of them its
-    // plan read (whether there are rows, several of them), but not how many rows.
-    const fuse::RowInfo& row = *region.row;
-    const RowLaunch& launch = plan.launch();
-    words.insert(words.end(), {std::uint64_t(row.extent), std::uint64_t(row.rows == 0),
-                               std::uint64_t(row.rows > 1), std::uint64_t(launch.row_threads),
-                               std::uint64_t(launch.block), std::uint64_t(launch.items),
-                               std::uint64_t(plan.vector_width())});
-  }
   for (std::size_t t = 0; t < region.terms.size(); ++t) {
     const fuse::Term& term = region.terms[t];
     if (term.gather || term.concat) return std::nullopt;
@@ -155,7 +145,18 @@ std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
     words.push_back(std::uint64_t(region.row->reduction_terms[j]));
     add_node(words, *pending[region.row->reductions[j]]);
   }
-  return ir::hash_words(words);
+  // What of the sizes the text holds: a kernel compiled for its length holds the length, its
+  // launch and what its plan read of the rows (whether there are any, several), but not how
+  // many; a run-time kernel only the vector width.
+  std::vector<std::uint64_t> sizes = {std::uint64_t(plan.vector_width())};
+  if (!plan.length_at_run_time()) {
+    const fuse::RowInfo& row = *region.row;
+    const RowLaunch& launch = plan.launch();
+    sizes.insert(sizes.end(), {std::uint64_t(row.extent), std::uint64_t(row.rows == 0),
+                               std::uint64_t(row.rows > 1), std::uint64_t(launch.row_threads),
+                               std::uint64_t(launch.block), std::uint64_t(launch.items)});
+  }
+  return RowTextKeys{.text = ir::hash_words(words, sizes), .structure = ir::hash_words(words)};
 }
 
 ir::Hash128 pointwise_text_key(const fuse::Region& region, std::span<const ir::NodePtr> pending,

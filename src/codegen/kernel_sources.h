@@ -28,15 +28,21 @@ struct KernelText {
   ir::Hash128 source_hash;  // ir::hash_bytes of `source`
 };
 
-// What a row kernel's text is written from: each term's kind, operands, node (op, dtypes, attrs,
-// source line), level and phase, its access's shape of walk (two groups of kept axes, a
-// contiguous row), the roots, the reductions and the options; for a kernel compiled for its
-// length, also the length, the launch, the vector width and whether there are one or more rows.
-// No stride or offset. Nothing for a region with a gather or a concatenation (not cached).
-std::optional<ir::Hash128> row_text_key(const fuse::Region& region,
-                                        std::span<const ir::NodePtr> pending,
-                                        std::span<const ir::NodePtr> externals, const RowPlan& plan,
-                                        const CodegenOptions& options);
+// What a row kernel's text is written from (`text`): each term's kind, operands, node (op,
+// dtypes, attrs, source line), level and phase, its access's shape of walk (two groups of kept
+// axes, a contiguous row), the roots, the reductions, the options and the vector width; for a
+// kernel compiled for its length, also the length, the launch and whether there are one or more
+// rows. No stride or offset. `structure` leaves out the vector width and the sizes: what the
+// kernels of every length share. Nothing for a region with a gather or a concatenation (not
+// cached).
+struct RowTextKeys {
+  ir::Hash128 text;
+  ir::Hash128 structure;
+};
+std::optional<RowTextKeys> row_text_keys(const fuse::Region& region,
+                                         std::span<const ir::NodePtr> pending,
+                                         std::span<const ir::NodePtr> externals,
+                                         const RowPlan& plan, const CodegenOptions& options);
 
 // What a pointwise or reduction kernel's text is written from: each term's kind, operands and
 // node (op, dtypes, attrs, source line), the roots, the region's rank, and of the planned

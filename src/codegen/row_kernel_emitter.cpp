@@ -92,8 +92,8 @@ class RowKernelEmitter {
   }
 
   // The stored element a load reads: once (uniform), once per row, or at element g * V + e of
-  // the row (from registers when held).
-  std::string raw_element(std::size_t t) const {
+  // the row (from registers when held, or loaded with the loop's other groups: `in_flight`).
+  std::string raw_element(std::size_t t, bool in_flight) const {
     switch (plan_.level(t)) {
       case Level::uniform:
         return cat(input_name(t), "[a.off", t, "]");
@@ -102,7 +102,8 @@ class RowKernelEmitter {
       case Level::element:
         break;
     }
-    if (plan_.held_load(t) || plan_.block_held_load(t)) return cat(held_name(t), "[k].v[e]");
+    if (plan_.held_load(t) || plan_.block_held_load(t) || in_flight)
+      return cat(held_name(t), "[k].v[e]");
     if (plan_.contiguous_load(t) && vector_width_ > 1) return cat(vector_load_name(t), ".v[e]");
     return cat(input_name(t), "[", element_offset(t), "]");
   }
@@ -123,14 +124,14 @@ class RowKernelEmitter {
     return element_offset(t);
   }
 
-  // The statement computing term t's value.
-  std::string term_statement(std::size_t t) const {
+  // The statement computing term t's value; `in_flight`: the loop loaded its groups before.
+  std::string term_statement(std::size_t t, bool in_flight = false) const {
     const Term& term = region_.terms[t];
     switch (term.kind) {
       case Term::Kind::scalar:
         return builder_.scalar_statement(t);
       case Term::Kind::load:
-        return builder_.load_statement(t, raw_element(t));
+        return builder_.load_statement(t, raw_element(t, in_flight));
       case Term::Kind::reduced: {
         const int j = plan_.reduction_position(term.source);
         const ir::Node& node = *pending_[term.source];
@@ -146,10 +147,28 @@ class RowKernelEmitter {
     return builder_.computed_statement(t, "");
   }
 
+  // Groups of the row a thread loads before computing with them in phase `phase` (1 where the
+  // row is held, or the loop loads each group where it computes it).
+  int loads_in_flight(std::span<const std::int32_t> targets, int phase) const {
+    return plan_.loads_in_flight(plan_.element_cone(targets, phase));
+  }
+
   // Opens the loop over this thread's groups of the row (g: the group's index in the row), with
-  // the group's loads of what phase `phase` reads from memory.
-  std::string open_group_loop(std::span<const std::int32_t> targets, int phase,
+  // the group's loads of what phase `phase` reads from memory. A loop with `in_flight` groups
+  // loads them all first, then computes with each in turn: the same order of folds.
+  std::string open_group_loop(std::span<const std::int32_t> targets, int phase, int in_flight,
                               std::string_view indent) const {
+    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
+    if (in_flight > 1) {
+      const std::string inner = cat(indent, "  ");
+      return cat(indent, "for (int g0 = lane; active && g0 * ", vector_width_,
+                 " < extent; g0 += ", in_flight, " * row_threads) {\n",
+                 group_loads([&](std::size_t t) { return needed[t] && plan_.element_load(t); },
+                             in_flight, "g0", true, inner),
+                 "#pragma unroll\n", inner, "for (int k = 0; k < ", in_flight, "; ++k) {\n", inner,
+                 "  const int g = g0 + k * row_threads;\n", inner, "  if (g * ", vector_width_,
+                 " >= extent) continue;\n");
+    }
     std::string out =
         launch_.items > 0
             ? cat(indent, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items,
@@ -157,7 +176,6 @@ class RowKernelEmitter {
                   "  if (!active || g * ", vector_width_, " >= extent) continue;\n")
             : cat(indent, "for (int g = lane; active && g * ", vector_width_,
                   " < extent; g += row_threads) {\n");
-    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (needed[t] && plan_.contiguous_load(t) && !plan_.held_load(t) &&
           !plan_.block_held_load(t) && vector_width_ > 1) {
@@ -167,8 +185,11 @@ class RowKernelEmitter {
     }
     return out;
   }
+  static std::string close_group_loop(int in_flight, std::string_view indent) {
+    return in_flight > 1 ? cat(indent, "  }\n", indent, "}\n") : cat(indent, "}\n");
+  }
 
-  std::string element_statements(std::span<const std::int32_t> targets, int phase,
+  std::string element_statements(std::span<const std::int32_t> targets, int phase, bool in_flight,
                                  std::string_view indent) const {
     const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     const std::string at = cat("[k * ", vector_width_, " + e]");
@@ -179,7 +200,7 @@ class RowKernelEmitter {
         append(out, indent, builder_.value_statement(t, cat(kept_name(t), at)));
         continue;
       }
-      append(out, indent, term_statement(t));
+      append(out, indent, term_statement(t, in_flight && plan_.element_load(t)));
       if (plan_.reused(t)) append(out, indent, kept_name(t), at, " = ", value(t), ";\n");
     }
     return out;
@@ -200,18 +221,25 @@ class RowKernelEmitter {
   template <class Which>
   std::string held_loads(Which which, bool per_row) const {
     if (launch_.items == 0) return {};
+    return group_loads(which, launch_.items, "lane", per_row, per_row ? "    " : "  ");
+  }
+
+  // Loads `count` groups of the accesses `which` selects into registers held<t>[k], group k
+  // being `first` + k * row_threads: of the row (from base b<t>) or of every row (a.off<t>).
+  template <class Which>
+  std::string group_loads(Which which, int count, std::string_view first, bool per_row,
+                          std::string_view indent) const {
     const int v = vector_width_;
-    const std::string indent = per_row ? "    " : "  ";
     std::string out;
     // Vectors keep narrow elements packed: 8 bf16 take 4 registers, not 8.
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (!which(t)) continue;
       append(out, indent, "lz_vec<", v, ", ", storage_type(term_dtype(t)), "> ", held_name(t), "[",
-             launch_.items, "];\n");
+             count, "];\n");
     }
     if (out.empty()) return out;
-    append(out, "#pragma unroll\n", indent, "for (int k = 0; k < ", launch_.items, "; ++k) {\n",
-           indent, "  const int g = lane + k * row_threads;\n", indent, "  if (",
+    append(out, "#pragma unroll\n", indent, "for (int k = 0; k < ", count, "; ++k) {\n", indent,
+           "  const int g = ", first, " + k * row_threads;\n", indent, "  if (",
            per_row ? "!active || " : "", "g * ", v, " >= extent) continue;\n");
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (!which(t)) continue;
@@ -333,15 +361,17 @@ class RowKernelEmitter {
     for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
       const ir::Node& node = *pending_[row_.reductions[j]];
       const Fold fold = fold_of(node);
-      const std::int32_t input = row_.reduction_terms[j];
+      const std::span<const std::int32_t> input(&row_.reduction_terms[j], 1);
+      const int in_flight = loads_in_flight(input, int(j));
       append(out, "    // ", op_and_place(node), "\n", "    ", fold.acc_type, " acc", j, " = ",
              fold.identity, ";\n    long long at", j, " = -1;\n",
-             open_group_loop(std::span(&input, 1), int(j), "    "),
+             open_group_loop(input, int(j), in_flight, "    "),
              "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-             element_statements(std::span(&input, 1), int(j), "        "), "        ",
+             element_statements(input, int(j), in_flight > 1, "        "), "        ",
              fold.function, "(acc", j, ", at", j, ", ",
-             fold_input(node, fold, term_dtype(input), value(input)), ", (long long)(g * ", v,
-             " + e));\n      }\n    }\n", combine(int(j), fold), per_row_statements(int(j) + 1));
+             fold_input(node, fold, term_dtype(input[0]), value(input[0])), ", (long long)(g * ", v,
+             " + e));\n      }\n", close_group_loop(in_flight, "    "), combine(int(j), fold),
+             per_row_statements(int(j) + 1));
     }
     std::vector<std::int32_t> element_roots;
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
@@ -353,8 +383,10 @@ class RowKernelEmitter {
              "[row] = ", builder_.stored_value(region_.root_terms[r], output_dtype(r)), ";\n");
     }
     if (element_roots.empty()) return out;
+    const int last = int(row_.reductions.size());
+    const int in_flight = loads_in_flight(element_roots, last);
     append(out, "    const Offset out_base = row * (Offset)extent;\n",
-           open_group_loop(element_roots, int(row_.reductions.size()), "    "));
+           open_group_loop(element_roots, last, in_flight, "    "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (!region_.roots[r].per_row) {
         append(out, "      lz_vec<", v, ", ", storage_type(output_dtype(r)), "> ", stored_name(r),
@@ -362,7 +394,7 @@ class RowKernelEmitter {
       }
     }
     append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-           element_statements(element_roots, int(row_.reductions.size()), "        "));
+           element_statements(element_roots, last, in_flight > 1, "        "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
       append(out, "        ", stored_name(r),
@@ -378,7 +410,7 @@ class RowKernelEmitter {
         append(out, "      ", output_name(r), "[out_base + g] = ", stored_name(r), ".v[0];\n");
       }
     }
-    append(out, "    }\n");
+    append(out, close_group_loop(in_flight, "    "));
     return out;
   }
 
@@ -447,13 +479,14 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
 std::optional<GeneratedKernel> generate_row_kernel_if(
     const fuse::Region& region, std::span<const ir::NodePtr> pending,
     std::span<const ir::NodePtr> externals, const CodegenOptions& options,
-    absl::FunctionRef<bool(const std::optional<ir::Hash128>& text_key)> wanted) {
+    absl::FunctionRef<bool(const std::optional<ir::Hash128>& structure_key)> wanted) {
   RowKernelEmitter emitter(region, pending, externals, options);
-  const std::optional<ir::Hash128> key =
-      row_text_key(region, pending, externals, emitter.plan(), options);
-  if (!wanted(key)) return std::nullopt;
+  const std::optional<RowTextKeys> keys =
+      row_text_keys(region, pending, externals, emitter.plan(), options);
+  if (!wanted(keys ? std::optional(keys->structure) : std::nullopt)) return std::nullopt;
   return kernel_from_text_cache(
-      key, [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
+      keys ? std::optional(keys->text) : std::nullopt,
+      [&](KernelText text) { return emitter.run_with_text(std::move(text)); },
       [&] { return emitter.run(); },
       [&] { return RowKernelEmitter(region, pending, externals, options).run(); },
       pending[region.row->reductions.at(0)].get());

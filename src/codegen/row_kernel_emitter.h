@@ -21,12 +21,12 @@ GeneratedKernel generate_row_kernel(const fuse::Region& region,
                                     std::span<const ir::NodePtr> externals,
                                     const CodegenOptions& options);
 
-// The same, when `wanted` says so given the key its text is cached under (kernel_sources.h's
-// row_text_key, which decides the text; nullopt for a text not cached): a caller can look the
-// kernel up by its key before paying for the rest.
+// The same, when `wanted` says so given the key of its structure (kernel_sources.h's
+// row_text_keys: what the kernels of every row length share; nullopt for a text not cached): a
+// caller can count the structure's lengths before paying for the rest.
 std::optional<GeneratedKernel> generate_row_kernel_if(
     const fuse::Region& region, std::span<const ir::NodePtr> pending,
     std::span<const ir::NodePtr> externals, const CodegenOptions& options,
-    absl::FunctionRef<bool(const std::optional<ir::Hash128>& text_key)> wanted);
+    absl::FunctionRef<bool(const std::optional<ir::Hash128>& structure_key)> wanted);
 
 }  // namespace lazy::codegen

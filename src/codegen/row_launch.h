@@ -18,9 +18,14 @@ struct RowLaunch {
 // group it holds; `math_heavy`: elements need transcendental math or division.
 RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words, bool math_heavy);
 
-// The launch of a row kernel that takes the row's length at run time: single elements, looped
-// over, a few a thread, by up to kMaxRunTimeRowThreads threads a row.
+// The launch of a row kernel that takes the row's length at run time: its `groups` of
+// `vector_width` elements looped over, a few a thread, by up to kMaxRunTimeRowThreads threads a
+// row.
 inline constexpr int kMaxRunTimeRowThreads = 1024;
-RowLaunch choose_run_time_row_launch(std::int64_t extent);
+RowLaunch choose_run_time_row_launch(std::int64_t groups, int vector_width);
+
+// Groups a thread that loops over its row loads before it computes with any of them, when a
+// group's loads take `bytes_per_group`: enough loads in flight to cover memory's latency.
+int looped_loads_in_flight(int bytes_per_group);
 
 }  // namespace lazy::codegen

@@ -29,14 +29,14 @@ RowPlan::RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pendin
       externals_(externals),
       length_at_run_time_(length_at_run_time) {
   classify_terms();
-  vector_width_ = length_at_run_time ? 1 : choose_vector_width();
+  vector_width_ = choose_vector_width();
   if (!length_at_run_time) {
     plan_holds();
     return;
   }
   // What is held in registers shapes only the text, which a run-time kernel often finds cached:
   // its arguments and launch need none of it.
-  launch_ = choose_run_time_row_launch(row_.extent);
+  launch_ = choose_run_time_row_launch(ir::ceil_div(row_.extent, vector_width_), vector_width_);
 }
 
 void RowPlan::plan_holds() {
@@ -139,6 +139,14 @@ int RowPlan::choose_vector_width() const {
   };
   while (width > 1 && !aligned(width)) width /= 2;
   return width;
+}
+
+int RowPlan::loads_in_flight(std::span<const std::uint8_t> needed) const {
+  if (launch_.items > 0) return 1;
+  int bytes = 0;
+  for (std::size_t t = 0; t < needed.size(); ++t)
+    if (needed[t] && element_load(t)) bytes += vector_width_ * itemsize(term_dtype(t));
+  return looped_loads_in_flight(bytes);
 }
 
 // Costly math per element bounds a row kernel only over floating elements of 2 bytes or fewer

@@ -24,7 +24,7 @@ using RowAccess = fuse::RowWalk;
 class RowPlan {
  public:
   // `length_at_run_time`: the kernel takes the row's length and threads per row as arguments
-  // (one element a step, looped over), so nothing in it depends on the length.
+  // (its groups looped over), so nothing in it depends on the length but the vector width.
   RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pending,
           std::span<const ir::NodePtr> externals, bool length_at_run_time);
 
@@ -77,6 +77,10 @@ class RowPlan {
   // divisor's reciprocal is taken once (KernelBuilder::division_statement). On H100 the masked
   // softmax over [128 * 1024, 1024] bf16 took 0.317 ms dividing each element, 0.198 ms so.
   bool divides_by_row_value(std::size_t t) const;
+  // Groups a thread loads before computing with them, in a phase that loops over the row and
+  // needs the element terms `needed` (1 where the row is held in registers): several loads in
+  // flight a thread, or memory's latency bounds the loop.
+  int loads_in_flight(std::span<const std::uint8_t> needed) const;
   // The element terms phase `phase` needs for `targets`, in order; values held from an earlier
   // phase end the walk.
   std::vector<std::uint8_t> element_cone(std::span<const std::int32_t> targets, int phase) const;

@@ -20,53 +20,27 @@ namespace {
 
 std::atomic<bool> all_at_run_time{false};
 
-// The sizes each structure (its run-time kernel's name) is compiled for.
+// The sizes each structure (a row structure's key, or its run-time kernel's name) is compiled
+// for.
 class Variants {
  public:
-  // Whether the structure named `any_size` is compiled for `sizes` (and counts them if so), when
-  // a structure is compiled for at most `per_structure` distinct sizes.
-  bool specialize(const std::string& any_size, const std::vector<std::int64_t>& sizes,
+  // Whether the structure `structure` is compiled for `sizes` (and counts them if so), when a
+  // structure is compiled for at most `per_structure` distinct sizes.
+  bool specialize(const std::string& structure, const std::vector<std::int64_t>& sizes,
                   std::size_t per_structure) {
-    if (all_at_run_time_or_none(per_structure)) return false;
+    if (per_structure == 0 || all_at_run_time.load(std::memory_order_relaxed)) return false;
     // Only plan misses come here, so one lock is cheap.
     std::lock_guard lock(mutex_);
-    return count(any_size, sizes, per_structure);
-  }
-
-  // The same for the structure of the run-time row kernel whose text is cached under `text_key`,
-  // once name_row has named it (the key decides the text, so a length compiled for is told
-  // without generating that kernel again); nullopt before.
-  std::optional<bool> specialize_row(const ir::Hash128& text_key,
-                                     const std::vector<std::int64_t>& sizes,
-                                     std::size_t per_structure) {
-    if (all_at_run_time_or_none(per_structure)) return false;
-    std::lock_guard lock(mutex_);
-    auto it = row_names_.find(text_key);
-    if (it == row_names_.end()) return std::nullopt;
-    return count(it->second, sizes, per_structure);
-  }
-  void name_row(const ir::Hash128& text_key, const std::string& name) {
-    std::lock_guard lock(mutex_);
-    row_names_.try_emplace(text_key, name);
-  }
-
- private:
-  static bool all_at_run_time_or_none(std::size_t per_structure) {
-    return per_structure == 0 || all_at_run_time.load(std::memory_order_relaxed);
-  }
-  // Under the lock.
-  bool count(const std::string& any_size, const std::vector<std::int64_t>& sizes,
-             std::size_t per_structure) {
-    std::vector<std::vector<std::int64_t>>& known = sizes_[any_size];
+    std::vector<std::vector<std::int64_t>>& known = sizes_[structure];
     if (std::find(known.begin(), known.end(), sizes) != known.end()) return true;
     if (known.size() >= per_structure) return false;
     known.push_back(sizes);
     return true;
   }
 
+ private:
   std::mutex mutex_;
   absl::flat_hash_map<std::string, std::vector<std::vector<std::int64_t>>> sizes_;
-  absl::flat_hash_map<ir::Hash128, std::string> row_names_;
 };
 
 Variants& variants() {
@@ -92,22 +66,19 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
   static const std::size_t product_shapes = setting(ir::Setting::specialized_product_shapes);
   static const std::size_t concat_shapes = setting(ir::Setting::specialized_concat_shapes);
   if (region.row) {
-    // The run-time kernel's text key names the structure once it has been generated; it is
-    // generated only when it is the one returned, or to learn the name.
+    // A row structure is named by its key (row kernels of every length and vector width share
+    // it), or where its text is not cached by its run-time kernel, generated to learn the name.
+    // The run-time kernel is generated only when it is the one returned.
     const std::vector<std::int64_t> length = {region.row->extent};
-    std::optional<ir::Hash128> key;
     std::optional<bool> specialize;
     std::optional<codegen::GeneratedKernel> any_size = codegen::generate_row_kernel_if(
         region, nodes, externals, sizes_at_run_time,
-        [&](const std::optional<ir::Hash128>& text_key) {
-          key = text_key;
-          if (key) specialize = variants().specialize_row(*key, length, row_lengths);
+        [&](const std::optional<ir::Hash128>& structure) {
+          if (structure)
+            specialize = variants().specialize("row " + structure->to_hex(), length, row_lengths);
           return !specialize.value_or(false);
         });
-    if (!specialize) {
-      if (key) variants().name_row(*key, any_size->name);
-      specialize = variants().specialize(any_size->name, length, row_lengths);
-    }
+    if (!specialize) specialize = variants().specialize(any_size->name, length, row_lengths);
     if (!*specialize) return std::move(*any_size);
     return codegen::generate_kernel(region, nodes, externals, fixed_sizes);
   }

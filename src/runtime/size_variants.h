@@ -5,7 +5,8 @@
 // automatic dynamic shapes do). Three kinds of kernel have sizes to compile in: a row kernel its
 // row length (LAZY_SPECIALIZED_ROW_LENGTHS of them), a skinny product its weight's shape
 // (LAZY_SPECIALIZED_PRODUCT_SHAPES), a kernel of several concatenations every size and offset it
-// reads (LAZY_SPECIALIZED_CONCAT_SHAPES).
+// reads (LAZY_SPECIALIZED_CONCAT_SHAPES). A row kernel that takes its length at run time still
+// has the vector width the length allows compiled in: one such kernel a width.
 #pragma once
 
 #include <span>

@@ -360,21 +360,19 @@ TEST_F(RowFusion, LoadsBuiltAfterARestartWalkEveryElement) {
 
 TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   using lazy::codegen::choose_row_launch;
-  EXPECT_EQ(choose_row_launch(8, 4, 1, false).row_threads, 2);  // 32 floats: 2 threads
-  // 4096 floats, memory-bound: two groups per thread; with exp: four.
-  EXPECT_EQ(choose_row_launch(1024, 4, 4, false).row_threads, 512);
-  EXPECT_EQ(choose_row_launch(1024, 4, 4, false).items, 2);
-  EXPECT_EQ(choose_row_launch(1024, 4, 4, true).row_threads, 256);
-  EXPECT_EQ(choose_row_launch(1024, 4, 4, true).items, 4);
-  EXPECT_EQ(choose_row_launch(8192, 4, 4, false).items, 8);     // 32768 floats still held
-  EXPECT_EQ(choose_row_launch(1 << 20, 4, 4, false).items, 0);  // too long to hold: loops
+  EXPECT_EQ(choose_row_launch(8, 4, 1).row_threads, 2);  // 32 floats: 2 threads
+  // 4096 floats: four groups per thread.
+  EXPECT_EQ(choose_row_launch(1024, 4, 4).row_threads, 256);
+  EXPECT_EQ(choose_row_launch(1024, 4, 4).items, 4);
+  EXPECT_EQ(choose_row_launch(8192, 4, 4).items, 8);     // 32768 floats still held
+  EXPECT_EQ(choose_row_launch(1 << 20, 4, 4).items, 0);  // too long to hold: loops
   // More registers per group: more threads share the row.
-  EXPECT_GT(choose_row_launch(2048, 4, 32, true).row_threads, 512);
+  EXPECT_GT(choose_row_launch(2048, 4, 32).row_threads, 512);
   // Attention's rows of 1024 in groups of 16 (a bool mask beside bf16): the forward softmax
   // (12 words a group) on a warp, the backward (28, its probabilities kept) on two.
-  EXPECT_EQ(choose_row_launch(64, 16, 12, false).row_threads, 32);
-  EXPECT_EQ(choose_row_launch(64, 16, 28, false).row_threads, 64);
-  EXPECT_EQ(choose_row_launch(64, 16, 28, false).items, 1);
+  EXPECT_EQ(choose_row_launch(64, 16, 12).row_threads, 32);
+  EXPECT_EQ(choose_row_launch(64, 16, 28).row_threads, 64);
+  EXPECT_EQ(choose_row_launch(64, 16, 28).items, 1);
 }
 
 // Llama's softmax (f32 over bf16 scores, cast back): each element divides through the row sum's

@@ -29,13 +29,13 @@ constexpr int kMaxHeldWords = 64;
 // took 0.411 ms at 32 threads and 0.275 ms at 64 (H200); its forward (24 words) 0.189 ms at 32
 // and 0.197 at 64.
 constexpr int kMaxShortRowHeldWords = 48;
-// Groups per thread a row kernel aims at: two for memory-bound rows, four where exp and the like
-// dominate, with up to a block of 1024 threads per row. Measured on H100 with rows of 4096 and
-// 8192 (f32 and bf16): layer_norm f32 0.182 ms at two against 0.184 ms at eight; softmax bf16
-// 0.110 ms at four against 0.121 ms at two; softmax f32 [8192, 8192] 2959 GB/s at two (1024
-// threads) against 2949 at four, the full sum's chunks of 16384 2650 against 2638.
-constexpr int kMemoryBoundItems = 2;
-constexpr int kMathHeavyItems = 4;
+// Groups per thread a row kernel aims at, with up to a block of 1024 threads per row. Fewer
+// threads a row make its reductions' barriers cheaper and let more rows share an SM. Measured on
+// H200, four against two: layer_norm [16384, 4096] f32 0.135 against 0.169 ms, bf16 0.072 against
+// 0.088; softmax [8192, 8192] f32 0.134 against 0.139; add + rms_norm f32 0.266 against 0.264. On
+// H100 it had been level for memory-bound rows (softmax f32 2949 GB/s at four against 2959 at
+// two) and four had won where exp dominates (softmax bf16 0.110 ms against 0.121).
+constexpr int kItemsWanted = 4;
 constexpr int kMaxRowThreads = 1024;
 constexpr int kLoopedRowThreads = 512;
 // Groups each thread of a run-time-length row takes at most, up to kMaxRunTimeRowThreads
@@ -54,12 +54,10 @@ int pow2_at_least(std::int64_t n) {
 
 }  // namespace
 
-RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words_per_group,
-                            bool math_heavy) {
+RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words_per_group) {
   groups = std::max<std::int64_t>(groups, 1);
   RowLaunch launch{0, 0, 0, vector_width};
   auto items_for = [&](int threads) { return pow2_at_least(ceil_div(groups, threads)); };
-  const int items_wanted = math_heavy ? kMathHeavyItems : kMemoryBoundItems;
   // Short rows: four groups a thread, but no more than kShortRowElements elements, so that wide
   // groups (16 elements where a bool mask sits beside bf16 scores) do not pile up in registers.
   const int short_row_threads =
@@ -68,7 +66,7 @@ RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_word
   launch.row_threads =
       groups <= kShortRowGroups
           ? std::min(short_row_threads, 32)
-          : std::clamp(pow2_at_least(ceil_div(groups, items_wanted)), 64, kMaxRowThreads);
+          : std::clamp(pow2_at_least(ceil_div(groups, kItemsWanted)), 64, kMaxRowThreads);
   if (items_for(launch.row_threads) > kMaxItems)
     launch.row_threads = std::min(pow2_at_least(ceil_div(groups, kMaxItems)), kMaxRowThreads);
   // LAZY_ROW_THREADS: threads per row (a power of two up to 1024), for tuning.

@@ -15,8 +15,8 @@ struct RowLaunch {
 };
 
 // `groups`: the row's length in vector groups; `held_words`: 32-bit registers a thread needs per
-// group it holds; `math_heavy`: elements need transcendental math or division.
-RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words, bool math_heavy);
+// group it holds.
+RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words);
 
 // The launch of a row kernel that takes the row's length at run time: its `groups` of
 // `vector_width` elements looped over, a few a thread, by up to kMaxRunTimeRowThreads threads a

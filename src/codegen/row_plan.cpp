@@ -45,7 +45,7 @@ void RowPlan::plan_holds() {
   plan_phases();
   if (!length_at_run_time_) {
     launch_ = choose_row_launch(ir::ceil_div(row_.extent, vector_width_), vector_width_,
-                                held_words_per_group(), math_heavy());
+                                held_words_per_group());
   }
   if (launch_.items == 0) reused_.assign(reused_.size(), false);
   invariants_held_for_block_ = launch_.items > 0 && block_held_words() <= kMaxBlockHeldWords;
@@ -106,12 +106,10 @@ int RowPlan::block_held_words() const {
   return words * launch_.items;
 }
 
-// Bytes of the narrowest element the row loads or stores, of any dtype or only floating ones
-// (0 for none).
-int RowPlan::narrowest_itemsize(bool floating_only) const {
+// Bytes of the narrowest element the row loads or stores (0 for none).
+int RowPlan::narrowest_itemsize() const {
   int narrowest = 0;
   auto take = [&](DType dtype) {
-    if (floating_only && !is_floating(dtype)) return;
     const int size = itemsize(dtype);
     narrowest = narrowest == 0 ? size : std::min(narrowest, size);
   };
@@ -147,16 +145,6 @@ int RowPlan::loads_in_flight(std::span<const std::uint8_t> needed) const {
   for (std::size_t t = 0; t < needed.size(); ++t)
     if (needed[t] && element_load(t)) bytes += vector_width_ * itemsize(term_dtype(t));
   return looped_loads_in_flight(bytes);
-}
-
-// Costly math per element bounds a row kernel only over floating elements of 2 bytes or fewer
-// (a bool mask beside f32 data does not count): on H100, softmax bf16 [8192, 8192] is bounded by
-// its exp, softmax f32 by memory (2959 GB/s with two groups per thread against 2949 with four).
-bool RowPlan::math_heavy() const {
-  if (narrowest_itemsize(true) > 2) return false;
-  for (std::size_t t = 0; t < region_.terms.size(); ++t)
-    if (level_[t] == Level::element && costly(t)) return true;
-  return false;
 }
 
 // Registers a thread holds per group: the row's loads, and values kept for later phases.

@@ -95,9 +95,8 @@ class RowPlan {
            phases_using_[t] > 0;
   }
   int block_held_words() const;
-  int narrowest_itemsize(bool floating_only = false) const;
+  int narrowest_itemsize() const;
   int choose_vector_width() const;
-  bool math_heavy() const;
   int held_words_per_group() const;
   std::vector<std::int32_t> phase_targets(std::size_t phase) const;
   void plan_phases();

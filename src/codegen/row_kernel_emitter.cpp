@@ -437,7 +437,8 @@ class RowKernelEmitter {
            absl::StrReplaceAll(
                std::string(template_text("row_skeleton.cuh")),
                {{"$ARGS", builder_.args_text()},
-                {"$BLOCK", std::to_string(run_time ? kMaxRunTimeRowThreads : launch_.block)},
+                {"$BLOCK", run_time ? cat(kMaxRunTimeRowThreads, ", ", kMinRunTimeBlocksPerSm)
+                                    : std::to_string(launch_.block)},
                 {"$SIZES", sizes()},
                 {"$SHARED", shared_declarations()},
                 {"$UNIFORM_LOADS", uniform_statements() + block_held_loads},

@@ -200,8 +200,10 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   EXPECT_EQ(kernels[0].source, kernels[1].source);
   EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
   EXPECT_THAT(kernels[0].source, ::testing::Not(::testing::HasSubstr("lz_load_vec")));
-  EXPECT_EQ(kernels[0].threads, 256);  // one thread a row, 256 rows a block
-  EXPECT_EQ(kernels[1].threads, 256);  // 251 threads wanted: a block of 256 a row
+  // 16 rows: each spread over as many threads as it has groups, up to 512.
+  EXPECT_EQ(kernels[0].threads, 256);  // 4 threads a row, 64 rows a block
+  EXPECT_EQ(kernels[0].blocks, 1);
+  EXPECT_EQ(kernels[1].threads, 512);  // 1001 single elements: a block of 512 a row
   EXPECT_EQ(kernels[1].blocks, 16);
   EXPECT_NE(kernels[2].name, kernels[1].name);
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
@@ -209,7 +211,7 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   // Each thread loads 64 bytes of its row before folding any: memory's latency is paid once.
   EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("g0 += 16 * row_threads"));
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("g0 += 4 * row_threads"));
-  EXPECT_EQ(kernels[2].threads, 64);  // 250 groups of 4, four a thread
+  EXPECT_EQ(kernels[2].threads, 256);  // 250 groups of 4
   // Same arguments, other values: the length, threads per row and row strides.
   ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
   int differ = 0;
@@ -373,6 +375,11 @@ TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   EXPECT_EQ(choose_row_launch(64, 16, 12).row_threads, 32);
   EXPECT_EQ(choose_row_launch(64, 16, 28).row_threads, 64);
   EXPECT_EQ(choose_row_launch(64, 16, 28).items, 1);
+  // A run-time length: four groups a thread over many rows; few rows spread over more threads.
+  using lazy::codegen::choose_run_time_row_launch;
+  EXPECT_EQ(choose_run_time_row_launch(16384, 1024, 4).row_threads, 256);
+  EXPECT_EQ(choose_run_time_row_launch(64, 1024, 4).row_threads, 512);
+  EXPECT_EQ(choose_run_time_row_launch(64, 100, 4).row_threads, 128);
 }
 
 // Llama's softmax (f32 over bf16 scores, cast back): each element divides through the row sum's

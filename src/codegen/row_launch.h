@@ -18,15 +18,16 @@ struct RowLaunch {
 // group it holds.
 RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_words);
 
-// The launch of a row kernel that takes the row's length at run time: its `groups` of
-// `vector_width` elements looped over, a few a thread, by up to kMaxRunTimeRowThreads threads a
-// row. Its source asks for kMinRunTimeBlocksPerSm blocks an SM (64 registers a thread at most):
-// a block's loads then overlap another's reductions. On H200 (every row length at run time), the
-// full sum's rows of 16384 f32 took 0.125 ms in blocks of 1024 (42 registers, one block an SM)
-// and 0.075 in blocks of 512; cross_entropy 0.446 and 0.368 ms; blocks of 256 lost elsewhere.
+// The launch of a row kernel that takes the row's length at run time: each of its `rows` has
+// `groups` of `vector_width` elements, looped over, a few a thread (fewer when there are few
+// rows), by up to kMaxRunTimeRowThreads threads a row. Its source asks for kMinRunTimeBlocksPerSm
+// blocks an SM (64 registers a thread at most): a block's loads then overlap another's reductions.
+// On H200 (every row length at run time), the full sum's rows of 16384 f32 took 0.125 ms in blocks
+// of 1024 (42 registers, one block an SM) and 0.075 in blocks of 512; cross_entropy 0.446 and 0.368
+// ms; blocks of 256 lost elsewhere.
 inline constexpr int kMaxRunTimeRowThreads = 512;
 inline constexpr int kMinRunTimeBlocksPerSm = 2;
-RowLaunch choose_run_time_row_launch(std::int64_t groups, int vector_width);
+RowLaunch choose_run_time_row_launch(std::int64_t rows, std::int64_t groups, int vector_width);
 
 // Groups a thread that loops over its row loads before it computes with any of them, when a
 // group's loads take `bytes_per_group`: enough loads in flight to cover memory's latency.

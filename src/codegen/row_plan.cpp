@@ -36,7 +36,8 @@ RowPlan::RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pendin
   }
   // What is held in registers shapes only the text, which a run-time kernel often finds cached:
   // its arguments and launch need none of it.
-  launch_ = choose_run_time_row_launch(ir::ceil_div(row_.extent, vector_width_), vector_width_);
+  launch_ = choose_run_time_row_launch(row_.rows, ir::ceil_div(row_.extent, vector_width_),
+                                       vector_width_);
 }
 
 void RowPlan::plan_holds() {

@@ -208,9 +208,9 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   EXPECT_NE(kernels[2].name, kernels[1].name);
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("lz_load_vec<4>"));
-  // Each thread loads 64 bytes of its row before folding any: memory's latency is paid once.
-  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("g0 += 16 * row_threads"));
-  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("g0 += 4 * row_threads"));
+  // Each thread loads 32 bytes of its row before folding any: memory's latency is paid once.
+  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("g0 += 8 * row_threads"));
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("g0 += 2 * row_threads"));
   EXPECT_EQ(kernels[2].threads, 256);  // 250 groups of 4
   // Same arguments, other values: the length, threads per row and row strides.
   ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());

@@ -88,6 +88,24 @@ TEST_F(SizesAtRunTime, OneRowBoolRowsAndBroadcastMasks) {
       "masked softmax", kSumTolerance);
 }
 
+// Rows that allow no vectors though their length would (a strided view, a view one element
+// off), single elements loaded ahead several trips, and bool rows in vectors of 16.
+TEST_F(SizesAtRunTime, StridedAndOffsetRowsAndBoolVectorsMatchTheReference) {
+  const Tensor x = random_input(DType::f32, {9, 40002});
+  const Tensor flags = random_input(DType::bool_, {33, 4096});
+  const Tensor w = random_input(DType::f32, {40000});
+  const Tensor b = random_input(DType::f32, {40000});
+  expect_matches_reference(
+      [&] {
+        const Tensor every_other = x.slice(1, 0, std::nullopt, 2);
+        const Tensor one_off = x.slice(1, 1, 40001);
+        return std::vector{
+            lazy::softmax(every_other), lazy::sum(every_other, -1), lazy::layer_norm(one_off, w, b),
+            lazy::argmax(one_off, -1),  lazy::sum(flags, -1),       lazy::any(flags, -1)};
+      },
+      "strided, offset and bool rows", kSumTolerance);
+}
+
 // Several concatenations in one kernel (rolls, a replicate pad's slices, a cat of computed
 // parts) with every size and offset an argument; a tail past the warps' tiles, bf16 and i32.
 TEST_F(SizesAtRunTime, SeveralConcatenationsMatchTheReference) {

@@ -92,8 +92,8 @@ class RowKernelEmitter {
   }
 
   // The stored element a load reads: once (uniform), once per row, or at element g * V + e of
-  // the row (from registers when held, or loaded with the loop's other groups: `in_flight`).
-  std::string raw_element(std::size_t t, bool in_flight) const {
+  // the row (from registers when held, or loaded with the loop's other groups: `loaded_ahead`).
+  std::string raw_element(std::size_t t, bool loaded_ahead) const {
     switch (plan_.level(t)) {
       case Level::uniform:
         return cat(input_name(t), "[a.off", t, "]");
@@ -102,7 +102,7 @@ class RowKernelEmitter {
       case Level::element:
         break;
     }
-    if (plan_.held_load(t) || plan_.block_held_load(t) || in_flight)
+    if (plan_.held_load(t) || plan_.block_held_load(t) || loaded_ahead)
       return cat(held_name(t), "[k].v[e]");
     if (plan_.contiguous_load(t) && vector_width_ > 1) return cat(vector_load_name(t), ".v[e]");
     return cat(input_name(t), "[", element_offset(t), "]");
@@ -124,14 +124,14 @@ class RowKernelEmitter {
     return element_offset(t);
   }
 
-  // The statement computing term t's value; `in_flight`: the loop loaded its groups before.
-  std::string term_statement(std::size_t t, bool in_flight = false) const {
+  // The statement computing term t's value; `loaded_ahead`: the loop loaded its groups before.
+  std::string term_statement(std::size_t t, bool loaded_ahead = false) const {
     const Term& term = region_.terms[t];
     switch (term.kind) {
       case Term::Kind::scalar:
         return builder_.scalar_statement(t);
       case Term::Kind::load:
-        return builder_.load_statement(t, raw_element(t, in_flight));
+        return builder_.load_statement(t, raw_element(t, loaded_ahead));
       case Term::Kind::reduced: {
         const int j = plan_.reduction_position(term.source);
         const ir::Node& node = *pending_[term.source];
@@ -189,8 +189,8 @@ class RowKernelEmitter {
     return in_flight > 1 ? cat(indent, "  }\n", indent, "}\n") : cat(indent, "}\n");
   }
 
-  std::string element_statements(std::span<const std::int32_t> targets, int phase, bool in_flight,
-                                 std::string_view indent) const {
+  std::string element_statements(std::span<const std::int32_t> targets, int phase,
+                                 bool loaded_ahead, std::string_view indent) const {
     const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     const std::string at = cat("[k * ", vector_width_, " + e]");
     std::string out;
@@ -200,7 +200,7 @@ class RowKernelEmitter {
         append(out, indent, builder_.value_statement(t, cat(kept_name(t), at)));
         continue;
       }
-      append(out, indent, term_statement(t, in_flight && plan_.element_load(t)));
+      append(out, indent, term_statement(t, loaded_ahead && plan_.element_load(t)));
       if (plan_.reused(t)) append(out, indent, kept_name(t), at, " = ", value(t), ";\n");
     }
     return out;

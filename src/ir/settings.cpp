@@ -156,7 +156,8 @@ constexpr SettingSpec kSettings[] = {
      .min = 0,
      .max = 1 << 20,
      .effect = "distinct row lengths a row kernel (softmax, norms) is compiled for; further "
-               "lengths share one kernel that takes the length at run time (0: always that one)"},
+               "lengths share a kernel that takes the length at run time, one a vector width "
+               "(0: always those)"},
     {.setting = Setting::specialized_product_shapes,
      .name = "LAZY_SPECIALIZED_PRODUCT_SHAPES",
      .kind = SettingKind::integer,

@@ -67,8 +67,9 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
   static const std::size_t concat_shapes = setting(ir::Setting::specialized_concat_shapes);
   if (region.row) {
     // A row structure is named by its key (row kernels of every length and vector width share
-    // it), or where its text is not cached by its run-time kernel, generated to learn the name.
-    // The run-time kernel is generated only when it is the one returned.
+    // it). A text that is not cached has no key: its run-time kernel is generated to learn its
+    // name, which names the vector width too. Otherwise the run-time kernel is generated only
+    // when it is the one returned.
     const std::vector<std::int64_t> length = {region.row->extent};
     std::optional<bool> specialize;
     std::optional<codegen::GeneratedKernel> any_size = codegen::generate_row_kernel_if(

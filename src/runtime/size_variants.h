@@ -17,9 +17,10 @@
 namespace lazy::runtime {
 
 // The kernel of region `region` (not a library call): for a row kernel, a skinny product or a
-// kernel of several concatenations, the one compiled for its sizes when its structure (the name of
-// its run-time-size kernel, which no size changes) already has those sizes or has fewer than the
-// setting's, else the one that takes them at run time.
+// kernel of several concatenations, the one compiled for its sizes when its structure already has
+// those sizes or has fewer than the setting's, else the one that takes them at run time. A row
+// structure is its key (codegen::row_text_keys, which leaves out the sizes and vector width);
+// another structure is the name of its run-time-size kernel, which no size changes.
 codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
                                         std::span<const ir::NodePtr> nodes,
                                         std::span<const ir::NodePtr> externals, bool fast);

@@ -3,8 +3,8 @@ PyTorch's autograd on the same inputs and cotangent.
 
 Both are compared with PyTorch's gradient computed in float64 on those inputs. lazyfuse may be off
 by four times PyTorch's own largest error in the tensor, plus eight roundings of the element in the
-gradient's dtype; for a unary op, plus |x| * 2^-24 of it (argument_scale); for an op that sums,
-plus eight roundings of the tensor's largest element; plus 2^-126, below which the GPU flushes
+gradient's dtype; for a unary op or glu, plus |x| * 2^-24 of it (argument_scale); for an op that
+sums, plus eight roundings of the tensor's largest element; plus 2^-126, below which the GPU flushes
 f32 results to 0. Where PyTorch's gradient is NaN or infinite,
 lazyfuse's must be the same, unless it is finite and within that slack of the float64 one. A
 convention at a kink or a tie (which side gets a gradient, how ties share it) shows as a difference

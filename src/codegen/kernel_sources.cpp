@@ -156,7 +156,10 @@ std::optional<RowTextKeys> row_text_keys(const fuse::Region& region,
                                std::uint64_t(row.rows > 1), std::uint64_t(launch.row_threads),
                                std::uint64_t(launch.block), std::uint64_t(launch.items)});
   }
-  return RowTextKeys{.text = ir::hash_words(words, sizes), .structure = ir::hash_words(words)};
+  // The words are hashed once: the text's key is the structure's with the sizes.
+  const ir::Hash128 structure = ir::hash_words(words);
+  const std::uint64_t structure_words[] = {structure.lo, structure.hi};
+  return RowTextKeys{.text = ir::hash_words(structure_words, sizes), .structure = structure};
 }
 
 ir::Hash128 pointwise_text_key(const fuse::Region& region, std::span<const ir::NodePtr> pending,

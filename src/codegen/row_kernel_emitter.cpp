@@ -147,18 +147,12 @@ class RowKernelEmitter {
     return builder_.computed_statement(t, "");
   }
 
-  // Groups of the row a thread loads before computing with them in phase `phase` (1 where the
-  // row is held, or the loop loads each group where it computes it).
-  int loads_in_flight(std::span<const std::int32_t> targets, int phase) const {
-    return plan_.loads_in_flight(plan_.element_cone(targets, phase));
-  }
-
   // Opens the loop over this thread's groups of the row (g: the group's index in the row), with
-  // the group's loads of what phase `phase` reads from memory. A loop with `in_flight` groups
-  // loads them all first, then computes with each in turn: the same order of folds.
-  std::string open_group_loop(std::span<const std::int32_t> targets, int phase, int in_flight,
+  // the group's loads of what a phase reads from memory (`needed`: the phase's element_cone). A
+  // loop with `in_flight` groups (RowPlan::loads_in_flight) loads them all first, then computes
+  // with each in turn: the same order of folds.
+  std::string open_group_loop(const std::vector<std::uint8_t>& needed, int in_flight,
                               std::string_view indent) const {
-    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     if (in_flight > 1) {
       const std::string inner = cat(indent, "  ");
       return cat(indent, "for (int g0 = lane; active && g0 * ", vector_width_,
@@ -189,9 +183,9 @@ class RowKernelEmitter {
     return in_flight > 1 ? cat(indent, "  }\n", indent, "}\n") : cat(indent, "}\n");
   }
 
-  std::string element_statements(std::span<const std::int32_t> targets, int phase,
+  // The statements of phase `phase`'s element terms (`needed`: its element_cone).
+  std::string element_statements(const std::vector<std::uint8_t>& needed, int phase,
                                  bool loaded_ahead, std::string_view indent) const {
-    const std::vector<std::uint8_t> needed = plan_.element_cone(targets, phase);
     const std::string at = cat("[k * ", vector_width_, " + e]");
     std::string out;
     for (std::size_t t = 0; t < needed.size(); ++t) {
@@ -361,15 +355,16 @@ class RowKernelEmitter {
     for (std::size_t j = 0; j < row_.reductions.size(); ++j) {
       const ir::Node& node = *pending_[row_.reductions[j]];
       const Fold fold = fold_of(node);
-      const std::span<const std::int32_t> input(&row_.reduction_terms[j], 1);
-      const int in_flight = loads_in_flight(input, int(j));
+      const std::int32_t input = row_.reduction_terms[j];
+      const std::vector<std::uint8_t> needed = plan_.element_cone(std::span(&input, 1), int(j));
+      const int in_flight = plan_.loads_in_flight(needed);
       append(out, "    // ", op_and_place(node), "\n", "    ", fold.acc_type, " acc", j, " = ",
              fold.identity, ";\n    long long at", j, " = -1;\n",
-             open_group_loop(input, int(j), in_flight, "    "),
+             open_group_loop(needed, in_flight, "    "),
              "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-             element_statements(input, int(j), in_flight > 1, "        "), "        ",
+             element_statements(needed, int(j), in_flight > 1, "        "), "        ",
              fold.function, "(acc", j, ", at", j, ", ",
-             fold_input(node, fold, term_dtype(input[0]), value(input[0])), ", (long long)(g * ", v,
+             fold_input(node, fold, term_dtype(input), value(input)), ", (long long)(g * ", v,
              " + e));\n      }\n", close_group_loop(in_flight, "    "), combine(int(j), fold),
              per_row_statements(int(j) + 1));
     }
@@ -384,9 +379,10 @@ class RowKernelEmitter {
     }
     if (element_roots.empty()) return out;
     const int last = int(row_.reductions.size());
-    const int in_flight = loads_in_flight(element_roots, last);
+    const std::vector<std::uint8_t> needed = plan_.element_cone(element_roots, last);
+    const int in_flight = plan_.loads_in_flight(needed);
     append(out, "    const Offset out_base = row * (Offset)extent;\n",
-           open_group_loop(element_roots, last, in_flight, "    "));
+           open_group_loop(needed, in_flight, "    "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (!region_.roots[r].per_row) {
         append(out, "      lz_vec<", v, ", ", storage_type(output_dtype(r)), "> ", stored_name(r),
@@ -394,7 +390,7 @@ class RowKernelEmitter {
       }
     }
     append(out, "#pragma unroll\n      for (int e = 0; e < ", v, "; ++e) {\n",
-           element_statements(element_roots, last, in_flight > 1, "        "));
+           element_statements(needed, last, in_flight > 1, "        "));
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       if (region_.roots[r].per_row) continue;
       append(out, "        ", stored_name(r),

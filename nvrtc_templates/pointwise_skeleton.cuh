@@ -1,7 +1,7 @@
 // Skeleton of a fused pointwise kernel; codegen fills the $-names. Each thread takes groups of
-// $V elements of the iteration space (consecutive: one 16-byte access per tensor where layouts
-// allow; or a warp's lanes side by side), computes every output from the loads, and stores them.
-// Elements past the last whole group are done one at a time.
+// $V consecutive elements of the iteration space (one 16-byte access per tensor where layouts
+// allow), computes every output from the loads, and stores them. Elements past the last whole
+// group are done one at a time.
 #include "lz_device.cuh"
 
 struct Args {

@@ -158,6 +158,31 @@ TEST_F(Codegen, UnfusedAndFastMathKernelsCompile) {
   expect_compiles(fast);
 }
 
+// A periodic heat step reads four rolls of one grid in one kernel. The rolls along rows keep
+// each group of 4 elements in one part, so each reads one vector from the part its group lies in;
+// the rolls along columns split groups, so they read element by element.
+TEST_F(Codegen, AStencilReadsItsRowRollsAsVectorsAndItsColumnRollsByElement) {
+  lazy::Tensor u = computed({512, 1024});
+  lazy::Tensor heat = lazy::roll(u, 1, 0) + lazy::roll(u, -1, 0) + lazy::roll(u, 1, 1) +
+                      lazy::roll(u, -1, 1) - u * 4.0f;
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string& source = g.kernels[0].source;
+  EXPECT_EQ(g.kernels[0].vector_width, 4);
+  auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = source.find(text); at != std::string::npos;
+         at = source.find(text, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("= lz_load_vec<4>(q"), 2u) << source;
+  EXPECT_EQ(count("lz_store_vec<4>("), 1u) << source;
+  // Each column roll picks an element of one of its two parts, for each of the group's elements.
+  EXPECT_EQ(count("(Offset)i + (Offset)e] : &"), 2u) << source;
+  expect_compiles(g);
+}
+
 TEST_F(Codegen, KernelSourceDoesNotDependOnSizes) {
   auto source_for = [](std::int64_t rows) {
     lazy::Tensor x = computed({rows, 256});

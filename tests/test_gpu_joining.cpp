@@ -142,4 +142,41 @@ TEST_F(GpuJoining, SeveralConcatenationsInOneKernelReadTheirOwnParts) {
   }
 }
 
+// A kernel of several concatenations walks groups of consecutive elements: the loads every
+// element reads are one vector a group, and so is a concatenation whose groups lie in one part
+// (rolls along rows); the rest read element by element (rolls along columns, a pad's constant, a
+// cat of produced values). Grids large enough for groups (smaller ones take an element a
+// thread), whose rows hold whole groups or not, a tail, a strided operand, element sizes of 1 to
+// 8 bytes.
+TEST_F(GpuJoining, SeveralConcatenationsReadGroupsInOnePartAsVectors) {
+  for (DType dtype : {DType::f32, DType::bf16, DType::i64, DType::bool_}) {
+    for (const Shape& shape : {Shape{600, 1024}, Shape{270, 1004}, Shape{131, 2051}, Shape{5, 7}}) {
+      Tensor u = random_input(dtype, shape);
+      Tensor w = random_input(dtype, {shape[1], shape[0]});
+      const std::string what = std::string(lazy::dtype_name(dtype)) + " " + shape.to_string();
+      if (dtype == DType::bool_) {
+        expect_matches_reference(
+            [&] {
+              return std::vector<Tensor>{lazy::roll(u, 1, 0) ^ lazy::roll(u, -2, 0) ^
+                                         (lazy::roll(u, 1, 1) & u)};
+            },
+            what);
+        continue;
+      }
+      expect_matches_reference(
+          [&] {
+            Tensor heat = lazy::roll(u, 1, 0) + lazy::roll(u, -1, 0) + lazy::roll(u, 1, 1) +
+                          lazy::roll(u, -1, 1) - u * 4;
+            Tensor rows =
+                lazy::roll(u, 2, 0) - lazy::roll(w.transpose(0, 1), -3, 0) + w.transpose(0, 1);
+            Tensor shifted = lazy::pad(u, {0, 0, 1, 1}).slice(0, 0, shape[0]) + lazy::roll(u, 1, 0);
+            Tensor doubled = lazy::cat({u * 2, u + 1}, 0);
+            Tensor joined = lazy::roll(doubled, 3, 0) - lazy::cat({u, u}, 0);
+            return std::vector<Tensor>{heat, rows, shifted, joined};
+          },
+          what);
+    }
+  }
+}
+
 }  // namespace

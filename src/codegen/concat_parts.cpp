@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "codegen/generated_names.h"
 #include "codegen/text.h"
 
 namespace lazy::codegen {
@@ -164,25 +165,34 @@ std::string parts_by_position(std::size_t t, const std::string& position, std::s
   return out;
 }
 
-constexpr int kLanes = 32;
-
-std::string tile_count(int width) {
-  return cat("n / ", kLanes * width, " * ", kLanes);
+bool reads_part_vectors(const fuse::Region& region, std::size_t t, const IterationSpace& space,
+                        std::span<const int> access_of_term, const KernelBuilder& builder) {
+  const int width = space.vector_width;
+  const fuse::Term::Concat& concat = *region.terms[t].concat;
+  if (width == 1 || !groups_stay_in_one_part(space.accesses[access_of_term[t]], concat, width))
+    return false;
+  for (const std::int32_t value : concat.parts) {
+    const fuse::Term& part = region.terms[std::size_t(value)];
+    if (part.kind != fuse::Term::Kind::load || part.gather ||
+        builder.term_dtype(std::size_t(value)) != builder.term_dtype(t))
+      return false;
+    const AccessPlan& plan = space.accesses[access_of_term[value]];
+    bool aligned = plan.offset % width == 0;
+    if (plan.mode == AccessMode::strided) {
+      aligned = aligned && plan.strides.back() == 1;
+      for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
+        aligned = aligned && plan.strides[d] % width == 0;
+    }
+    if (plan.mode == AccessMode::uniform || !aligned) return false;
+  }
+  return true;
 }
 
-std::string tile_start(int width) {
-  return cat("(group & ~(Index)", kLanes - 1, ") * ", width, " + (group & ", kLanes - 1, ")");
-}
-
-std::string tile_body(int width, const std::string& element) {
-  return cat("    const Index tile_first = i;\n#pragma unroll\n    for (int e = 0; e < ", width,
-             "; ++e) {\n      const Index i = tile_first + (Index)e * ", kLanes, ";\n", element,
-             "    }\n");
-}
-
-std::string tile_tail(int width, const std::string& element) {
-  return cat("  for (Index i = n / ", kLanes * width, " * ", kLanes * width,
-             " + first; i < n; i += stride) {\n", element, "  }\n");
+std::string part_vector_load(const fuse::Region& region, std::size_t t, int width,
+                             const SelectWriter& writer) {
+  return cat(part_position(t, writer.position(t), writer.index_32bit, writer.sizes_compiled),
+             "    const auto* q", t, " = ", part_address(region, t, writer), ";\n",
+             "    const auto ", vector_load_name(t), " = lz_load_vec<", width, ">(q", t, ");\n");
 }
 
 }  // namespace lazy::codegen

@@ -59,14 +59,16 @@ struct SelectWriter {
 std::string select_statements(const fuse::Region& region, std::span<const std::int32_t> roots,
                               std::vector<bool> done, const SelectWriter& writer);
 
-// A kernel of several concatenations reads element by element, so a warp's lanes take
-// consecutive elements and each load is one coalesced access: a group is a warp's tile of
-// 32 * width elements, lane l's element e at the tile's start + l + 32 e. Groups in the grid
-// (`n` elements), a group's first element, and its body of `element` (the statements and stores
-// of element i); the tail does the last n % (32 * width) elements one at a time.
-std::string tile_count(int width);
-std::string tile_start(int width);
-std::string tile_body(int width, const std::string& element);
-std::string tile_tail(int width, const std::string& element);
+// Whether concatenation t's groups of `width` elements (`space`, with `access_of_term` indexing
+// its accesses by term) are each read as one vector: a group lies in one part, and every part is
+// a plain load of the concatenation's dtype that reads the group's elements consecutively from an
+// aligned offset (a roll or cat along an outer axis).
+bool reads_part_vectors(const fuse::Region& region, std::size_t t, const IterationSpace& space,
+                        std::span<const int> access_of_term, const KernelBuilder& builder);
+
+// Concatenation t's group as ldv<t>, `width` elements of the part its first element lies in:
+// `writer` gives positions and elements at the group's start.
+std::string part_vector_load(const fuse::Region& region, std::size_t t, int width,
+                             const SelectWriter& writer);
 
 }  // namespace lazy::codegen

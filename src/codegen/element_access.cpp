@@ -21,6 +21,19 @@ std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector) {
   return {};
 }
 
+std::string lone_element(const AccessPlan& plan, std::size_t t) {
+  switch (plan.mode) {
+    case AccessMode::uniform:
+      return cat(input_name(t), "[a.off", t, "]");
+    case AccessMode::dense:
+      return cat(input_name(t), "[(Offset)a.off", t, " + (Offset)i + (Offset)e]");
+    case AccessMode::strided:
+      return cat(input_name(t), "[o", t, " + (Offset)e * (Offset)a.st", t, "_",
+                 plan.strides.size() - 1, "]");
+  }
+  return {};
+}
+
 std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector) {
   const std::string e = vector ? " + (long long)e" : "";
   switch (plan.mode) {

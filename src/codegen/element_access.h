@@ -15,6 +15,8 @@ namespace lazy::codegen {
 
 // The stored element load t reads.
 std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector);
+// The stored element e of the group load t reads, read alone (no vector load holds it).
+std::string lone_element(const AccessPlan& plan, std::size_t t);
 // Where a gather load's walked axes put the element (with vector = false, the group's first
 // element, where a vector gather reads from: vector_gathers.h); its index adds to that.
 std::string gather_base(const AccessPlan& plan, std::size_t t, bool vector);

@@ -19,6 +19,7 @@
 #include "codegen/row_kernel_emitter.h"
 #include "codegen/scan_kernel.h"
 #include "codegen/scatter_kernel.h"
+#include "codegen/select_kernel.h"
 #include "codegen/skinny_matmul.h"
 #include "codegen/templates.h"
 #include "codegen/text.h"
@@ -49,7 +50,15 @@ class KernelEmitter {
     UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_, select_);
     uniform_ = std::move(terms.uniform);
     computed_ = std::move(terms.computed);
-    vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
+    // A select kernel gathers element by element.
+    vector_gathers_ = select_ ? VectorGathers{std::vector<bool>(region_.terms.size()),
+                                              std::vector<bool>(region_.terms.size())}
+                              : plan_vector_gathers(region_, space_, access_of_term_, uniform_);
+    if (select_) {
+      select_kernel_.emplace(
+          region_, space_, access_of_term_, uniform_, builder_, sizes_compiled_,
+          [this](std::size_t t, bool vector) { return term_statement(t, vector); });
+    }
   }
 
   GeneratedKernel run() {
@@ -111,15 +120,17 @@ class KernelEmitter {
   void plan_accesses() {
     std::vector<Access> accesses;
     access_of_term_.assign(region_.terms.size(), -1);
-    // Several concatenations each branch where they are read, and load one element at a time:
-    // no load holds the groups to aligned vectors.
+    // Several concatenations each branch where they are read: only loads every element reads
+    // hold the groups to aligned vectors (select_kernel.h).
     select_ = several_concatenations(region_);
+    const std::vector<bool> read_everywhere =
+        select_ ? SelectKernel::loads_read_everywhere(region_) : std::vector<bool>();
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
         if (term.concat && !select_) concat_ = t;
         access_of_term_[t] = int(accesses.size());
-        const bool vectors = term.kind == Term::Kind::load && !select_;
+        const bool vectors = term.kind == Term::Kind::load && (!select_ || read_everywhere[t]);
         accesses.push_back({term.layout, vectors ? itemsize(builder_.term_dtype(t)) : 0});
       }
     }
@@ -149,7 +160,7 @@ class KernelEmitter {
         !groups_stay_in_one_part(access(int(*concat_)), *region_.terms[*concat_].concat,
                                  space_.vector_width))
       space_ = plan_iteration_space(region_.shape, accesses, 1);
-    // Warp tiles (select_) take their own order.
+    // A select kernel's groups keep their order.
     if (!region_.reduction && !row_op_ && !select_)
       reuse_order_ = plan_reuse_order(space_, accesses);
   }
@@ -234,7 +245,7 @@ class KernelEmitter {
   // The statements of the terms an element of `part` of the concatenation needs (-1: there is
   // none), but those computed once before the loop.
   std::string element_statements(bool vector, std::string_view indent, int part = -1) const {
-    if (select_) return select_statements(region_, region_.root_terms, uniform_, select_writer());
+    if (select_kernel_) return select_kernel_->element_statements();
     const std::vector<bool>& computed = computed_[std::max(part, 0)];
     std::string out;
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
@@ -244,15 +255,6 @@ class KernelEmitter {
           region_.terms[t].concat ? builder_.concat_statement(t, part) : term_statement(t, vector));
     }
     return out;
-  }
-
-  SelectWriter select_writer() const {
-    return {[this](std::size_t t) { return term_statement(t, false); },
-            [this](std::size_t t) { return generator_index(access(int(t)), t, false); },
-            [this](std::size_t t) { return raw_element(access(int(t)), t, false); },
-            builder_,
-            space_.index_32bit,
-            sizes_compiled_};
   }
 
   // `body` of each part of the concatenation behind tests of the part (concat_parts.h), or
@@ -265,13 +267,7 @@ class KernelEmitter {
   }
 
   std::string group_body() const {
-    if (select_) return tile_body(space_.vector_width, select_element());
     return group_offsets() + in_parts([this](int part) { return group_part(part); });
-  }
-
-  // Element i of a kernel of several concatenations: its offsets, values and stores.
-  std::string select_element() const {
-    return group_offsets() + element_statements(false, "    ") + builder_.scalar_stores();
   }
 
   // A group's loads, values and stores where its elements lie in `part` of the concatenation.
@@ -283,6 +279,8 @@ class KernelEmitter {
       append(out, element_statements(false, "    ", part), builder_.scalar_stores());
       return out;
     }
+    if (select_kernel_)
+      return select_kernel_->group_loads() + vector_stores(select_kernel_->group_element());
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       if (computed[t] && vector_gathers_.hoisted[t]) append(out, "    ", term_statement(t, false));
       if (!computed[t] || region_.terms[t].kind != Term::Kind::load) continue;
@@ -292,12 +290,18 @@ class KernelEmitter {
       }
       if (!region_.terms[t].gather) append(out, vector_load(access(int(t)), t, width, "    "));
     }
+    return out + vector_stores(element_statements(true, "      ", part));
+  }
+
+  // The group's outputs from `element`, the statements of its element e, stored as vectors.
+  std::string vector_stores(const std::string& element) const {
+    const int width = space_.vector_width;
+    std::string out;
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "    lz_vec<", width, ", ", storage_type(root_dtype(r)), "> ", stored_name(r),
              ";\n");
     }
-    append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n");
-    append(out, element_statements(true, "      ", part));
+    append(out, "#pragma unroll\n    for (int e = 0; e < ", width, "; ++e) {\n", element);
     for (std::size_t r = 0; r < region_.roots.size(); ++r) {
       append(out, "      ", stored_name(r),
              ".v[e] = ", builder_.stored_value(region_.root_terms[r], root_dtype(r)), ";\n");
@@ -314,7 +318,6 @@ class KernelEmitter {
   // strided access, vectors need the inner dim to be a multiple of the width: no tail.)
   std::string tail() const {
     const int width = space_.vector_width;
-    if (select_) return tile_tail(width, select_element());
     if (width == 1 || space_.needs_multi_index()) return {};
     std::string out =
         cat("  for (Index i = n / ", width, " * ", width, " + first; i < n; i += stride) {\n");
@@ -440,19 +443,15 @@ class KernelEmitter {
     std::string header =
         cat("// lazyfuse: ", region_.roots.size(), " output(s) over ", space_.dims.size(),
             " merged dim(s), ", space_.vector_width, " element(s) per thread step\n");
-    // The element a group starts at: a warp tile's, or its visit position, reordered
-    // (visit_order.h) or not.
+    // The element a group starts at: its visit position, reordered (visit_order.h) or not.
     const int width = space_.vector_width;
     const std::string start = cat("group * ", width);
-    const std::string element = select_        ? tile_start(width)
-                                : reuse_order_ ? reordered_element(start)
-                                               : start;
-    return header + fill("pointwise_skeleton.cuh",
-                         {{"$GROUP_BODY", group_body()},
-                          {"$GROUP_START", element},
-                          {"$GROUPS", select_ ? tile_count(width) : cat("n / ", width)},
-                          {"$TAIL", tail()},
-                          {"$V", std::to_string(width)}});
+    const std::string element = reuse_order_ ? reordered_element(start) : start;
+    return header + fill("pointwise_skeleton.cuh", {{"$GROUP_BODY", group_body()},
+                                                    {"$GROUP_START", element},
+                                                    {"$GROUPS", cat("n / ", width)},
+                                                    {"$TAIL", tail()},
+                                                    {"$V", std::to_string(width)}});
   }
 
   const fuse::Region& region_;
@@ -471,7 +470,8 @@ class KernelEmitter {
   std::optional<ReuseOrder> reuse_order_;  // groups visit a broadcast dim late (visit_order.h)
   std::optional<std::size_t> concat_;      // the term of the region's concatenation, if it has one
   bool select_ = false;                    // it has several (select_statements)
-  bool sizes_compiled_ = false;            // its sizes are compile-time constants
+  std::optional<SelectKernel> select_kernel_;  // where select_: how it reads its elements
+  bool sizes_compiled_ = false;                // its sizes are compile-time constants
   // By part of the concatenation (one entry where there is none): the terms its elements need.
   std::vector<std::vector<bool>> computed_;
 };

@@ -18,7 +18,7 @@ std::string before_end(std::size_t t, std::size_t k, bool index_32bit) {
 
 // p<t>, the element's position in the concatenation, and r<t>, its place in a period.
 std::string part_position(std::size_t t, const std::string& position, bool index_32bit,
-                          bool sizes_compiled = false) {
+                          bool sizes_compiled) {
   // With the period compiled in, the compiler divides by it best.
   if (sizes_compiled && index_32bit) {
     return cat("    const unsigned int p", t, " = (unsigned int)(", position, ");\n",
@@ -73,7 +73,7 @@ bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& c
 }
 
 void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool index_32bit,
-                         KernelBuilder& builder) {
+                         bool sizes_compiled, KernelBuilder& builder) {
   // Positions of a 32-bit kernel stay below 2^31 (iteration_space.h), so it compares them in 32
   // bits with a period and ends capped at 2^31: no position reaches a longer one.
   const auto capped = [&](std::int64_t size) {
@@ -81,7 +81,7 @@ void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool i
   };
   // A period of 0 (no element) reads as 1: a compiled-in modulo must not divide by 0.
   builder.constant(cat("cp", t), std::max<std::uint64_t>(capped(concat.period), 1));
-  if (index_32bit) {
+  if (index_32bit && !sizes_compiled) {
     const std::int64_t divisor = std::clamp<std::int64_t>(concat.period, 1, kPositionCap - 1);
     builder.constant(cat("cpd", t), fast_div_constants(std::uint32_t(divisor)),
                      "unsigned long long");
@@ -144,14 +144,15 @@ std::string select_statements(const fuse::Region& region, std::span<const std::i
              writer.builder.concat_assignment(t, k);
     };
     append(out, parts_by_position(t, writer.position(t), term.concat->parts.size(),
-                                  writer.index_32bit, part));
+                                  writer.index_32bit, writer.sizes_compiled, part));
   }
   return out;
 }
 
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
-                              bool index_32bit, const std::function<std::string(int)>& body) {
-  std::string out = part_position(t, position, index_32bit);
+                              bool index_32bit, bool sizes_compiled,
+                              const std::function<std::string(int)>& body) {
+  std::string out = part_position(t, position, index_32bit, sizes_compiled);
   for (std::size_t k = 0; k < parts; ++k) {
     if (k + 1 < parts) {
       append(out, k == 0 ? "    if" : "    } else if", " (", before_end(t, k, index_32bit),

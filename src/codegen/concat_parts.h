@@ -24,9 +24,10 @@ bool several_concatenations(const fuse::Region& region);
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width);
 
 // The kernel arguments concatenation term t reads: its period (with division constants for
-// 32-bit indices) and where each part ends in it.
+// 32-bit indices, unless `sizes_compiled`: the compiler divides by a constant) and where each
+// part ends in it.
 void declare_concat_args(std::size_t t, const fuse::Term::Concat& concat, bool index_32bit,
-                         KernelBuilder& builder);
+                         bool sizes_compiled, KernelBuilder& builder);
 
 // By term: whether the region's roots need it for elements in `part` (-1: in any part).
 std::vector<bool> terms_of_part(const fuse::Region& region, int part);
@@ -35,7 +36,8 @@ std::vector<bool> terms_of_part(const fuse::Region& region, int part);
 // group) at `position` (a long long expression) lies in: p<t>, its place in a period r<t>, then
 // r<t> against the parts' ends (generated_names.h).
 std::string parts_by_position(std::size_t t, const std::string& position, std::size_t parts,
-                              bool index_32bit, const std::function<std::string(int)>& body);
+                              bool index_32bit, bool sizes_compiled,
+                              const std::function<std::string(int)>& body);
 
 // By term: whether `roots` need it, not counting what concatenations need in their parts.
 std::vector<bool> terms_outside_parts(const fuse::Region& region,

@@ -202,7 +202,8 @@ class KernelEmitter {
       }
       if (access_of_term_[t] < 0) continue;
       if (term.kind == Term::Kind::load) builder_.input_pointer(t);
-      if (term.concat) declare_concat_args(t, *term.concat, space_.index_32bit, builder_);
+      if (term.concat)
+        declare_concat_args(t, *term.concat, space_.index_32bit, sizes_compiled_, builder_);
       if (term.gather) builder_.gather_arguments(t);
       const AccessPlan& plan = access(int(t));
       constant(cat("off", t), std::uint64_t(plan.offset));
@@ -263,7 +264,8 @@ class KernelEmitter {
     if (!concat_) return body(-1);
     const std::size_t t = *concat_;
     return parts_by_position(t, generator_index(access(int(t)), t, false),
-                             region_.terms[t].concat->parts.size(), space_.index_32bit, body);
+                             region_.terms[t].concat->parts.size(), space_.index_32bit,
+                             sizes_compiled_, body);
   }
 
   std::string group_body() const {

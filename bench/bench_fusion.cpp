@@ -6,8 +6,8 @@
 //   bench_fusion [--iters N] [--only WORKLOAD] [--json PATH]
 //
 // WORKLOAD: chain4, chain16, chain16fm, swiglu, adam, softmax, layernorm, add_rmsnorm, sum_axis0,
-// sum_all, softmax_long, cat4, cat4_last, stencil, embedding, cross_entropy, cumsum, topk,
-// index_add or sort.
+// sum_all, softmax_long, cat4, cat4_last, stencil, diff, embedding, cross_entropy, cumsum, topk,
+// index_add, sort or sort_row.
 //
 // bench/peers.py measures the same workloads in PyTorch; bench/compare.py puts both side by side.
 #include <algorithm>
@@ -63,7 +63,8 @@ constexpr std::int64_t kSumCols = 4096;
 constexpr std::int64_t kCatParts = 4;
 constexpr std::int64_t kCatRows = 4096;
 constexpr std::int64_t kCatCols = 4096;
-constexpr std::int64_t kStencilSize = 4096;  // the stencil step's grid: one side
+constexpr std::int64_t kStencilSize = 4096;                    // the stencil step's grid: one side
+constexpr std::int64_t kDiffElements = std::int64_t(1) << 26;  // diff: one signal's neighbours
 constexpr std::int64_t kEmbeddingRows = 131072;
 constexpr std::int64_t kEmbeddingDim = 4096;
 constexpr std::int64_t kEmbeddingBatch = 8;
@@ -260,6 +261,19 @@ Workload stencil() {
           }};
 }
 
+// Differences of neighbours in a signal: x[1:] reads its groups from odd addresses, so it reads
+// their elements one by one beside x[:-1]'s vectors.
+Workload diff() {
+  const lazy::DType dtype = lazy::DType::f32;
+  return {"diff", dtype, 2 * bytes_of(kDiffElements, dtype), [dtype] {
+            lazy::Tensor x = computed_randn({kDiffElements + 1}, 37, dtype);
+            return StepFn([x] {
+              return std::vector<lazy::Tensor>{x.slice(0, 1, kDiffElements + 1) -
+                                               x.slice(0, 0, kDiffElements)};
+            });
+          }};
+}
+
 // Token embeddings scaled by sqrt(dim) plus a position embedding shared by the batch: the bytes
 // that must move are the rows looked up, the positions once, the ids and the result.
 Workload embedding() {
@@ -374,7 +388,7 @@ void print_table(double copy_gbps, const std::vector<Row>& rows) {
 
 constexpr BenchUsage kUsage{"bench_fusion", "times issue 3's and issue 5's workloads on the GPU",
                             "chain4 chain16 chain16fm swiglu adam softmax layernorm add_rmsnorm "
-                            "sum_axis0 sum_all softmax_long cat4 cat4_last stencil embedding "
+                            "sum_axis0 sum_all softmax_long cat4 cat4_last stencil diff embedding "
                             "cross_entropy cumsum topk index_add "
                             "sort sort_row"};
 
@@ -430,6 +444,7 @@ int main(int argc, char** argv) {
                                      cat4(0),
                                      cat4(1),
                                      stencil(),
+                                     diff(),
                                      embedding(),
                                      cross_entropy(),
                                      cumsum(),

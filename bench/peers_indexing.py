@@ -19,9 +19,10 @@ TOPK_ROWS, TOPK_COLS, TOPK_K = 4096, 131072, 50
 INDEX_ADD_ROWS, INDEX_ADD_DIM, INDEX_ADD_IDS = 65536, 1024, 32768
 SORT_ROWS, SORT_COLS = 2048, 65536
 SORT_ONE_ROW = 1 << 27  # sort_row: every element of a tensor
+DIFF_ELEMENTS = 1 << 26  # diff: differences of neighbours in a signal of one more
 
-WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "embedding", "cross_entropy", "cumsum", "topk",
-                  "index_add", "sort", "sort_row"]
+WORKLOAD_NAMES = ["cat4", "cat4_last", "stencil", "diff", "embedding", "cross_entropy", "cumsum",
+                  "topk", "index_add", "sort", "sort_row"]
 
 
 def cat4(inputs, dim):
@@ -31,6 +32,10 @@ def cat4(inputs, dim):
 def stencil(u):
     return u + 0.1 * (torch.roll(u, 1, 0) + torch.roll(u, -1, 0) + torch.roll(u, 1, 1) +
                       torch.roll(u, -1, 1) - 4 * u)
+
+
+def diff(x):
+    return x[1:] - x[:-1]
 
 
 def embedding(table, positions, ids, scale):
@@ -136,6 +141,11 @@ def one_input_workload(name, fn, shape, seed, nbytes):
     return peers.Workload(name, dtype, nbytes, make_steps)
 
 
+def diff_workload():
+    """Differences of neighbours in a signal of 2^26 + 1 f32: read once, written once."""
+    return one_input_workload("diff", diff, (DIFF_ELEMENTS + 1,), 37, 2 * DIFF_ELEMENTS * 4)
+
+
 def cumsum_workload():
     """A running sum along the rows of [16384, 4096] f32."""
     return one_input_workload("cumsum", cumsum, (CUMSUM_ROWS, CUMSUM_COLS), 30,
@@ -173,6 +183,7 @@ def sort_workload(name, rows, cols):
 
 
 def workloads():
-    return [cat4_workload(0), cat4_workload(1), stencil_workload(), embedding_workload(),
+    return [cat4_workload(0), cat4_workload(1), stencil_workload(), diff_workload(),
+            embedding_workload(),
             cross_entropy_workload(), cumsum_workload(), topk_workload(), index_add_workload(),
             sort_workload("sort", SORT_ROWS, SORT_COLS), sort_workload("sort_row", 1, SORT_ONE_ROW)]

@@ -129,6 +129,32 @@ TEST_F(GpuFusion, ScalarKernelVariantMatchesTheReference) {
   expect_matches_reference(program, "unaligned");
 }
 
+// Differences of neighbours: the load at offset 1 reads its group's elements one by one while
+// the others take vectors (codegen/iteration_space.h); a tail past the last group, rows that do
+// or do not hold whole groups, and element sizes of 1 to 8 bytes.
+TEST_F(GpuFusion, UnalignedLoadsBesideVectorsMatchTheReference) {
+  for (DType dtype : {DType::f32, DType::bf16, DType::i64, DType::bool_}) {
+    for (std::int64_t n : {std::int64_t(1) << 20, std::int64_t(1000003)}) {
+      Tensor x = lazy_test::random_input(dtype, {n + 3});
+      Tensor grid = lazy_test::random_input(dtype, {512, 1024 + 1});
+      Tensor dense = lazy_test::random_input(dtype, {512, 1024});
+      const std::string what = std::string(lazy::dtype_name(dtype)) + " n=" + std::to_string(n);
+      expect_matches_reference(
+          [&] {
+            if (dtype == DType::bool_)
+              return std::vector{x.slice(0, 1, n + 1) ^ x.slice(0, 0, n),
+                                 grid.slice(1, 1, 1025) & grid.slice(1, 0, 1024),
+                                 grid.slice(1, 1, 1025) | dense};
+            return std::vector{x.slice(0, 1, n + 1) - x.slice(0, 0, n),
+                               x.slice(0, 3, n + 3) * x.slice(0, 0, n) + x.slice(0, 1, n + 1),
+                               grid.slice(1, 1, 1025) - grid.slice(1, 0, 1024),
+                               grid.slice(1, 1, 1025) * dense - dense};
+          },
+          what);
+    }
+  }
+}
+
 TEST_F(GpuFusion, SizesThatAreNotMultiplesOfTheVectorWidth) {
   for (std::int64_t n : {1, 3, 7, 1000003}) {
     Tensor x = computed_randn({n});

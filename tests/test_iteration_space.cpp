@@ -37,4 +37,30 @@ TEST(IterationSpace, AGroupThatWouldSpillIsHalved) {
   EXPECT_EQ(width_of(shape, 4, 8, 40), 8);
 }
 
+// x[1:] - x[:-1]: the load at offset 1 reads its group's elements one by one, the rest take
+// vectors; where loads read alone move more bytes than vectors would, or a store is unaligned, a
+// thread takes one element.
+TEST(IterationSpace, UnalignedLoadsReadAloneBesideVectors) {
+  const Shape shape{1 << 20};
+  auto shifted = [&](std::int64_t offset) {
+    Layout layout = Layout::contiguous(shape);
+    layout.offset = offset;
+    return layout;
+  };
+  auto plan = [&](std::vector<Access> accesses) {
+    return lazy::codegen::plan_iteration_space(shape, accesses);
+  };
+  const auto diff = plan({{shifted(1), 4, true}, {shifted(0), 4, true}, {shifted(0), 4}});
+  EXPECT_EQ(diff.vector_width, 4);
+  EXPECT_TRUE(diff.accesses[0].unaligned);
+  EXPECT_FALSE(diff.accesses[1].unaligned);
+  EXPECT_FALSE(diff.accesses[2].unaligned);
+  const auto mostly_alone = plan({{shifted(1), 4, true}, {shifted(3), 4, true}, {shifted(0), 4}});
+  EXPECT_EQ(mostly_alone.vector_width, 1);
+  EXPECT_FALSE(mostly_alone.accesses[0].unaligned);
+  const auto unaligned_store =
+      plan({{shifted(0), 4, true}, {shifted(0), 4, true}, {shifted(2), 4}});
+  EXPECT_EQ(unaligned_store.vector_width, 1);
+}
+
 }  // namespace

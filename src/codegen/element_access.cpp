@@ -5,6 +5,7 @@
 namespace lazy::codegen {
 
 std::string raw_element(const AccessPlan& plan, std::size_t t, bool vector) {
+  if (vector && plan.unaligned) return lone_element(plan, t);
   switch (plan.mode) {
     case AccessMode::uniform:
       return cat(input_name(t), "[a.off", t, "]");
@@ -67,7 +68,7 @@ std::string generator_index(const AccessPlan& plan, std::size_t t, bool vector) 
 std::string vector_load(const AccessPlan& plan, std::size_t t, int width, std::string_view indent) {
   const bool strided = plan.mode == AccessMode::strided;
   const bool unit = strided && (plan.strides.back() == 0 || plan.strides.back() == 1);
-  if (plan.mode != AccessMode::dense && !unit) return {};
+  if ((plan.mode != AccessMode::dense && !unit) || plan.unaligned) return {};
   if (strided && plan.strides.back() == 0)
     return cat(indent, "const auto ", vector_load_name(t), " = ", input_name(t), "[o", t, "];\n");
   const std::string at = strided ? cat(" + o", t) : cat(" + (Offset)a.off", t, " + (Offset)i");

@@ -127,16 +127,26 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   bool ok = width > 1;
   bool strided_present = space.needs_multi_index();
   if (ok && strided_present) ok = dims.back() % width == 0;
+  // Bytes an element that move as vectors, and that unaligned loads read one by one: one by one,
+  // a warp's load instruction spans width times the lines, which L1 serves again for the
+  // group's other elements. A kernel of such loads alone is faster an element a thread.
+  int vector_bytes = 0, alone_bytes = 0;
   for (std::size_t a = 0; ok && a < accesses.size(); ++a) {
-    const AccessPlan& plan = space.accesses[a];
-    bool memory = accesses[a].itemsize > 0;
-    if (plan.mode == AccessMode::dense && memory) ok = plan.offset % width == 0;
-    if (plan.mode == AccessMode::strided && memory && plan.strides.back() == 1) {
-      ok = plan.offset % width == 0;
-      for (int d = 0; ok && d + 1 < merged; ++d) ok = plan.strides[d] % width == 0;
-    }
+    AccessPlan& plan = space.accesses[a];
+    const bool unit = plan.mode == AccessMode::dense ||
+                      (plan.mode == AccessMode::strided && plan.strides.back() == 1);
+    if (accesses[a].itemsize == 0 || !unit) continue;
+    bool aligned = plan.offset % width == 0;
+    for (int d = 0; plan.mode == AccessMode::strided && d + 1 < merged; ++d)
+      aligned = aligned && plan.strides[d] % width == 0;
+    plan.unaligned = !aligned;
+    (aligned ? vector_bytes : alone_bytes) += accesses[a].itemsize;
+    ok = aligned || accesses[a].load;
   }
+  ok = ok && vector_bytes >= alone_bytes;
   space.vector_width = ok ? width : 1;
+  if (!ok)
+    for (AccessPlan& plan : space.accesses) plan.unaligned = false;
   return space;
 }
 

@@ -18,6 +18,7 @@ namespace lazy::codegen {
 struct Access {
   ir::Layout layout;  // rank 0: one element for every iteration
   int itemsize;       // bytes per element; 0 for a generator (no memory access)
+  bool load = false;  // a pointwise kernel's load, which may read a group's elements one by one
 };
 
 // Sizes or strides over merged dims: at most kMaxRank, kept inline (a plan miss plans every
@@ -34,6 +35,9 @@ struct AccessPlan {
   AccessMode mode;
   std::int64_t offset;
   MergedDims strides;  // over the merged dims (strided mode)
+  // A load whose groups do not start at aligned addresses (x[1:] beside x[:-1]): it reads the
+  // group's elements one by one while the other accesses take vectors.
+  bool unaligned = false;
 };
 
 struct IterationSpace {
@@ -68,7 +72,9 @@ inline constexpr std::int64_t kThreadsToFillTheGpu = 132 * 256;
 
 // With spread_small, a shape too small to give every SM its threads at the chosen width takes
 // fewer elements a thread (pointwise kernels; a column reduction spreads its rows instead).
-// Groups have at most max_width elements.
+// Groups have at most max_width elements. Loads that cannot take aligned vectors read their
+// group's elements one by one (AccessPlan::unaligned) where vectors still move at least as many
+// bytes as those loads; otherwise, or for any such store, a thread takes one element.
 IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> accesses,
                                     int bytes_per_thread = kMemoryBoundBytesPerThread,
                                     bool spread_small = false, int max_width = 16);

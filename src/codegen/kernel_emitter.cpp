@@ -50,10 +50,7 @@ class KernelEmitter {
     UniformTerms terms = plan_uniform_terms(region_, space_, access_of_term_, concat_, select_);
     uniform_ = std::move(terms.uniform);
     computed_ = std::move(terms.computed);
-    // A select kernel gathers element by element.
-    vector_gathers_ = select_ ? VectorGathers{std::vector<bool>(region_.terms.size()),
-                                              std::vector<bool>(region_.terms.size())}
-                              : plan_vector_gathers(region_, space_, access_of_term_, uniform_);
+    vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     if (select_) {
       select_kernel_.emplace(
           region_, space_, access_of_term_, uniform_, builder_, sizes_compiled_,
@@ -131,7 +128,8 @@ class KernelEmitter {
         if (term.concat && !select_) concat_ = t;
         access_of_term_[t] = int(accesses.size());
         const bool vectors = term.kind == Term::Kind::load && (!select_ || read_everywhere[t]);
-        accesses.push_back({term.layout, vectors ? itemsize(builder_.term_dtype(t)) : 0});
+        accesses.push_back({term.layout, vectors ? itemsize(builder_.term_dtype(t)) : 0,
+                            term.kind == Term::Kind::load});
       }
     }
     // A reduction (a top-k) writes one element per result, not one per element of its iteration
@@ -150,10 +148,10 @@ class KernelEmitter {
       }
     }
     const int math = transcendentals(region_, pending_);
+    // Threads stride over the folded elements, or a scan's tile, an element at a time.
+    const bool one_at_a_time = region_.reduction || row_op_;
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(math), true,
-                                  most_elements_per_thread(math));
-    // Threads stride over the folded elements, or a scan's tile.
-    if (region_.reduction || row_op_) space_.vector_width = 1;
+                                  one_at_a_time ? 1 : most_elements_per_thread(math));
     // A group picks one part of the concatenation: one element at a time unless its elements all
     // lie in one part. (A byte per thread allows no vectors.)
     if (concat_ && space_.vector_width > 1 &&

@@ -95,7 +95,7 @@ void add_access(std::vector<std::uint64_t>& words, const AccessPlan& access) {
                               : access.strides.back() == 1 ? 1
                                                            : 2;
   words.push_back(std::uint64_t(access.mode) | std::uint64_t(access.strides.size()) << 8 |
-                  inner << 16);
+                  inner << 16 | std::uint64_t(access.unaligned) << 24);
 }
 
 // A cached text's kernel against one generated afresh (kernel_text_checks).

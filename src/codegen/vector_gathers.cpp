@@ -1,5 +1,7 @@
 #include "codegen/vector_gathers.h"
 
+#include "codegen/concat_parts.h"
+
 namespace lazy::codegen {
 
 namespace {
@@ -47,7 +49,9 @@ VectorGathers plan_vector_gathers(const fuse::Region& region, const IterationSpa
                                   const std::vector<bool>& uniform) {
   const std::size_t n = region.terms.size();
   VectorGathers out{std::vector<bool>(n, false), std::vector<bool>(n, false)};
-  if (space.vector_width == 1 || region.reduction || region.row) return out;
+  // A kernel of several concatenations gathers element by element (select_kernel.h).
+  if (space.vector_width == 1 || region.reduction || region.row || several_concatenations(region))
+    return out;
   const std::vector<bool> same = same_across_group(region, space, access_of_term, uniform);
   for (std::size_t t = 0; t < n; ++t) {
     const fuse::Term& term = region.terms[t];

@@ -150,11 +150,13 @@ using RowLengthVariants = GpuTest;
 
 // A softmax and layer_norm step over a new row length each time: the first length, then one
 // kernel for every other length of each vector width (odd lengths take single elements, even
-// ones pairs, multiples of 4 vectors of 4), and the first length's kernel again when it comes
+// ones pairs, multiples of 4 vectors of 4) and of each way of reading the row (held in registers
+// up to 2048 groups, looped over past that), and the first length's kernel again when it comes
 // back. (Rows of one element are a structure of their own: the weight is the same for every
 // element.)
 TEST_F(RowLengthVariants, NewLengthsCompileEachStructureOnceAVectorWidthPastTheFirst) {
-  const std::vector<std::int64_t> lengths = {77, 301, 4000, 1234, 9, 77, 2, 1002, 301, 64, 2049};
+  const std::vector<std::int64_t> lengths = {77, 301, 4000, 1234, 4097, 9,
+                                             77, 2,   1002, 301,  64,   2049};
   // Inputs first: their own kernels are not the ones counted.
   std::vector<std::vector<Tensor>> inputs;
   for (std::int64_t extent : lengths) {
@@ -170,7 +172,7 @@ TEST_F(RowLengthVariants, NewLengthsCompileEachStructureOnceAVectorWidthPastTheF
           return std::vector{lazy::layer_norm(lazy::softmax(x * 0.37f) + x, w, b, 1e-3)};
         },
         "rows of " + std::to_string(lengths[i]), kSumTolerance);
-    if (i == 3) after_widths = new_kernels();
+    if (i == 4) after_widths = new_kernels();
   }
   EXPECT_EQ(new_kernels(), after_widths)
       << "a row length of a vector width already seen compiled a kernel";

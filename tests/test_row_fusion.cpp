@@ -187,7 +187,7 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   // The second length finds the text cached; checks compare it with a fresh generation.
   lazy::codegen::set_kernel_text_checks(true);
   std::vector<lazy::codegen::GeneratedKernel> kernels;
-  for (std::int64_t extent : {3, 1001, 1000}) {
+  for (std::int64_t extent : {3, 1001, 1000, 10001, 8200}) {
     Tensor x = computed({16, extent});
     Tensor y = lazy::softmax(x * 2.0f);
     Partition p = partition_pending();
@@ -208,10 +208,16 @@ TEST_F(RowFusion, ARunTimeLengthKernelServesEveryLengthOfItsVectorWidth) {
   EXPECT_NE(kernels[2].name, kernels[1].name);
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("const int extent = (int)a.extent;"));
   EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("lz_load_vec<4>"));
-  // Each thread loads 32 bytes of its row before folding any: memory's latency is paid once.
-  EXPECT_THAT(kernels[0].source, ::testing::HasSubstr("g0 += 8 * row_threads"));
-  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("g0 += 2 * row_threads"));
   EXPECT_EQ(kernels[2].threads, 256);  // 250 groups of 4
+  // Rows of up to 4 groups a thread of 512 are held in registers: read once for both reductions
+  // and the stores. Longer ones loop, each thread loading 32 bytes of its row before folding any.
+  EXPECT_THAT(kernels[1].source, ::testing::HasSubstr("held0[4]"));
+  EXPECT_THAT(kernels[2].source, ::testing::HasSubstr("held0[4]"));
+  EXPECT_THAT(kernels[1].source, ::testing::Not(::testing::HasSubstr("g0 +=")));
+  EXPECT_NE(kernels[3].name, kernels[1].name);
+  EXPECT_THAT(kernels[3].source, ::testing::HasSubstr("g0 += 8 * row_threads"));
+  EXPECT_NE(kernels[4].name, kernels[2].name);
+  EXPECT_THAT(kernels[4].source, ::testing::HasSubstr("g0 += 2 * row_threads"));
   // Same arguments, other values: the length, threads per row and row strides.
   ASSERT_EQ(kernels[0].args.size(), kernels[1].args.size());
   int differ = 0;
@@ -377,9 +383,17 @@ TEST_F(RowFusion, LaunchChoiceFollowsRowLength) {
   EXPECT_EQ(choose_row_launch(64, 16, 28).items, 1);
   // A run-time length: four groups a thread over many rows; few rows spread over more threads.
   using lazy::codegen::choose_run_time_row_launch;
-  EXPECT_EQ(choose_run_time_row_launch(16384, 1024, 4).row_threads, 256);
-  EXPECT_EQ(choose_run_time_row_launch(64, 1024, 4).row_threads, 512);
-  EXPECT_EQ(choose_run_time_row_launch(64, 100, 4).row_threads, 128);
+  EXPECT_EQ(choose_run_time_row_launch(16384, 1024, 4, 0).row_threads, 256);
+  EXPECT_EQ(choose_run_time_row_launch(64, 1024, 4, 0).row_threads, 512);
+  EXPECT_EQ(choose_run_time_row_launch(64, 100, 4, 0).row_threads, 128);
+  // A row that phases read again is held where it fits: 2048 groups over 512 threads, in at most
+  // 32 registers a thread; a longer row, or one that nothing reads again, loops.
+  EXPECT_EQ(choose_run_time_row_launch(16384, 2048, 4, 8).items, 4);
+  EXPECT_EQ(choose_run_time_row_launch(64, 100, 4, 4).items, 4);
+  EXPECT_EQ(choose_run_time_row_launch(16384, 2049, 4, 8).items, 0);
+  EXPECT_EQ(choose_run_time_row_launch(16384, 2048, 4, 9).items, 0);
+  EXPECT_EQ(choose_run_time_row_launch(16384, 2048, 4, 0).items, 0);
+  EXPECT_EQ(choose_run_time_row_launch(16384, 2048, 4, 8).row_threads, 512);
 }
 
 // Llama's softmax (f32 over bf16 scores, cast back): each element divides through the row sum's

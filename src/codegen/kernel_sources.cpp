@@ -147,8 +147,9 @@ std::optional<RowTextKeys> row_text_keys(const fuse::Region& region,
   }
   // What of the sizes the text holds: a kernel compiled for its length holds the length, its
   // launch and what its plan read of the rows (whether there are any, several), but not how
-  // many; a run-time kernel only the vector width.
-  std::vector<std::uint64_t> sizes = {std::uint64_t(plan.vector_width())};
+  // many; a run-time kernel only the vector width and the groups a thread holds.
+  std::vector<std::uint64_t> sizes = {std::uint64_t(plan.vector_width()),
+                                      std::uint64_t(plan.launch().items)};
   if (!plan.length_at_run_time()) {
     const fuse::RowInfo& row = *region.row;
     const RowLaunch& launch = plan.launch();

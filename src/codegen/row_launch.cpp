@@ -98,12 +98,21 @@ RowLaunch choose_row_launch(std::int64_t groups, int vector_width, int held_word
   return launch;
 }
 
-RowLaunch choose_run_time_row_launch(std::int64_t rows, std::int64_t groups, int vector_width) {
+RowLaunch choose_run_time_row_launch(std::int64_t rows, std::int64_t groups, int vector_width,
+                                     int held_words) {
   int row_threads =
       std::min(pow2_at_least(ceil_div(groups, kRunTimeRowGroups)), kMaxRunTimeRowThreads);
   const int most = std::min(pow2_at_least(groups), kMaxRunTimeRowThreads);
   while (row_threads < most && rows * row_threads < kRunTimeThreadsToFill) row_threads *= 2;
-  return {row_threads, row_threads <= 32 ? kShortRowBlock : row_threads, 0, vector_width};
+  const bool held = held_words > 0 && run_time_row_may_hold(groups) &&
+                    kRunTimeHeldGroups * held_words <= kMaxRunTimeHeldWords;
+  return {row_threads, row_threads <= 32 ? kShortRowBlock : row_threads,
+          held ? kRunTimeHeldGroups : 0, vector_width};
+}
+
+bool run_time_row_may_hold(std::int64_t groups) {
+  static_assert(kRunTimeHeldGroups >= kRunTimeRowGroups, "a held row's threads hold it whole");
+  return groups <= std::int64_t(kRunTimeHeldGroups) * kMaxRunTimeRowThreads;
 }
 
 int looped_loads_in_flight(int bytes_per_group) {

@@ -35,21 +35,26 @@ RowPlan::RowPlan(const fuse::Region& region, std::span<const ir::NodePtr> pendin
     return;
   }
   // What is held in registers shapes only the text, which a run-time kernel often finds cached:
-  // its arguments and launch need none of it.
-  launch_ = choose_run_time_row_launch(row_.rows, ir::ceil_div(row_.extent, vector_width_),
-                                       vector_width_);
+  // the launch of a row too long to hold needs none of it.
+  const std::int64_t groups = ir::ceil_div(row_.extent, vector_width_);
+  if (run_time_row_may_hold(groups))
+    plan_holds();
+  else
+    launch_ = choose_run_time_row_launch(row_.rows, groups, vector_width_, 0);
 }
 
 void RowPlan::plan_holds() {
   if (holds_planned_) return;
   holds_planned_ = true;
   plan_phases();
-  if (!length_at_run_time_) {
-    launch_ = choose_row_launch(ir::ceil_div(row_.extent, vector_width_), vector_width_,
-                                held_words_per_group());
-  }
+  const std::int64_t groups = ir::ceil_div(row_.extent, vector_width_);
+  launch_ = length_at_run_time_ ? choose_run_time_row_launch(row_.rows, groups, vector_width_,
+                                                             read_again_words_per_group())
+                                : choose_row_launch(groups, vector_width_, held_words_per_group());
   if (launch_.items == 0) reused_.assign(reused_.size(), false);
-  invariants_held_for_block_ = launch_.items > 0 && block_held_words() <= kMaxBlockHeldWords;
+  // Which rows a run-time kernel serves is not in its text: none hold invariants for the block.
+  invariants_held_for_block_ =
+      launch_.items > 0 && !length_at_run_time_ && block_held_words() <= kMaxBlockHeldWords;
 }
 
 DType RowPlan::term_dtype(std::size_t t) const {
@@ -146,6 +151,14 @@ int RowPlan::loads_in_flight(std::span<const std::uint8_t> needed) const {
   for (std::size_t t = 0; t < needed.size(); ++t)
     if (needed[t] && element_load(t)) bytes += vector_width_ * itemsize(term_dtype(t));
   return looped_loads_in_flight(bytes);
+}
+
+// Registers a thread holds per group with the row held, where a phase reads again what another
+// read or computed; 0 where holding the row saves nothing.
+int RowPlan::read_again_words_per_group() const {
+  for (std::size_t t = 0; t < region_.terms.size(); ++t)
+    if ((element_load(t) && phases_using_[t] > 1) || reused_[t]) return held_words_per_group();
+  return 0;
 }
 
 // Registers a thread holds per group: the row's loads, and values kept for later phases.

@@ -98,6 +98,7 @@ class RowPlan {
   int narrowest_itemsize() const;
   int choose_vector_width() const;
   int held_words_per_group() const;
+  int read_again_words_per_group() const;
   std::vector<std::int32_t> phase_targets(std::size_t phase) const;
   void plan_phases();
   bool costly(std::size_t t) const;

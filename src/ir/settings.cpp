@@ -157,7 +157,7 @@ constexpr SettingSpec kSettings[] = {
      .max = 1 << 20,
      .effect = "distinct row lengths a row kernel (softmax, norms) is compiled for; further "
                "lengths share a kernel that takes the length at run time, one a vector width "
-               "(0: always those)"},
+               "and way of reading the row (held in registers or looped over; 0: always those)"},
     {.setting = Setting::specialized_product_shapes,
      .name = "LAZY_SPECIALIZED_PRODUCT_SHAPES",
      .kind = SettingKind::integer,

@@ -95,6 +95,29 @@ TEST_F(Codegen, UnalignedAndStridedVariantsCompile) {
   expect_compiles(g);
 }
 
+// x[1:] - x[:-1]: the load at offset 1 reads its group's elements one by one, x[:-1] one vector a
+// group, and the result is stored as vectors; x[1:] * x[3:] would read more bytes alone than as
+// vectors, so it takes an element a thread.
+TEST_F(Codegen, AnUnalignedLoadReadsItsElementsAloneBesideVectors) {
+  const std::int64_t n = 1 << 20;
+  lazy::Tensor x = computed({n + 3});
+  lazy::Tensor diff = x.slice(0, 1, n + 1) - x.slice(0, 0, n);
+  Generated g = generate_pending();
+  ASSERT_EQ(g.kernels.size(), 1u);
+  const std::string& source = g.kernels[0].source;
+  EXPECT_EQ(g.kernels[0].vector_width, 4);
+  EXPECT_THAT(source, HasSubstr("= lz_load_vec<4>("));
+  EXPECT_THAT(source, HasSubstr(" + (Offset)i + (Offset)e];"));
+  EXPECT_THAT(source, HasSubstr("lz_store_vec<4>("));
+  expect_compiles(g);
+  Trace::current().clear();
+  lazy::Tensor y = computed({n + 3});
+  lazy::Tensor product = y.slice(0, 1, n + 1) * y.slice(0, 3, n + 3);
+  Generated alone = generate_pending();
+  ASSERT_EQ(alone.kernels.size(), 1u);
+  EXPECT_EQ(alone.kernels[0].vector_width, 1);
+}
+
 TEST_F(Codegen, SizesPast2To31Use64BitIndices) {
   lazy::Tensor y = lazy::rand({(std::int64_t(1) << 31) + 5}, 3, lazy::f16) * 2.0f;
   Generated g = generate_pending();

@@ -273,29 +273,38 @@ TEST(CatKernels, AStencilOfRollsIsOneKernel) {
 
 // A kernel of several concatenations compiles its sizes in (its positions' arithmetic folds),
 // or, as runtime/size_variants.h picks past LAZY_SPECIALIZED_CONCAT_SHAPES, takes them all as
-// arguments; either compiles.
+// arguments; either compiles, one element a thread (a small grid) or in groups whose row rolls
+// read one vector each (select_kernel.h).
 TEST(CatKernels, AKernelOfSeveralConcatenationsCompilesItsSizesInOrTakesThemAtRunTime) {
-  const Tensor u = lazy::from_data(random_floats(6 * 9, 12), {6, 9});
-  const Tensor stencil = lazy::roll(u, 2, 0) + lazy::roll(u, -3, 1) * u;
-  lazy::ir::Trace& trace = lazy::ir::Trace::current();
-  const lazy::fuse::Partition partition =
-      lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), {true});
-  ASSERT_EQ(partition.regions.size(), 1u);
-  for (const bool at_run_time : {false, true}) {
-    lazy_test::Generated g;
-    g.kernels.push_back(lazy::codegen::generate_kernel(partition.regions[0], partition.graph.nodes,
-                                                       trace.externals(),
-                                                       {.sizes_at_run_time = at_run_time}));
-    const lazy::codegen::GeneratedKernel& kernel = g.kernels[0];
-    const auto constants = std::count_if(
-        kernel.args.begin(), kernel.args.end(),
-        [](const auto& arg) { return arg.kind == lazy::codegen::ArgSource::Kind::constant; });
-    const bool compiled = kernel.source.find("static constexpr long long cp") != std::string::npos;
-    EXPECT_EQ(compiled, !at_run_time) << kernel.source;
-    EXPECT_EQ(constants == 0, !at_run_time) << kernel.source;
-    lazy_test::expect_compiles(g);
+  for (const lazy::Shape& shape : {lazy::Shape{6, 9}, lazy::Shape{512, 1024}}) {
+    const Tensor u = lazy::from_data(random_floats(shape.numel(), 12), shape);
+    const Tensor stencil = lazy::roll(u, 2, 0) + lazy::roll(u, -3, 1) * u;
+    lazy::ir::Trace& trace = lazy::ir::Trace::current();
+    const lazy::fuse::Partition partition =
+        lazy::fuse::partition(trace.pending(), trace.live(), trace.externals(), {true});
+    ASSERT_EQ(partition.regions.size(), 1u);
+    for (const bool at_run_time : {false, true}) {
+      lazy_test::Generated g;
+      g.kernels.push_back(lazy::codegen::generate_kernel(partition.regions[0],
+                                                         partition.graph.nodes, trace.externals(),
+                                                         {.sizes_at_run_time = at_run_time}));
+      const lazy::codegen::GeneratedKernel& kernel = g.kernels[0];
+      const auto constants = std::count_if(
+          kernel.args.begin(), kernel.args.end(),
+          [](const auto& arg) { return arg.kind == lazy::codegen::ArgSource::Kind::constant; });
+      const bool compiled =
+          kernel.source.find("static constexpr long long cp") != std::string::npos;
+      EXPECT_EQ(compiled, !at_run_time) << kernel.source;
+      EXPECT_EQ(constants == 0, !at_run_time) << kernel.source;
+      const bool grouped = shape.numel() > 1000;
+      EXPECT_EQ(kernel.vector_width, grouped ? 4 : 1);
+      EXPECT_EQ(kernel.source.find("= lz_load_vec<4>(q") != std::string::npos, grouped)
+          << kernel.source;
+      lazy_test::expect_compiles(g);
+    }
+    EXPECT_EQ(stencil.shape(), u.shape());
+    lazy::eval({stencil});
   }
-  EXPECT_EQ(stencil.shape(), u.shape());
 }
 
 // Found in review: beside another concatenation each part repeats its loads, and 32 rolls of a

@@ -62,12 +62,7 @@ bool several_concatenations(const fuse::Region& region) {
 bool groups_stay_in_one_part(const AccessPlan& plan, const fuse::Term::Concat& concat, int width) {
   if (plan.mode == AccessMode::uniform) return true;
   if (plan.mode == AccessMode::strided && plan.strides.back() == 0) return true;
-  bool aligned = plan.offset % width == 0 && concat.period % width == 0;
-  if (plan.mode == AccessMode::strided) {
-    aligned = aligned && plan.strides.back() == 1;
-    for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
-      aligned = aligned && plan.strides[d] % width == 0;
-  }
+  bool aligned = reads_aligned_groups(plan, width) && concat.period % width == 0;
   for (std::int64_t end : concat.ends) aligned = aligned && end % width == 0;
   return aligned;
 }
@@ -177,14 +172,7 @@ bool reads_part_vectors(const fuse::Region& region, std::size_t t, const Iterati
     if (part.kind != fuse::Term::Kind::load || part.gather ||
         builder.term_dtype(std::size_t(value)) != builder.term_dtype(t))
       return false;
-    const AccessPlan& plan = space.accesses[access_of_term[value]];
-    bool aligned = plan.offset % width == 0;
-    if (plan.mode == AccessMode::strided) {
-      aligned = aligned && plan.strides.back() == 1;
-      for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
-        aligned = aligned && plan.strides[d] % width == 0;
-    }
-    if (plan.mode == AccessMode::uniform || !aligned) return false;
+    if (!reads_aligned_groups(space.accesses[access_of_term[value]], width)) return false;
   }
   return true;
 }

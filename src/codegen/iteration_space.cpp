@@ -21,6 +21,15 @@ MergedDims strides_over(const Access& access, int rank) {
 
 }  // namespace
 
+bool reads_aligned_groups(const AccessPlan& plan, int width) {
+  if (plan.mode == AccessMode::uniform || plan.offset % width != 0) return false;
+  if (plan.mode == AccessMode::dense) return true;
+  if (plan.strides.back() != 1) return false;
+  for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
+    if (plan.strides[d] % width != 0) return false;
+  return true;
+}
+
 bool IterationSpace::needs_multi_index() const {
   return std::any_of(accesses.begin(), accesses.end(),
                      [](const AccessPlan& a) { return a.mode == AccessMode::strided; });
@@ -136,9 +145,7 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
     const bool unit = plan.mode == AccessMode::dense ||
                       (plan.mode == AccessMode::strided && plan.strides.back() == 1);
     if (accesses[a].itemsize == 0 || !unit) continue;
-    bool aligned = plan.offset % width == 0;
-    for (int d = 0; plan.mode == AccessMode::strided && d + 1 < merged; ++d)
-      aligned = aligned && plan.strides[d] % width == 0;
+    const bool aligned = reads_aligned_groups(plan, width);
     plan.unaligned = !aligned;
     (aligned ? vector_bytes : alone_bytes) += accesses[a].itemsize;
     ok = aligned || accesses[a].load;

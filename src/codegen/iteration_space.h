@@ -40,6 +40,11 @@ struct AccessPlan {
   bool unaligned = false;
 };
 
+// Whether `plan` reads each group of `width` consecutive elements that starts at a multiple of
+// the width as one aligned vector: dense, or strided with an inner stride of 1, its offset and
+// outer strides multiples of the width.
+bool reads_aligned_groups(const AccessPlan& plan, int width);
+
 struct IterationSpace {
   std::int64_t numel;
   MergedDims dims;  // merged, outermost first; empty for one element

@@ -53,7 +53,7 @@ class KernelEmitter {
     vector_gathers_ = plan_vector_gathers(region_, space_, access_of_term_, uniform_);
     if (select_) {
       select_kernel_.emplace(
-          region_, space_, access_of_term_, uniform_, builder_, sizes_compiled_,
+          region_, space_, access_of_term_, read_everywhere_, uniform_, builder_, sizes_compiled_,
           [this](std::size_t t, bool vector) { return term_statement(t, vector); });
     }
   }
@@ -120,14 +120,13 @@ class KernelEmitter {
     // Several concatenations each branch where they are read: only loads every element reads
     // hold the groups to aligned vectors (select_kernel.h).
     select_ = several_concatenations(region_);
-    const std::vector<bool> read_everywhere =
-        select_ ? SelectKernel::loads_read_everywhere(region_) : std::vector<bool>();
+    if (select_) read_everywhere_ = SelectKernel::loads_read_everywhere(region_);
     for (std::size_t t = 0; t < region_.terms.size(); ++t) {
       const Term& term = region_.terms[t];
       if (term.kind == Term::Kind::load || term.kind == Term::Kind::generator || term.concat) {
         if (term.concat && !select_) concat_ = t;
         access_of_term_[t] = int(accesses.size());
-        const bool vectors = term.kind == Term::Kind::load && (!select_ || read_everywhere[t]);
+        const bool vectors = term.kind == Term::Kind::load && (!select_ || read_everywhere_[t]);
         accesses.push_back({term.layout, vectors ? itemsize(builder_.term_dtype(t)) : 0,
                             term.kind == Term::Kind::load});
       }
@@ -470,6 +469,7 @@ class KernelEmitter {
   std::optional<ReuseOrder> reuse_order_;  // groups visit a broadcast dim late (visit_order.h)
   std::optional<std::size_t> concat_;      // the term of the region's concatenation, if it has one
   bool select_ = false;                    // it has several (select_statements)
+  std::vector<bool> read_everywhere_;      // where select_: loads every element reads
   std::optional<SelectKernel> select_kernel_;  // where select_: how it reads its elements
   bool sizes_compiled_ = false;                // its sizes are compile-time constants
   // By part of the concatenation (one entry where there is none): the terms its elements need.

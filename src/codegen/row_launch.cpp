@@ -39,7 +39,8 @@ constexpr int kItemsWanted = 4;
 constexpr int kMaxRowThreads = 1024;
 constexpr int kLoopedRowThreads = 512;
 // Groups each thread of a run-time-length row takes at most, up to kMaxRunTimeRowThreads
-// threads: a few loop trips, and reductions across as few warps as that allows.
+// threads: a few loop trips, or the groups a thread holds, and reductions across as few warps as
+// that allows.
 constexpr std::int64_t kRunTimeRowGroups = 4;
 // Threads a run-time row kernel's rows keep busy at least: few rows (a serving step's batch)
 // spread over more threads, down to a group each. bench_host's lengths rows (softmax then
@@ -105,14 +106,13 @@ RowLaunch choose_run_time_row_launch(std::int64_t rows, std::int64_t groups, int
   const int most = std::min(pow2_at_least(groups), kMaxRunTimeRowThreads);
   while (row_threads < most && rows * row_threads < kRunTimeThreadsToFill) row_threads *= 2;
   const bool held = held_words > 0 && run_time_row_may_hold(groups) &&
-                    kRunTimeHeldGroups * held_words <= kMaxRunTimeHeldWords;
+                    kRunTimeRowGroups * held_words <= kMaxRunTimeHeldWords;
   return {row_threads, row_threads <= 32 ? kShortRowBlock : row_threads,
-          held ? kRunTimeHeldGroups : 0, vector_width};
+          held ? int(kRunTimeRowGroups) : 0, vector_width};
 }
 
 bool run_time_row_may_hold(std::int64_t groups) {
-  static_assert(kRunTimeHeldGroups >= kRunTimeRowGroups, "a held row's threads hold it whole");
-  return groups <= std::int64_t(kRunTimeHeldGroups) * kMaxRunTimeRowThreads;
+  return groups <= kRunTimeRowGroups * kMaxRunTimeRowThreads;
 }
 
 int looped_loads_in_flight(int bytes_per_group) {

@@ -9,8 +9,9 @@ namespace lazy::codegen {
 using fuse::Term;
 
 SelectKernel::SelectKernel(const fuse::Region& region, const IterationSpace& space,
-                           std::span<const int> access_of_term, std::vector<bool> uniform,
-                           const KernelBuilder& builder, bool sizes_compiled,
+                           std::span<const int> access_of_term, std::vector<bool> read_everywhere,
+                           std::vector<bool> uniform, const KernelBuilder& builder,
+                           bool sizes_compiled,
                            std::function<std::string(std::size_t, bool)> term_statement)
     : region_(region),
       space_(space),
@@ -21,11 +22,10 @@ SelectKernel::SelectKernel(const fuse::Region& region, const IterationSpace& spa
       term_statement_(std::move(term_statement)),
       group_vectors_(region.terms.size(), false) {
   if (space.vector_width == 1) return;
-  const std::vector<bool> everywhere = loads_read_everywhere(region);
   for (std::size_t t = 0; t < region.terms.size(); ++t) {
     group_vectors_[t] = region.terms[t].concat
                             ? reads_part_vectors(region, t, space, access_of_term, builder)
-                            : everywhere[t] && !uniform_[t];
+                            : read_everywhere[t] && !uniform_[t];
   }
 }
 

@@ -20,12 +20,13 @@ namespace lazy::codegen {
 
 class SelectKernel {
  public:
-  // `access_of_term` indexes space.accesses by term (-1: none); `uniform` marks the terms computed
-  // once before the loop; `term_statement(t, vector)` is the emitter's statement of term t for
-  // element i, or for element e of the group at i (vector).
+  // `access_of_term` indexes space.accesses by term (-1: none); `read_everywhere` is
+  // loads_read_everywhere(region); `uniform` marks the terms computed once before the loop;
+  // `term_statement(t, vector)` is the emitter's statement of term t for element i, or for
+  // element e of the group at i (vector).
   SelectKernel(const fuse::Region& region, const IterationSpace& space,
-               std::span<const int> access_of_term, std::vector<bool> uniform,
-               const KernelBuilder& builder, bool sizes_compiled,
+               std::span<const int> access_of_term, std::vector<bool> read_everywhere,
+               std::vector<bool> uniform, const KernelBuilder& builder, bool sizes_compiled,
                std::function<std::string(std::size_t, bool)> term_statement);
 
   // The loads that every element of a select kernel reads, by term: those the space's vector

@@ -34,12 +34,7 @@ std::vector<bool> same_across_group(const fuse::Region& region, const IterationS
 
 // Whether gather t's group reads `width` consecutive elements from an address aligned to them.
 bool reads_aligned_run(const fuse::Term& term, const AccessPlan& plan, int width) {
-  if (term.gather->stride % width != 0 || plan.offset % width != 0) return false;
-  if (plan.mode == AccessMode::dense) return true;
-  if (plan.mode != AccessMode::strided || plan.strides.back() != 1) return false;
-  for (std::size_t d = 0; d + 1 < plan.strides.size(); ++d)
-    if (plan.strides[d] % width != 0) return false;
-  return true;
+  return term.gather->stride % width == 0 && reads_aligned_groups(plan, width);
 }
 
 }  // namespace

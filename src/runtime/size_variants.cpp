@@ -66,10 +66,10 @@ codegen::GeneratedKernel kernel_variant(const fuse::Region& region,
   static const std::size_t product_shapes = setting(ir::Setting::specialized_product_shapes);
   static const std::size_t concat_shapes = setting(ir::Setting::specialized_concat_shapes);
   if (region.row) {
-    // A row structure is named by its key (row kernels of every length and vector width share
-    // it). A text that is not cached has no key: its run-time kernel is generated to learn its
-    // name, which names the vector width too. Otherwise the run-time kernel is generated only
-    // when it is the one returned.
+    // A row structure is named by its key (row kernels of every length, vector width and way of
+    // reading the row share it). A text that is not cached has no key: its run-time kernel is
+    // generated to learn its name, which names the vector width and way of reading too. Otherwise
+    // the run-time kernel is generated only when it is the one returned.
     const std::vector<std::int64_t> length = {region.row->extent};
     std::optional<bool> specialize;
     std::optional<codegen::GeneratedKernel> any_size = codegen::generate_row_kernel_if(

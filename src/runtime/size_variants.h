@@ -6,7 +6,8 @@
 // row length (LAZY_SPECIALIZED_ROW_LENGTHS of them), a skinny product its weight's shape
 // (LAZY_SPECIALIZED_PRODUCT_SHAPES), a kernel of several concatenations every size and offset it
 // reads (LAZY_SPECIALIZED_CONCAT_SHAPES). A row kernel that takes its length at run time still
-// has the vector width the length allows compiled in: one such kernel a width.
+// has compiled in the vector width the length allows and whether it holds the row in registers:
+// one such kernel a width and way of reading the row.
 #pragma once
 
 #include <span>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include <lazy/lazy.h>
 
@@ -116,6 +117,25 @@ TEST_F(Codegen, AnUnalignedLoadReadsItsElementsAloneBesideVectors) {
   Generated alone = generate_pending();
   ASSERT_EQ(alone.kernels.size(), 1u);
   EXPECT_EQ(alone.kernels[0].vector_width, 1);
+}
+
+// A shape too small to fill the GPU at 4 f32 a thread takes one, unless LAZY_BYTES_PER_THREAD
+// forces the width (the fuzzer's way to reach vector groups with small shapes).
+TEST_F(Codegen, ForcedBytesPerThreadHoldAtSmallSizes) {
+  const auto width_of_small_kernel = [] {
+    lazy::Tensor y = lazy::exp(computed({1000})) + 1.0f;
+    Generated g = generate_pending();
+    Trace::current().clear();
+    return g.kernels.size() == 1 ? g.kernels[0].vector_width : -1;
+  };
+  EXPECT_EQ(width_of_small_kernel(), 1);
+  ::setenv("LAZY_BYTES_PER_THREAD", "16", 1);
+  const int forced_16 = width_of_small_kernel();
+  ::setenv("LAZY_BYTES_PER_THREAD", "64", 1);
+  const int forced_64 = width_of_small_kernel();
+  ::unsetenv("LAZY_BYTES_PER_THREAD");
+  EXPECT_EQ(forced_16, 4);
+  EXPECT_EQ(forced_64, 16);
 }
 
 TEST_F(Codegen, SizesPast2To31Use64BitIndices) {

@@ -157,9 +157,13 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   return space;
 }
 
+// Read at each kernel generated (a plan miss), so a test may set it.
+int forced_bytes_per_thread() {
+  return int(ir::integer_setting(ir::Setting::bytes_per_thread));
+}
+
 int bytes_per_thread(int transcendentals_per_element) {
-  static const int forced = int(ir::integer_setting(ir::Setting::bytes_per_thread));
-  if (forced != 0) return forced;
+  if (const int forced = forced_bytes_per_thread(); forced != 0) return forced;
   return transcendentals_per_element >= kTranscendentalsForMathBound ? kMathBoundBytesPerThread
                                                                      : kMemoryBoundBytesPerThread;
 }

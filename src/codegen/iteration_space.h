@@ -58,11 +58,13 @@ struct IterationSpace {
 // thread can issue) for memory-bound kernels, two for kernels heavy in transcendental math, whose
 // special-function latency more independent elements per thread hide. Measured on H100: chain16
 // (8 transcendentals per element) 8% faster at 32 bytes, memory-bound chains 1% slower.
-// LAZY_BYTES_PER_THREAD (16, 32 or 64) overrides the choice.
+// LAZY_BYTES_PER_THREAD (16, 32 or 64) overrides the choice, at every size (spread_small is off).
 inline constexpr int kMemoryBoundBytesPerThread = 16;
 inline constexpr int kMathBoundBytesPerThread = 32;
 inline constexpr int kTranscendentalsForMathBound = 4;
 int bytes_per_thread(int transcendentals_per_element);
+// LAZY_BYTES_PER_THREAD, or 0 where the kernel's math picks.
+int forced_bytes_per_thread();
 // A group's elements each unroll the kernel's math, and NVRTC's time grows with the code: a
 // thread takes at most kUnrolledTranscendentals transcendental ops in all (20 chained sins on
 // f32 compiled in 1.0 s at 8 elements a thread, in 0.35 s at 2). Such chains are bound by math,

@@ -141,7 +141,8 @@ constexpr SettingSpec kSettings[] = {
      .kind = SettingKind::one_of,
      .default_text = "16, or 32 for kernels heavy in transcendental math",
      .choices = kBytesPerThreadChoices,
-     .effect = "force the bytes a thread moves per step, for tuning"},
+     .effect = "force the bytes a thread moves per step, also in kernels too small to fill the "
+               "GPU at that width, for tuning and testing"},
     {.setting = Setting::row_threads,
      .name = "LAZY_ROW_THREADS",
      .kind = SettingKind::one_of,

@@ -16,15 +16,16 @@
 struct Args {
 $ARGS};
 
-// Four blocks an SM (64 registers; no spills for f32 keys, 24 bytes for i64): left to itself ptxas
-// gave an earlier version 80 to 100, three blocks or two, and [2048, 65536] f32 sorted in 9.2 ms
-// against 7.7 (H200).
-extern "C" __global__ void __launch_bounds__($THREADS, 4) $NAME(const Args a) {
+// Blocks an SM by the key's size (codegen/top_k_kernel.cpp): left to itself ptxas gave an earlier
+// version 80 to 100 registers, three blocks or two, and [2048, 65536] f32 sorted in 9.2 ms against
+// 7.7 at four (H200).
+extern "C" __global__ void __launch_bounds__($THREADS, $BLOCKS_PER_SM) $NAME(const Args a) {
   typedef $INDEX_TYPE Index;    // linear index into the iteration space
   typedef $OFFSET_TYPE Offset;  // element offset into a tensor's storage
   typedef $ACC Acc;
   typedef $RADIX_KEY Key;  // an order key's bits that can differ: 32, or 64 for i64
   constexpr int kThreads = $THREADS, kTile = $TILE, kItems = kTile / kThreads;
+  constexpr int kBlocksPerSm = $BLOCKS_PER_SM;
   constexpr int kWarps = kThreads / 32;
   // Below kFirstBit, keys whose higher bits are equal are equal (f16 and bf16 widened to f32).
   constexpr int kFirstBit = $FIRST_BIT;
@@ -96,11 +97,11 @@ $ELEMENT
     return;
   }
   if (step == 1) {
-    // One wave of blocks (four an SM), each taking a run of consecutive tiles, so that a row's
+    // One wave of blocks, each taking a run of consecutive tiles, so that a row's
     // totals take few atomic adds.
     unsigned sms;
     asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
-    const Index counting = gridDim.x < 4 * sms ? gridDim.x : 4 * sms;
+    const Index counting = gridDim.x < kBlocksPerSm * sms ? gridDim.x : kBlocksPerSm * sms;
     if (blockIdx.x >= counting) return;
     const Index per_block = (jobs + counting - 1) / counting;
     const Index first_job = blockIdx.x * per_block;

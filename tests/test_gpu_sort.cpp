@@ -34,7 +34,10 @@ std::vector<Tensor> both_ways(const Tensor& x, int axis) {
 }
 
 TEST_F(GpuSort, MatchesTheReferenceForEveryDtypeAndRowLength) {
-  const std::vector<Shape> shapes = {{7}, {5, 1000}, {3, 2048}, {3, 2049}, {2, 9000}, {1, 300000}};
+  // Radix tiles are 4096 elements for 4-byte keys and 2048 for 8-byte keys: rows of one, two and
+  // part of a tile.
+  const std::vector<Shape> shapes = {{7},       {5, 1000}, {3, 2048}, {3, 2049},
+                                     {2, 4096}, {2, 4097}, {2, 9000}, {1, 300000}};
   for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::i32, DType::i64, DType::bool_}) {
     for (const Shape& shape : shapes) {
       Tensor x = random_input(dtype, shape);

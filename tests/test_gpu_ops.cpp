@@ -366,4 +366,18 @@ TEST_F(GpuOps, TanhKeepsTheSignOfZero) {
   EXPECT_TRUE(got[1] == 0.0f && !std::signbit(got[1])) << got[1];
 }
 
+// gelu_tanh divides x by 1 + exp(-2u) approximately, which would give 0 past a divisor of 2^126
+// (x near -10.03, where the quotient is still about 1e-37): it scales both sides first.
+TEST_F(GpuOps, GeluTanhKeepsItsTinyValuesPastADivisorOf2To126) {
+  const std::vector<float> xs = {-10.05f, -10.03f, -10.01f, -9.5f, -7.0f, -3.0f, -0.5f, 0.5f, 3.0f};
+  const std::vector<float> got =
+      lazy::gelu_tanh(lazy::from_data(xs, {std::int64_t(xs.size())})).to_vector<float>();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i], u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+    const double want = x / (1 + std::exp(-2 * u));
+    // exp amplifies u's rounding by 2|u| (up to 88): 1e-5 relative.
+    EXPECT_NEAR(got[i] / want, 1.0, 1e-4) << "x = " << x << ": " << got[i] << ", want " << want;
+  }
+}
+
 }  // namespace

@@ -142,9 +142,10 @@ LZ_OP float lz_sigmoid_fast(float x) { return fmaf(0.5f, lz_tanh_fast(0.5f * x),
 // PyTorch's gelu(approximate="tanh"), 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715 x^3),
 // written as x / (1 + exp(-2u)): the same value without 1 + tanh(u) cancelling for negative x
 // (at x = -3 that lost 1e-5 relative on H100). The approximate division (2 ulp) skips IEEE
-// division's slow path; it gives 0 past a divisor of 2^126 (x near -10.03, where the quotient is
-// still 1e-37), so both sides are scaled by 1/4 first. Past |x| ~ 2e13 the cube overflows, exp is
-// 0 or inf and the result x or -0, as in double; -inf gives NaN (-inf * 0), as PyTorch's.
+// division's slow path; it gives 0 past a divisor of 2^126 (from x = -10.00, where the quotient is
+// still 1e-37), so both sides are scaled by 1/4 first. Below x = -10.06 exp overflows and the
+// result is -0 (the quotient 3e-38 and less); past |x| ~ 2e13 the cube overflows, exp is 0 or inf
+// and the result x or -0, as in double; -inf gives NaN (-inf * 0), as PyTorch's.
 LZ_OP float lz_gelu_tanh(float x) {
   const float inner = 0.7978845608028654f * fmaf(0.044715f * x, x * x, x);
   return __fdividef(0.25f * x, 0.25f + 0.25f * expf(-2.0f * inner));

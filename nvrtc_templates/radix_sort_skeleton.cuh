@@ -16,9 +16,10 @@
 struct Args {
 $ARGS};
 
-// Blocks an SM by the key's size (codegen/top_k_kernel.cpp): left to itself ptxas gave an earlier
-// version 80 to 100 registers, three blocks or two, and [2048, 65536] f32 sorted in 9.2 ms against
-// 7.7 at four (H200).
+// Held to a number of blocks an SM that depends on the tile (codegen/top_k_kernel.cpp): left to
+// itself ptxas gave an earlier version of 2048-element tiles 80 to 100 registers, three blocks or
+// two, and [2048, 65536] f32 sorted in 9.2 ms against 7.7 at four; tiles of 4096 are fastest at
+// three (H200).
 extern "C" __global__ void __launch_bounds__($THREADS, $BLOCKS_PER_SM) $NAME(const Args a) {
   typedef $INDEX_TYPE Index;    // linear index into the iteration space
   typedef $OFFSET_TYPE Offset;  // element offset into a tensor's storage
@@ -97,8 +98,8 @@ $ELEMENT
     return;
   }
   if (step == 1) {
-    // One wave of blocks, each taking a run of consecutive tiles, so that a row's
-    // totals take few atomic adds.
+    // One wave of blocks (as many an SM as the launch bounds let run at once), each taking a run
+    // of consecutive tiles, so that a row's totals take few atomic adds.
     unsigned sms;
     asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
     const Index counting = gridDim.x < kBlocksPerSm * sms ? gridDim.x : kBlocksPerSm * sms;

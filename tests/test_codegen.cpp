@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 
 #include <lazy/lazy.h>
 
 #include "codegen/iteration_space.h"
 #include "codegen/kernel_sources.h"
 #include "codegen_test_support.h"
+#include "scoped_variable.h"
 
 namespace {
 
@@ -121,21 +121,17 @@ TEST_F(Codegen, AnUnalignedLoadReadsItsElementsAloneBesideVectors) {
 
 // A shape too small to fill the GPU at 4 f32 a thread takes one, unless LAZY_BYTES_PER_THREAD
 // forces the width (the fuzzer's way to reach vector groups with small shapes).
-TEST_F(Codegen, ForcedBytesPerThreadHoldAtSmallSizes) {
-  const auto width_of_small_kernel = [] {
+TEST_F(Codegen, ForcedBytesPerThreadHoldsAtSmallSizes) {
+  const auto width_of_small_kernel = [](const char* forced) {
+    lazy_test::ScopedVariable variable(lazy::ir::Setting::bytes_per_thread, forced);
     lazy::Tensor y = lazy::exp(computed({1000})) + 1.0f;
     Generated g = generate_pending();
     Trace::current().clear();
     return g.kernels.size() == 1 ? g.kernels[0].vector_width : -1;
   };
-  EXPECT_EQ(width_of_small_kernel(), 1);
-  ::setenv("LAZY_BYTES_PER_THREAD", "16", 1);
-  const int forced_16 = width_of_small_kernel();
-  ::setenv("LAZY_BYTES_PER_THREAD", "64", 1);
-  const int forced_64 = width_of_small_kernel();
-  ::unsetenv("LAZY_BYTES_PER_THREAD");
-  EXPECT_EQ(forced_16, 4);
-  EXPECT_EQ(forced_64, 16);
+  EXPECT_EQ(width_of_small_kernel(nullptr), 1);
+  EXPECT_EQ(width_of_small_kernel("16"), 4);
+  EXPECT_EQ(width_of_small_kernel("64"), 16);
 }
 
 TEST_F(Codegen, SizesPast2To31Use64BitIndices) {

@@ -367,7 +367,7 @@ TEST_F(GpuOps, TanhKeepsTheSignOfZero) {
 }
 
 // gelu_tanh divides x by 1 + exp(-2u) approximately, which would give 0 past a divisor of 2^126
-// (x near -10.03, where the quotient is still about 1e-37): it scales both sides first.
+// (from x = -10.00, where the quotient is still about 1e-37): it scales both sides first.
 TEST_F(GpuOps, GeluTanhKeepsItsTinyValuesPastADivisorOf2To126) {
   const std::vector<float> xs = {-10.05f, -10.03f, -10.01f, -9.5f, -7.0f, -3.0f, -0.5f, 0.5f, 3.0f};
   const std::vector<float> got =

@@ -177,17 +177,18 @@ TEST_F(GpuSort, RowsSkipThePassesWhoseDigitNeverDiffers) {
       "rows of few distinct digits");
 }
 
-// Rows of 4 tiles, 1200 in all: the blocks counting digits take runs of 3 tiles (with 132 SMs, or
-// 108), so runs straddle rows, each row's totals and bits gathered from two blocks;
-// neighbouring rows make different passes (ids of a small range, a constant, every bit).
+// Rows of 5 tiles of i64 keys (2048 each), 1000 in all, and 3 of i32 keys (4096 each), 600: the
+// blocks counting digits take runs of 2 or 3 tiles (four or three blocks an SM, 132 SMs or 108),
+// so runs straddle rows, each row's totals and bits gathered from two blocks; neighbouring rows
+// make different passes (ids of a small range, a constant, every bit).
 TEST_F(GpuSort, CountingRunsThatStraddleRowsOfDifferentPasses) {
   std::mt19937_64 random(lazy_test::fresh_seed());
-  const std::int64_t rows = 300, extent = 7000;
+  const std::int64_t rows = 200, extent = 8500;
   std::vector<std::int64_t> ids(rows * extent);
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t e = 0; e < extent; ++e)
       ids[r * extent + e] = r % 3 == 0   ? std::int64_t(random() % 65536)
-                            : r % 3 == 1 ? r - 150
+                            : r % 3 == 1 ? r - 100
                                          : std::int64_t(random());
   const Tensor x = lazy::from_data(ids, {rows, extent});
   lazy::eval({x});

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ir/settings.h"
+#include "scoped_variable.h"
 
 namespace {
 
@@ -22,27 +23,8 @@ using lazy::ir::Setting;
 using lazy::ir::setting_spec;
 using lazy::ir::SettingKind;
 using lazy::ir::text_setting;
+using lazy_test::ScopedVariable;
 using ::testing::HasSubstr;
-
-// Sets a variable for one test and puts back what was there.
-class ScopedVariable {
- public:
-  ScopedVariable(Setting setting, const char* value) : name_(setting_spec(setting).name) {
-    if (const char* old = std::getenv(name_.c_str())) old_ = old;
-    ::setenv(name_.c_str(), value, 1);
-  }
-  ~ScopedVariable() {
-    if (old_) {
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 int occurrences(const std::string& text, const std::string& part) {
   int count = 0;

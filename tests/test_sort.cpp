@@ -127,7 +127,8 @@ TEST(SortKernels, LongRowsAreRadixSortedThroughScratchWithTheProducingWorkInline
       if (arg.kind == lazy::codegen::ArgSource::Kind::scratch) scratch += arg.value;
     EXPECT_EQ(scratch > 0, c.extent > 2048) << c.extent;
     // Two buffers of 4-byte keys and positions, a look-back word per digit of 8 bytes a tile of
-    // 2048 (a byte an element), a row's digit counts of 1 KiB a pass, and a few words.
+    // 4096 (2048 for 8-byte keys: at most a byte an element), a row's digit counts of 1 KiB a
+    // pass, and a few words.
     const std::int64_t tiles = (c.extent + 2047) / 2048;
     EXPECT_LE(scratch, std::uint64_t(c.rows * (c.extent * 16 + tiles * 2048 + 4 * 1024 + 8) + 16))
         << c.rows << " x " << c.extent;

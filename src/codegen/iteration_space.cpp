@@ -157,7 +157,8 @@ IterationSpace plan_iteration_space(const Shape& shape, std::span<const Access> 
   return space;
 }
 
-// Read at each kernel generated (a plan miss), so a test may set it.
+// Read at each kernel generated, so a test of codegen may set it; a plan made before a change
+// keeps its kernels (plan caches do not key on a tuning setting).
 int forced_bytes_per_thread() {
   return int(ir::integer_setting(ir::Setting::bytes_per_thread));
 }

@@ -149,7 +149,7 @@ class KernelEmitter {
     const int math = transcendentals(region_, pending_);
     // Threads stride over the folded elements, or a scan's tile, an element at a time.
     const bool one_at_a_time = region_.reduction || row_op_;
-    const bool spread_small = forced_bytes_per_thread() == 0;  // a forced width holds at any size
+    const bool spread_small = forced_bytes_per_thread() == 0;  // forced widths hold, for the fuzzer
     space_ = plan_iteration_space(region_.shape, accesses, bytes_per_thread(math), spread_small,
                                   one_at_a_time ? 1 : most_elements_per_thread(math));
     // A group picks one part of the concatenation: one element at a time unless its elements all

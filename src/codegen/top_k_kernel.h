@@ -22,8 +22,6 @@ inline constexpr std::int64_t kMaxSelected = 1024;
 // sort_skeleton.cuh's tile: rows up to this long sort in shared memory, with no scratch. Longer
 // rows are radix sorted, in tiles of 4096 elements (2048 for 8-byte keys).
 inline constexpr std::int64_t kSortTile = 2048;
-// A radix pass's tile: the elements a block ranks and moves at once.
-inline constexpr std::int64_t kRadixTile = 2048;
 // A radix pass's digit bits: lz_order.cuh's kDigitBits, which radix_sort_skeleton.cuh checks.
 inline constexpr int kRadixDigitBits = 8;
 // The scratch a sort's chunk of rows takes at most: more rows at once would not run faster.

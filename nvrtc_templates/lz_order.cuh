@@ -156,42 +156,36 @@ __device__ __forceinline__ unsigned lz_block_exclusive_sum(unsigned v, unsigned*
   return before + inclusive - v;
 }
 
-// The lanes of the warp whose digit equals this lane's, among the `valid` ones: a ballot per bit.
-// (__match_any_sync loops over the distinct values: several times slower on random digits.)
-__device__ __forceinline__ unsigned lz_warp_peers(unsigned digit, bool valid) {
-  unsigned peers = __ballot_sync(0xffffffffu, valid);
-#pragma unroll
-  for (int b = 0; b < kDigitBits; ++b) {
-    const bool set = (digit >> b) & 1;
-    const unsigned lanes = __ballot_sync(0xffffffffu, set);
-    peers &= set ? lanes : ~lanes;
-  }
-  return peers;
-}
-
 // A warp's part of a tile, item e of a lane being element e * 32 + lane of the part (digit
 // kDigits for none): counts its digits into `counts` (the warp's own kDigits words of shared
-// memory) and gives each item the number of equal digits before it in the part. Every lane of
-// the warp calls it.
+// memory) and gives each item the number of equal digits before it in the part. `match` is
+// another kDigits words of the warp's, left zero: each item ORs its lane's bit into its digit's
+// word, one shared atomic where a ballot per digit bit took eight. Every lane of the warp calls it.
 template <int kItems>
 __device__ __forceinline__ void lz_warp_digit_counts(const unsigned (&digits)[kItems],
-                                                     unsigned* counts, unsigned (&before)[kItems]) {
+                                                     unsigned* counts, unsigned* match,
+                                                     unsigned (&before)[kItems]) {
   const int lane = threadIdx.x % 32;
   const unsigned lanes_before = (1u << lane) - 1;
-  // The ballots first: they depend on nothing in shared memory, so they overlap.
-  unsigned peers[kItems];
-#pragma unroll
-  for (int e = 0; e < kItems; ++e) peers[e] = lz_warp_peers(digits[e], digits[e] < kDigits);
-  for (int d = lane; d < kDigits; d += 32) counts[d] = 0;
+  for (int d = lane; d < kDigits; d += 32) {
+    counts[d] = 0;
+    match[d] = 0;
+  }
   __syncwarp();
 #pragma unroll
   for (int e = 0; e < kItems; ++e) {
     const bool valid = digits[e] < kDigits;
-    const unsigned rank = __popc(peers[e] & lanes_before);
+    if (valid) atomicOr(&match[digits[e]], 1u << lane);
+    __syncwarp();
+    const unsigned peers = valid ? match[digits[e]] : 0;
+    const unsigned rank = __popc(peers & lanes_before);
     const unsigned seen = valid ? counts[digits[e]] : 0;
     before[e] = seen + rank;
     __syncwarp();
-    if (valid && rank == 0) counts[digits[e]] = seen + __popc(peers[e]);
+    if (valid && rank == 0) {
+      counts[digits[e]] = seen + __popc(peers);
+      match[digits[e]] = 0;
+    }
     __syncwarp();
   }
 }
@@ -285,16 +279,18 @@ __device__ __forceinline__ unsigned lz_radix_look_back(unsigned long long* word,
 
 // Each element's place in the stable order by digit of a tile whose warps hold consecutive parts
 // (lz_warp_digit_counts' arrangement), and where each digit starts in the tile (`digit_start`).
-// Every thread of the block calls it, a thread per digit; `warp_counts` is [warps][kDigits] words
-// of shared memory and `warp_sums` a word per warp.
+// Every thread of the block calls it, a thread per digit; `warp_counts` and `warp_match` are
+// [warps][kDigits] words of shared memory (lz_warp_digit_counts' counts and match words), and
+// `warp_sums` a word per warp.
 template <int kThreads, int kItems>
 __device__ __forceinline__ void lz_radix_places(const unsigned (&digits)[kItems],
                                                 unsigned (&places)[kItems],
                                                 unsigned (*warp_counts)[kDigits],
+                                                unsigned (*warp_match)[kDigits],
                                                 unsigned* warp_sums, unsigned* digit_start) {
   static_assert(kThreads == kDigits, "a thread per digit");
   const int warp = threadIdx.x / 32;
-  lz_warp_digit_counts(digits, warp_counts[warp], places);
+  lz_warp_digit_counts(digits, warp_counts[warp], warp_match[warp], places);
   __syncthreads();
   // The warps' counts of digit threadIdx.x become where each warp's elements of it start.
   unsigned seen = 0;

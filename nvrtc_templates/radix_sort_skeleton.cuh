@@ -67,13 +67,14 @@ extern "C" __global__ void __launch_bounds__($THREADS, $BLOCKS_PER_SM) $NAME(con
 $UNIFORM_LOADS
   // A tile's keys (`count` of them from `tile`), a warp taking consecutive elements of it
   // (lz_warp_digit_counts), 32 at a time (coalesced): from the input or from a pass's buffer.
+  // Slots past the count read the tile's last element, so that no load sits behind a branch:
+  // ptxas would not start one before the last came back (16 latencies in a row).
   const int first_slot = threadIdx.x / 32 * kItems * 32 + threadIdx.x % 32;
   auto load_keys = [&](Index row, Index tile, int count, bool reads_input, long long read_at,
                        Key(&item_keys)[kItems]) {
 #pragma unroll
     for (int e = 0; e < kItems; ++e) {
-      const int slot = first_slot + e * 32;
-      if (slot >= count) continue;
+      const int slot = min(first_slot + e * 32, count - 1);
       if (reads_input) {
         const Index r = tile + slot;
         const Index i = row * extent + r;
@@ -184,7 +185,10 @@ $ELEMENT
     const unsigned row_digit_start = lz_block_exclusive_sum<kThreads>(
         digit_totals[(chunk_row * kPasses + pass) * kDigits + threadIdx.x], warp_sums);
     unsigned places[kItems];
-    lz_radix_places<kThreads, kItems>(digits, places, warp_counts, warp_sums, digit_start);
+    // The ranking's match words take the staging positions' place, unused until it ends.
+    static_assert(kTile >= kWarps * kDigits, "the match words fit the positions");
+    lz_radix_places<kThreads, kItems>(digits, places, warp_counts,
+                                      (unsigned(*)[kDigits])positions, warp_sums, digit_start);
     const unsigned tile_digits =
         (threadIdx.x + 1 < kDigits ? digit_start[threadIdx.x + 1] : (unsigned)count) -
         digit_start[threadIdx.x];

@@ -24,11 +24,12 @@ $UNIFORM_LOADS
     Acc carry = $INIT;
     long long carry_at = -1;
     for (Index tile = 0; tile < extent; tile += kTile) {
+      // Slots past the row's end read its last element (lz_scan_tile leaves them out): with no
+      // branch between them, the loads all start before the first comes back.
 #pragma unroll
       for (int e = 0; e < kItems; ++e) {
         const int k = e * kThreads + threadIdx.x;
-        const Index r = tile + (Index)k;
-        if (r >= extent) continue;
+        const Index r = min(tile + (Index)k, extent - 1);
         const Index i = row * extent + r;
 $ELEMENT
         tile_values[lz_tile_slot(k)] = $VALUE;

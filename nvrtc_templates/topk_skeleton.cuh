@@ -30,13 +30,21 @@ $UNIFORM_LOADS
     unsigned threshold_at = 0;
     __syncthreads();
     for (Index chunk = 0; chunk < extent; chunk += kChunk) {
+      // The chunk's keys first, slots past the row's end reading its last element: with no
+      // branch between them, the loads all start before the first comes back.
+      unsigned long long chunk_keys[kItems];
+#pragma unroll
+      for (int e = 0; e < kItems; ++e) {
+        const Index r = min(chunk + (Index)(e * kThreads + threadIdx.x), extent - 1);
+        const Index i = row * extent + r;
+$ELEMENT
+        chunk_keys[e] = $KEY;
+      }
 #pragma unroll
       for (int e = 0; e < kItems; ++e) {
         const Index r = chunk + (Index)(e * kThreads + threadIdx.x);
         if (r >= extent) continue;
-        const Index i = row * extent + r;
-$ELEMENT
-        const unsigned long long key = $KEY;
+        const unsigned long long key = chunk_keys[e];
         if (!has_threshold || lz_ranks_before(key, (unsigned)r, threshold, threshold_at)) {
           const int slot = atomicAdd(&count, 1);
           keys[slot] = key;

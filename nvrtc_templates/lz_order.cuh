@@ -159,8 +159,9 @@ __device__ __forceinline__ unsigned lz_block_exclusive_sum(unsigned v, unsigned*
 // A warp's part of a tile, item e of a lane being element e * 32 + lane of the part (digit
 // kDigits for none): counts its digits into `counts` (the warp's own kDigits words of shared
 // memory) and gives each item the number of equal digits before it in the part. `match` is
-// another kDigits words of the warp's, left zero: each item ORs its lane's bit into its digit's
-// word, one shared atomic where a ballot per digit bit took eight. Every lane of the warp calls it.
+// another kDigits words of the warp's, zeroed here and after each item: each item ORs its lane's
+// bit into its digit's word, one shared atomic where a ballot per digit bit took eight. Every lane
+// of the warp calls it.
 template <int kItems>
 __device__ __forceinline__ void lz_warp_digit_counts(const unsigned (&digits)[kItems],
                                                      unsigned* counts, unsigned* match,

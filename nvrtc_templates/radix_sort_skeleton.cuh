@@ -68,7 +68,7 @@ $UNIFORM_LOADS
   // A tile's keys (`count` of them from `tile`), a warp taking consecutive elements of it
   // (lz_warp_digit_counts), 32 at a time (coalesced): from the input or from a pass's buffer.
   // Slots past the count read the tile's last element, so that no load sits behind a branch:
-  // ptxas would not start one before the last came back (16 latencies in a row).
+  // ptxas would not start one before the last came back (a latency an item, in a row).
   const int first_slot = threadIdx.x / 32 * kItems * 32 + threadIdx.x % 32;
   auto load_keys = [&](Index row, Index tile, int count, bool reads_input, long long read_at,
                        Key(&item_keys)[kItems]) {

@@ -36,10 +36,10 @@ int radix_passes(const fuse::TopKInfo& top_k) {
 
 // A radix pass's tile, the elements a block ranks and moves at once, and the blocks an SM holds:
 // 16 4-byte keys a thread (256 threads), staged with their positions in 32 KB of shared memory, at
-// three blocks an SM (80 registers, 152 bytes spilled, still faster than two blocks); 8-byte keys
+// three blocks an SM (80 registers, 128 bytes spilled, still faster than two blocks); 8-byte keys
 // 8 a thread at four (64 registers), where 16 would pass the 48 KB of static shared memory. Fewer
 // tiles, fewer look-backs: on H200 2^27 f32 sorted in 7.37 ms against 8.65 at 2048 and four,
-// [2048, 65536] in 7.04 against 7.66.
+// [2048, 65536] in 7.04 against 7.66 (before the match-word ranking; docs/architecture.md).
 int radix_tile(const fuse::TopKInfo& top_k) {
   return key_bytes(top_k) == 4 ? 4096 : 2048;
 }

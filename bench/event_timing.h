@@ -38,7 +38,7 @@ BenchDevice open_bench_device(std::string_view program);
 struct Measurement {
   float median_ms;
   double launches_per_iter;      // generated kernels launched
-  double matmul_calls_per_iter;  // cuBLASLt products queued
+  double matmul_calls_per_iter;  // products queued (cuBLASLt or product kernels)
 };
 
 // Warms `step` up, then times `iters` iterations with fusion on or off, flushing L2 before each.

@@ -13,8 +13,11 @@ struct Stats {
   std::int64_t kernels_generated = 0;  // kernel sources generated
   std::int64_t kernel_cache_hits = 0;  // generated sources found compiled already
   std::int64_t nvrtc_compiles = 0;     // NVRTC compilations
-  std::int64_t kernel_launches = 0;    // kernels launched on the GPU
-  std::int64_t matmul_calls = 0;       // matrix products queued through cuBLASLt
+  std::int64_t kernel_launches = 0;    // generated kernels launched, product kernels aside
+  // Matrix products queued, each one launch with its folded epilogue: a cuBLASLt call, or for
+  // products of at most 16 rows the library's own product kernel (matmul_kernels counts those).
+  std::int64_t matmul_calls = 0;
+  std::int64_t matmul_kernels = 0;
   std::int64_t in_place_updates = 0;   // results written over an input no one else held
   std::int64_t function_replays = 0;   // lazy::Function calls that did not run the function
   std::int64_t graph_launches = 0;     // of those, the ones queued as one CUDA graph

@@ -90,6 +90,7 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
   owned_copies_.clear();
   owned_scratch_.clear();
   launch_words_.clear();
+  product_launches_ = 0;
   moving_.clear();
 
   std::vector<std::uint64_t> packed;
@@ -141,6 +142,7 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
         }
       }
     }
+    if (kernel.computes_product) product_launches_ += kernel.launches;
     for (int launch = 0; launch < kernel.launches; ++launch) {
       for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
       const std::size_t number = graph->add_launch(kernel.function, kernel.grid, kernel.block,
@@ -209,7 +211,9 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
     flush();
   }
   graph_->launch();
-  counters().kernel_launches += std::int64_t(launch_words_.size());
+  counters().kernel_launches += std::int64_t(launch_words_.size()) - product_launches_;
+  counters().matmul_calls += product_launches_;
+  counters().matmul_kernels += product_launches_;
   counters().graph_launches++;
   hand_over_results(
       plan_, pending, externals,

@@ -63,6 +63,7 @@ struct PlannedKernel {
   // once this kernel is queued, so an unfused chain does not hold all its intermediates.
   std::vector<std::uint32_t> release_after;
   std::optional<PlannedMatmul> matmul;  // a library call, not a generated kernel
+  bool computes_product = false;        // a generated kernel of a product (counted as a matmul)
 };
 
 // A held view: its data is a view of a kernel's output, an input's storage, or a scalar.

@@ -93,6 +93,7 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     planned.block = unsigned(kernel.threads);
     planned.grid = unsigned(kernel.blocks);
     planned.launches = kernel.launches;
+    planned.computes_product = region.matmul.has_value();
     planned.bytes_moved = fewest_bytes(region, kernel, nodes, externals);
     for (const fuse::Root& root : region.roots) {
       if (root.external_copy) {

@@ -43,6 +43,7 @@ Stats stats() {
   s.nvrtc_compiles = c.nvrtc_compiles.load();
   s.kernel_launches = c.kernel_launches.load();
   s.matmul_calls = c.matmul_calls.load();
+  s.matmul_kernels = c.matmul_kernels.load();
   s.in_place_updates = c.in_place_updates.load();
   s.function_replays = c.function_replays.load();
   s.graph_launches = c.graph_launches.load();
@@ -68,6 +69,7 @@ void reset_stats() {
   c.nvrtc_compiles = 0;
   c.kernel_launches = 0;
   c.matmul_calls = 0;
+  c.matmul_kernels = 0;
   c.in_place_updates = 0;
   c.function_replays = 0;
   c.graph_launches = 0;

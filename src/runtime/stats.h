@@ -36,6 +36,7 @@ struct Counters {
   ShardedCounter nvrtc_compiles;
   ShardedCounter kernel_launches;
   ShardedCounter matmul_calls;
+  ShardedCounter matmul_kernels;
   ShardedCounter in_place_updates;
   ShardedCounter function_replays;
   ShardedCounter graph_launches;

@@ -51,7 +51,7 @@ const EinsumCase kCases[] = {
     {"ij,jk->ik", {3, 0}, {0, 5}},                // nothing to sum: zeros
     {"bij,bjk->bik", {1, 3, 4}, {2, 4, 5}},       // a batch index of size 1 broadcasts
     {"bhqd,bhkd->bhqk", {2, 3, 4, 5}, {2, 1, 6, 5}},
-    {"ij,jk->ik", {3, 1}, {4, 5}},                // so does a contracted one
+    {"ij,jk->ik", {3, 1}, {4, 5}},  // so does a contracted one
 };
 
 INSTANTIATE_TEST_SUITE_P(Equations, Einsum,
@@ -79,6 +79,33 @@ TEST(EinsumForms, ManyBatchIndicesAreMergedIntoOneBatchAxis) {
                  naive_einsum("abcdefgh,abcdefgh->abcdefg", a, b), lazy::f32);
 }
 
+// An ellipsis stands for the axes its operand's rank leaves to it, broadcast from the last
+// between the operands as PyTorch's are; each case against the same equation with letters.
+TEST(EinsumForms, AnEllipsisIsTheAxesItsOperandLeavesOver) {
+  const struct {
+    const char* equation;
+    const char* with_letters;
+    Shape a, b;
+  } cases[] = {
+      {"...ij,...jk->...ik", "xij,xjk->xik", {2, 3, 4}, {2, 4, 5}},
+      {"...ij,jk->...ik", "xyij,jk->xyik", {2, 3, 4, 5}, {5, 6}},           // kept axes
+      {"...ij,...jk->...ik", "xyij,yjk->xyik", {2, 3, 4, 5}, {3, 5, 6}},    // fewer in one
+      {"...ij,...jk->...ik", "xyij,yjk->xyik", {2, 1, 4, 5}, {3, 5, 6}},    // size 1 broadcasts
+      {"...ij,...jk", "xij,xjk->xik", {2, 3, 4}, {2, 4, 5}},                // implicit: first
+      {"...ij,...jk->...ik", "ij,jk->ik", {3, 4}, {4, 5}},                  // no axes
+      {"a...c,a...c->a...", "axyc,axyc->axy", {2, 3, 1, 4}, {2, 3, 5, 4}},  // in the middle
+      {"...ij,...jk->ik", "xij,xjk->ik", {2, 3, 4}, {2, 4, 5}},             // summed: both
+      {"...ij,...jk->ik...", "xij,xjk->ikx", {2, 3, 4}, {2, 4, 5}},         // placed last
+      {"b...,b...->", "bxy,bxy->", {2, 3, 4}, {2, 3, 4}},                   // all contracted
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.equation);
+    HostTensor a = random_tensor(c.a, lazy::f32, 11), b = random_tensor(c.b, lazy::f32, 12);
+    expect_product(lazy::einsum(c.equation, a.tensor, b.tensor), naive_einsum(c.with_letters, a, b),
+                   lazy::f32);
+  }
+}
+
 TEST(EinsumForms, RecordsOneMatMulNode) {
   Tensor y = lazy::einsum("bhqd,bhkd->bhqk", lazy::ones({2, 3, 4, 5}), lazy::ones({2, 3, 6, 5}));
   int products = 0;
@@ -103,7 +130,12 @@ TEST(EinsumErrors, UnsupportedEquationsAreValueErrorsNamingTheEquationAndWhy) {
     Shape a, b;
     const char* why;
   } cases[] = {
-      {"...ij,...jk->...ik", {2, 3}, {3, 4}, "ellipsis"},
+      {"...ij,jk->ik", {2, 2, 3}, {3, 4}, "an axis of the ellipsis is only in the first operand"},
+      {"ij,...jk->ij", {2, 3}, {2, 3, 4}, "an axis of the ellipsis is only in the second operand"},
+      {"....ij,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
+      {"..ij,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
+      {"...i...j,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
+      {"...ij,...jk->...ik..", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
       {"ii,ij->j", {3, 3}, {3, 4}, "index 'i' repeats in an operand"},
       {"ij,jk->iik", {2, 3}, {3, 4}, "repeats in the output"},
       {"ij,jk->k", {2, 3}, {3, 4}, "index 'i' is only in the first operand"},
@@ -127,6 +159,19 @@ TEST(EinsumErrors, SizesOfAnIndexMustAgreeNamingBothShapes) {
   EXPECT_THAT(message, HasSubstr("index 'j'"));
   EXPECT_THAT(message, HasSubstr("[2, 3]"));
   EXPECT_THAT(message, HasSubstr("[4, 5]"));
+}
+
+TEST(EinsumErrors, AnEllipsisNeedsAxesLeftAndAxesThatBroadcast) {
+  std::string message = message_of<lazy::ShapeError>([] {
+    lazy::einsum("...ijk,kl->...il", lazy::ones({2, 3}), lazy::ones({3, 4}));
+  });
+  EXPECT_THAT(message,
+              HasSubstr("the first operand has 2 axes but 3 indices besides its ellipsis"));
+  message = message_of<lazy::ShapeError>([] {
+    lazy::einsum("...ij,...jk->...ik", lazy::ones({2, 3, 4}), lazy::ones({3, 4, 5}));
+  });
+  EXPECT_THAT(message, HasSubstr("an axis of the ellipsis is 2 in the first operand's shape"));
+  EXPECT_THAT(message, HasSubstr("[3, 4, 5]"));
 }
 
 TEST(EinsumErrors, IndicesMustMatchEachOperandsRank) {

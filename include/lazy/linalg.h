@@ -39,12 +39,15 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
              const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
 
 // torch.einsum for two operands whose contraction is one (batched) matrix product, e.g.
-// "ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk": each index appears in both inputs and the
-// output (batch), in one input and the output (kept), or in both inputs only (contracted).
-// Anything else (a trace, an index summed out of one input, repeated indices, an ellipsis) is a
-// ValueError. Indices are letters (a-z, A-Z); spaces are ignored. Without "->" the output is
-// NumPy's implicit one: the indices that appear once, in alphabetical order (upper case first).
-// An index has the same size in both operands, or size 1 in one of them, which broadcasts.
+// "ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "...ij,...jk->...ik": each index appears in
+// both inputs and the output (batch), in one input and the output (kept), or in both inputs only
+// (contracted). Anything else (a trace, an index summed out of one input, repeated indices) is a
+// ValueError. Indices are letters (a-z, A-Z); spaces are ignored. An ellipsis ("...", once per
+// operand and output) stands for the axes its operand's rank leaves over, which broadcast between
+// the operands from the last, as PyTorch's; where the output has no ellipsis they are contracted.
+// Without "->" the output is the ellipsis's axes, then the indices that appear once, in
+// alphabetical order (upper case first). An index has the same size in both operands, or size 1
+// in one of them, which broadcasts.
 Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
               std::source_location loc = std::source_location::current());
 

@@ -37,11 +37,13 @@ bool has(const std::string& indices, char c) {
 struct Subscripts {
   std::array<std::string, 2> operands;
   std::string out;
+  std::string ellipsis;  // the letters standing for the ellipsis's axes, outermost first
 };
 
-// NumPy's implicit output: the indices that appear once, in alphabetical (ASCII) order.
-std::string implicit_output(const Subscripts& s) {
-  const std::string all = s.operands[0] + s.operands[1];
+// The indices that appear once, in alphabetical (ASCII) order: NumPy's implicit output after
+// the ellipsis's axes.
+std::string seen_once(const std::string& a, const std::string& b) {
+  const std::string all = a + b;
   std::string out;
   for (char c : all)
     if (std::count(all.begin(), all.end(), c) == 1) out += c;
@@ -49,14 +51,59 @@ std::string implicit_output(const Subscripts& s) {
   return out;
 }
 
-Subscripts parse(std::string_view equation, std::source_location loc) {
+// Where a part's "..." starts (npos: none); a '.' anywhere else, or a second "...", is refused.
+std::size_t ellipsis_at(std::string_view equation, const std::string& part,
+                        std::source_location loc) {
+  const std::size_t at = part.find("...");
+  const std::size_t stray = part.find('.', at == std::string::npos ? 0 : at + 3);
+  if (stray != std::string::npos || (at == std::string::npos && has(part, '.'))) {
+    refuse<ValueError>(equation, loc,
+                       "a '.' that is not part of one \"...\" per operand and output");
+  }
+  return at;
+}
+
+// Replaces the operands' and output's "..." with letters the equation does not use, as many as
+// the operands' ranks leave to it, right-aligned (PyTorch broadcasts the ellipsis's axes of the
+// two operands from the last). Without an arrow the output is the ellipsis's axes, then the
+// indices seen once.
+void expand_ellipsis(std::string_view equation, const std::string& text,
+                     const std::array<int, 2>& ranks, bool explicit_output, Subscripts& s,
+                     std::source_location loc) {
+  std::array<std::size_t, 2> at{};
+  std::array<int, 2> axes{};
+  for (int i = 0; i < 2; ++i) {
+    at[i] = ellipsis_at(equation, s.operands[i], loc);
+    if (at[i] == std::string::npos) continue;
+    axes[i] = ranks[i] - int(s.operands[i].size() - 3);
+    if (axes[i] < 0) {
+      refuse<ShapeError>(equation, loc, "the ", kOperandNames[i], " operand has ", ranks[i],
+                         " axes but ", s.operands[i].size() - 3, " indices besides its ellipsis");
+    }
+  }
+  const int count = std::max(axes[0], axes[1]);
+  for (char c = 'A'; int(s.ellipsis.size()) < count; c = c == 'Z' ? 'a' : char(c + 1))
+    if (!has(text, c)) s.ellipsis += c;
+  for (int i = 0; i < 2; ++i)
+    if (at[i] != std::string::npos)
+      s.operands[i].replace(at[i], 3, s.ellipsis.substr(std::size_t(count - axes[i])));
+  if (!explicit_output) {
+    std::string named[2];
+    for (int i = 0; i < 2; ++i)
+      for (char c : s.operands[i])
+        if (!has(s.ellipsis, c)) named[i] += c;
+    s.out = s.ellipsis + seen_once(named[0], named[1]);
+  } else if (const std::size_t out_at = ellipsis_at(equation, s.out, loc);
+             out_at != std::string::npos) {
+    s.out.replace(out_at, 3, s.ellipsis);
+  }
+}
+
+Subscripts parse(std::string_view equation, const std::array<int, 2>& ranks,
+                 std::source_location loc) {
   std::string text;
   for (char c : equation)
     if (!std::isspace(static_cast<unsigned char>(c))) text += c;
-  if (has(text, '.')) {
-    refuse<ValueError>(equation, loc,
-                       "an ellipsis is not supported; name every axis with a letter");
-  }
   const std::size_t arrow = text.find("->");
   if (arrow == std::string::npos ? text.find_first_of("->") != std::string::npos
                                  : text.find_first_of("->", arrow + 2) != std::string::npos) {
@@ -67,8 +114,9 @@ Subscripts parse(std::string_view equation, std::source_location loc) {
   if (comma == std::string::npos || inputs.find(',', comma + 1) != std::string::npos) {
     refuse<ValueError>(equation, loc, "needs the indices of two operands, separated by a comma");
   }
-  Subscripts s{{inputs.substr(0, comma), inputs.substr(comma + 1)}, {}};
-  s.out = arrow == std::string::npos ? implicit_output(s) : text.substr(arrow + 2);
+  Subscripts s{{inputs.substr(0, comma), inputs.substr(comma + 1)}, {}, {}};
+  if (arrow != std::string::npos) s.out = text.substr(arrow + 2);
+  expand_ellipsis(equation, text, ranks, arrow != std::string::npos, s, loc);
   for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
     for (const char c : *part) {
       if (!is_index(c)) {
@@ -92,11 +140,16 @@ Subscripts parse(std::string_view equation, std::source_location loc) {
   }
   for (int i = 0; i < 2; ++i) {
     for (char c : s.operands[i]) {
-      if (!has(s.operands[1 - i], c) && !has(s.out, c)) {
-        refuse<ValueError>(equation, loc, "index '", c, "' is only in the ", kOperandNames[i],
-                           " operand and not in the output: summing an axis of one operand is "
-                           "not supported; sum it with lazy::sum first");
+      if (has(s.operands[1 - i], c) || has(s.out, c)) continue;
+      constexpr std::string_view kWhy =
+          " and not in the output: summing an axis of one operand is not supported; sum it with "
+          "lazy::sum first";
+      if (has(s.ellipsis, c)) {
+        refuse<ValueError>(equation, loc, "an axis of the ellipsis is only in the ",
+                           kOperandNames[i], " operand", kWhy);
       }
+      refuse<ValueError>(equation, loc, "index '", c, "' is only in the ", kOperandNames[i],
+                         " operand", kWhy);
     }
   }
   return s;
@@ -121,9 +174,12 @@ IndexSizes index_sizes(std::string_view equation, const Subscripts& s,
       std::int64_t& size = sizes[std::size_t(indices[axis])];
       const std::int64_t given = shapes[i][int(axis)];
       if (size >= 0 && size != given && size != 1 && given != 1) {
-        refuse<ShapeError>(equation, loc, "index '", indices[axis], "' is ", size,
-                           " in the first operand's shape ", shapes[0].to_string(), " but ", given,
-                           " in the second's ", shapes[1].to_string());
+        const std::string what = has(s.ellipsis, indices[axis])
+                                     ? std::string("an axis of the ellipsis")
+                                     : std::string("index '") + indices[axis] + "'";
+        refuse<ShapeError>(equation, loc, what, " is ", size, " in the first operand's shape ",
+                           shapes[0].to_string(), " but ", given, " in the second's ",
+                           shapes[1].to_string());
       }
       if (size < 0 || size == 1) size = given;
     }
@@ -172,7 +228,7 @@ Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
   api::sync_if_trace_full();
   ir::Node* x = api::node_of(a, "einsum", loc);
   ir::Node* y = api::node_of(b, "einsum", loc);
-  const Subscripts s = parse(equation, loc);
+  const Subscripts s = parse(equation, {x->shape.rank(), y->shape.rank()}, loc);
   api::require_matmul_dtypes(x->dtype, y->dtype, "einsum", loc);
   const IndexSizes sizes = index_sizes(equation, s, {x->shape, y->shape}, loc);
   if (int(s.out.size()) > kMaxRank) {

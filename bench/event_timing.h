@@ -37,7 +37,7 @@ BenchDevice open_bench_device(std::string_view program);
 
 struct Measurement {
   float median_ms;
-  double launches_per_iter;      // generated kernels launched
+  double launches_per_iter;      // generated kernels launched, product kernels aside
   double matmul_calls_per_iter;  // products queued (cuBLASLt or product kernels)
 };
 

@@ -34,7 +34,7 @@ void print_call(int call, const lazy::Tensor& out, double checksum, const lazy::
               out.shape().to_string().c_str(), std::string(lazy::dtype_name(out.dtype())).c_str(),
               checksum);
   std::printf(
-      "  %lld kernel launches, %lld cuBLASLt products, %lld plan hits, %lld plan misses, "
+      "  %lld kernel launches, %lld matrix products, %lld plan hits, %lld plan misses, "
       "%lld NVRTC compiles\n",
       static_cast<long long>(after.kernel_launches - before.kernel_launches),
       static_cast<long long>(after.matmul_calls - before.matmul_calls),

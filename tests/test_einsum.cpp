@@ -97,6 +97,8 @@ TEST(EinsumForms, AnEllipsisIsTheAxesItsOperandLeavesOver) {
       {"...ij,...jk->ik", "xij,xjk->ik", {2, 3, 4}, {2, 4, 5}},             // summed: both
       {"...ij,...jk->ik...", "xij,xjk->ikx", {2, 3, 4}, {2, 4, 5}},         // placed last
       {"b...,b...->", "bxy,bxy->", {2, 3, 4}, {2, 3, 4}},                   // all contracted
+      {"...AB,...BC", "xAB,xBC->xAC", {5, 2, 3}, {5, 3, 4}},  // its letters are not the user's
+      {"ij,jk->...ik", "ij,jk->ik", {2, 3}, {3, 4}},          // in the output only: no axes
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.equation);
@@ -136,6 +138,12 @@ TEST(EinsumErrors, UnsupportedEquationsAreValueErrorsNamingTheEquationAndWhy) {
       {"..ij,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
       {"...i...j,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
       {"...ij,...jk->...ik..", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
+      // The user's characters are checked before the ellipsis takes letters.
+      {"...i$,jk->ik", {2}, {3, 4}, "'$' is not an index"},
+      {"...ij,...jk->ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghlmnopqrstuvwxyz...",
+       {7, 2, 3},
+       {3, 4},
+       "output index 'A' is in neither operand"},
       {"ii,ij->j", {3, 3}, {3, 4}, "index 'i' repeats in an operand"},
       {"ij,jk->iik", {2, 3}, {3, 4}, "repeats in the output"},
       {"ij,jk->k", {2, 3}, {3, 4}, "index 'i' is only in the first operand"},
@@ -165,8 +173,8 @@ TEST(EinsumErrors, AnEllipsisNeedsAxesLeftAndAxesThatBroadcast) {
   std::string message = message_of<lazy::ShapeError>([] {
     lazy::einsum("...ijk,kl->...il", lazy::ones({2, 3}), lazy::ones({3, 4}));
   });
-  EXPECT_THAT(message,
-              HasSubstr("the first operand has 2 axes but 3 indices besides its ellipsis"));
+  EXPECT_THAT(message, HasSubstr("the first operand's shape [2, 3] has fewer axes than its 3 "
+                                 "indices besides the ellipsis"));
   message = message_of<lazy::ShapeError>([] {
     lazy::einsum("...ij,...jk->...ik", lazy::ones({2, 3, 4}), lazy::ones({3, 4, 5}));
   });

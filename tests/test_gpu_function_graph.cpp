@@ -2,6 +2,7 @@
 // results are new memory that later calls leave alone, inputs and outputs that move between
 // calls reach the graph's launches, intermediates the graph keeps are rewritten every call, and
 // bad indices found inside the graph are reported at the call.
+#include <functional>
 #include <vector>
 
 #include "gpu_test_support.h"
@@ -104,6 +105,43 @@ TEST_F(FunctionGraphTest, ASingleKernelPlanIsAGraphTooAndAMatmulPlanLaunchesPlai
   EXPECT_EQ(lazy::stats().function_replays - before.function_replays, 1);
   EXPECT_EQ(lazy::stats().matmul_calls - before.matmul_calls, 1);
   expect_close(p, lazy::softmax(lazy::matmul(a, b), -1), "softmax of a product");
+}
+
+// A product of at most 16 rows (bf16) is a kernel of the graph, counted as the product's call
+// and not as another kernel, as in a plain replay.
+TEST_F(FunctionGraphTest, AProductKernelInTheGraphCountsAsTheProductsCall) {
+  lazy::Function activated([](std::span<const Tensor> in) {
+    return std::vector<Tensor>{lazy::gelu_tanh(lazy::linear(in[0], in[1], in[2]))};
+  });
+  lazy::Function normed([](std::span<const Tensor> in) {
+    return std::vector<Tensor>{lazy::rms_norm(lazy::linear(in[0], in[1]) + in[2], in[3])};
+  });
+  const Tensor x = random_input(lazy::DType::bf16, {8, 64});
+  const Tensor w = random_input(lazy::DType::bf16, {40, 64});
+  const Tensor b = random_input(lazy::DType::bf16, {40});
+  const Tensor r = random_input(lazy::DType::bf16, {8, 40});
+  const Tensor g = random_input(lazy::DType::bf16, {40});
+  activated({x, w, b});
+  normed({x, w, r, g});
+  const struct {
+    lazy::Function* f;
+    std::vector<Tensor> in;
+    std::function<Tensor()> want;  // recorded after the call, so that it counts apart
+    std::int64_t kernels;
+  } cases[] = {
+      {&activated, {x, w, b}, [&] { return lazy::gelu_tanh(lazy::linear(x, w, b)); }, 0},
+      {&normed, {x, w, r, g}, [&] { return lazy::rms_norm(lazy::linear(x, w) + r, g); }, 1},
+  };
+  for (const auto& c : cases) {
+    const lazy::Stats before = lazy::stats();
+    const Tensor got = (*c.f)(std::span<const Tensor>(c.in))[0];
+    const lazy::Stats after = lazy::stats();
+    EXPECT_EQ(after.graph_launches - before.graph_launches, 1);
+    EXPECT_EQ(after.matmul_calls - before.matmul_calls, 1);
+    EXPECT_EQ(after.matmul_kernels - before.matmul_kernels, 1);
+    EXPECT_EQ(after.kernel_launches - before.kernel_launches, c.kernels);
+    expect_close(got.to(lazy::DType::f32), c.want().to(lazy::DType::f32), "product in a graph");
+  }
 }
 
 TEST_F(FunctionGraphTest, ABadIndexInsideTheGraphIsAnIndexErrorAtTheCall) {

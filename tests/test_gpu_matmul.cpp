@@ -1,5 +1,5 @@
 // Matrix products on the GPU against the reference evaluator: every form, dtype and layout the
-// API takes, each epilogue, and what each costs (cuBLASLt calls, generated kernels).
+// API takes, each epilogue, and what each costs (product calls, other kernels).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -227,6 +227,8 @@ TEST_F(GpuMatmul, EpiloguesFuse) {
       const Cost cost = cost_of({c.program()});
       EXPECT_EQ(cost.calls, 1) << c.what << " " << d;
       EXPECT_EQ(cost.kernels, c.kernels) << c.what << " " << d;
+      EXPECT_EQ(cost.product_kernels, rows <= 16 && dtype != DType::f32 ? 1 : 0)
+          << c.what << " " << d;
       expect_matches_reference([&] { return std::vector{c.program()}; }, c.what + " " + d, tol);
     }
   }

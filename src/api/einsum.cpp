@@ -63,27 +63,32 @@ std::size_t ellipsis_at(std::string_view equation, const std::string& part,
   return at;
 }
 
-// Replaces the operands' and output's "..." with letters the equation does not use, as many as
-// the operands' ranks leave to it, right-aligned (PyTorch broadcasts the ellipsis's axes of the
-// two operands from the last). Without an arrow the output is the ellipsis's axes, then the
-// indices seen once.
+// Replaces the "..." of the operands and output (`at`, npos where none) with letters the
+// equation does not use, as many as the operands' shapes leave to it, right-aligned (PyTorch
+// broadcasts the two operands' ellipsis axes from the last). Without an arrow the output is the
+// ellipsis's axes, then the indices seen once.
 void expand_ellipsis(std::string_view equation, const std::string& text,
-                     const std::array<int, 2>& ranks, bool explicit_output, Subscripts& s,
-                     std::source_location loc) {
-  std::array<std::size_t, 2> at{};
+                     const std::array<Shape, 2>& shapes, const std::array<std::size_t, 3>& at,
+                     bool explicit_output, Subscripts& s, std::source_location loc) {
   std::array<int, 2> axes{};
   for (int i = 0; i < 2; ++i) {
-    at[i] = ellipsis_at(equation, s.operands[i], loc);
     if (at[i] == std::string::npos) continue;
-    axes[i] = ranks[i] - int(s.operands[i].size() - 3);
+    const std::size_t named = s.operands[i].size() - 3;
+    axes[i] = shapes[i].rank() - int(named);
     if (axes[i] < 0) {
-      refuse<ShapeError>(equation, loc, "the ", kOperandNames[i], " operand has ", ranks[i],
-                         " axes but ", s.operands[i].size() - 3, " indices besides its ellipsis");
+      refuse<ShapeError>(equation, loc, "the ", kOperandNames[i], " operand's shape ",
+                         shapes[i].to_string(), " has fewer axes than its ", named,
+                         " indices besides the ellipsis");
     }
   }
   const int count = std::max(axes[0], axes[1]);
-  for (char c = 'A'; int(s.ellipsis.size()) < count; c = c == 'Z' ? 'a' : char(c + 1))
-    if (!has(text, c)) s.ellipsis += c;
+  constexpr std::string_view kLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  for (char c : kLetters)
+    if (int(s.ellipsis.size()) < count && !has(text, c)) s.ellipsis += c;
+  if (int(s.ellipsis.size()) < count) {
+    refuse<ValueError>(equation, loc, "uses too many letters to leave ", count,
+                       " for the ellipsis's axes");
+  }
   for (int i = 0; i < 2; ++i)
     if (at[i] != std::string::npos)
       s.operands[i].replace(at[i], 3, s.ellipsis.substr(std::size_t(count - axes[i])));
@@ -93,13 +98,12 @@ void expand_ellipsis(std::string_view equation, const std::string& text,
       for (char c : s.operands[i])
         if (!has(s.ellipsis, c)) named[i] += c;
     s.out = s.ellipsis + seen_once(named[0], named[1]);
-  } else if (const std::size_t out_at = ellipsis_at(equation, s.out, loc);
-             out_at != std::string::npos) {
-    s.out.replace(out_at, 3, s.ellipsis);
+  } else if (at[2] != std::string::npos) {
+    s.out.replace(at[2], 3, s.ellipsis);
   }
 }
 
-Subscripts parse(std::string_view equation, const std::array<int, 2>& ranks,
+Subscripts parse(std::string_view equation, const std::array<Shape, 2>& shapes,
                  std::source_location loc) {
   std::string text;
   for (char c : equation)
@@ -116,14 +120,21 @@ Subscripts parse(std::string_view equation, const std::array<int, 2>& ranks,
   }
   Subscripts s{{inputs.substr(0, comma), inputs.substr(comma + 1)}, {}, {}};
   if (arrow != std::string::npos) s.out = text.substr(arrow + 2);
-  expand_ellipsis(equation, text, ranks, arrow != std::string::npos, s, loc);
-  for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
-    for (const char c : *part) {
-      if (!is_index(c)) {
-        refuse<ValueError>(equation, loc, "'", c, "' is not an index; indices are letters");
-      }
+  // The user's characters are checked before the ellipsis takes letters of its own.
+  std::array<std::size_t, 3> at{};
+  for (int p = 0; p < 3; ++p) {
+    const std::string& part = p < 2 ? s.operands[std::size_t(p)] : s.out;
+    at[std::size_t(p)] = ellipsis_at(equation, part, loc);
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      if (!is_index(part[i]) && !(i >= at[std::size_t(p)] && i < at[std::size_t(p)] + 3))
+        refuse<ValueError>(equation, loc, "'", part[i], "' is not an index; indices are letters");
     }
   }
+  for (char c : s.out) {
+    if (is_index(c) && !has(s.operands[0], c) && !has(s.operands[1], c))
+      refuse<ValueError>(equation, loc, "output index '", c, "' is in neither operand");
+  }
+  expand_ellipsis(equation, text, shapes, at, arrow != std::string::npos, s, loc);
   for (const std::string* part : {&s.operands[0], &s.operands[1], &s.out}) {
     for (std::size_t i = 0; i < part->size(); ++i) {
       const char c = (*part)[i];
@@ -133,10 +144,6 @@ Subscripts parse(std::string_view equation, const std::array<int, 2>& ranks,
                            "; diagonals and traces are not supported");
       }
     }
-  }
-  for (char c : s.out) {
-    if (!has(s.operands[0], c) && !has(s.operands[1], c))
-      refuse<ValueError>(equation, loc, "output index '", c, "' is in neither operand");
   }
   for (int i = 0; i < 2; ++i) {
     for (char c : s.operands[i]) {
@@ -228,9 +235,10 @@ Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
   api::sync_if_trace_full();
   ir::Node* x = api::node_of(a, "einsum", loc);
   ir::Node* y = api::node_of(b, "einsum", loc);
-  const Subscripts s = parse(equation, {x->shape.rank(), y->shape.rank()}, loc);
+  const std::array<Shape, 2> shapes{x->shape, y->shape};
+  const Subscripts s = parse(equation, shapes, loc);
   api::require_matmul_dtypes(x->dtype, y->dtype, "einsum", loc);
-  const IndexSizes sizes = index_sizes(equation, s, {x->shape, y->shape}, loc);
+  const IndexSizes sizes = index_sizes(equation, s, shapes, loc);
   if (int(s.out.size()) > kMaxRank) {
     refuse<ShapeError>(equation, loc, "the output would have ", s.out.size(),
                        " axes; a tensor has at most ", kMaxRank);

@@ -91,6 +91,7 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
   owned_scratch_.clear();
   launch_words_.clear();
   product_launches_ = 0;
+  products_ = 0;
   moving_.clear();
 
   std::vector<std::uint64_t> packed;
@@ -142,7 +143,10 @@ void GraphReplay::build(std::span<const ir::NodePtr> pending,
         }
       }
     }
-    if (kernel.computes_product) product_launches_ += kernel.launches;
+    if (kernel.computes_product) {
+      product_launches_ += kernel.launches;
+      ++products_;
+    }
     for (int launch = 0; launch < kernel.launches; ++launch) {
       for (const std::size_t at : launch_index_at) packed[at] = std::uint64_t(launch);
       const std::size_t number = graph->add_launch(kernel.function, kernel.grid, kernel.block,
@@ -212,8 +216,8 @@ bool GraphReplay::run(std::span<const ir::NodePtr> pending, std::span<const ir::
   }
   graph_->launch();
   counters().kernel_launches += std::int64_t(launch_words_.size()) - product_launches_;
-  counters().matmul_calls += product_launches_;
-  counters().matmul_kernels += product_launches_;
+  counters().matmul_calls += products_;
+  counters().matmul_kernels += products_;
   counters().graph_launches++;
   hand_over_results(
       plan_, pending, externals,

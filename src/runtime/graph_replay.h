@@ -83,7 +83,9 @@ class GraphReplay {
   absl::flat_hash_map<std::uint32_t, std::shared_ptr<ir::Storage>> owned_copies_;
   std::vector<std::shared_ptr<DeviceBuffer>> owned_scratch_;
   std::vector<std::vector<std::uint64_t>> launch_words_;  // as the instantiated graph has them
-  std::int64_t product_launches_ = 0;  // of those, product kernels' (counted as matmul calls)
+  // Of those, the product kernels' launches, and the product kernels (counted as matmul calls).
+  std::int64_t product_launches_ = 0;
+  std::int64_t products_ = 0;
   std::vector<MovingArgument> moving_;
 };
 

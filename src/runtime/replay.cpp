@@ -148,12 +148,11 @@ void replay(const Plan& plan, std::span<const ir::NodePtr> pending,
           const std::span<const std::byte> bytes = std::as_bytes(std::span(packed));
           run_step(device, kernel,
                    [&] { device.launch(kernel.function, kernel.grid, kernel.block, bytes); });
-          if (kernel.computes_product) {
-            counters().matmul_calls++;
-            counters().matmul_kernels++;
-          } else {
-            counters().kernel_launches++;
-          }
+          if (!kernel.computes_product) counters().kernel_launches++;
+        }
+        if (kernel.computes_product) {
+          counters().matmul_calls++;
+          counters().matmul_kernels++;
         }
       }
       scratch.clear();

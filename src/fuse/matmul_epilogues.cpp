@@ -208,7 +208,7 @@ class EpilogueFolder {
       std::string list;
       for (const std::string& part : parts) list += (list.empty() ? "" : ", ") + part;
       fold.what = absl::StrCat("the product %", p, " with ", list,
-                               " in its cuBLASLt epilogue (no kernel, no trip through memory)");
+                               " in its epilogue (no kernel, no trip through memory)");
     }
     return fold;
   }

@@ -154,11 +154,11 @@ std::string Partition::describe() const {
       const ir::MatmulProblem& call = region.matmul->problem;
       const ir::Node& node = *nodes[region.matmul->node];
       const ir::MatmulEpilogue epilogue = ir::matmul_epilogue(node);
-      out << "  one cuBLASLt call: " << dtype_name(node.dtype) << " m " << call.m << " n " << call.n
-          << " k " << call.k << " batch " << call.batch << ", A" << (call.a.transposed ? "^T" : "")
-          << " ld " << call.a.ld << ", B" << (call.b.transposed ? "^T" : "") << " ld " << call.b.ld
-          << ", epilogue " << (epilogue.bias ? "bias " : "")
-          << (epilogue.residual ? "residual " : "")
+      out << "  one matrix product: " << dtype_name(node.dtype) << " m " << call.m << " n "
+          << call.n << " k " << call.k << " batch " << call.batch << ", A"
+          << (call.a.transposed ? "^T" : "") << " ld " << call.a.ld << ", B"
+          << (call.b.transposed ? "^T" : "") << " ld " << call.b.ld << ", epilogue "
+          << (epilogue.bias ? "bias " : "") << (epilogue.residual ? "residual " : "")
           << ir::matmul_activation_name(epilogue.activation) << (epilogue.tf32 ? ", tf32" : "")
           << "\n";
     }

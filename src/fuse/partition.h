@@ -6,7 +6,7 @@
 //
 // partition() runs passes, each a function a test can call alone:
 //   fold_matmul_epilogues (fuse/matmul_epilogues.h) graph -> graph: bias, residual, activation
-//                                                into the product's cuBLASLt call
+//                                                into the product's epilogue
 //   recompute_operands_read_late (fuse/recomputed_operands.h) graph -> graph: an operand read
 //                                                again after other products is computed again
 //   split_reductions (fuse/split_reductions.h)  graph -> graph: long reductions into stages
@@ -85,7 +85,8 @@ enum class Refusal : std::uint8_t {
   // A root that starts a region of its own over a shape an earlier region has:
   region_closed,  // that region takes no more roots (see why it closed)
   outputs_limit,  // that region has kMaxOutputsPerKernel outputs
-  // A matrix product's region: one cuBLASLt call, no generated kernel.
+  // A matrix product's region: one cuBLASLt call, or for few rows the library's own product kernel
+  // (runtime/plan_builder.cpp decides), which nothing else joins.
   library_call,
   scatter_kernel,  // a scatter kernel over its result, which nothing else joins
   before_scatter,  // a scatter came after it: work joining it would need the scatter first
@@ -178,7 +179,8 @@ struct RegionClosing {
   std::int32_t node;
 };
 
-// A matrix product's region: one cuBLASLt call writing the MatMul node `node`. Its terms are the
+// A matrix product's region: one cuBLASLt call (or, for few rows, the library's own product kernel)
+// writing the MatMul node `node`. Its terms are the
 // loads of the node's inputs (a, b, then the epilogue's bias and residual), each with the layout
 // it has in memory; `problem` is how they map onto the call.
 struct MatmulRegion {

@@ -66,6 +66,12 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
   for (std::size_t r = 0; r < partition.regions.size(); ++r) {
     const fuse::Region& region = partition.regions[r];
     library_call[r] = region.matmul && !(fusion && codegen::skinny_product(region, nodes, arch));
+    if (region.matmul && ir::debug_level() >= 2) {
+      plan->partition_text += "region " + std::to_string(r) + "'s product runs as " +
+                              (library_call[r] ? "one cuBLASLt call\n"
+                                               : "the library's kernel for at most 16 rows, "
+                                                 "with its epilogue\n");
+    }
     if (library_call[r]) continue;
     kernel_of[r] = kernels.size();
     kernels.push_back(kernel_variant(region, nodes, externals, fast));

@@ -41,23 +41,31 @@ struct Expected {
   std::vector<double> values, scale;
 };
 
-// out[o] = sum over every other index of a[...] * b[...], for an explicit equation "ab,bc->ac".
-inline Expected naive_einsum(std::string_view equation, const HostTensor& a, const HostTensor& b) {
-  const std::size_t comma = equation.find(','), arrow = equation.find("->");
-  const std::string ia(equation.substr(0, comma));
-  const std::string ib(equation.substr(comma + 1, arrow - comma - 1));
+// out[o] = sum over every other index of the product of the operands' elements, for an explicit
+// equation "ab,bc->ac" of any number of operands (a repeated index reads a diagonal).
+inline Expected naive_einsum(std::string_view equation,
+                             const std::vector<const HostTensor*>& operands) {
+  const std::size_t arrow = equation.find("->");
+  std::vector<std::string> indices(1);
+  for (char c : equation.substr(0, arrow)) {
+    if (c == ',') {
+      indices.emplace_back();
+    } else {
+      indices.back() += c;
+    }
+  }
   const std::string io(equation.substr(arrow + 2));
   std::string letters;
   std::vector<std::int64_t> sizes;
-  for (const auto& [indices, shape] : {std::pair{&ia, &a.shape}, std::pair{&ib, &b.shape}}) {
-    for (std::size_t i = 0; i < indices->size(); ++i) {
-      const std::size_t seen = letters.find((*indices)[i]);
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    for (std::size_t i = 0; i < indices[k].size(); ++i) {
+      const std::size_t seen = letters.find(indices[k][i]);
       if (seen != std::string::npos) {  // a size of 1 broadcasts
-        sizes[seen] = std::max(sizes[seen], (*shape)[int(i)]);
+        sizes[seen] = std::max(sizes[seen], operands[k]->shape[int(i)]);
         continue;
       }
-      letters += (*indices)[i];
-      sizes.push_back((*shape)[int(i)]);
+      letters += indices[k][i];
+      sizes.push_back(operands[k]->shape[int(i)]);
     }
   }
   Expected out;
@@ -81,11 +89,17 @@ inline Expected naive_einsum(std::string_view equation, const HostTensor& a, con
       at[l] = rest % sizes[l];
       rest /= sizes[l];
     }
-    const double term = a.values[position(ia, a.shape)] * b.values[position(ib, b.shape)];
+    double term = 1;
+    for (std::size_t k = 0; k < operands.size(); ++k)
+      term *= operands[k]->values[position(indices[k], operands[k]->shape)];
     out.values[position(io, out.shape)] += term;
     out.scale[position(io, out.shape)] += std::abs(term);
   }
   return out;
+}
+
+inline Expected naive_einsum(std::string_view equation, const HostTensor& a, const HostTensor& b) {
+  return naive_einsum(equation, {&a, &b});
 }
 
 // How far a result may be from the exact value, relative to the sum of its terms' magnitudes:

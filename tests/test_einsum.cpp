@@ -1,5 +1,5 @@
-// lazy::einsum: the equations that are one (batched) matrix product, against the sum over every
-// index that defines them, and the errors for the ones that are not.
+// lazy::einsum against the sum over every index that defines it: products of two operands, one
+// operand's permutations, diagonals and sums, chains of three, the ellipsis, and the errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -99,6 +99,8 @@ TEST(EinsumForms, AnEllipsisIsTheAxesItsOperandLeavesOver) {
       {"b...,b...->", "bxy,bxy->", {2, 3, 4}, {2, 3, 4}},                   // all contracted
       {"...AB,...BC", "xAB,xBC->xAC", {5, 2, 3}, {5, 3, 4}},  // its letters are not the user's
       {"ij,jk->...ik", "ij,jk->ik", {2, 3}, {3, 4}},          // in the output only: no axes
+      {"...ij,jk->ik", "xij,jk->ik", {2, 2, 3}, {3, 4}},      // in one operand only: summed
+      {"ij,...jk->ij", "ij,xjk->ij", {2, 3}, {2, 3, 4}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.equation);
@@ -118,6 +120,88 @@ TEST(EinsumForms, RecordsOneMatMulNode) {
   lazy::ir::Trace::current().clear();
 }
 
+// What PyTorch computes beyond one product: diagonals of repeated indices, indices summed out of
+// one operand, a pair with nothing to sum, one operand alone and chains of three.
+TEST(EinsumForms, DiagonalsSumsAndAnyNumberOfOperands) {
+  const struct {
+    const char* equation;
+    const char* explicit_equation;
+    std::vector<Shape> shapes;
+  } cases[] = {
+      {"ij->ji", "ij->ji", {{3, 4}}},
+      {"ij->j", "ij->j", {{3, 4}}},
+      {"ij->", "ij->", {{3, 4}}},
+      {"ii->i", "ii->i", {{4, 4}}},
+      {"ii", "ii->", {{4, 4}}},  // a trace
+      {"iij->ji", "iij->ji", {{3, 3, 5}}},
+      {"bii->b", "bii->b", {{2, 3, 3}}},
+      {"iii->i", "iii->i", {{3, 3, 3}}},
+      {"...ii->...i", "xii->xi", {{2, 3, 3}}},
+      {"ij", "ij->ij", {{3, 4}}},
+      {"ji", "ji->ij", {{3, 4}}},
+      {"ij,jk->k", "ij,jk->k", {{2, 3}, {3, 4}}},    // i summed out of the first
+      {"ij,jk->i", "ij,jk->i", {{2, 3}, {3, 4}}},    // k out of the second
+      {"ii,ij->j", "ii,ij->j", {{3, 3}, {3, 4}}},    // a diagonal, then a product
+      {"ij,ij->ij", "ij,ij->ij", {{3, 4}, {3, 4}}},  // pointwise
+      {"ij,ij->ji", "ij,ij->ji", {{3, 4}, {1, 4}}},  // pointwise, broadcast
+      {"i,j->ij", "i,j->ij", {{3}, {4}}},            // outer
+      {"bi,bj->bij", "bi,bj->bij", {{2, 3}, {2, 4}}},
+      {"ij,jk,kl->il", "ij,jk,kl->il", {{2, 3}, {3, 4}, {4, 5}}},
+      {"i,i,i->", "i,i,i->", {{5}, {5}, {5}}},
+      {"bn,anm,bm->ba", "bn,anm,bm->ba", {{2, 3}, {4, 3, 5}, {2, 5}}},  // bilinear
+      {"ij,jk,kl", "ij,jk,kl->il", {{2, 3}, {3, 4}, {4, 5}}},
+      {"a,b,c,d->abcd", "a,b,c,d->abcd", {{2}, {3}, {1}, {2}}},
+  };
+  for (const lazy::DType dtype : kFloatingDTypes) {
+    for (const auto& c : cases) {
+      SCOPED_TRACE(std::string(c.equation) + " " + std::string(lazy::dtype_name(dtype)));
+      std::vector<HostTensor> operands;
+      std::vector<Tensor> tensors;
+      std::vector<const HostTensor*> hosts;
+      for (std::size_t i = 0; i < c.shapes.size(); ++i)
+        operands.push_back(random_tensor(c.shapes[i], dtype, unsigned(20 + i)));
+      for (const HostTensor& h : operands) {
+        tensors.push_back(h.tensor);
+        hosts.push_back(&h);
+      }
+      expect_product(lazy::einsum(c.equation, tensors), naive_einsum(c.explicit_equation, hosts),
+                     dtype);
+    }
+  }
+}
+
+TEST(EinsumForms, TakesOperandsAsLibTorchsListOrOneByOne) {
+  HostTensor a = random_tensor({3, 4}, lazy::f32, 31), b = random_tensor({4, 5}, lazy::f32, 32);
+  const Expected product = naive_einsum("ij,jk->ik", a, b);
+  expect_product(lazy::einsum("ij,jk->ik", {a.tensor, b.tensor}), product, lazy::f32);
+  expect_product(lazy::einsum("ij,jk->ik", a.tensor, b.tensor), product, lazy::f32);
+  expect_product(lazy::einsum("ij->ji", a.tensor), naive_einsum("ij->ji", {&a}), lazy::f32);
+  expect_product(lazy::einsum("ij->ji", {a.tensor}), naive_einsum("ij->ji", {&a}), lazy::f32);
+}
+
+// One operand may have any dtype: a permutation keeps it, a sum follows lazy::sum (i64).
+TEST(EinsumForms, OneIntegerOperandIsPermutedAndSummedAsSumWould) {
+  Tensor x = lazy::from_data(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor t = lazy::einsum("ij->ji", x);
+  EXPECT_EQ(t.dtype(), lazy::i32);
+  EXPECT_EQ(t.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 4, 2, 5, 3, 6}));
+  Tensor rows = lazy::einsum("ij->i", x);
+  EXPECT_EQ(rows.dtype(), lazy::i64);
+  EXPECT_EQ(rows.to_vector<std::int64_t>(), (std::vector<std::int64_t>{6, 15}));
+}
+
+// A pair that sums no index is a pointwise product, which fuses: no library call.
+TEST(EinsumForms, APairWithNothingToSumRecordsNoMatMul) {
+  lazy::ir::Trace::current().clear();
+  Tensor outer = lazy::einsum("i,j->ij", lazy::ones({3}), lazy::ones({4}));
+  Tensor same = lazy::einsum("ij,ij->ji", lazy::ones({3, 4}), lazy::ones({3, 4}));
+  for (const auto& node : lazy::ir::Trace::current().pending())
+    EXPECT_NE(node->op, lazy::ir::Op::MatMul);
+  EXPECT_EQ(outer.shape(), (Shape{3, 4}));
+  EXPECT_EQ(same.shape(), (Shape{4, 3}));
+  lazy::ir::Trace::current().clear();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors.
 
@@ -132,8 +216,6 @@ TEST(EinsumErrors, UnsupportedEquationsAreValueErrorsNamingTheEquationAndWhy) {
     Shape a, b;
     const char* why;
   } cases[] = {
-      {"...ij,jk->ik", {2, 2, 3}, {3, 4}, "an axis of the ellipsis is only in the first operand"},
-      {"ij,...jk->ij", {2, 3}, {2, 3, 4}, "an axis of the ellipsis is only in the second operand"},
       {"....ij,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
       {"..ij,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
       {"...i...j,jk->ik", {2, 3}, {3, 4}, "a '.' that is not part of one \"...\""},
@@ -143,15 +225,13 @@ TEST(EinsumErrors, UnsupportedEquationsAreValueErrorsNamingTheEquationAndWhy) {
       {"...ij,...jk->ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghlmnopqrstuvwxyz...",
        {7, 2, 3},
        {3, 4},
-       "output index 'A' is in neither operand"},
-      {"ii,ij->j", {3, 3}, {3, 4}, "index 'i' repeats in an operand"},
-      {"ij,jk->iik", {2, 3}, {3, 4}, "repeats in the output"},
-      {"ij,jk->k", {2, 3}, {3, 4}, "index 'i' is only in the first operand"},
-      {"ij,jk->i", {2, 3}, {3, 4}, "index 'k' is only in the second operand"},
-      {"ij,jk->ikl", {2, 3}, {3, 4}, "output index 'l' is in neither operand"},
-      {"ij,jk,kl->il", {2, 3}, {3, 4}, "two operands"},
-      {"ij->ij", {2, 3}, {3, 4}, "two operands"},
+       "output index 'A' is in no operand"},
+      {"ij,jk->iik", {2, 3}, {3, 4}, "index 'i' repeats in the output"},
+      {"ij,jk->ikl", {2, 3}, {3, 4}, "output index 'l' is in no operand"},
+      {"ij,jk,kl->il", {2, 3}, {3, 4}, "names the indices of 3 operand(s)"},
+      {"ij->ij", {2, 3}, {3, 4}, "names the indices of 1 operand(s)"},
       {"i1,1k->ik", {2, 3}, {3, 4}, "'1' is not an index"},
+      {"ij-jk", {2, 3}, {3, 4}, "a stray '-' or '>'"},
   };
   for (const auto& c : cases) {
     std::string message = value_error(c.equation, c.a, c.b);
@@ -164,9 +244,30 @@ TEST(EinsumErrors, SizesOfAnIndexMustAgreeNamingBothShapes) {
   std::string message = message_of<lazy::ShapeError>([] {
     lazy::einsum("ij,jk->ik", lazy::ones({2, 3}), lazy::ones({4, 5}));
   });
-  EXPECT_THAT(message, HasSubstr("index 'j'"));
-  EXPECT_THAT(message, HasSubstr("[2, 3]"));
-  EXPECT_THAT(message, HasSubstr("[4, 5]"));
+  EXPECT_THAT(message, HasSubstr("index 'j' is 3 in the first operand's shape [2, 3] but 4 in the "
+                                 "second operand's shape [4, 5]"));
+  message = message_of<lazy::ShapeError>([] {
+    lazy::einsum("ij,jk,kl->il", {lazy::ones({2, 3}), lazy::ones({3, 4}), lazy::ones({5, 6})});
+  });
+  EXPECT_THAT(message, HasSubstr("index 'k' is 4 in the second operand's shape [3, 4] but 5 in "
+                                 "the third operand's shape [5, 6]"));
+  message = message_of<lazy::ShapeError>([] { lazy::einsum("ii->i", lazy::ones({2, 3})); });
+  EXPECT_THAT(message, HasSubstr("index 'i' repeats in the first operand, whose shape [2, 3] "
+                                 "gives it sizes 2 and 3"));
+}
+
+TEST(EinsumErrors, AnOutputOrIntermediateOfMoreThanEightAxesIsRefused) {
+  const Tensor v = lazy::ones({1});
+  std::string message = message_of<lazy::ShapeError>([&] {
+    lazy::einsum("a,b,c,d,e,f,g,h,i->abcdefghi", {v, v, v, v, v, v, v, v, v});
+  });
+  EXPECT_THAT(message, HasSubstr("the output would have 9 axes"));
+  // Contracted left to right, the first three leave 9 indices the last one needs.
+  const Tensor w = lazy::ones({1, 1, 1, 1}), m = lazy::ones({1, 1, 1, 1, 1, 1, 1, 1});
+  message = message_of<lazy::ShapeError>([&] {
+    lazy::einsum("abcd,efgh,i,abcdefgh->i", {w, w, v, m});
+  });
+  EXPECT_THAT(message, HasSubstr("an intermediate result would have 9 axes"));
 }
 
 TEST(EinsumErrors, AnEllipsisNeedsAxesLeftAndAxesThatBroadcast) {
@@ -195,12 +296,15 @@ TEST(EinsumErrors, DTypesFollowMatmulsRules) {
                lazy::DTypeError);
   EXPECT_THROW(lazy::einsum("ij,jk->ik", lazy::ones({2, 2}, lazy::bf16), lazy::ones({2, 2})),
                lazy::DTypeError);
+  EXPECT_THROW(lazy::einsum("ij,jk,kl->il", {lazy::ones({2, 2}), lazy::ones({2, 2}),
+                                             lazy::ones({2, 2}, lazy::f16)}),
+               lazy::DTypeError);
 }
 
 TEST(EinsumErrors, AreThrownAtTheUsersLineWithNothingRecorded) {
   Tensor a = lazy::ones({2, 3}), b = lazy::ones({3, 4});
   const std::size_t recorded = lazy::ir::Trace::current().size();
-  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::einsum("ii,ij->j", a, b));
+  EXPECT_ERROR_AT_THIS_LINE(lazy::ValueError, lazy::einsum("ij,jk->iik", a, b));
   EXPECT_ERROR_AT_THIS_LINE(lazy::ShapeError, lazy::einsum("ij,jk->ik", a, b.transpose(0, 1)));
   EXPECT_EQ(lazy::ir::Trace::current().size(), recorded + 1);  // the transpose
   lazy::ir::Trace::current().clear();

@@ -11,6 +11,7 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lazy/scalar.h"
 #include "lazy/tensor.h"
@@ -38,16 +39,21 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
              const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
 
-// torch.einsum for two operands whose contraction is one (batched) matrix product, e.g.
-// "ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "...ij,...jk->...ik": each index appears in
-// both inputs and the output (batch), in one input and the output (kept), or in both inputs only
-// (contracted). Anything else (a trace, an index summed out of one input, repeated indices) is a
-// ValueError. Indices are letters (a-z, A-Z); spaces are ignored. An ellipsis ("...", once per
-// operand and output) stands for the axes its operand's rank leaves over, which broadcast between
-// the operands from the last, as PyTorch's; where the output has no ellipsis they are contracted.
-// Without "->" the output is the ellipsis's axes, then the indices that appear once, in
-// alphabetical order (upper case first). An index has the same size in both operands, or size 1
-// in one of them, which broadcasts.
+// torch.einsum, with PyTorch's rules: "ij,jk->ik", "bhqd,bhkd->bhqk", "ii->i", "ij->", ... Each
+// operand has one index per axis; indices are letters (a-z, A-Z) and spaces are ignored. An index
+// repeated in one operand takes its diagonal; one in no other operand and not in the output is
+// summed out of its operand; the operands are then contracted left to right, each pair one
+// (batched) matrix product, or a pointwise product where the pair sums no index. An index has one
+// size, or size 1 in some operands, which broadcasts. An ellipsis ("...", once per operand and
+// output) stands for the axes its operand's rank leaves over; the operands' ellipsis axes
+// broadcast from the last, and where the output names no ellipsis they are summed. Without "->"
+// the output is the ellipsis's axes, then the indices that appear once, in alphabetical order
+// (upper case first). Two or more operands have one floating dtype (matmul's rule); one operand
+// may have any dtype, and its sums follow lazy::sum (integers sum to i64).
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands,
+              std::source_location loc = std::source_location::current());
+Tensor einsum(std::string_view equation, const Tensor& a,
+              std::source_location loc = std::source_location::current());
 Tensor einsum(std::string_view equation, const Tensor& a, const Tensor& b,
               std::source_location loc = std::source_location::current());
 

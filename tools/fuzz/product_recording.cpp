@@ -22,6 +22,7 @@ using Dims = std::vector<Dim>;
 struct ProductShape {
   Dims result;
   Dim inner;
+  int rounded_sums = 0;  // operands summed over an index of their own before the product
 };
 
 ProductShape matmul_shape(const Dims& a, const Dims& b, bool same_batch) {
@@ -47,7 +48,7 @@ void require_broadcasts_to(const Dims& operand, const Dims& result) {
     reject("product", "an added operand does not broadcast to the result symbolically");
 }
 
-// einsum: one Dim per index, the same in both operands; the contracted ones make the inner size.
+// einsum: one Dim per index, the same wherever it appears; the summed ones make the inner size.
 ProductShape einsum_shape(const std::string& equation, const Dims& a, const Dims& b) {
   const std::array<std::string, 2> indices = einsum_inputs(equation);
   const std::array<const Dims*, 2> shapes = {&a, &b};
@@ -62,12 +63,20 @@ ProductShape einsum_shape(const std::string& equation, const Dims& a, const Dims
   ProductShape shape;
   const std::string out = einsum_output(equation);
   for (char c : out) shape.result.push_back(dims[c]);
-  for (char c : indices[0]) {
-    if (indices[1].find(c) == std::string::npos || out.find(c) != std::string::npos) continue;
+  // Every summed index counts in the inner size: contracted, or summed out of one operand.
+  std::string summed;
+  for (char c : indices[0] + indices[1])
+    if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
+  for (char c : summed) {
     Dim& k = shape.inner;
     k.literal *= dims[c].literal;
     k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
     std::sort(k.sizes.begin(), k.sizes.end());
+  }
+  for (int i = 0; i < 2; ++i) {
+    shape.rounded_sums += std::any_of(indices[i].begin(), indices[i].end(), [&](char c) {
+      return out.find(c) == std::string::npos && indices[1 - i].find(c) == std::string::npos;
+    });
   }
   return shape;
 }
@@ -131,7 +140,7 @@ RecordedStep record_product(const Program& program, const Step& s, const Builder
 
   const DType d = r.out.dtype();
   const bool tf32 = d == DType::f32 && matmul_precision() == "tf32";
-  r.bounds = product_rule(operand(left), operand(left + 1), d, k, tf32);
+  r.bounds = product_rule(operand(left), operand(left + 1), d, k, tf32, ps.rounded_sums);
   // linear and addmm record the ordinary ops after the product (api/matmul_ops.cpp): the same
   // rules follow them.
   auto number = [&](double v) { return Operand{number_bounds(v, d), d}; };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 #include "tools/fuzz/product_recording.h"
@@ -22,12 +23,13 @@ const std::vector<std::int64_t> kMatrixSizes = {1, 2, 3, 7, 16, 17, 33, 64};
 const std::vector<std::int64_t> kLongInnerSizes = {128, 255, 300, 384, 511};
 const std::vector<std::int64_t> kBatchSizes = {1, 2, 3, 5};
 
-// Equations lazy::einsum takes: plain, transposed and batched products, attention's scores, a
-// 1-D operand, a dot product, two contracted indices, implicit outputs, a permuted output.
+// Equations of two operands: plain, transposed and batched products, attention's scores, a
+// 1-D operand, a dot product, two contracted indices, implicit outputs, a permuted output; an
+// index summed out of one operand, a diagonal, and pairs that sum nothing (pointwise).
 const std::vector<std::string> kEquations = {
-    "ij,jk->ik",       "ik,kj",       "ik,jk->ij",   "ji,jk->ik", "bij,bjk->bik",
-    "bhqd,bhkd->bhqk", "bij,jk->bik", "i,ij->j",     "ij,j->i",   "i,i->",
-    "bik,bjk->bij",    "ikl,jkl->ij", "bqd,bkd->bkq"};
+    "ij,jk->ik",    "ik,kj",    "ik,jk->ij",   "ji,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk",
+    "bij,jk->bik",  "i,ij->j",  "ij,j->i",     "i,i->",     "bik,bjk->bij", "ikl,jkl->ij",
+    "bqd,bkd->bkq", "ij,jk->k", "bij,bjk->bj", "ii,ij->j",  "ij,ij->ji",    "bi,bj->bij"};
 
 Step step_of(Op op, std::string name, std::vector<Arg> args) {
   return GrowingProgram::step_of(op, std::move(name), std::move(args));
@@ -313,7 +315,9 @@ class ProductMaker {
     const auto [ia, ib] = einsum_inputs(equation);
     const std::string out = einsum_output(equation);
     std::map<char, Dim> dims;
-    int a = x_if_rank(int(ia.size()), int(ia.size()));
+    // An operand with a diagonal is made fresh, its repeated index of one size.
+    const bool diagonal = std::set<char>(ia.begin(), ia.end()).size() < ia.size();
+    int a = diagonal ? -1 : x_if_rank(int(ia.size()), int(ia.size()));
     if (a >= 0)
       for (std::size_t i = 0; i < ia.size(); ++i) dims[ia[i]] = shape(a)[i];
     bool first_contracted = true;
@@ -338,13 +342,15 @@ class ProductMaker {
     };
     if (a < 0) a = fresh(shape_of(ia));
     int b = fresh(shape_of(ib));
+    std::string summed;  // contracted, or summed out of one operand
+    for (char c : ia + ib)
+      if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
     Dim k;
-    for (char c : ia)
-      if (ib.find(c) != std::string::npos && out.find(c) == std::string::npos) {
-        k.literal *= dims[c].literal;
-        k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
-        std::sort(k.sizes.begin(), k.sizes.end());
-      }
+    for (char c : summed) {
+      k.literal *= dims[c].literal;
+      k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
+      std::sort(k.sizes.begin(), k.sizes.end());
+    }
     Step s = step_of(Op::product, "einsum", {});
     s.equation = equation;
     for (int step : {operand(a, k), operand(b, k)}) {

@@ -179,8 +179,9 @@ TEST(EinsumForms, TakesOperandsAsLibTorchsListOrOneByOne) {
   expect_product(lazy::einsum("ij->ji", {a.tensor}), naive_einsum("ij->ji", {&a}), lazy::f32);
 }
 
-// One operand may have any dtype: a permutation keeps it, a sum follows lazy::sum (i64).
-TEST(EinsumForms, OneIntegerOperandIsPermutedAndSummedAsSumWould) {
+// Without a product any dtype goes: a permutation, a diagonal and a pointwise pair keep it, and a
+// sum follows lazy::sum (i64), as PyTorch's einsum gives.
+TEST(EinsumForms, IntegersArePermutedMultipliedPointwiseAndSummedAsSumWould) {
   Tensor x = lazy::from_data(std::vector<std::int32_t>{1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor t = lazy::einsum("ij->ji", x);
   EXPECT_EQ(t.dtype(), lazy::i32);
@@ -188,6 +189,12 @@ TEST(EinsumForms, OneIntegerOperandIsPermutedAndSummedAsSumWould) {
   Tensor rows = lazy::einsum("ij->i", x);
   EXPECT_EQ(rows.dtype(), lazy::i64);
   EXPECT_EQ(rows.to_vector<std::int64_t>(), (std::vector<std::int64_t>{6, 15}));
+  Tensor squares = lazy::einsum("ij,ij->ji", x, x);
+  EXPECT_EQ(squares.dtype(), lazy::i32);
+  EXPECT_EQ(squares.to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 16, 4, 25, 9, 36}));
+  Tensor square = lazy::from_data(std::vector<std::int32_t>{1, 2, 3, 4}, {2, 2});
+  EXPECT_EQ(lazy::einsum("ii->i", square).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{1, 4}));
 }
 
 // A pair that sums no index is a pointwise product, which fuses: no library call.
@@ -295,6 +302,8 @@ TEST(EinsumErrors, DTypesFollowMatmulsRules) {
   EXPECT_THROW(lazy::einsum("ij,jk->ik", lazy::ones({2, 2}, lazy::i64), lazy::ones({2, 2})),
                lazy::DTypeError);
   EXPECT_THROW(lazy::einsum("ij,jk->ik", lazy::ones({2, 2}, lazy::bf16), lazy::ones({2, 2})),
+               lazy::DTypeError);
+  EXPECT_THROW(lazy::einsum("ij,ij->ij", lazy::ones({2, 2}, lazy::i32), lazy::ones({2, 2})),
                lazy::DTypeError);
   EXPECT_THROW(lazy::einsum("ij,jk,kl->il", {lazy::ones({2, 2}), lazy::ones({2, 2}),
                                              lazy::ones({2, 2}, lazy::f16)}),

@@ -48,8 +48,8 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
 // output) stands for the axes its operand's rank leaves over; the operands' ellipsis axes
 // broadcast from the last, and where the output names no ellipsis they are summed. Without "->"
 // the output is the ellipsis's axes, then the indices that appear once, in alphabetical order
-// (upper case first). Two or more operands have one floating dtype (matmul's rule); one operand
-// may have any dtype, and its sums follow lazy::sum (integers sum to i64).
+// (upper case first). All operands have one dtype, floating where a pair sums an index (a
+// matrix product, matmul's rule); sums out of one operand follow lazy::sum (integers to i64).
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands,
               std::source_location loc = std::source_location::current());
 Tensor einsum(std::string_view equation, const Tensor& a,

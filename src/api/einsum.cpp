@@ -61,6 +61,14 @@ Term reduced(Term term, std::string_view needed, std::source_location loc) {
   return {sum(term.tensor, Axes(std::span<const int>(summed)), false, loc), kept};
 }
 
+// The indices of `indices` that `needed` names, once each: what reduced() leaves, in some order.
+std::string distinct_needed(std::string_view indices, std::string_view needed) {
+  std::string kept;
+  for (char c : indices)
+    if (has(needed, c) && !has(kept, c)) kept += c;
+  return kept;
+}
+
 std::int64_t size_of_group(const IndexSizes& sizes, const std::string& group) {
   std::int64_t size = 1;
   for (char c : group) size *= sizes[std::size_t(c)];
@@ -145,17 +153,20 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands,
   for (const Tensor& operand : operands)
     shapes.push_back(api::node_of(operand, "einsum", loc)->shape);
   const api::EinsumEquation e = api::read_einsum(equation, shapes, loc);
-  for (std::size_t i = 1; i < operands.size(); ++i)
-    api::require_matmul_dtypes(operands[0].dtype(), operands[i].dtype(), "einsum", loc);
-  // Every intermediate must fit in a tensor: checked before anything is recorded. A pair's result
-  // has the indices of both that are still needed, once each.
-  std::string live;
-  for (std::size_t i = 0; i < operands.size(); ++i) {
+  // Checked before anything is recorded: one dtype, floating for a pair that sums an index (a
+  // matrix product), and every intermediate small enough for a tensor.
+  std::string live = distinct_needed(e.operands[0], needed_after(e, 1));
+  for (std::size_t i = 1; i < operands.size(); ++i) {
     const std::string needed = needed_after(e, i + 1);
-    std::string next;
-    for (char c : live + e.operands[i])
-      if (has(needed, c) && !has(next, c)) next += c;
-    live = next;
+    const PairIndices p = pair_indices(live, distinct_needed(e.operands[i], needed + live), needed);
+    if (!p.k.empty()) {
+      api::require_matmul_dtypes(operands[0].dtype(), operands[i].dtype(), "einsum", loc);
+    } else if (operands[i].dtype() != operands[0].dtype()) {
+      api::fail<DTypeError>(loc, "einsum", "all operands must have one dtype, got ",
+                            dtype_name(operands[0].dtype()), " and ",
+                            dtype_name(operands[i].dtype()), "; cast one with .to()");
+    }
+    live = p.result();
     if (int(live.size()) > kMaxRank) {
       api::fail<ShapeError>(loc, "einsum", "\"", equation, "\": ",
                             i + 1 == operands.size() ? "the output" : "an intermediate result",

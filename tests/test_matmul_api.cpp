@@ -139,6 +139,34 @@ TEST_P(MatmulForms, AddmmScalesBothTerms) {
   }
 }
 
+TEST_P(MatmulForms, BaddbmmScalesBothTermsOfEachBatch) {
+  const DType dtype = GetParam();
+  HostTensor a = random_tensor({2, 3, 4}, dtype, 40), b = random_tensor({2, 4, 5}, dtype, 41);
+  HostTensor c = random_tensor({2, 3, 5}, dtype, 42), row = random_tensor({5}, dtype, 43);
+  const Expected product = naive_einsum("bij,bjk->bik", a, b);
+  for (auto [beta, alpha] : {std::pair{1.0, 1.0}, {0.5, 2.0}, {0.0, -3.0}}) {
+    SCOPED_TRACE("beta " + std::to_string(beta) + ", alpha " + std::to_string(alpha));
+    for (const HostTensor* added : {&c, &row}) {
+      Expected want = product;
+      for (std::size_t i = 0; i < want.values.size(); ++i) {
+        const double term = beta * added->values[i % added->values.size()];
+        want.values[i] = alpha * want.values[i] + term;
+        want.scale[i] = std::abs(alpha) * want.scale[i] + std::abs(term);
+      }
+      expect_product(lazy::baddbmm(added->tensor, a.tensor, b.tensor, beta, alpha), want, dtype);
+    }
+  }
+}
+
+TEST_P(MatmulForms, MmMvAndDotAreMatmulOfTheirRanks) {
+  const DType dtype = GetParam();
+  HostTensor a = random_tensor({3, 4}, dtype, 44), b = random_tensor({4, 5}, dtype, 45);
+  HostTensor v = random_tensor({4}, dtype, 46), w = random_tensor({4}, dtype, 47);
+  expect_product(lazy::mm(a.tensor, b.tensor), naive_einsum("ij,jk->ik", a, b), dtype);
+  expect_product(lazy::mv(a.tensor, v.tensor), naive_einsum("ij,j->i", a, v), dtype);
+  expect_product(lazy::dot(v.tensor, w.tensor), naive_einsum("i,i->", v, w), dtype);
+}
+
 INSTANTIATE_TEST_SUITE_P(Floating, MatmulForms, ::testing::ValuesIn(kFloatingDTypes),
                          [](const auto& info) {
                            return std::string(lazy::dtype_name(info.param));
@@ -258,6 +286,22 @@ TEST(MatmulErrors, ShapeErrorsNameBothShapes) {
         lazy::addmm(lazy::ones({3, 5}), lazy::ones({3, 4}), lazy::ones({3, 5}));
       },
       "[3, 4]", "[3, 5]");
+  expect_names([] { lazy::mm(lazy::ones({3, 4}), lazy::ones({4})); }, "[3, 4]", "[4]");
+  expect_names([] { lazy::mm(lazy::ones({3, 4}), lazy::ones({5, 6})); }, "[3, 4]", "[5, 6]");
+  expect_names([] { lazy::mv(lazy::ones({3, 4}), lazy::ones({4, 1})); }, "[3, 4]", "[4, 1]");
+  expect_names([] { lazy::mv(lazy::ones({3, 4}), lazy::ones({5})); }, "[3, 4]", "[5]");
+  expect_names([] { lazy::dot(lazy::ones({3}), lazy::ones({4})); }, "[3]", "[4]");
+  expect_names([] { lazy::dot(lazy::ones({3}), lazy::ones({3, 1})); }, "[3]", "[3, 1]");
+  expect_names(
+      [] {
+        lazy::baddbmm(lazy::ones({3, 5}), lazy::ones({2, 3, 4}), lazy::ones({1, 4, 5}));
+      },
+      "[2, 3, 4]", "[1, 4, 5]");
+  expect_names(
+      [] {
+        lazy::baddbmm(lazy::ones({2, 4, 5}), lazy::ones({2, 3, 4}), lazy::ones({2, 4, 5}));
+      },
+      "[2, 4, 5]", "[2, 3, 5]");
 }
 
 TEST(MatmulErrors, AreThrownAtTheUsersLineWithNothingRecorded) {

@@ -39,6 +39,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
              const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
 
+// torch.baddbmm: beta * c + alpha * (a @ b), a [B, M, K], b [B, K, N], c broadcastable to
+// [B, M, N], all of one dtype; beta and alpha as addmm's.
+Tensor baddbmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+               const Scalar& alpha = 1, std::source_location loc = std::source_location::current());
+
+// torch.mm ([M, K] x [K, N]), torch.mv ([M, K] x [K] -> [M]) and torch.dot ([K] x [K] -> a 0-d
+// tensor): matmul for exactly these ranks (ShapeError for others, as PyTorch's).
+Tensor mm(const Tensor& a, const Tensor& b,
+          std::source_location loc = std::source_location::current());
+Tensor mv(const Tensor& a, const Tensor& v,
+          std::source_location loc = std::source_location::current());
+Tensor dot(const Tensor& a, const Tensor& b,
+           std::source_location loc = std::source_location::current());
+
 // torch.einsum, with PyTorch's rules: "ij,jk->ik", "bhqd,bhkd->bhqk", "ii->i", "ij->", ... Each
 // operand has one index per axis; indices are letters (a-z, A-Z) and spaces are ignored. An index
 // repeated in one operand takes its diagonal; one in no other operand and not in the output is

@@ -171,39 +171,83 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
   return bias ? add(product, *bias, loc) : product;
 }
 
+namespace {
+
+// addmm and baddbmm: beta * c + alpha * (a @ b) with a and b of `rank` (2, or 3 with one batch).
 // beta and alpha of 1 record no multiply, so that addmm(c, a, b) is a product plus c, which the
 // partitioner folds into the call; beta of 0 ignores c's values (NaN in c does not propagate, as
 // in PyTorch) but not its shape, and alpha of 0 the product's.
-Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
-             const Scalar& alpha, std::source_location loc) {
+Tensor scaled_product_plus(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+                           const Scalar& alpha, int rank, std::string_view op,
+                           std::source_location loc) {
   api::sync_if_trace_full();
-  ir::Node* added = api::node_of(c, "addmm", loc);
-  ir::Node* x = api::node_of(a, "addmm", loc);
-  ir::Node* y = api::node_of(b, "addmm", loc);
-  api::require_matmul_dtypes(x->dtype, y->dtype, "addmm", loc);
+  ir::Node* added = api::node_of(c, op, loc);
+  ir::Node* x = api::node_of(a, op, loc);
+  ir::Node* y = api::node_of(b, op, loc);
+  api::require_matmul_dtypes(x->dtype, y->dtype, op, loc);
   if (added->dtype != x->dtype) {
-    api::fail<DTypeError>(loc, "addmm", "c is ", dtype_name(added->dtype), " and the matrices ",
+    api::fail<DTypeError>(loc, op, "c is ", dtype_name(added->dtype), " and the matrices ",
                           dtype_name(x->dtype), "; cast c with .to()");
   }
-  if (x->shape.rank() != 2 || y->shape.rank() != 2) {
-    api::fail<ShapeError>(loc, "addmm", "needs matrices [M, K] and [K, N], got shapes ",
-                          api::both(x->shape, y->shape));
+  const Shape &xs = x->shape, &ys = y->shape;
+  if (xs.rank() != rank || ys.rank() != rank || (rank == 3 && xs[0] != ys[0])) {
+    api::fail<ShapeError>(
+        loc, op, "needs ",
+        rank == 2 ? "matrices [M, K] and [K, N]" : "batches [B, M, K] and [B, K, N] of one size B",
+        ", got shapes ", api::both(xs, ys));
   }
-  const Shape product = api::product_shapes(x->shape, y->shape, "addmm", loc).result;
-  api::require_broadcasts_to(added->shape, product, "c", "addmm", loc);
+  const Shape product = api::product_shapes(xs, ys, op, loc).result;
+  api::require_broadcasts_to(added->shape, product, "c", op, loc);
   const DType number_dtype = ir::compute_type_of(x->dtype);
-  api::check_scalar_fits(beta, number_dtype, "addmm", loc);
-  api::check_scalar_fits(alpha, number_dtype, "addmm", loc);
+  api::check_scalar_fits(beta, number_dtype, op, loc);
+  api::check_scalar_fits(alpha, number_dtype, op, loc);
 
   const auto scaled_c = [&] { return beta.to_double() == 1 ? c : mul(c, beta, loc); };
   // alpha of 0 or an empty inner size leaves the product out, as PyTorch's: NaN or inf in it
   // does not propagate, and a -0 in c stays -0.
-  if (alpha.to_double() == 0 || x->shape[1] == 0) {
+  if (alpha.to_double() == 0 || xs[rank - 1] == 0) {
     return beta.to_double() == 0 ? zeros(product, x->dtype, loc) : scaled_c().expand(product, loc);
   }
-  Tensor result = api::matmul_as(a, b, "addmm", loc);
+  Tensor result = api::matmul_as(a, b, op, loc);
   if (alpha.to_double() != 1) result = mul(result, alpha, loc);
   return beta.to_double() == 0 ? result : add(result, scaled_c(), loc);
+}
+
+// mm, mv and dot: matmul of operands of exactly these ranks, as PyTorch's refuse others.
+Tensor product_of_ranks(const Tensor& a, const Tensor& b, int rank_a, int rank_b,
+                        std::string_view op, std::string_view wanted, std::source_location loc) {
+  api::sync_if_trace_full();
+  const Shape& x = api::node_of(a, op, loc)->shape;
+  const Shape& y = api::node_of(b, op, loc)->shape;
+  if (x.rank() != rank_a || y.rank() != rank_b) {
+    api::fail<ShapeError>(loc, op, "needs ", wanted, ", got shapes ", api::both(x, y),
+                          "; lazy::matmul takes other ranks");
+  }
+  return api::matmul_as(a, b, op, loc);
+}
+
+}  // namespace
+
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+             const Scalar& alpha, std::source_location loc) {
+  return scaled_product_plus(c, a, b, beta, alpha, 2, "addmm", loc);
+}
+
+Tensor baddbmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+               const Scalar& alpha, std::source_location loc) {
+  return scaled_product_plus(c, a, b, beta, alpha, 3, "baddbmm", loc);
+}
+
+Tensor mm(const Tensor& a, const Tensor& b, std::source_location loc) {
+  return product_of_ranks(a, b, 2, 2, "mm", "matrices [M, K] and [K, N]", loc);
+}
+
+Tensor mv(const Tensor& a, const Tensor& v, std::source_location loc) {
+  return product_of_ranks(a, v, 2, 1, "mv", "a matrix [M, K] and a vector [K]", loc);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b, std::source_location loc) {
+  return product_of_ranks(a, b, 1, 1, "dot", "two vectors of one size", loc);
 }
 
 }  // namespace lazy

@@ -338,6 +338,22 @@ TEST_F(GpuMatmul, CausalAttention) {
   expect_matches_reference([&] { return std::vector{program()}; }, "causal attention", 0.05);
 }
 
+// scaled_dot_product_attention costs the same, its softmax of rows that may attend nowhere and
+// its grouped heads (broadcast, not copied) included.
+TEST_F(GpuMatmul, ScaledDotProductAttentionIsTwoCallsAndOneKernel) {
+  Tensor q = random_input(DType::bf16, {2, 4, 48, 32});
+  Tensor k = random_input(DType::bf16, {2, 2, 48, 32});
+  Tensor v = random_input(DType::bf16, {2, 2, 48, 32});
+  const auto program = [&] {
+    return lazy::scaled_dot_product_attention(q, k, v, {}, 0.0, true, {}, true);
+  };
+  const Cost cost = cost_of({program()});
+  EXPECT_EQ(cost.calls, 2);
+  EXPECT_EQ(cost.kernels, 1);
+  expect_matches_reference([&] { return std::vector{program()}; }, "grouped causal attention",
+                           0.05);
+}
+
 // NaN in a bias reaches the result through relu, as torch.relu keeps it (lazyfuse-fuzz
 // --only-products seed 7103 program 762: relu(addmm(b, a, w)) gave 0 where b was NaN).
 TEST_F(GpuMatmul, ReluKeepsNaNFromTheBias) {

@@ -1,6 +1,7 @@
 // lazyfuse: eager-looking tensor code, recorded and run fused.
 #pragma once
 
+#include "lazy/attention.h"
 #include "lazy/autodiff.h"
 #include "lazy/cache.h"
 #include "lazy/config.h"

@@ -120,6 +120,17 @@ TEST_P(MatmulForms, LinearWithAVectorWeightDropsTheLastAxis) {
   EXPECT_THROW(lazy::linear(x.tensor, random_tensor({3}, dtype, 23).tensor), lazy::ShapeError);
 }
 
+// alpha * product + beta * added, `added` broadcast along the product's last axes.
+Expected scaled_plus(const Expected& product, const HostTensor& added, double beta, double alpha) {
+  Expected want = product;
+  for (std::size_t i = 0; i < want.values.size(); ++i) {
+    const double term = beta * added.values[i % added.values.size()];
+    want.values[i] = alpha * want.values[i] + term;
+    want.scale[i] = std::abs(alpha) * want.scale[i] + std::abs(term);
+  }
+  return want;
+}
+
 TEST_P(MatmulForms, AddmmScalesBothTerms) {
   const DType dtype = GetParam();
   HostTensor a = random_tensor({3, 4}, dtype, 20), b = random_tensor({4, 5}, dtype, 21);
@@ -128,13 +139,8 @@ TEST_P(MatmulForms, AddmmScalesBothTerms) {
   for (auto [beta, alpha] : {std::pair{1.0, 1.0}, {0.5, 2.0}, {1.0, -3.0}, {2.0, 1.0}}) {
     SCOPED_TRACE("beta " + std::to_string(beta) + ", alpha " + std::to_string(alpha));
     for (const HostTensor* added : {&c, &row}) {
-      Expected want = product;
-      for (std::size_t i = 0; i < want.values.size(); ++i) {
-        const double term = beta * added->values[i % added->values.size()];
-        want.values[i] = alpha * want.values[i] + term;
-        want.scale[i] = std::abs(alpha) * want.scale[i] + std::abs(term);
-      }
-      expect_product(lazy::addmm(added->tensor, a.tensor, b.tensor, beta, alpha), want, dtype);
+      expect_product(lazy::addmm(added->tensor, a.tensor, b.tensor, beta, alpha),
+                     scaled_plus(product, *added, beta, alpha), dtype);
     }
   }
 }
@@ -147,13 +153,8 @@ TEST_P(MatmulForms, BaddbmmScalesBothTermsOfEachBatch) {
   for (auto [beta, alpha] : {std::pair{1.0, 1.0}, {0.5, 2.0}, {0.0, -3.0}}) {
     SCOPED_TRACE("beta " + std::to_string(beta) + ", alpha " + std::to_string(alpha));
     for (const HostTensor* added : {&c, &row}) {
-      Expected want = product;
-      for (std::size_t i = 0; i < want.values.size(); ++i) {
-        const double term = beta * added->values[i % added->values.size()];
-        want.values[i] = alpha * want.values[i] + term;
-        want.scale[i] = std::abs(alpha) * want.scale[i] + std::abs(term);
-      }
-      expect_product(lazy::baddbmm(added->tensor, a.tensor, b.tensor, beta, alpha), want, dtype);
+      expect_product(lazy::baddbmm(added->tensor, a.tensor, b.tensor, beta, alpha),
+                     scaled_plus(product, *added, beta, alpha), dtype);
     }
   }
 }

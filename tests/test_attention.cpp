@@ -34,6 +34,9 @@ struct Case {
   std::vector<double> mask;  // empty: none
   bool bool_mask = false, causal = false;
   std::optional<double> scale;
+  std::int64_t hv = 0;            // value's heads; 0: key's
+  DType mask_dtype = DType::f32;  // of a float mask; the query's where f32 is not wanted
+  std::int64_t value_heads() const { return hv > 0 ? hv : hk; }
 };
 
 // The output softmax(q k^T * scale + mask) v, rows attending nowhere 0, and per element the sum
@@ -46,7 +49,7 @@ Expected attention(const Case& c, const HostTensor& q, const HostTensor& k, cons
   const double scale = c.scale.value_or(1.0 / std::sqrt(double(c.e)));
   for (std::int64_t b = 0; b < c.b; ++b) {
     for (std::int64_t h = 0; h < c.h; ++h) {
-      const std::int64_t kh = h / (c.h / c.hk);
+      const std::int64_t kh = h / (c.h / c.hk), vh = h / (c.h / c.value_heads());
       for (std::int64_t i = 0; i < c.l; ++i) {
         std::vector<double> score(std::size_t(c.s));
         double top = -kInf;
@@ -66,8 +69,9 @@ Expected attention(const Case& c, const HostTensor& q, const HostTensor& k, cons
         for (std::int64_t e = 0; e < c.ev; ++e) {
           const std::size_t at = std::size_t(((b * c.h + h) * c.l + i) * c.ev + e);
           for (std::int64_t j = 0; j < c.s; ++j) {
-            const double term = score[std::size_t(j)] / total *
-                                v.values[std::size_t(((b * c.hk + kh) * c.s + j) * c.ev + e)];
+            const double term =
+                score[std::size_t(j)] / total *
+                v.values[std::size_t(((b * c.value_heads() + vh) * c.s + j) * c.ev + e)];
             out.values[at] += term;
             out.scale[at] += std::abs(term);
           }
@@ -80,7 +84,8 @@ Expected attention(const Case& c, const HostTensor& q, const HostTensor& k, cons
 
 Tensor mask_tensor(const Case& c, DType dtype) {
   const Shape shape{c.l, c.s};
-  if (!c.bool_mask) return lazy::from_data(c.mask, shape, dtype);
+  if (!c.bool_mask)
+    return lazy::from_data(c.mask, shape, c.mask_dtype == DType::f32 ? DType::f32 : dtype);
   std::vector<bool> attend;
   for (double m : c.mask) attend.push_back(m == 0);
   return lazy::from_data(attend, shape);
@@ -109,13 +114,28 @@ TEST(ScaledDotProductAttention, MatchesItsDefinition) {
       {"explicit scale", 1, 1, 1, 4, 4, 16, 4, {}, false, false, 0.3},
       {"grouped heads", 2, 6, 2, 4, 5, 8, 4, {}},
       {"grouped heads, causal", 1, 4, 1, 5, 5, 4, 4, {}, false, true},
+      {"grouped heads, fewer for value", 1, 4, 2, 3, 5, 4, 3, {}, false, false, {}, 1},
+      {"float mask of the query's dtype",
+       1,
+       2,
+       2,
+       4,
+       5,
+       4,
+       4,
+       pattern(4, 5, true, -1),
+       false,
+       false,
+       {},
+       0,
+       DType::f16},
   };
   for (const DType dtype : kFloatingDTypes) {
     for (const Case& c : cases) {
       SCOPED_TRACE(c.name + " " + std::string(lazy::dtype_name(dtype)));
       HostTensor q = random_tensor({c.b, c.h, c.l, c.e}, dtype, 1);
       HostTensor k = random_tensor({c.b, c.hk, c.s, c.e}, dtype, 2);
-      HostTensor v = random_tensor({c.b, c.hk, c.s, c.ev}, dtype, 3);
+      HostTensor v = random_tensor({c.b, c.value_heads(), c.s, c.ev}, dtype, 3);
       std::optional<Tensor> mask;
       if (!c.mask.empty()) mask = mask_tensor(c, dtype);
       const Tensor got = lazy::scaled_dot_product_attention(q.tensor, k.tensor, v.tensor, mask, 0,
@@ -143,6 +163,26 @@ TEST(ScaledDotProductAttention, ARowThatAttendsNowhereIsZerosNotNaN) {
   EXPECT_EQ(out[2], 0.0f);
   EXPECT_EQ(out[3], 0.0f);
   EXPECT_FALSE(std::isnan(out[0]) || std::isnan(out[4]));
+}
+
+// No keys give zeros, and no depth scores of 0 whatever the scale (the mean of the values), as
+// PyTorch's, which scales q and k before their product.
+TEST(ScaledDotProductAttention, NoKeysGiveZerosAndNoDepthTheMeanOfTheValues) {
+  HostTensor q = random_tensor({2, 3, 4}, lazy::f32, 16);
+  const Tensor none =
+      lazy::scaled_dot_product_attention(q.tensor, lazy::ones({2, 0, 4}), lazy::ones({2, 0, 5}));
+  EXPECT_EQ(none.shape(), (Shape{2, 3, 5}));
+  EXPECT_EQ(none.to_vector<float>(), std::vector<float>(30, 0.0f));
+  HostTensor v = random_tensor({1, 4, 2}, lazy::f32, 17);
+  const std::vector<double> mean =
+      lazy::scaled_dot_product_attention(lazy::ones({1, 3, 0}), lazy::ones({1, 4, 0}), v.tensor)
+          .to_vector<double>();
+  ASSERT_EQ(mean.size(), 6u);
+  for (std::size_t i = 0; i < mean.size(); ++i) {
+    const std::size_t e = i % 2;
+    const double want = (v.values[e] + v.values[2 + e] + v.values[4 + e] + v.values[6 + e]) / 4;
+    EXPECT_NEAR(mean[i], want, 1e-6) << i;
+  }
 }
 
 TEST(ScaledDotProductAttention, DropsWeightsAsDropoutDoesWithTheSeed) {
@@ -176,6 +216,13 @@ TEST(ScaledDotProductAttention, GradientsMatchDifferences) {
       },
       {input({1, 4, 3, 2}, 13), input({1, 2, 3, 2}, 14), input({1, 2, 3, 2}, 15)},
       "causal, grouped heads");
+  // A row that attends nowhere is 0, and so are the gradients through it.
+  std::vector<bool> row_masked(12, true);
+  for (int j = 0; j < 4; ++j) row_masked[std::size_t(4 + j)] = false;
+  const Tensor nowhere = lazy::from_data(row_masked, {3, 4});
+  expect_gradients_match(
+      [&](auto t) { return lazy::scaled_dot_product_attention(t[0], t[1], t[2], nowhere); },
+      {input({2, 3, 4}, 16), input({2, 4, 4}, 17), input({2, 4, 3}, 18)}, "a row masked out");
 }
 
 TEST(ScaledDotProductAttention, RefusesBadInputAtTheUsersLineWithNothingRecorded) {
@@ -194,7 +241,7 @@ TEST(ScaledDotProductAttention, RefusesBadInputAtTheUsersLineWithNothingRecorded
   EXPECT_THAT(message([&] { sdpa(q, k, v_short); }), HasSubstr("[2, 4, 6]"));
   EXPECT_THAT(message([&] { sdpa(vector, k, v); }), HasSubstr("needs query [..., L, E]"));
   EXPECT_THAT(message([&] { sdpa(q, k, v, int_mask); }),
-              HasSubstr("attn_mask must be bool or query's dtype f32, got i32"));
+              HasSubstr("attn_mask must be bool, f32 or query's dtype, got i32"));
   EXPECT_THAT(message([&] { sdpa(q, k, v, narrow_mask); }),
               HasSubstr("attn_mask of shape [3, 4] does not broadcast"));
   EXPECT_THAT(message([&] { sdpa(q, k, v, mask, 0.0, true); }),

@@ -35,7 +35,9 @@ TEST(DebugText, AProductOfFewRowsSaysItRunsAsTheLibrarysKernel) {
   ASSERT_TRUE(kDebugLevelSet);
   const std::string text = partition_text_of_linear(8, 11);
   EXPECT_THAT(text, HasSubstr("one matrix product: bf16"));
-  EXPECT_THAT(text, HasSubstr("product runs as the library's kernel for at most 16 rows"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("product runs as the library's kernel for at most 16 rows (its epilogue inside)"));
   EXPECT_THAT(text, Not(HasSubstr("cuBLASLt call"))) << text;
 }
 

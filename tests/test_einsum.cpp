@@ -176,7 +176,8 @@ TEST(EinsumForms, TakesOperandsAsLibTorchsListOrOneByOne) {
   expect_product(lazy::einsum("ij,jk->ik", {a.tensor, b.tensor}), product, lazy::f32);
   expect_product(lazy::einsum("ij,jk->ik", a.tensor, b.tensor), product, lazy::f32);
   expect_product(lazy::einsum("ij->ji", a.tensor), naive_einsum("ij->ji", {&a}), lazy::f32);
-  expect_product(lazy::einsum("ij->ji", {a.tensor}), naive_einsum("ij->ji", {&a}), lazy::f32);
+  expect_product(lazy::einsum("ij->ji", std::vector<Tensor>{a.tensor}),
+                 naive_einsum("ij->ji", {&a}), lazy::f32);
 }
 
 // Without a product any dtype goes: a permutation, a diagonal and a pointwise pair keep it, and a

@@ -339,7 +339,7 @@ TEST_F(GpuMatmul, CausalAttention) {
 }
 
 // scaled_dot_product_attention costs the same, its softmax of rows that may attend nowhere and
-// its grouped heads (broadcast, not copied) included.
+// its grouped heads (read as rows of one product a key head, not copied) included.
 TEST_F(GpuMatmul, ScaledDotProductAttentionIsTwoCallsAndOneKernel) {
   Tensor q = random_input(DType::bf16, {2, 4, 48, 32});
   Tensor k = random_input(DType::bf16, {2, 2, 48, 32});

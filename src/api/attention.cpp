@@ -41,20 +41,26 @@ Tensor heads_of_rows(const Tensor& x, std::int64_t group, std::source_location l
   return x.reshape(s, loc);
 }
 
-// The query heads a key head serves under enable_gqa, after checking the head counts.
-std::int64_t gqa_group(const Shape& q, const Shape& k, const Shape& v, std::source_location loc) {
+// How many query heads each key head and each value head serves under enable_gqa, after checking
+// the head counts (PyTorch repeats key and value separately).
+struct HeadGroups {
+  std::int64_t key = 1, value = 1;
+};
+
+HeadGroups gqa_groups(const Shape& q, const Shape& k, const Shape& v, std::source_location loc) {
   if (q.rank() < 3 || k.rank() < 3 || v.rank() < 3) {
     api::fail<ShapeError>(loc, kOp, "enable_gqa needs a head axis (-3) in query, key and value, ",
                           "got shapes ", q.to_string(), ", ", k.to_string(), " and ",
                           v.to_string());
   }
-  const std::int64_t heads = q[q.rank() - 3], kv_heads = k[k.rank() - 3];
-  if (kv_heads != v[v.rank() - 3] || kv_heads == 0 || heads % kv_heads != 0) {
-    api::fail<ShapeError>(loc, kOp, "enable_gqa needs key and value to have one head count that ",
-                          "divides query's, got ", heads, " query heads against ", kv_heads,
-                          " and ", v[v.rank() - 3]);
+  const std::int64_t heads = q[q.rank() - 3], key_heads = k[k.rank() - 3];
+  const std::int64_t value_heads = v[v.rank() - 3];
+  if (key_heads == 0 || value_heads == 0 || heads % key_heads != 0 || heads % value_heads != 0) {
+    api::fail<ShapeError>(loc, kOp, "enable_gqa needs key and value head counts that divide ",
+                          "query's, got ", heads, " query heads against ", key_heads, " key and ",
+                          value_heads, " value heads");
   }
-  return heads / kv_heads;
+  return {heads / key_heads, heads / value_heads};
 }
 
 // Softmax over the last axis that gives zeros for a row of only -inf (PyTorch's _safe_softmax):
@@ -96,33 +102,34 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     api::fail<ValueError>(loc, kOp, "takes attn_mask or is_causal, not both; fold the causal ",
                           "mask into attn_mask");
   }
-  const std::int64_t group = enable_gqa ? gqa_group(q->shape, k->shape, v->shape, loc) : 1;
-  Shape key_t = k->shape, values = v->shape;
-  if (enable_gqa) {
-    key_t[key_t.rank() - 3] *= group;
-    values[values.rank() - 3] *= group;
-  }
-  std::swap(key_t[key_t.rank() - 1], key_t[key_t.rank() - 2]);
-  const Shape scores = api::product_shapes(q->shape, key_t, kOp, loc).result;
-  api::product_shapes(scores, values, kOp, loc);
+  const HeadGroups groups =
+      enable_gqa ? gqa_groups(q->shape, k->shape, v->shape, loc) : HeadGroups{};
+  Shape key_shape = k->shape, value_shape = v->shape;
+  key_shape[key_shape.rank() - 3] *= groups.key;  // under enable_gqa, as the query reads them
+  value_shape[value_shape.rank() - 3] *= groups.value;
+  std::swap(key_shape[key_shape.rank() - 1], key_shape[key_shape.rank() - 2]);
+  const Shape scores = api::product_shapes(q->shape, key_shape, kOp, loc).result;
+  const Shape result = api::product_shapes(scores, value_shape, kOp, loc).result;
   if (attn_mask) {
     ir::Node* m = api::node_of(*attn_mask, kOp, loc);
-    if (m->dtype != DType::bool_ && m->dtype != q->dtype) {
-      api::fail<DTypeError>(loc, kOp, "attn_mask must be bool or query's dtype ",
-                            dtype_name(q->dtype), ", got ", dtype_name(m->dtype));
+    if (m->dtype != DType::bool_ && m->dtype != q->dtype && m->dtype != DType::f32) {
+      api::fail<DTypeError>(loc, kOp, "attn_mask must be bool, f32 or query's dtype, got ",
+                            dtype_name(m->dtype));
     }
     api::require_broadcasts_to(m->shape, scores, "attn_mask", kOp, loc);
   }
+  // No keys (or nothing to compute): zeros, as PyTorch's empty softmax and product give.
+  const std::int64_t rows = scores[scores.rank() - 2], columns = scores[scores.rank() - 1];
+  if (columns == 0 || result.numel() == 0) return zeros(result, q->dtype, loc);
 
   const std::int64_t depth = q->shape[q->shape.rank() - 1];
   const double factor = scale.value_or(1.0 / std::sqrt(double(depth)));
-  const bool grouped = group > 1;
-  const Tensor q_used = grouped ? rows_of_groups(query, group, loc) : query;
-  Tensor product = api::matmul_as(q_used, key.transpose(-2, -1, loc), kOp, loc);
-  if (grouped) product = heads_of_rows(product, group, loc);
-  const std::int64_t rows = scores[scores.rank() - 2], columns = scores[scores.rank() - 1];
+  Tensor product = api::matmul_as(groups.key > 1 ? rows_of_groups(query, groups.key, loc) : query,
+                                  key.transpose(-2, -1, loc), kOp, loc);
+  if (groups.key > 1) product = heads_of_rows(product, groups.key, loc);
   Tensor weights = api::in_compute_type(product, loc, [&](const Tensor& s) {
-    Tensor masked = mul(s, factor, loc);
+    // With E = 0 the scores are 0 whatever the scale, as PyTorch's, which scales q and k.
+    Tensor masked = depth > 0 ? mul(s, factor, loc) : s;
     if (is_causal)
       masked =
           where(tril(ones({rows, columns}, DType::bool_, loc), 0, loc), masked, kMinusInf, loc);
@@ -134,9 +141,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     return softmax_of_attendable(masked, loc);
   });
   if (dropout_p > 0) weights = dropout(weights, dropout_p, *dropout_seed, true, loc);
-  if (!grouped) return api::matmul_as(weights, value, kOp, loc);
-  return heads_of_rows(api::matmul_as(rows_of_groups(weights, group, loc), value, kOp, loc), group,
-                       loc);
+  if (groups.value == 1) return api::matmul_as(weights, value, kOp, loc);
+  return heads_of_rows(api::matmul_as(rows_of_groups(weights, groups.value, loc), value, kOp, loc),
+                       groups.value, loc);
 }
 
 }  // namespace lazy

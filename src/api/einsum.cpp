@@ -21,11 +21,9 @@ namespace lazy {
 
 namespace {
 
-using IndexSizes = std::array<std::int64_t, 128>;
+using api::names_index;
 
-bool has(std::string_view indices, char c) {
-  return indices.find(c) != std::string_view::npos;
-}
+using IndexSizes = std::array<std::int64_t, 128>;
 
 // A tensor with one index per axis.
 struct Term {
@@ -51,7 +49,7 @@ Term reduced(Term term, std::string_view needed, std::source_location loc) {
   std::vector<int> summed;
   std::string kept;
   for (std::size_t i = 0; i < term.indices.size(); ++i) {
-    if (has(needed, term.indices[i])) {
+    if (names_index(needed, term.indices[i])) {
       kept += term.indices[i];
     } else {
       summed.push_back(int(i));
@@ -65,7 +63,7 @@ Term reduced(Term term, std::string_view needed, std::source_location loc) {
 std::string distinct_needed(std::string_view indices, std::string_view needed) {
   std::string kept;
   for (char c : indices)
-    if (has(needed, c) && !has(kept, c)) kept += c;
+    if (names_index(needed, c) && !names_index(kept, c)) kept += c;
   return kept;
 }
 
@@ -113,11 +111,11 @@ PairIndices pair_indices(const std::string& left, const std::string& right,
                          std::string_view needed) {
   PairIndices p;
   for (char c : left) {
-    const bool kept = has(needed, c);
-    (has(right, c) ? (kept ? p.batch : p.k) : p.m) += c;
+    const bool kept = names_index(needed, c);
+    (names_index(right, c) ? (kept ? p.batch : p.k) : p.m) += c;
   }
   for (char c : right)
-    if (!has(left, c)) p.n += c;
+    if (!names_index(left, c)) p.n += c;
   return p;
 }
 

@@ -19,8 +19,12 @@ bool is_index(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-bool has(std::string_view indices, char c) {
-  return indices.find(c) != std::string_view::npos;
+// "the first operand", "the second operand", ... for errors.
+std::string einsum_operand_name(std::size_t operand) {
+  constexpr std::string_view kOrdinals[] = {"first", "second", "third",   "fourth",
+                                            "fifth", "sixth",  "seventh", "eighth"};
+  if (operand < std::size(kOrdinals)) return "the " + std::string(kOrdinals[operand]) + " operand";
+  return "operand " + std::to_string(operand + 1);
 }
 
 // Where a part's "..." starts (npos: none); a '.' anywhere else, or a second "...", is refused.
@@ -28,7 +32,7 @@ std::size_t ellipsis_at(std::string_view equation, const std::string& part,
                         std::source_location loc) {
   const std::size_t at = part.find("...");
   const std::size_t stray = part.find('.', at == std::string::npos ? 0 : at + 3);
-  if (stray != std::string::npos || (at == std::string::npos && has(part, '.'))) {
+  if (stray != std::string::npos || (at == std::string::npos && names_index(part, '.'))) {
     refuse<ValueError>(equation, loc,
                        "a '.' that is not part of one \"...\" per operand and output");
   }
@@ -41,7 +45,7 @@ std::string implicit_output(const EinsumEquation& e) {
   std::string all;
   for (const std::string& operand : e.operands)
     for (char c : operand)
-      if (!has(e.ellipsis, c)) all += c;
+      if (!names_index(e.ellipsis, c)) all += c;
   std::string once;
   for (char c : all)
     if (std::count(all.begin(), all.end(), c) == 1) once += c;
@@ -68,7 +72,7 @@ void expand_ellipsis(std::string_view equation, const std::string& text,
   const int count = *std::max_element(axes.begin(), axes.end());
   constexpr std::string_view kLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   for (char c : kLetters)
-    if (int(e.ellipsis.size()) < count && !has(text, c)) e.ellipsis += c;
+    if (int(e.ellipsis.size()) < count && !names_index(text, c)) e.ellipsis += c;
   if (int(e.ellipsis.size()) < count) {
     refuse<ValueError>(equation, loc, "uses too many letters to leave ", count,
                        " for the ellipsis's axes");
@@ -94,8 +98,8 @@ void size_indices(std::string_view equation, std::span<const Shape> shapes, Eins
     }
     for (std::size_t axis = 0; axis < indices.size(); ++axis) {
       const char c = indices[axis];
-      const std::string what = has(e.ellipsis, c) ? std::string("an axis of the ellipsis")
-                                                  : std::string("index '") + c + "'";
+      const std::string what = names_index(e.ellipsis, c) ? std::string("an axis of the ellipsis")
+                                                          : std::string("index '") + c + "'";
       const std::int64_t given = shape[int(axis)];
       const std::size_t first = indices.find(c);
       if (first < axis && shape[int(first)] != given) {
@@ -119,13 +123,6 @@ void size_indices(std::string_view equation, std::span<const Shape> shapes, Eins
 }
 
 }  // namespace
-
-std::string einsum_operand_name(std::size_t operand) {
-  constexpr std::string_view kOrdinals[] = {"first", "second", "third",   "fourth",
-                                            "fifth", "sixth",  "seventh", "eighth"};
-  if (operand < std::size(kOrdinals)) return "the " + std::string(kOrdinals[operand]) + " operand";
-  return "operand " + std::to_string(operand + 1);
-}
 
 EinsumEquation read_einsum(std::string_view equation, std::span<const Shape> shapes,
                            std::source_location loc) {
@@ -161,8 +158,9 @@ EinsumEquation read_einsum(std::string_view equation, std::span<const Shape> sha
     }
   }
   for (char c : e.out) {
-    const bool named = std::any_of(e.operands.begin(), e.operands.end(),
-                                   [c](const std::string& operand) { return has(operand, c); });
+    const bool named =
+        std::any_of(e.operands.begin(), e.operands.end(),
+                    [c](const std::string& operand) { return names_index(operand, c); });
     if (is_index(c) && !named)
       refuse<ValueError>(equation, loc, "output index '", c, "' is in no operand");
   }

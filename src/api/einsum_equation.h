@@ -27,7 +27,9 @@ struct EinsumEquation {
 EinsumEquation read_einsum(std::string_view equation, std::span<const Shape> shapes,
                            std::source_location loc);
 
-// "the first operand", "the second operand", ... for errors.
-std::string einsum_operand_name(std::size_t operand);
+// Whether `indices` names index `c`.
+inline bool names_index(std::string_view indices, char c) {
+  return indices.find(c) != std::string_view::npos;
+}
 
 }  // namespace lazy::api

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_cat.h>
 
 #include "codegen/skinny_matmul.h"
 #include "fuse/partition.h"
@@ -67,10 +68,12 @@ std::shared_ptr<const Plan> build_plan(const ir::Trace& trace, const std::vector
     const fuse::Region& region = partition.regions[r];
     library_call[r] = region.matmul && !(fusion && codegen::skinny_product(region, nodes, arch));
     if (region.matmul && ir::debug_level() >= 2) {
-      plan->partition_text += "region " + std::to_string(r) + "'s product runs as " +
-                              (library_call[r] ? "one cuBLASLt call\n"
-                                               : "the library's kernel for at most 16 rows, "
-                                                 "with its epilogue\n");
+      plan->partition_text += absl::StrCat(
+          "region ", r, "'s product runs as ",
+          library_call[r] ? "one cuBLASLt call"
+                          : absl::StrCat("the library's kernel for at most ", codegen::kSkinnyRows,
+                                         " rows (its epilogue inside)"),
+          "\n");
     }
     if (library_call[r]) continue;
     kernel_of[r] = kernels.size();

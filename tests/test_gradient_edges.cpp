@@ -1,6 +1,6 @@
 // Gradients at the edges, each against what PyTorch's autograd gives there: clamp at NaN and at
 // bounds that meet, a quotient's gradient near f32's range, a stepped slice at the highest rank,
-// second derivatives of products through zeros.
+// second derivatives of products through zeros, a variance's gradient beside an infinity.
 // Found in review; the reference evaluator computes them here, the GPU suite runs them there.
 #include <gtest/gtest.h>
 
@@ -313,6 +313,31 @@ TEST(GradientEdges, GeluTanhsGradientFarOutIsItsLimit) {
           {lazy::from_data(std::vector<float>{INFINITY, -INFINITY}, {2})})[0]
           .to_vector<float>();
   EXPECT_TRUE(std::isnan(at_inf[0]) && std::isnan(at_inf[1]));
+}
+
+// PyTorch's var_backward is 2 / (n - correction) * g * (x - mean): with an infinite element the
+// finite ones get -inf (or inf), the infinite one NaN, wherever the infinity sits in its row
+// (torch_check seed 18130 program 97: a relu'd product with inf first in a column gave NaN).
+TEST(GradientEdges, VarianceOfARowWithAnInfinityKeepsInfiniteGradients) {
+  const auto var_grad = [](std::vector<float> x) {
+    const Tensor t = lazy::from_data(x, {std::int64_t(x.size())});
+    return lazy::grad([](auto a) { return lazy::sum(lazy::var(a[0], 0)); })({t})[0]
+        .to_vector<float>();
+  };
+  for (const auto& [x, finite] : {std::pair{std::vector<float>{INFINITY, 1, 2}, -INFINITY},
+                                  std::pair{std::vector<float>{1, INFINITY, 2}, -INFINITY},
+                                  std::pair{std::vector<float>{-INFINITY, 1, 2}, INFINITY}}) {
+    const std::vector<float> g = var_grad(x);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (std::isinf(x[i])) {
+        EXPECT_TRUE(std::isnan(g[i])) << i;
+      } else {
+        EXPECT_EQ(g[i], finite) << i;
+      }
+    }
+  }
+  const std::vector<float> g = var_grad({1, 2, 4}), want = {-4.0f / 3, -1.0f / 3, 5.0f / 3};
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], 1e-6) << i;
 }
 
 }  // namespace

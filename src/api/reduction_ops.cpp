@@ -142,7 +142,9 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdim, std::source_locatio
 
 namespace {
 
-// The first element of each row of `axes` (kept as axes of 1); 0 where rows are empty.
+// The first element of each row of `axes` (kept as axes of 1), as a shift; 0 where rows are
+// empty, or where that element is inf or NaN: shifted by it, every difference of the row would be
+// NaN, where PyTorch's x - mean keeps -inf for the finite elements (and so does var's gradient).
 Tensor row_element(const Tensor& x, const Axes& axes, std::string_view op,
                    std::source_location loc) {
   const ReducedShape reduced = reduced_shape(x.shape(), axes, true, op, loc);
@@ -150,7 +152,7 @@ Tensor row_element(const Tensor& x, const Axes& axes, std::string_view op,
   Tensor first = x;
   for (int a = 0; a < x.rank(); ++a)
     if ((reduced.mask >> a & 1) != 0 && x.shape()[a] != 1) first = first.slice(a, 0, 1, 1, loc);
-  return first;
+  return where(isfinite(first, loc), first, 0.0, loc);
 }
 
 }  // namespace

@@ -250,22 +250,6 @@ TEST(Autodiff, MatrixProductsMatchDifferences) {
                          {input({2, 3, 4}, 31), input({1, 4, 2}, 32)}, "a batch of 1 broadcast");
 }
 
-// einsum's diagonals, sums, pointwise pairs and chains are views and ops with gradients of their
-// own (api/einsum.cpp).
-TEST(Autodiff, EinsumMatchesDifferences) {
-  expect_gradients_match([](auto t) { return lazy::einsum("ii->i", t[0]); }, {input({3, 3}, 33)},
-                         "a diagonal");
-  expect_gradients_match([](auto t) { return lazy::einsum("ij,jk->k", t[0], t[1]); },
-                         {input({2, 3}, 34), input({3, 4}, 35)}, "a sum, then a product");
-  expect_gradients_match([](auto t) { return lazy::einsum("bi,bj->bij", t[0], t[1]); },
-                         {input({2, 3}, 36), input({2, 4}, 37)}, "an outer product");
-  expect_gradients_match(
-      [](auto t) {
-        return lazy::einsum("ij,jk,kl->il", {t[0], t[1], t[2]});
-      },
-      {input({2, 3}, 38), input({3, 4}, 39), input({4, 2}, 40)}, "a chain");
-}
-
 // lazyfuse-fuzz --gradients seed 31 program 273: the batch's rows were reshaped with -1, which a
 // size of 0 leaves undetermined.
 TEST(Autodiff, ProductsWithEmptyAxesHaveGradients) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "error_test_support.h"
+#include "gradient_test_support.h"
 #include "ir/node.h"
 #include "ir/trace.h"
 #include "matmul_test_support.h"
@@ -208,6 +209,22 @@ TEST(EinsumForms, APairWithNothingToSumRecordsNoMatMul) {
   EXPECT_EQ(outer.shape(), (Shape{3, 4}));
   EXPECT_EQ(same.shape(), (Shape{4, 3}));
   lazy::ir::Trace::current().clear();
+}
+
+// einsum's diagonals, sums, pointwise pairs and chains are views and ops with gradients of their
+// own (api/einsum.cpp).
+TEST(EinsumForms, GradientsMatchDifferences) {
+  expect_gradients_match([](auto t) { return lazy::einsum("ii->i", t[0]); }, {input({3, 3}, 33)},
+                         "a diagonal");
+  expect_gradients_match([](auto t) { return lazy::einsum("ij,jk->k", t[0], t[1]); },
+                         {input({2, 3}, 34), input({3, 4}, 35)}, "a sum, then a product");
+  expect_gradients_match([](auto t) { return lazy::einsum("bi,bj->bij", t[0], t[1]); },
+                         {input({2, 3}, 36), input({2, 4}, 37)}, "an outer product");
+  expect_gradients_match(
+      [](auto t) {
+        return lazy::einsum("ij,jk,kl->il", {t[0], t[1], t[2]});
+      },
+      {input({2, 3}, 38), input({3, 4}, 39), input({4, 2}, 40)}, "a chain");
 }
 
 // ---------------------------------------------------------------------------------------------

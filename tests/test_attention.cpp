@@ -114,7 +114,8 @@ TEST(ScaledDotProductAttention, MatchesItsDefinition) {
       {"explicit scale", 1, 1, 1, 4, 4, 16, 4, {}, false, false, 0.3},
       {"grouped heads", 2, 6, 2, 4, 5, 8, 4, {}},
       {"grouped heads, causal", 1, 4, 1, 5, 5, 4, 4, {}, false, true},
-      {"grouped heads, fewer for value", 1, 4, 2, 3, 5, 4, 3, {}, false, false, {}, 1},
+      {"grouped heads, fewer for value", 1, 8, 4, 3, 5, 4, 3, {}, false, false, {}, 2},
+      {"grouped heads, fewer for key", 1, 8, 2, 3, 5, 4, 3, {}, false, true, {}, 4},
       {"float mask of the query's dtype",
        1,
        2,
@@ -173,6 +174,10 @@ TEST(ScaledDotProductAttention, NoKeysGiveZerosAndNoDepthTheMeanOfTheValues) {
       lazy::scaled_dot_product_attention(q.tensor, lazy::ones({2, 0, 4}), lazy::ones({2, 0, 5}));
   EXPECT_EQ(none.shape(), (Shape{2, 3, 5}));
   EXPECT_EQ(none.to_vector<float>(), std::vector<float>(30, 0.0f));
+  const Tensor no_heads =
+      lazy::scaled_dot_product_attention(lazy::ones({1, 0, 3, 4}), lazy::ones({1, 0, 5, 4}),
+                                         lazy::ones({1, 0, 5, 2}), {}, 0.0, false, {}, true);
+  EXPECT_EQ(no_heads.shape(), (Shape{1, 0, 3, 2}));
   HostTensor v = random_tensor({1, 4, 2}, lazy::f32, 17);
   const std::vector<double> mean =
       lazy::scaled_dot_product_attention(lazy::ones({1, 3, 0}), lazy::ones({1, 4, 0}), v.tensor)
@@ -216,6 +221,12 @@ TEST(ScaledDotProductAttention, GradientsMatchDifferences) {
       },
       {input({1, 4, 3, 2}, 13), input({1, 2, 3, 2}, 14), input({1, 2, 3, 2}, 15)},
       "causal, grouped heads");
+  expect_gradients_match(
+      [&](auto t) {
+        return lazy::scaled_dot_product_attention(t[0], t[1], t[2], {}, 0, false, {}, true);
+      },
+      {input({4, 2, 3}, 19), input({1, 3, 3}, 20), input({2, 3, 2}, 21)},
+      "key and value heads grouped apart");
   // A row that attends nowhere is 0, and so are the gradients through it.
   std::vector<bool> row_masked(12, true);
   for (int j = 0; j < 4; ++j) row_masked[std::size_t(4 + j)] = false;

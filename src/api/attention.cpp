@@ -55,6 +55,7 @@ HeadGroups gqa_groups(const Shape& q, const Shape& k, const Shape& v, std::sourc
   }
   const std::int64_t heads = q[q.rank() - 3], key_heads = k[k.rank() - 3];
   const std::int64_t value_heads = v[v.rank() - 3];
+  if (heads == key_heads && heads == value_heads) return {};  // as PyTorch: nothing to repeat
   if (key_heads == 0 || value_heads == 0 || heads % key_heads != 0 || heads % value_heads != 0) {
     api::fail<ShapeError>(loc, kOp, "enable_gqa needs key and value head counts that divide ",
                           "query's, got ", heads, " query heads against ", key_heads, " key and ",
@@ -105,8 +106,10 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   const HeadGroups groups =
       enable_gqa ? gqa_groups(q->shape, k->shape, v->shape, loc) : HeadGroups{};
   Shape key_shape = k->shape, value_shape = v->shape;
-  key_shape[key_shape.rank() - 3] *= groups.key;  // under enable_gqa, as the query reads them
-  value_shape[value_shape.rank() - 3] *= groups.value;
+  if (enable_gqa) {  // as the query reads them
+    key_shape[key_shape.rank() - 3] *= groups.key;
+    value_shape[value_shape.rank() - 3] *= groups.value;
+  }
   std::swap(key_shape[key_shape.rank() - 1], key_shape[key_shape.rank() - 2]);
   const Shape scores = api::product_shapes(q->shape, key_shape, kOp, loc).result;
   const Shape result = api::product_shapes(scores, value_shape, kOp, loc).result;

@@ -8,7 +8,8 @@
 //
 // WORKLOAD: gemm_gelu, swiglu_ffn, decode_linear, decode_weight_read (its floor: one read of the
 // weight), decode_layers (8 decode_linear layers back to back, each with its own weight),
-// decode_layers_read (its floor), transformer_block, or issue 16's training steps mlp_train and
+// decode_layers_read (its floor), attention (scaled_dot_product_attention, causal),
+// transformer_block, or issue 16's training steps mlp_train and
 // block_train (training_workloads.cpp).
 //
 // bench/peers_matmul.py measures the same workloads in PyTorch; bench/compare.py puts both side by
@@ -63,6 +64,8 @@ constexpr std::int64_t kDecodeDim = 4096;
 // Calls in decode_linear's back-to-back loop: about as long as a timed run, enough to average
 // the host's jitter away.
 constexpr int kDecodeLoopCalls = 1000;
+// attention: q, k and v [8, 16, 1024, 128], the transformer block's heads.
+constexpr std::int64_t kAttnBatch = 8, kAttnHeads = 16, kAttnSeq = 1024, kAttnHeadDim = 128;
 // decode_layers: 8 weights of 32 MiB, five times H100's 50 MB L2, so each is read from HBM.
 constexpr int kDecodeLayers = 8;
 
@@ -176,6 +179,22 @@ Workload decode_layers_read() {
           },
           /*per_call_loop=*/false,
           kDecodeLayers};
+}
+
+// attention: scaled_dot_product_attention, causal, of the block's heads at 8 x 1024 tokens, its
+// two products counted in full as a dense product computes them.
+Workload attention() {
+  const lazy::Shape shape{kAttnBatch, kAttnHeads, kAttnSeq, kAttnHeadDim};
+  const double flops =
+      2 * double(kAttnBatch * kAttnHeads) * product_flops(kAttnSeq, kAttnSeq, kAttnHeadDim);
+  return {"attention", flops, bf16_bytes(4 * shape.numel()), [shape] {
+            lazy::Tensor q = computed_randn(shape, 31), k = computed_randn(shape, 32);
+            lazy::Tensor v = computed_randn(shape, 33);
+            return StepFn([q, k, v] {
+              return std::vector<lazy::Tensor>{
+                  lazy::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true)};
+            });
+          }};
 }
 
 // The sample's block (samples/transformer_block.h), so the two cannot drift apart.
@@ -359,7 +378,7 @@ void print_result(const std::string& label, const Row& row, const Result& r) {
 constexpr BenchUsage kUsage{
     "bench_matmul", "times issue 13's matrix-product workloads on the GPU",
     "gemm_gelu swiglu_ffn decode_linear decode_weight_read decode_layers decode_layers_read "
-    "transformer_block mlp_train block_train"};
+    "attention transformer_block mlp_train block_train"};
 
 }  // namespace
 
@@ -371,6 +390,7 @@ int main(int argc, char** argv) {
                                      decode_weight_read(),
                                      decode_layers(),
                                      decode_layers_read(),
+                                     attention(),
                                      transformer_block(),
                                      lazy::bench::mlp_train(),
                                      lazy::bench::block_train()};

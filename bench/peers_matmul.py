@@ -233,6 +233,23 @@ def decode_layers_read_workload():
                     layers=DECODE_LAYERS)
 
 
+ATTN_SHAPE = (8, 16, 1024, 128)  # attention: the block's heads at 8 x 1024 tokens
+
+
+def sdpa_causal(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def attention_workload():
+    def make_steps():
+        q, k, v = (randn(ATTN_SHAPE, seed) for seed in (31, 32, 33))
+        return steps_of(sdpa_causal, q, k, v)
+
+    b, h, s, d = ATTN_SHAPE
+    return Workload("attention", 2 * b * h * product_flops(s, s, d), bf16_bytes(4 * b * h * s * d),
+                    make_steps)
+
+
 def transformer_block_workload():
     def make_steps():
         x = randn((BATCH, SEQ, DIM), 20)
@@ -320,7 +337,7 @@ def block_train_workload():
 
 
 WORKLOAD_NAMES = ["gemm_gelu", "swiglu_ffn", "decode_linear", "decode_weight_read",
-                  "decode_layers", "decode_layers_read",
+                  "decode_layers", "decode_layers_read", "attention",
                   "transformer_block", "mlp_train", "block_train"]
 
 
@@ -366,7 +383,7 @@ def main():
 
     workloads = [gemm_gelu_workload(), swiglu_ffn_workload(), decode_linear_workload(),
                  decode_weight_read_workload(), decode_layers_workload(),
-                 decode_layers_read_workload(),
+                 decode_layers_read_workload(), attention_workload(),
                  transformer_block_workload(), mlp_train_workload(), block_train_workload()]
     if args.only:
         workloads = [w for w in workloads if w.name == args.only]

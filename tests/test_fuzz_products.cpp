@@ -173,8 +173,14 @@ TEST(FuzzProducts, PrintsEachProductCallAsTheApiSpellsIt) {
       product_step("addmm", {Arg{3}, Arg{0}, Arg{4}, Arg{-1, 0.5}, integer_two}),
       product_step("einsum", {Arg{0}, Arg{1}}, "ik,jk->ij"),
       product_step("matmul", {Arg{0}, Arg{4}}),
+      product_step("einsum", {Arg{0}}, "ij->ji"),
+      product_step("einsum", {Arg{0}, Arg{4}, Arg{3}}, "ij,jk,ik->i"),
   })};
   std::string source = print_program(programs);
+  // One operand by itself, three or more as a list; a permutation keeps its operand's bounds.
+  EXPECT_THAT(source,
+              HasSubstr("lazy::einsum(\"ij->ji\", p0_t0);  // f32 [4, 3] in [-1, 1] exact"));
+  EXPECT_THAT(source, HasSubstr("lazy::einsum(\"ij,jk,ik->i\", {p0_t0, p0_t4, p0_t3});"));
   EXPECT_THAT(source, HasSubstr("lazy::linear(p0_t0, p0_t1, p0_t2);"));
   EXPECT_THAT(source, HasSubstr("lazy::addmm(p0_t3, p0_t0, p0_t4, 0.5, 2);"));
   EXPECT_THAT(source, HasSubstr("lazy::einsum(\"ik,jk->ij\", p0_t0, p0_t1);"));

@@ -352,12 +352,12 @@ std::string step_expression(const Program& program, const Step& s, const std::st
       e << "lazy::rms_norm(" << a(0) << ", " << a(1) << ", " << number(s.eps) << ")";
       break;
     case Op::product:
-      // matmul(a, b), bmm(a, b), linear(x, w[, bias]), addmm(c, a, b, beta, alpha), einsum(eq, a,
-      // b)
+      // matmul(a, b), bmm(a, b), linear(x, w[, bias]), addmm(c, a, b, beta, alpha), einsum(eq, a
+      // [, b]) or einsum(eq, {a, b, c, ...})
       e << "lazy::" << s.name << "(";
-      if (s.name == "einsum") e << "\"" << s.equation << "\", ";
+      if (s.name == "einsum") e << "\"" << s.equation << "\", " << (s.args.size() > 2 ? "{" : "");
       for (std::size_t k = 0; k < s.args.size(); ++k) e << (k ? ", " : "") << a(int(k));
-      e << ")";
+      e << (s.name == "einsum" && s.args.size() > 2 ? "})" : ")");
       break;
   }
   (void)out_shape;

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 
+#include "tools/fuzz/einsum_recording.h"
 #include "tools/fuzz/product_rules.h"
 #include "tools/fuzz/rule_helpers.h"
 
@@ -22,7 +23,6 @@ using Dims = std::vector<Dim>;
 struct ProductShape {
   Dims result;
   Dim inner;
-  int rounded_sums = 0;  // operands summed over an index of their own before the product
 };
 
 ProductShape matmul_shape(const Dims& a, const Dims& b, bool same_batch) {
@@ -48,60 +48,7 @@ void require_broadcasts_to(const Dims& operand, const Dims& result) {
     reject("product", "an added operand does not broadcast to the result symbolically");
 }
 
-// einsum: one Dim per index, the same wherever it appears; the summed ones make the inner size.
-ProductShape einsum_shape(const std::string& equation, const Dims& a, const Dims& b) {
-  const std::array<std::string, 2> indices = einsum_inputs(equation);
-  const std::array<const Dims*, 2> shapes = {&a, &b};
-  std::map<char, Dim> dims;
-  for (int i = 0; i < 2; ++i) {
-    for (std::size_t axis = 0; axis < indices[i].size(); ++axis) {
-      auto [at, added] = dims.emplace(indices[i][axis], (*shapes[i])[axis]);
-      if (!added && !(at->second == (*shapes[i])[axis]))
-        reject("einsum", "an index's sizes agree only for the current size values");
-    }
-  }
-  ProductShape shape;
-  const std::string out = einsum_output(equation);
-  for (char c : out) shape.result.push_back(dims[c]);
-  // Every summed index counts in the inner size: contracted, or summed out of one operand.
-  std::string summed;
-  for (char c : indices[0] + indices[1])
-    if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
-  for (char c : summed) {
-    Dim& k = shape.inner;
-    k.literal *= dims[c].literal;
-    k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
-    std::sort(k.sizes.begin(), k.sizes.end());
-  }
-  for (int i = 0; i < 2; ++i) {
-    shape.rounded_sums += std::any_of(indices[i].begin(), indices[i].end(), [&](char c) {
-      return out.find(c) == std::string::npos && indices[1 - i].find(c) == std::string::npos;
-    });
-  }
-  return shape;
-}
-
 }  // namespace
-
-std::array<std::string, 2> einsum_inputs(const std::string& equation) {
-  const std::size_t comma = equation.find(',');
-  const std::size_t arrow = equation.find("->");
-  return {equation.substr(0, comma),
-          equation.substr(comma + 1,
-                          arrow == std::string::npos ? std::string::npos : arrow - comma - 1)};
-}
-
-std::string einsum_output(const std::string& equation) {
-  const std::size_t arrow = equation.find("->");
-  if (arrow != std::string::npos) return equation.substr(arrow + 2);
-  std::string all = equation;
-  all.erase(std::remove(all.begin(), all.end(), ','), all.end());
-  std::string out;
-  for (char c : all)
-    if (std::count(all.begin(), all.end(), c) == 1) out += c;
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 RecordedStep record_product(const Program& program, const Step& s, const Builder& earlier,
                             std::source_location loc) {
@@ -110,6 +57,7 @@ RecordedStep record_product(const Program& program, const Step& s, const Builder
   auto operand = [&](int k) {
     return Operand{earlier.bounds(s.args[k].step), earlier.tensor(s.args[k].step).dtype()};
   };
+  if (s.name == "einsum") return record_einsum(program, s, earlier, loc);
   RecordedStep r;
   ProductShape ps;
   int left = 0;  // the product's operands are args left and left + 1
@@ -127,9 +75,6 @@ RecordedStep record_product(const Program& program, const Step& s, const Builder
     ps = matmul_shape(shape(1), shape(2), false);
     require_broadcasts_to(shape(0), ps.result);
     left = 1;
-  } else if (s.name == "einsum") {
-    r.out = einsum(s.equation, tensor(0), tensor(1), loc);
-    ps = einsum_shape(s.equation, shape(0), shape(1));
   } else {
     throw std::logic_error("lazyfuse-fuzz: unknown product " + s.name);
   }
@@ -140,7 +85,7 @@ RecordedStep record_product(const Program& program, const Step& s, const Builder
 
   const DType d = r.out.dtype();
   const bool tf32 = d == DType::f32 && matmul_precision() == "tf32";
-  r.bounds = product_rule(operand(left), operand(left + 1), d, k, tf32, ps.rounded_sums);
+  r.bounds = product_rule(operand(left), operand(left + 1), d, k, tf32);
   // linear and addmm record the ordinary ops after the product (api/matmul_ops.cpp): the same
   // rules follow them.
   auto number = [&](double v) { return Operand{number_bounds(v, d), d}; };

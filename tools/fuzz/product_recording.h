@@ -2,7 +2,6 @@
 // public API and works out its symbolic shape and bounds, as the Builder does for other steps.
 #pragma once
 
-#include <array>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -15,11 +14,5 @@ namespace lazy::fuzz {
 // step and StepRejected when its shape or values cannot be followed symbolically or bounded.
 RecordedStep record_product(const Program& program, const Step& step, const Builder& earlier,
                             std::source_location loc);
-
-// An einsum equation's operands' indices (no spaces, as the generator writes them).
-std::array<std::string, 2> einsum_inputs(const std::string& equation);
-// An einsum equation's output indices: after "->", else NumPy's implicit ones (the indices seen
-// once, in alphabetical order), as lazy::einsum reads it.
-std::string einsum_output(const std::string& equation);
 
 }  // namespace lazy::fuzz

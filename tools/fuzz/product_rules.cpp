@@ -27,7 +27,7 @@ double times(double x, double y) {
 }  // namespace
 
 Bounds product_rule(const Operand& a_in, const Operand& b_in, DType result, std::int64_t k,
-                    bool tf32, int rounded_sums) {
+                    bool tf32) {
   const Bounds& a = a_in.bounds;
   const Bounds& b = b_in.bounds;
   if (k == 0) return Bounds{0, 0, 0, 0};  // nothing is read: zeros, whatever the operands hold
@@ -39,10 +39,8 @@ Bounds product_rule(const Operand& a_in, const Operand& b_in, DType result, std:
   const double sum_abs = kd * (a.magnitude() + a.err) * (b.magnitude() + b.err);
   if (!(sum_abs < largest(result) / 4)) reject("product", "may overflow");
   const bool reduced = tf32 && result == DType::f32;
-  // An f32 sum of an operand is one more partial sum; an f16 or bf16 one rounds coarser.
-  const bool sums_rounded = rounded_sums > 0 && result != DType::f32;
   const bool grids = a.quantum != kNoQuantum && b.quantum != kNoQuantum;
-  if (a.exact() && b.exact() && grids && !reduced && !sums_rounded) {
+  if (a.exact() && b.exact() && grids && !reduced) {
     // Terms on a grid of 2^-(qa + qb) whose partial sums fit f32 with bits to spare add exactly
     // in any order: only the final rounding to the result's dtype remains.
     const int quantum = a.quantum + b.quantum;
@@ -54,8 +52,6 @@ Bounds product_rule(const Operand& a_in, const Operand& b_in, DType result, std:
   // k - 1 additions and the products' roundings (f32 operands), each within a step of sum_abs.
   double accumulation = (kd + 2) * kAccumulationStep * sum_abs;
   if (reduced) accumulation += kTf32Product * sum_abs;
-  // Each rounded sum errs by half an ulp of itself, at most sum_abs's ulp once multiplied out.
-  if (sums_rounded) accumulation += rounded_sums * ulp(result, sum_abs);
   return with_flags(inexact_result(result, lo, hi, inherited + accumulation, 1), a, b);
 }
 

@@ -11,9 +11,6 @@ namespace lazy::fuzz {
 
 // a @ b with inner size k; operands and result of one dtype (f32, f16 or bf16), accumulated in
 // f32 (on TF32 tensor cores for f32 when `tf32`) and rounded once to the result's dtype.
-// `rounded_sums` operands (einsum's, 0 to 2) were first summed over an index of their own, a sum
-// rounded to the result's dtype before the product; k counts those indices too.
-Bounds product_rule(const Operand& a, const Operand& b, DType result, std::int64_t k, bool tf32,
-                    int rounded_sums = 0);
+Bounds product_rule(const Operand& a, const Operand& b, DType result, std::int64_t k, bool tf32);
 
 }  // namespace lazy::fuzz

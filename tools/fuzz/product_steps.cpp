@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "tools/fuzz/einsum_recording.h"
 #include "tools/fuzz/product_recording.h"
 
 namespace lazy::fuzz {
@@ -30,6 +31,11 @@ const std::vector<std::string> kEquations = {
     "ij,jk->ik",    "ik,kj",    "ik,jk->ij",   "ji,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk",
     "bij,jk->bik",  "i,ij->j",  "ij,j->i",     "i,i->",     "bik,bjk->bij", "ikl,jkl->ij",
     "bqd,bkd->bkq", "ij,jk->k", "bij,bjk->bj", "ii,ij->j",  "ij,ij->ji",    "bi,bj->bij"};
+// One operand (permutations, sums, diagonals) and chains of three, contracted left to right.
+const std::vector<std::string> kOneOperandEquations = {"ij->ji", "ij->i",   "ij->",
+                                                       "ii->i",  "bij->bj", "iij->ji"};
+const std::vector<std::string> kChainEquations = {"ij,jk,kl->il", "i,ij,j->", "bij,bjk,bkl->bil",
+                                                  "ij,jk,kl"};
 
 Step step_of(Op op, std::string name, std::vector<Arg> args) {
   return GrowingProgram::step_of(op, std::move(name), std::move(args));
@@ -311,23 +317,31 @@ class ProductMaker {
   }
 
   int einsum() {
-    const std::string equation = random_.pick(kEquations);
-    const auto [ia, ib] = einsum_inputs(equation);
+    const std::vector<std::string>* lists[] = {&kEquations, &kOneOperandEquations,
+                                               &kChainEquations};
+    const std::string equation = random_.pick(*lists[random_.weighted({70, 15, 15})]);
+    const std::vector<std::string> inputs = einsum_inputs(equation);
     const std::string out = einsum_output(equation);
+    std::string all;
+    for (const std::string& indices : inputs) all += indices;
+    const auto names = [](const std::string& indices, char c) {
+      return indices.find(c) != std::string::npos;
+    };
     std::map<char, Dim> dims;
     // An operand with a diagonal is made fresh, its repeated index of one size.
-    const bool diagonal = std::set<char>(ia.begin(), ia.end()).size() < ia.size();
-    int a = diagonal ? -1 : x_if_rank(int(ia.size()), int(ia.size()));
+    const std::string& first = inputs[0];
+    const bool diagonal = std::set<char>(first.begin(), first.end()).size() < first.size();
+    int a = diagonal ? -1 : x_if_rank(int(first.size()), int(first.size()));
     if (a >= 0)
-      for (std::size_t i = 0; i < ia.size(); ++i) dims[ia[i]] = shape(a)[i];
+      for (std::size_t i = 0; i < first.size(); ++i) dims[first[i]] = shape(a)[i];
     bool first_contracted = true;
-    for (char c : ia + ib) {
+    for (char c : all) {
       if (dims.count(c)) continue;
-      bool both = ia.find(c) != std::string::npos && ib.find(c) != std::string::npos;
-      bool kept = out.find(c) != std::string::npos;
-      if (both && kept) {
+      const auto holders = std::count_if(inputs.begin(), inputs.end(),
+                                         [&](const std::string& in) { return names(in, c); });
+      if (holders > 1 && names(out, c)) {
         dims[c] = batch_dim();
-      } else if (both) {
+      } else if (holders > 1) {
         // One contracted index may be long; a second one multiplies K, so it stays short.
         dims[c] = first_contracted ? inner_dim() : matrix_dim();
         first_contracted = false;
@@ -340,20 +354,24 @@ class ProductMaker {
       for (char c : indices) s.push_back(dims[c]);
       return s;
     };
-    if (a < 0) a = fresh(shape_of(ia));
-    int b = fresh(shape_of(ib));
-    std::string summed;  // contracted, or summed out of one operand
-    for (char c : ia + ib)
-      if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
-    Dim k;
-    for (char c : summed) {
+    std::vector<int> operands = {a >= 0 ? a : fresh(shape_of(first))};
+    for (std::size_t i = 1; i < inputs.size(); ++i) operands.push_back(fresh(shape_of(inputs[i])));
+    Dim k;  // every summed index: contracted, or summed out of one operand
+    std::string summed;
+    for (char c : all) {
+      if (names(out, c) || names(summed, c)) continue;
+      summed += c;
       k.literal *= dims[c].literal;
       k.sizes.insert(k.sizes.end(), dims[c].sizes.begin(), dims[c].sizes.end());
       std::sort(k.sizes.begin(), k.sizes.end());
     }
+    // n operands each at most (kProductMagnitude / k)^(1/n): the result stays under it.
+    const double limit = std::pow(kProductMagnitude / double(std::max<std::int64_t>(value(k), 1)),
+                                  1.0 / double(operands.size()));
     Step s = step_of(Op::product, "einsum", {});
     s.equation = equation;
-    for (int step : {operand(a, k), operand(b, k)}) {
+    for (int step : operands) {
+      step = prepared(step, limit);
       if (step < 0) return -1;
       s.args.push_back(tensor(step));
     }

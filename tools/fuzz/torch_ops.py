@@ -368,7 +368,7 @@ def run_step(step, inputs, device):
         if name == "addmm":
             return torch.addmm(a[0], a[1], a[2], beta=a[3], alpha=a[4])
         if name == "einsum":
-            return torch.einsum(step["equation"], a[0], a[1])
+            return torch.einsum(step["equation"], *a)
     if op == "triangle":
         return (torch.tril if name == "tril" else torch.triu)(a[0], step["k"])
     if op == "masked_fill":

@@ -180,9 +180,9 @@ struct RegionClosing {
 };
 
 // A matrix product's region: one cuBLASLt call (or, for few rows, the library's own product kernel)
-// writing the MatMul node `node`. Its terms are the
-// loads of the node's inputs (a, b, then the epilogue's bias and residual), each with the layout
-// it has in memory; `problem` is how they map onto the call.
+// writing the MatMul node `node`. Its terms are the loads of the node's inputs (a, b, then the
+// epilogue's bias and residual), each with the layout it has in memory; `problem` is how they map
+// onto the call.
 struct MatmulRegion {
   std::uint32_t node;
   ir::MatmulProblem problem;
